@@ -92,22 +92,22 @@ type Conversion struct {
 // Edge is one reference of a target: a bibliography entry, a Semantic
 // Scholar reference edge, or both joined.
 type Edge struct {
-	TargetID       string   `json:"target_id"`
-	RefKey         *string  `json:"ref_key"`
-	S2PaperID      *string  `json:"s2_paper_id"`
-	CorpusID       *int64   `json:"corpus_id,omitempty"`
-	ArxivID        *string  `json:"arxiv_id"`
-	DOI            *string  `json:"doi"`
-	Title          *string  `json:"title"`
-	Abstract       *string  `json:"abstract"`
-	Year           *int     `json:"year"`
-	Venue          *string  `json:"venue"`
-	Authors        []string `json:"authors,omitempty"`
-	PublicationDate *string `json:"publication_date"`
-	OpenAccessPDF  *string  `json:"open_access_pdf"`
-	Intents        []string `json:"intents"`
-	IsInfluential  bool     `json:"is_influential"`
-	Contexts       []string `json:"contexts"`
+	TargetID        string   `json:"target_id"`
+	RefKey          *string  `json:"ref_key"`
+	S2PaperID       *string  `json:"s2_paper_id"`
+	CorpusID        *int64   `json:"corpus_id,omitempty"`
+	ArxivID         *string  `json:"arxiv_id"`
+	DOI             *string  `json:"doi"`
+	Title           *string  `json:"title"`
+	Abstract        *string  `json:"abstract"`
+	Year            *int     `json:"year"`
+	Venue           *string  `json:"venue"`
+	Authors         []string `json:"authors,omitempty"`
+	PublicationDate *string  `json:"publication_date"`
+	OpenAccessPDF   *string  `json:"open_access_pdf"`
+	Intents         []string `json:"intents"`
+	IsInfluential   bool     `json:"is_influential"`
+	Contexts        []string `json:"contexts"`
 	// MentionSections lists the section ids of the target's HTML mentions of
 	// this reference, in document order, de-duplicated.
 	MentionSections []string `json:"mention_sections,omitempty"`
