@@ -24,12 +24,15 @@ const (
 
 // Document is a paper parsed from its arXiv or ar5iv LaTeXML HTML.
 type Document struct {
-	ID         string      `json:"id"`
-	Source     string      `json:"source"`
-	URL        string      `json:"url,omitempty"`
-	Title      *string     `json:"title"`
-	Authors    []string    `json:"authors"`
-	Abstract   string      `json:"abstract"`
+	ID       string   `json:"id"`
+	Source   string   `json:"source"`
+	URL      string   `json:"url,omitempty"`
+	Title    *string  `json:"title"`
+	Authors  []string `json:"authors"`
+	Abstract string   `json:"abstract"`
+	// Preamble holds paragraphs outside every section (licence notes,
+	// front matter, the whole text of a paper without sections).
+	Preamble   []string    `json:"preamble,omitempty"`
 	Sections   []Section   `json:"sections"`
 	Tables     []Table     `json:"tables"`
 	References []Reference `json:"references"`

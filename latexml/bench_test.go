@@ -1,0 +1,53 @@
+package latexml
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkParse measures parse throughput over every fixture page
+// (MB/s is bytes of HTML per second on one goroutine).
+func BenchmarkParse(b *testing.B) {
+	pages := fixturePages(b)
+	var total int64
+	for _, p := range pages {
+		total += int64(len(p.html))
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range pages {
+			if _, err := Parse(p.html, Options{}); err != nil {
+				b.Fatalf("%s: %v", p.name, err)
+			}
+		}
+	}
+}
+
+type fixturePage struct {
+	name string
+	html []byte
+}
+
+// fixtureDir is where the recorded arXiv and ar5iv pages live, shared by
+// the team and never copied into this repository.
+const fixtureDir = "../../shared/fixtures/arxiv-html"
+
+func fixturePages(tb testing.TB) []fixturePage {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.html"))
+	if err != nil || len(files) == 0 {
+		tb.Skipf("fixture pages not found in %s: skipping (they live in the shared reference folder)", fixtureDir)
+	}
+	var pages []fixturePage
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		pages = append(pages, fixturePage{name: filepath.Base(f), html: data})
+	}
+	return pages
+}

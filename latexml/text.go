@@ -1,0 +1,256 @@
+package latexml
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// citeSpan is a citation's place in extracted text.
+type citeSpan struct {
+	start, end int
+	keys       []string // fragment ids the citation links to, in order
+	missing    int      // unresolved citations inside (ltx_missing_citation, "?")
+}
+
+// textWriter extracts readable text from a subtree: whitespace collapsed,
+// math as its TeX alttext, footnotes and floats set aside for the caller,
+// and citations recorded with their offsets so sentences can be matched to
+// the references they cite.
+type textWriter struct {
+	buf       []byte
+	lines     bool // keep <br> and block breaks as '\n' (author blocks)
+	skipTags  bool // drop .ltx_tag elements (numbers of captions, headings)
+	keepNotes bool // write footnote content inline instead of setting it aside
+	cites     []citeSpan
+	notes     []*html.Node // footnotes met, to be processed on their own
+	floats    []*html.Node // figures and tables met inside the text
+	inCite    *citeSpan
+}
+
+func (w *textWriter) reset() {
+	w.buf = w.buf[:0]
+	w.cites = w.cites[:0]
+	w.notes = w.notes[:0]
+	w.floats = w.floats[:0]
+	w.inCite = nil
+}
+
+// String returns the text written so far, trimmed.
+func (w *textWriter) String() string {
+	return strings.TrimSpace(string(w.buf))
+}
+
+// space writes one separating space unless the text is empty or already
+// ends with whitespace.
+func (w *textWriter) space() {
+	if n := len(w.buf); n > 0 && w.buf[n-1] != ' ' && w.buf[n-1] != '\n' {
+		w.buf = append(w.buf, ' ')
+	}
+}
+
+func (w *textWriter) newline() {
+	if !w.lines {
+		w.space()
+		return
+	}
+	n := len(w.buf)
+	for n > 0 && w.buf[n-1] == ' ' {
+		n--
+	}
+	w.buf = w.buf[:n]
+	if n > 0 && w.buf[n-1] != '\n' {
+		w.buf = append(w.buf, '\n')
+	}
+}
+
+// text writes s with every run of whitespace (including no-break and other
+// Unicode spaces) collapsed to one space.
+func (w *textWriter) text(s string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' {
+				w.space()
+			} else {
+				w.buf = append(w.buf, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\u200b' || r == '\u2062' || r == '\u2061' || r == '\u2063' || r == '\ufeff':
+			// zero-width and invisible math operators carry no text
+		case unicode.IsSpace(r):
+			w.space()
+		default:
+			w.buf = append(w.buf, s[i:i+size]...)
+		}
+		i += size
+	}
+}
+
+// node writes the text of n and its subtree.
+func (w *textWriter) node(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		w.text(n.Data)
+		return
+	case html.ElementNode:
+	case html.DocumentNode:
+		w.children(n)
+		return
+	default:
+		return
+	}
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Button, atom.Svg, atom.Img, atom.Head, atom.Template:
+		return
+	case atom.Math:
+		w.math(n)
+		return
+	case atom.Br:
+		w.newline()
+		return
+	case atom.Figure:
+		// Floats inside a paragraph are not part of its running text.
+		w.floats = append(w.floats, n)
+		return
+	case atom.Cite:
+		w.cite(n)
+		return
+	}
+	cl := attr(n, "class")
+	if cl != "" && strings.Contains(cl, "ltx_") {
+		switch {
+		case classListHas(cl, "ltx_note"):
+			// A footnote: its mark stays out of the text (it would glue a
+			// digit to the word before it); its content is handled apart.
+			if w.keepNotes {
+				if c := find(n, func(x *html.Node) bool { return hasClass(x, "ltx_note_content") }); c != nil {
+					w.space()
+					w.noteContent(c)
+					w.space()
+				}
+				return
+			}
+			w.notes = append(w.notes, n)
+			return
+		case classListHas(cl, "ltx_ERROR"):
+			// Unconverted macro names ("\AND", "\float@count"): noise.
+			return
+		case classListHas(cl, "ltx_missing_citation"):
+			if w.inCite != nil {
+				w.inCite.missing++
+			}
+		case w.skipTags && classListHas(cl, "ltx_tag"):
+			return
+		case classListHas(cl, "ltx_figure") || classListHas(cl, "ltx_table") && n.DataAtom != atom.Table:
+			w.floats = append(w.floats, n)
+			return
+		}
+	}
+	block := isBlock(n.DataAtom)
+	if block {
+		w.newline()
+	}
+	if n.DataAtom == atom.A && w.inCite != nil {
+		if href := attr(n, "href"); href != "" {
+			if i := strings.LastIndexByte(href, '#'); i >= 0 && i+1 < len(href) {
+				w.inCite.keys = append(w.inCite.keys, href[i+1:])
+			}
+		}
+	}
+	w.children(n)
+	if block {
+		w.newline()
+	}
+}
+
+func (w *textWriter) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.node(c)
+	}
+}
+
+// noteContent writes a footnote's text without its repeated mark and type
+// ("footnotemark:", "thanks:").
+func (w *textWriter) noteContent(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if hasClass(c, "ltx_note_mark") || hasClass(c, "ltx_note_type") || hasClass(c, "ltx_tag_note") {
+			continue
+		}
+		w.node(c)
+	}
+}
+
+func (w *textWriter) math(n *html.Node) {
+	tex := attr(n, "alttext")
+	if tex == "" {
+		// Older pages keep the TeX only in an annotation.
+		if a := find(n, func(x *html.Node) bool {
+			return isElem(x, atom.Annotation) && attr(x, "encoding") == "application/x-tex"
+		}); a != nil && a.FirstChild != nil {
+			tex = a.FirstChild.Data
+		}
+	}
+	if tex == "" {
+		return
+	}
+	block := attr(n, "display") == "block"
+	if block {
+		w.newline()
+	}
+	w.text(tex)
+	if block {
+		w.newline()
+	}
+}
+
+func (w *textWriter) cite(n *html.Node) {
+	if w.inCite != nil { // nested cite: part of the outer one
+		w.children(n)
+		return
+	}
+	w.cites = append(w.cites, citeSpan{start: len(w.buf)})
+	w.inCite = &w.cites[len(w.cites)-1]
+	w.children(n)
+	w.inCite.end = len(w.buf)
+	if w.inCite.end > w.inCite.start && w.buf[w.inCite.end-1] == ' ' {
+		w.inCite.end--
+	}
+	if w.inCite.start < len(w.buf) && w.buf[w.inCite.start] == ' ' {
+		w.inCite.start++
+	}
+	w.inCite = nil
+}
+
+// isBlock reports whether a element breaks the text flow.
+func isBlock(a atom.Atom) bool {
+	switch a {
+	case atom.P, atom.Div, atom.Li, atom.Ul, atom.Ol, atom.Dl, atom.Dt, atom.Dd,
+		atom.Table, atom.Tr, atom.Td, atom.Th, atom.Tbody, atom.Thead, atom.Tfoot,
+		atom.Section, atom.Article, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Blockquote, atom.Pre, atom.Figcaption, atom.Header, atom.Footer, atom.Nav:
+		return true
+	}
+	return false
+}
+
+// plainText returns the collapsed text of n without footnotes and floats.
+func plainText(n *html.Node) string {
+	var w textWriter
+	w.node(n)
+	return w.String()
+}
+
+// collapse collapses whitespace in s and trims it.
+func collapse(s string) string {
+	var w textWriter
+	w.text(s)
+	return w.String()
+}
