@@ -1,0 +1,352 @@
+package httpx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// call is the state of one Do: the callbacks of retryablehttp and the
+// transport run on the caller's goroutine, one after another, so it needs
+// no locking.
+type call struct {
+	svc        *Service
+	method     string
+	url        string // redacted, for logs and errors
+	noRedirect bool
+
+	attempt int   // 1 for the first attempt, set before each attempt
+	lastErr error // transport error of the latest attempt, for the retry log
+}
+
+// beforeAttempt is retryablehttp's RequestLogHook; n is 0 for the first
+// attempt.
+func (c *call) beforeAttempt(_ retryablehttp.Logger, _ *http.Request, n int) {
+	c.attempt = n + 1
+	if n > 0 {
+		c.svc.stats.retries.Add(1)
+	}
+}
+
+// roundTrip sends one attempt (or one redirect hop): it waits for a slot and
+// a limiter token, attaches the User-Agent and, on the service's own origin,
+// the secret headers, and reads the body fully so that a short body is an
+// error here, where retryablehttp can retry it.
+func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
+	s := c.svc
+	p := s.c.pacer(req.URL, s)
+	ctx := req.Context()
+	if err := p.acquire(ctx); err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	defer p.release()
+	if err := p.wait(ctx); err != nil {
+		closeBody(req)
+		return nil, err
+	}
+
+	actx, cancel := context.WithTimeout(ctx, s.c.cfg.Timeout)
+	defer cancel()
+	out := req.Clone(actx) // RoundTrippers must not modify the request
+	out.Header.Set("User-Agent", s.c.cfg.UserAgent)
+	if s.sameOrigin(req.URL) {
+		for k, vs := range s.header {
+			out.Header[k] = slices.Clone(vs) // the next RoundTripper may edit them
+		}
+	}
+
+	s.stats.requests.Add(1)
+	start := time.Now()
+	resp, err := s.c.rt.RoundTrip(out)
+	var n int64
+	if err == nil {
+		resp.Request = req // out carries the secret headers; keep it from callers
+		n, err = c.readBody(resp)
+		s.stats.bytes.Add(n)
+	}
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		err = ctx.Err()
+	case actx.Err() != nil:
+		err = fmt.Errorf("%w after %s", errAttemptTimeout, s.c.cfg.Timeout)
+	}
+
+	attrs := []slog.Attr{
+		slog.String("method", req.Method),
+		slog.String("url", s.redact(req.URL)),
+		slog.Int("attempt", c.attempt),
+		slog.Duration("elapsed", time.Since(start)),
+	}
+	if err != nil {
+		s.log.LogAttrs(ctx, slog.LevelDebug, "http attempt failed", append(attrs, slog.String("err", s.scrub(err.Error())))...)
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		s.stats.status429.Add(1)
+	case resp.StatusCode >= 500:
+		s.stats.status5xx.Add(1)
+	}
+	s.log.LogAttrs(ctx, slog.LevelDebug, "http attempt", append(attrs, slog.Int("status", resp.StatusCode), slog.Int64("bytes", n))...)
+	return resp, nil
+}
+
+// readBody replaces resp.Body by its content, read in full under the
+// MaxBody cap. It returns the number of bytes read.
+func (c *call) readBody(resp *http.Response) (int64, error) {
+	defer resp.Body.Close()
+	limit := c.svc.c.cfg.MaxBody
+	if resp.ContentLength > limit && resp.Request.Method != http.MethodHead {
+		return 0, fmt.Errorf("%w: content-length %d exceeds the limit of %d bytes", ErrTooLarge, resp.ContentLength, limit)
+	}
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength))
+	}
+	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		if resp.ContentLength >= 0 {
+			return n, fmt.Errorf("%w: read %d of %d bytes: %w", ErrTruncated, n, resp.ContentLength, err)
+		}
+		return n, fmt.Errorf("%w: read %d bytes: %w", ErrTruncated, n, err)
+	}
+	if n > limit {
+		return n, fmt.Errorf("%w: body exceeds the limit of %d bytes", ErrTooLarge, limit)
+	}
+	resp.Body = &bufferedBody{Reader: bytes.NewReader(buf.Bytes()), b: buf.Bytes()}
+	resp.ContentLength = n
+	return n, nil
+}
+
+// checkRedirect is the http.Client redirect policy.
+func (c *call) checkRedirect(req *http.Request, via []*http.Request) error {
+	if c.noRedirect {
+		return http.ErrUseLastResponse
+	}
+	if !c.svc.c.allowed(req.URL) {
+		return fmt.Errorf("%w %s", ErrForeignRedirect, req.URL.Host)
+	}
+	if len(via) > maxRedirects {
+		return fmt.Errorf("%w: more than %d", errTooManyRedirects, maxRedirects)
+	}
+	return nil
+}
+
+// checkRetry is the retry policy: 429, 5xx other than 501 and transport
+// errors are retried, unless the server asks to wait longer than
+// MaxRetryAfter or the error cannot improve on a retry.
+func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	c.lastErr = unwrapURLError(err)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		// Not context.DeadlineExceeded: net reports dial timeouts as that,
+		// and those deserve a retry.
+		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, errTooManyRedirects, errWaitPastDeadline} {
+			if errors.Is(err, final) {
+				return false, err
+			}
+		}
+		// Keeps retryablehttp's judgement on bad schemes, headers and
+		// untrusted certificates; it returns a nil error, so Do sees err.
+		return retryablehttp.DefaultRetryPolicy(ctx, nil, err)
+	}
+	code := resp.StatusCode
+	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+		if d, ok := retryAfter(resp); ok && d > c.svc.c.cfg.MaxRetryAfter {
+			return false, errRetryAfterTooLong
+		}
+	}
+	if code == http.StatusTooManyRequests || code == 0 || code >= 500 && code != http.StatusNotImplemented {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// backoff returns the wait before retry n+1: the server's Retry-After on
+// 429 and 503 (checkRetry has already refused one above MaxRetryAfter),
+// else a jittered exponential backoff between lo and hi.
+func (c *call) backoff(lo, hi time.Duration, n int, resp *http.Response) time.Duration {
+	wait := jitteredBackoff(lo, hi, n)
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if d, ok := retryAfter(resp); ok {
+			wait = d
+		}
+	}
+	attrs := []slog.Attr{
+		slog.String("method", c.method),
+		slog.String("url", c.url),
+		slog.Int("attempt", c.attempt),
+		slog.Duration("wait", wait),
+	}
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+	} else if c.lastErr != nil {
+		attrs = append(attrs, slog.String("err", c.svc.scrub(c.lastErr.Error())))
+	}
+	c.svc.log.LogAttrs(context.Background(), slog.LevelWarn, "http retry", attrs...)
+	return wait
+}
+
+// jitteredBackoff is lo·2ⁿ stretched by up to half again, so that workers
+// hit by the same outage spread out, and kept within [lo, hi].
+func jitteredBackoff(lo, hi time.Duration, n int) time.Duration {
+	d := lo
+	for i := 0; i < n && d < hi; i++ {
+		d *= 2
+	}
+	d += rand.N(d/2 + 1)
+	if d > hi {
+		// Jitter below the cap, never below lo.
+		d = hi - rand.N((hi-lo)/4+1)
+	}
+	return d
+}
+
+// retryAfter parses Retry-After as seconds or an HTTP date.
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	v := resp.Header.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		const year = 365 * 24 * 60 * 60 // keeps the Duration from overflowing
+		return time.Duration(min(secs, year)) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(time.Until(t), 0), true
+}
+
+// giveUp is retryablehttp's ErrorHandler, called when the policy stops or
+// the retries run out. A nil err means the last attempt still had a
+// retryable status.
+func (c *call) giveUp(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if err == nil {
+		err = errRetriesExhausted
+	}
+	return resp, err
+}
+
+// fail turns the result of a failed retryablehttp Do into the error Do
+// returns.
+func (c *call) fail(resp *http.Response, err error) error {
+	s := c.svc
+	if resp != nil && (errors.Is(err, errRetriesExhausted) || errors.Is(err, errRetryAfterTooLong)) {
+		se := &StatusError{
+			Service:  s.name,
+			Method:   c.method,
+			URL:      c.url,
+			Status:   resp.StatusCode,
+			Attempts: c.attempt,
+		}
+		if d, ok := retryAfter(resp); ok {
+			se.RetryAfter = d
+		}
+		body := bodyBytes(resp)
+		se.Body = []byte(s.scrub(string(body[:min(len(body), errorBodySize)])))
+		s.log.LogAttrs(context.Background(), slog.LevelWarn, "http give up",
+			slog.String("method", c.method), slog.String("url", c.url),
+			slog.Int("status", se.Status), slog.Int("attempts", se.Attempts),
+			slog.Duration("retry_after", se.RetryAfter))
+		return se
+	}
+	err = unwrapURLError(err)
+	if c.attempt > 1 {
+		return fmt.Errorf("%s: %s %s: giving up after %d attempts: %w", s.name, c.method, c.url, c.attempt, err)
+	}
+	return fmt.Errorf("%s: %s %s: %w", s.name, c.method, c.url, err)
+}
+
+// acquire takes an in-flight slot when MaxInFlight is set.
+func (s *Service) acquire(ctx context.Context) error {
+	if s.slots == nil {
+		return nil
+	}
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Service) release() {
+	if s.slots != nil {
+		<-s.slots
+	}
+}
+
+// wait takes a limiter token at the moment the request is about to start.
+//
+// It does not use rate.Limiter.Wait: that books a slot in the limiter's
+// virtual time, so a goroutine the scheduler wakes late hands the next one
+// a shorter gap (170ms at a 200ms interval, seen under -race). Taking the
+// token with AllowN at the real start time, with burst 1, keeps real starts
+// at least one interval apart. The gate queues waiters in order.
+func (s *Service) wait(ctx context.Context) error {
+	select {
+	case s.gate <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.gate }()
+	for {
+		now := time.Now()
+		if s.limiter.AllowN(now, 1) {
+			return nil
+		}
+		need := (1 - s.limiter.TokensAt(now)) / float64(s.limiter.Limit()) * float64(time.Second)
+		d := max(time.Duration(math.Ceil(need)), time.Millisecond)
+		if dl, ok := ctx.Deadline(); ok && now.Add(d).After(dl) {
+			// Fail now rather than sleep into a certain timeout.
+			return fmt.Errorf("%w: %w", errWaitPastDeadline, context.DeadlineExceeded)
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+// unwrapURLError drops the *url.Error that http.Client wraps around
+// transport errors: it repeats the unredacted URL, and we name the call
+// ourselves.
+func unwrapURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}

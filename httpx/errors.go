@@ -1,0 +1,106 @@
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+var (
+	// ErrTooLarge means a response body exceeded Config.MaxBody. It is not
+	// retried.
+	ErrTooLarge = errors.New("response body too large")
+	// ErrTruncated means a response body ended early (shorter than its
+	// Content-Length, or the connection broke mid-body) on every attempt.
+	ErrTruncated = errors.New("truncated response body")
+	// ErrForeignRedirect means a redirect pointed at a host that is not one
+	// of the configured services. It is not retried.
+	ErrForeignRedirect = errors.New("redirect to foreign host")
+)
+
+var (
+	errTooManyRedirects  = errors.New("too many redirects")
+	errAttemptTimeout    = errors.New("attempt timed out")
+	errRetriesExhausted  = errors.New("retries exhausted")
+	errRetryAfterTooLong = errors.New("retry-after too long")
+	errWaitPastDeadline  = errors.New("rate limit wait would pass the deadline")
+)
+
+// StatusError reports a retryable status (429, or 5xx other than 501)
+// that persisted after the retries, or a Retry-After longer than
+// Config.MaxRetryAfter, in which case retrying stopped at once and
+// RetryAfter tells the caller when to requeue.
+type StatusError struct {
+	Service    string
+	Method     string
+	URL        string // request URL, secret query values redacted
+	Status     int
+	Attempts   int
+	RetryAfter time.Duration // the server's Retry-After, unclamped; 0 if absent
+	Body       []byte        // start of the last response body, secrets scrubbed
+}
+
+func (e *StatusError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s %s: status %d", e.Service, e.Method, e.URL, e.Status)
+	if t := http.StatusText(e.Status); t != "" {
+		fmt.Fprintf(&b, " (%s)", strings.ToLower(t))
+	}
+	if e.Attempts == 1 {
+		b.WriteString(" after 1 attempt")
+	} else {
+		fmt.Fprintf(&b, " after %d attempts", e.Attempts)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, ", server asks to retry after %s", e.RetryAfter)
+	}
+	return b.String()
+}
+
+// minSecretLen is the shortest header value treated as a secret to scrub;
+// shorter values would garble unrelated text and are no real secret.
+const minSecretLen = 6
+
+// redact renders u for logs and errors: password and secret-looking query
+// values replaced, and any secret header value scrubbed.
+func (s *Service) redact(u *url.URL) string {
+	r := *u
+	if q := r.Query(); len(q) > 0 {
+		changed := false
+		for k, vs := range q {
+			if secretParam(k) {
+				for i := range vs {
+					vs[i] = "REDACTED"
+				}
+				changed = true
+			}
+		}
+		if changed {
+			r.RawQuery = q.Encode()
+		}
+	}
+	return s.scrub(r.Redacted())
+}
+
+// secretParam reports whether a query parameter looks like it carries a
+// credential ("api_key", "access_token", "X-Amz-Signature", ...).
+func secretParam(name string) bool {
+	name = strings.ToLower(name)
+	for _, suffix := range [...]string{"key", "token", "secret", "password", "signature", "sig", "auth"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// scrub replaces the service's secret header values in text.
+func (s *Service) scrub(text string) string {
+	for _, v := range s.secrets {
+		text = strings.ReplaceAll(text, v, "REDACTED")
+	}
+	return text
+}

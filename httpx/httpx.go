@@ -1,0 +1,483 @@
+// Package httpx is the HTTP layer every remote call of curate goes through:
+// arXiv and ar5iv pages, the arXiv API, Semantic Scholar and LLM endpoints.
+//
+// A Client holds one Service per remote API. Each Service owns a rate
+// limiter shared by all goroutines that use it. The limiter sits in a
+// RoundTripper under the go-retryablehttp retry loop, so the first attempt
+// and every retry take a token. Response bodies are read fully inside that
+// layer under a size cap, so a truncated body is a retryable transport error
+// rather than silently short data. Redirects are followed only between the
+// configured hosts, and a service's secret headers go only to that service's
+// own origin; they are never logged or put into errors.
+package httpx
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/time/rate"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	defaultTimeout       = 60 * time.Second
+	defaultMaxBody       = 64 << 20
+	defaultRetryMax      = 5
+	defaultRetryWaitMin  = 2 * time.Second
+	defaultRetryWaitMax  = 2 * time.Minute
+	defaultMaxRetryAfter = 5 * time.Minute
+
+	maxRedirects  = 5
+	errorBodySize = 512 // bytes of the last body kept in a StatusError
+)
+
+// Config configures a Client. Zero fields take the documented defaults.
+type Config struct {
+	// UserAgent is sent on every request; required. See UserAgent.
+	UserAgent string
+	// Timeout bounds one attempt, from sending the request to the end of the
+	// body; the limiter wait is not included (default 60s). The caller's ctx
+	// bounds the whole call.
+	Timeout time.Duration
+	// MaxBody caps a response body in bytes (default 64 MiB).
+	MaxBody int64
+	// RetryMax is the number of retries after the first attempt (default 5;
+	// negative means no retries).
+	RetryMax int
+	// RetryWaitMin and RetryWaitMax bound the jittered exponential backoff
+	// (defaults 2s and 2min).
+	RetryWaitMin, RetryWaitMax time.Duration
+	// MaxRetryAfter clamps a server's Retry-After (default 5min). A server
+	// asking for longer ends the call with a *StatusError carrying the
+	// requested delay, so the caller can requeue the work.
+	MaxRetryAfter time.Duration
+	// Logger receives Debug lines per attempt and Warn lines per retry;
+	// nil discards. go-retryablehttp's own logging is always off.
+	Logger *slog.Logger
+	// Transport sends the requests; nil means a pooled clone of
+	// http.DefaultTransport.
+	Transport http.RoundTripper
+}
+
+// ServiceConfig describes one remote service.
+type ServiceConfig struct {
+	Name    string // "arxiv", "ar5iv", "s2", "arxiv-api", "llm", ...
+	BaseURL string // absolute http(s) URL, e.g. "https://arxiv.org"
+	// Interval is the minimum spacing between request starts, retries and
+	// redirect hops included (arXiv: 3s); 0 means unlimited.
+	Interval time.Duration
+	// Burst is how many requests may start back to back before Interval
+	// applies (default 1).
+	Burst int
+	// MaxInFlight caps concurrent requests to the service (arXiv asks for a
+	// single connection at a time); 0 means no cap.
+	MaxInFlight int
+	// Header is added to every request sent to the service's own origin,
+	// e.g. S2's x-api-key. The values are secret: they are never logged,
+	// never put into errors, and never sent to another host.
+	Header http.Header
+}
+
+// Client sends requests to a fixed set of services. It is safe for
+// concurrent use.
+type Client struct {
+	cfg      Config // defaults applied
+	log      *slog.Logger
+	rt       http.RoundTripper
+	services map[string]*Service
+	byHost   map[string]*Service // first service configured for each host
+}
+
+// Service is one remote service of a Client. It is safe for concurrent use.
+type Service struct {
+	c       *Client
+	name    string
+	base    *url.URL
+	header  http.Header // secret, see ServiceConfig.Header
+	secrets []string    // header values, scrubbed from anything we emit
+	limiter *rate.Limiter
+	gate    chan struct{} // serialises limiter waits, see wait
+	slots   chan struct{} // nil when MaxInFlight is 0
+	log     *slog.Logger
+	stats   counters
+}
+
+// New validates cfg and services and returns a Client.
+func New(cfg Config, services ...ServiceConfig) (*Client, error) {
+	if cfg.UserAgent == "" {
+		return nil, errors.New("httpx: new client: user agent is required")
+	}
+	if strings.ContainsAny(cfg.UserAgent, "\r\n") {
+		return nil, errors.New("httpx: new client: user agent contains a line break")
+	}
+	if cfg.Timeout < 0 || cfg.MaxBody < 0 || cfg.RetryWaitMin < 0 || cfg.RetryWaitMax < 0 || cfg.MaxRetryAfter < 0 {
+		return nil, errors.New("httpx: new client: negative timeout, size or wait")
+	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, defaultTimeout)
+	cfg.MaxBody = cmp.Or(cfg.MaxBody, defaultMaxBody)
+	cfg.RetryWaitMin = cmp.Or(cfg.RetryWaitMin, defaultRetryWaitMin)
+	cfg.RetryWaitMax = cmp.Or(cfg.RetryWaitMax, defaultRetryWaitMax)
+	cfg.MaxRetryAfter = cmp.Or(cfg.MaxRetryAfter, defaultMaxRetryAfter)
+	switch {
+	case cfg.RetryMax == 0:
+		cfg.RetryMax = defaultRetryMax
+	case cfg.RetryMax < 0:
+		cfg.RetryMax = 0
+	}
+	if cfg.RetryWaitMin > cfg.RetryWaitMax {
+		return nil, fmt.Errorf("httpx: new client: retry wait min %s exceeds max %s", cfg.RetryWaitMin, cfg.RetryWaitMax)
+	}
+	if len(services) == 0 {
+		return nil, errors.New("httpx: new client: no services configured")
+	}
+
+	c := &Client{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		rt:       cfg.Transport,
+		services: make(map[string]*Service, len(services)),
+		byHost:   make(map[string]*Service, len(services)),
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.rt == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 16 // several workers per service reuse connections
+		c.rt = t
+	}
+	for _, sc := range services {
+		s, err := c.newService(sc)
+		if err != nil {
+			return nil, err
+		}
+		c.services[s.name] = s
+		if h := hostKey(s.base); c.byHost[h] == nil {
+			c.byHost[h] = s
+		}
+	}
+	return c, nil
+}
+
+func (c *Client) newService(sc ServiceConfig) (*Service, error) {
+	if sc.Name == "" {
+		return nil, fmt.Errorf("httpx: service with base url %q: empty name", sc.BaseURL)
+	}
+	if _, dup := c.services[sc.Name]; dup {
+		return nil, fmt.Errorf("httpx: service %q: configured twice", sc.Name)
+	}
+	base, err := url.Parse(sc.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("httpx: service %q: base url %q: %w", sc.Name, sc.BaseURL, err)
+	}
+	if base.Scheme != "http" && base.Scheme != "https" || base.Host == "" {
+		return nil, fmt.Errorf("httpx: service %q: base url %q: want an absolute http or https url", sc.Name, sc.BaseURL)
+	}
+	if base.User != nil || base.Fragment != "" {
+		return nil, fmt.Errorf("httpx: service %q: base url %q: user info and fragments are not supported", sc.Name, sc.BaseURL)
+	}
+	if base.Path == "" {
+		base.Path = "/"
+	}
+	if sc.Interval < 0 || sc.Burst < 0 || sc.MaxInFlight < 0 {
+		return nil, fmt.Errorf("httpx: service %q: negative interval, burst or max in flight", sc.Name)
+	}
+	s := &Service{
+		c:       c,
+		name:    sc.Name,
+		base:    base,
+		header:  make(http.Header, len(sc.Header)),
+		limiter: rate.NewLimiter(rate.Every(sc.Interval), cmp.Or(sc.Burst, 1)),
+		gate:    make(chan struct{}, 1),
+		log:     c.log.With(slog.String("service", sc.Name)),
+	}
+	for k, vs := range sc.Header {
+		k = http.CanonicalHeaderKey(k)
+		for _, v := range vs {
+			if strings.ContainsAny(v, "\r\n") {
+				// Name the header, not the value: the value is secret.
+				return nil, fmt.Errorf("httpx: service %q: header %s: value contains a line break", sc.Name, k)
+			}
+			s.header[k] = append(s.header[k], v)
+			if len(v) >= minSecretLen {
+				s.secrets = append(s.secrets, v)
+			}
+		}
+	}
+	if sc.MaxInFlight > 0 {
+		s.slots = make(chan struct{}, sc.MaxInFlight)
+	}
+	return s, nil
+}
+
+// Service returns the service configured under name.
+func (c *Client) Service(name string) (*Service, error) {
+	s, ok := c.services[name]
+	if !ok {
+		return nil, fmt.Errorf("httpx: unknown service %q", name)
+	}
+	return s, nil
+}
+
+// allowed reports whether u points at one of the configured hosts.
+func (c *Client) allowed(u *url.URL) bool {
+	return (u.Scheme == "http" || u.Scheme == "https") && c.byHost[hostKey(u)] != nil
+}
+
+// pacer returns the service whose limiter paces requests to u: the calling
+// service on its own host, otherwise the service that owns the host, so a
+// redirect to arxiv.org respects arXiv's interval.
+func (c *Client) pacer(u *url.URL, caller *Service) *Service {
+	h := hostKey(u)
+	if hostKey(caller.base) == h {
+		return caller
+	}
+	if s := c.byHost[h]; s != nil {
+		return s
+	}
+	return caller
+}
+
+// Name returns the service name.
+func (s *Service) Name() string { return s.name }
+
+// BaseURL returns a copy of the service's base URL.
+func (s *Service) BaseURL() *url.URL {
+	u := *s.base
+	return &u
+}
+
+// SetInterval changes the minimum spacing between requests, e.g. to slow
+// down after repeated 429s; d <= 0 removes the limit.
+func (s *Service) SetInterval(d time.Duration) {
+	s.limiter.SetLimit(rate.Every(d))
+}
+
+// Interval returns the current minimum spacing between requests; 0 means
+// unlimited.
+func (s *Service) Interval() time.Duration {
+	l := s.limiter.Limit()
+	if l == rate.Inf || l <= 0 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / float64(l))
+}
+
+// Request is one logical request; retries and redirects happen inside Do.
+type Request struct {
+	Method string // default GET
+	// Path is relative to the service's BaseURL ("abs/2401.00001" and
+	// "/abs/2401.00001" both append to the base path), or an absolute URL on
+	// a configured host.
+	Path       string
+	Query      url.Values // added to any query in Path
+	Body       []byte     // resent on every attempt
+	Header     http.Header
+	NoRedirect bool // return a 3xx as is, with Response.Location set
+}
+
+// Response is a fully read response.
+type Response struct {
+	Status   int
+	Header   http.Header
+	Body     []byte
+	URL      string // final URL, after redirects
+	Location string // absolute redirect target of a 3xx response that was not followed
+}
+
+// Get is Do with method GET.
+func (s *Service) Get(ctx context.Context, pathOrURL string, query url.Values) (*Response, error) {
+	return s.Do(ctx, Request{Path: pathOrURL, Query: query})
+}
+
+// Do sends req, retrying 429, 5xx other than 501 and transport failures.
+//
+// A response with any other status is returned with a nil error, so
+// callers decide what, say, a 404 means. A retryable status that persists
+// after the retries, or a Retry-After above Config.MaxRetryAfter, yields a
+// *StatusError. Oversized bodies fail with ErrTooLarge, bodies still
+// truncated after the retries with ErrTruncated, redirects off the
+// configured hosts with ErrForeignRedirect. Cancelling ctx stops the
+// limiter wait and the backoff; the error then wraps ctx.Err().
+func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
+	resp, err := s.do(ctx, req)
+	if err != nil {
+		s.stats.errors.Add(1)
+	}
+	return resp, err
+}
+
+func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
+	method := cmp.Or(r.Method, http.MethodGet)
+	u, err := s.resolve(r.Path, r.Query)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s %s: %w", s.name, method, s.scrub(r.Path), err)
+	}
+	var body any // a nil []byte would still become a zero-length body
+	if r.Body != nil {
+		body = r.Body
+	}
+	rreq, err := retryablehttp.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s %s: %w", s.name, method, s.redact(u), err)
+	}
+	for k, vs := range r.Header {
+		rreq.Header[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
+	}
+
+	cl := &call{svc: s, method: method, url: s.redact(u), noRedirect: r.NoRedirect}
+	// A Client per call lets the callbacks share the call's state (attempt,
+	// last error) without context values; the shared parts (transport pool,
+	// limiters) live in the Service and Client.
+	rc := &retryablehttp.Client{
+		HTTPClient: &http.Client{
+			Transport:     roundTripFunc(cl.roundTrip),
+			CheckRedirect: cl.checkRedirect,
+		},
+		Logger:         nil, // its [DEBUG] lines would go to stderr; we log ourselves
+		RetryWaitMin:   s.c.cfg.RetryWaitMin,
+		RetryWaitMax:   s.c.cfg.RetryWaitMax,
+		RetryMax:       s.c.cfg.RetryMax,
+		RequestLogHook: cl.beforeAttempt,
+		CheckRetry:     cl.checkRetry,
+		Backoff:        cl.backoff,
+		ErrorHandler:   cl.giveUp,
+	}
+	resp, err := rc.Do(rreq)
+	if err != nil {
+		return nil, cl.fail(resp, err)
+	}
+	out := &Response{
+		Status: resp.StatusCode,
+		Header: resp.Header,
+		Body:   bodyBytes(resp),
+		URL:    resp.Request.URL.String(),
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		if loc, err := resp.Location(); err == nil {
+			out.Location = loc.String()
+		}
+	}
+	return out, nil
+}
+
+// resolve turns a Request path and query into the URL to fetch.
+func (s *Service) resolve(p string, q url.Values) (*url.URL, error) {
+	ref, err := url.Parse(p)
+	if err != nil {
+		return nil, fmt.Errorf("parse path: %w", err)
+	}
+	var u *url.URL
+	switch {
+	case ref.IsAbs():
+		if !s.c.allowed(ref) {
+			return nil, fmt.Errorf("host %s is not a configured service", ref.Host)
+		}
+		u = ref
+	case ref.Host != "":
+		return nil, errors.New("scheme-relative urls are not supported")
+	default:
+		u = s.base.JoinPath(ref.EscapedPath())
+		u.RawQuery = joinQuery(s.base.RawQuery, ref.RawQuery)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	if len(q) > 0 {
+		u.RawQuery = joinQuery(u.RawQuery, q.Encode())
+	}
+	return u, nil
+}
+
+func joinQuery(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "&" + b
+}
+
+// Stats counts a service's traffic since the Client was made.
+type Stats struct {
+	Requests  int64 // attempts sent, retries and redirect hops included
+	Retries   int64 // attempts after the first of a call
+	Status429 int64 // 429 responses seen
+	Status5xx int64 // 5xx responses seen
+	Bytes     int64 // response body bytes read
+	Errors    int64 // Do calls that returned an error
+}
+
+type counters struct {
+	requests, retries, status429, status5xx, bytes, errors atomic.Int64
+}
+
+// Stats returns a snapshot of the service's counters. Requests made on
+// behalf of the service count here even when a redirect took them to
+// another configured host.
+func (s *Service) Stats() Stats {
+	return Stats{
+		Requests:  s.stats.requests.Load(),
+		Retries:   s.stats.retries.Load(),
+		Status429: s.stats.status429.Load(),
+		Status5xx: s.stats.status5xx.Load(),
+		Bytes:     s.stats.bytes.Load(),
+		Errors:    s.stats.errors.Load(),
+	}
+}
+
+// UserAgent builds a User-Agent naming curate, its version and, when mailto
+// is not empty, a contact address, as arXiv and S2 ask of crawlers.
+func UserAgent(version, mailto string) string {
+	version = cmp.Or(version, "dev")
+	if mailto == "" {
+		return "curate/" + version + " (+https://github.com/groundwork/curate)"
+	}
+	return "curate/" + version + " (+https://github.com/groundwork/curate; mailto:" + mailto + ")"
+}
+
+// hostKey normalises u's host for comparison: lower case, default port
+// dropped.
+func hostKey(u *url.URL) string {
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if port == "" || port == "80" && u.Scheme == "http" || port == "443" && u.Scheme == "https" {
+		return host
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// sameOrigin reports whether u has the service's scheme and host; only then
+// are the secret headers attached.
+func (s *Service) sameOrigin(u *url.URL) bool {
+	return u.Scheme == s.base.Scheme && hostKey(u) == hostKey(s.base)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// bufferedBody is a response body already read into memory.
+type bufferedBody struct {
+	*bytes.Reader // serves retryablehttp's drain and http.Client's redirect handling
+	b             []byte
+}
+
+func (bufferedBody) Close() error { return nil }
+
+// bodyBytes returns the body read by the transport.
+func bodyBytes(resp *http.Response) []byte {
+	if b, ok := resp.Body.(*bufferedBody); ok {
+		return b.b
+	}
+	b, _ := io.ReadAll(resp.Body) // not reached: the transport always buffers
+	return b
+}
