@@ -43,18 +43,25 @@ func (p *parser) reference(it *html.Node) record.Reference {
 	var blocks []string
 	var hrefs []string
 	var title string
+	hasBlocks := false
 	for c := it.FirstChild; c != nil; c = c.NextSibling {
 		switch {
-		case hasClass(c, "ltx_tag_bibitem") || hasClass(c, "ltx_tag"):
+		case ref.Label == "" && (hasClass(c, "ltx_tag_bibitem") || hasClass(c, "ltx_tag")):
 			ref.Label = plainText(c)
 		case hasClass(c, "ltx_bibblock"):
+			hasBlocks = true
 			if t := plainText(c); t != "" {
 				blocks = append(blocks, t)
 			}
-		default:
-			if t := plainText(c); t != "" {
-				blocks = append(blocks, t)
-			}
+		}
+	}
+	if !hasBlocks {
+		// An entry without \newblock structure: its text is everything but
+		// the label.
+		w := textWriter{skipTags: true}
+		w.node(it)
+		if t := w.String(); t != "" {
+			blocks = append(blocks, t)
 		}
 	}
 	// Structured entries (LaTeXML's own BibTeX processing) mark their fields.

@@ -325,6 +325,7 @@ func (p *parser) preamblePara(c *html.Node) {
 			}
 			if len(names) == len(bold) {
 				p.doc.Authors = names
+				return
 			}
 		}
 	}
