@@ -62,6 +62,13 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 	defer cancel()
 	out := req.Clone(actx) // RoundTrippers must not modify the request
 	out.Header.Set("User-Agent", s.c.cfg.UserAgent)
+	if p.Interval() > 0 {
+		// net/http silently resends a GET whose reused connection died
+		// before the response, below this limiter; a fresh connection per
+		// request keeps a paced service's spacing exact. At one request per
+		// second or slower the extra handshakes cost nothing that matters.
+		out.Close = true
+	}
 	if s.sameOrigin(req.URL) {
 		for k, vs := range s.header {
 			out.Header[k] = slices.Clone(vs) // the next RoundTripper may edit them

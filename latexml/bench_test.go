@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/groundwork/curate/internal/fixtures"
 )
 
 // BenchmarkParse measures parse throughput over every fixture page
@@ -31,15 +33,12 @@ type fixturePage struct {
 	html []byte
 }
 
-// fixtureDir is where the recorded arXiv and ar5iv pages live, shared by
-// the team and never copied into this repository.
-const fixtureDir = "../../shared/fixtures/arxiv-html"
-
 func fixturePages(tb testing.TB) []fixturePage {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.html"))
+	dir := fixtures.Dir(tb, "arxiv-html")
+	files, err := filepath.Glob(filepath.Join(dir, "*.html"))
 	if err != nil || len(files) == 0 {
-		tb.Skipf("fixture pages not found in %s: skipping (they live in the shared reference folder)", fixtureDir)
+		tb.Skipf("no fixture pages in %s: skipping", dir)
 	}
 	var pages []fixturePage
 	for _, f := range files {

@@ -64,6 +64,8 @@ func commands() []command {
 	// One line per subcommand; the run functions live in cmd_<name>.go.
 	cmds := []command{
 		{"parse", "parse a saved arXiv or ar5iv HTML page and print its Document as JSON", runParseCmd},
+		{"fetch", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", runFetchCmd},
+		{"show", "print as JSON what the store holds for a paper", runShowCmd},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/store"
+)
+
+// Environment variables read by curate. Keys are only ever read from the
+// environment, never from flags, so they stay out of shell history and ps.
+const (
+	envStore        = "CURATE_STORE"
+	envMailto       = "CURATE_MAILTO"
+	envArxivBase    = "CURATE_ARXIV_BASE"
+	envAr5ivBase    = "CURATE_AR5IV_BASE"
+	envArxivAPIBase = "CURATE_ARXIV_API_BASE"
+	envS2Base       = "CURATE_S2_BASE"
+	envLLMBase      = "CURATE_LLM_BASE"
+	envLogLevel     = "CURATE_LOG"
+)
+
+// globalOptions are the flags every command that touches the store or a
+// remote service shares.
+type globalOptions struct {
+	store         string
+	mailto        string
+	arxivBase     string
+	ar5ivBase     string
+	arxivInterval time.Duration
+	timeout       time.Duration
+	maxBody       int64
+	retries       int
+	logLevel      string
+}
+
+// addGlobalFlags registers the shared flags, with defaults from env.
+func addGlobalFlags(fs *flag.FlagSet, env *cmdEnv, g *globalOptions) {
+	get := func(k, def string) string { return cmp.Or(env.getenv(k), def) }
+	fs.StringVar(&g.store, "store", get(envStore, "./curate-data"), "store directory (env "+envStore+")")
+	fs.StringVar(&g.mailto, "mailto", get(envMailto, ""), "contact address sent in the User-Agent, as arXiv and Semantic Scholar ask (env "+envMailto+")")
+	fs.StringVar(&g.arxivBase, "arxiv-base", get(envArxivBase, "https://arxiv.org"), "arXiv base URL (env "+envArxivBase+")")
+	fs.StringVar(&g.ar5ivBase, "ar5iv-base", get(envAr5ivBase, "https://ar5iv.labs.arxiv.org"), "ar5iv base URL (env "+envAr5ivBase+")")
+	fs.DurationVar(&g.arxivInterval, "arxiv-interval", 3*time.Second, "minimum time between requests to arXiv and to ar5iv (arXiv asks for 3s)")
+	fs.DurationVar(&g.timeout, "timeout", 60*time.Second, "timeout of one HTTP attempt")
+	fs.Int64Var(&g.maxBody, "max-body", 64<<20, "largest response body accepted, in bytes")
+	fs.IntVar(&g.retries, "retries", 5, "retries of a failed request (429, 5xx, resets)")
+	fs.StringVar(&g.logLevel, "log", get(envLogLevel, "info"), "log level: debug, info, warn, error (env "+envLogLevel+")")
+}
+
+// logger returns the slog logger for stderr at the chosen level.
+func (g *globalOptions) logger(w io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(g.logLevel)); err != nil {
+		return nil, fmt.Errorf("%w: --log %q: want debug, info, warn or error", errUsage, g.logLevel)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl})), nil
+}
+
+// openStore opens the store directory.
+func (g *globalOptions) openStore(ctx context.Context) (*store.Store, error) {
+	st, err := store.Open(ctx, g.store)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// httpClient builds the HTTP layer with one service per remote site.
+func (g *globalOptions) httpClient(log *slog.Logger, extra ...httpx.ServiceConfig) (*httpx.Client, error) {
+	services := []httpx.ServiceConfig{
+		{Name: "arxiv", BaseURL: g.arxivBase, Interval: g.arxivInterval, MaxInFlight: 1},
+		{Name: "ar5iv", BaseURL: g.ar5ivBase, Interval: g.arxivInterval, MaxInFlight: 1},
+	}
+	services = append(services, extra...)
+	return httpx.New(httpx.Config{
+		UserAgent: httpx.UserAgent(version, g.mailto),
+		Timeout:   g.timeout,
+		MaxBody:   g.maxBody,
+		RetryMax:  g.retries,
+		Logger:    log,
+	}, services...)
+}
+
+// readTargets reads arXiv IDs from a targets file: one per line, blank
+// lines and '#' comments ignored; "-" reads standard input.
+func readTargets(name string, stdin io.Reader) ([]string, error) {
+	var r io.Reader = stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("read targets: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	var ids []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		for _, f := range strings.Fields(line) {
+			ids = append(ids, f)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read targets %s: %w", name, err)
+	}
+	return ids, nil
+}

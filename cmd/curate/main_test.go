@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/groundwork/curate/fetch/fetchtest"
+	"github.com/groundwork/curate/record"
+)
+
+// runCLI runs curate with args and the given environment and returns its
+// exit status, stdout and stderr.
+func runCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &cmdEnv{
+		stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(k string) string { return env[k] },
+	}
+	code := run(context.Background(), e, args)
+	return code, out.String(), errb.String()
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{nil, 2, "usage: curate"},
+		{[]string{"nope"}, 2, `unknown command "nope"`},
+		{[]string{"parse"}, 2, "no FILE given"},
+		{[]string{"parse", "--source", "pdf", "x.html"}, 2, `--source "pdf"`},
+		{[]string{"fetch"}, 2, "no arXiv IDs given"},
+		{[]string{"fetch", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"parse", "/does/not/exist.html"}, 1, "exist.html"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, nil, tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.err) {
+			t.Errorf("curate %v: exit %d, stderr %q; want exit %d mentioning %q", tt.args, code, stderr, tt.code, tt.err)
+		}
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	code, out, stderr := runCLI(t, nil, "parse", "../../latexml/testdata/pages/edge-arxiv.html")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var d record.Document
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("output is not a Document: %v", err)
+	}
+	if d.Title == nil || *d.Title != "A Small Test Paper" || len(d.References) != 4 {
+		t.Errorf("parsed %+v", d)
+	}
+	// Flags after the file work too, and --source overrides detection.
+	code, out, _ = runCLI(t, nil, "parse", "../../latexml/testdata/pages/edge-arxiv.html", "--source", "ar5iv", "--compact")
+	if code != 0 || !strings.Contains(out, `"source":"ar5iv"`) || strings.Count(out, "\n") != 1 {
+		t.Errorf("--source/--compact after the file: exit %d, %q", code, out[:min(len(out), 200)])
+	}
+}
+
+func TestFetchAndShow(t *testing.T) {
+	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
+	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
+	a5.Fixture(t, "/html/1706.03762", "ar5iv-1706.03762.html")
+	a5.Lacks("/html/hep-th/9901001")
+	dir := t.TempDir()
+	env := map[string]string{
+		"CURATE_STORE": dir, "CURATE_ARXIV_BASE": ax.URL, "CURATE_AR5IV_BASE": a5.URL,
+		"CURATE_MAILTO": "team@example.org",
+	}
+	common := []string{"--arxiv-interval", "10ms", "--retries", "1"}
+
+	code, out, stderr := runCLI(t, env, append([]string{"fetch", "2507.11127", "1706.03762", "hep-th/9901001", "not-an-id"}, common...)...)
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (one paper without HTML, one bad ID)", code)
+	}
+	for _, want := range []string{"2507.11127\tfetched\tarxiv\tDefining neurosymbolic AI", "1706.03762\tfetched\tar5iv\tAttention Is All You Need", "hep-th/9901001\tmissing"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{`"not-an-id"`, "hep-th/9901001", "fetched 2 (arxiv 1, ar5iv 1)", "failed 1"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	// Again: nothing is requested.
+	before := len(ax.Hits("")) + len(a5.Hits(""))
+	code, out, stderr = runCLI(t, env, append([]string{"fetch", "2507.11127", "1706.03762"}, common...)...)
+	if code != 0 || !strings.Contains(out, "2507.11127\tstored") || len(ax.Hits(""))+len(a5.Hits("")) != before {
+		t.Errorf("second fetch: exit %d, out %q, stderr %q, requests %d", code, out, stderr, len(ax.Hits(""))+len(a5.Hits(""))-before)
+	}
+
+	// show prints the stored records as JSON, with the Document inline.
+	code, out, stderr = runCLI(t, env, "show", "2507.11127v1")
+	if code != 0 {
+		t.Fatalf("show: exit %d: %s", code, stderr)
+	}
+	var item struct {
+		ID      string `json:"id"`
+		Records map[string]struct {
+			Bytes int               `json:"bytes"`
+			Meta  map[string]string `json:"meta"`
+			Value json.RawMessage   `json:"value"`
+		} `json:"records"`
+		Ledger []struct{ Stage, Status string } `json:"ledger"`
+	}
+	if err := json.Unmarshal([]byte(out), &item); err != nil {
+		t.Fatalf("show output: %v\n%s", err, out)
+	}
+	var doc record.Document
+	if err := json.Unmarshal(item.Records["document"].Value, &doc); err != nil || doc.ID != "2507.11127v1" {
+		t.Errorf("show document: %v %+v", err, doc.ID)
+	}
+	if raw := item.Records["raw"]; raw.Bytes == 0 || raw.Meta["source"] != "arxiv" {
+		t.Errorf("show raw record: %+v", raw)
+	}
+	if len(item.Ledger) != 1 || item.Ledger[0].Status != "done" {
+		t.Errorf("show ledger: %+v", item.Ledger)
+	}
+	code, _, stderr = runCLI(t, env, "show", "2101.00001")
+	if code != 1 || !strings.Contains(stderr, "2101.00001") {
+		t.Errorf("show of an unknown paper: exit %d, %q", code, stderr)
+	}
+	// --raw gives the page back byte for byte.
+	code, out, _ = runCLI(t, env, "show", "--raw", "1706.03762")
+	if code != 0 || !strings.Contains(out, "Attention Is All You Need") {
+		t.Errorf("show --raw: exit %d", code)
+	}
+}
+
+func TestTargetsFile(t *testing.T) {
+	ids, err := readTargets("-", strings.NewReader("# targets\n2507.11127  # a comment\n\n hep-th/9901001\n1706.03762v7\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"2507.11127", "hep-th/9901001", "1706.03762v7"}
+	if strings.Join(ids, ",") != strings.Join(want, ",") {
+		t.Errorf("readTargets = %v, want %v", ids, want)
+	}
+	if _, err := readTargets("/no/such/file", nil); err == nil || !strings.Contains(err.Error(), "/no/such/file") {
+		t.Errorf("missing targets file: %v", err)
+	}
+}

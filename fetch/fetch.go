@@ -1,0 +1,349 @@
+// Package fetch is the first stage of the pipeline: it downloads a paper's
+// LaTeXML HTML from arXiv (arxiv.org/html/ID), falling back to ar5iv for
+// papers arXiv has no HTML for, keeps the raw page in the store, and parses
+// it into a record.Document.
+//
+// Papers are stored under their versionless arXiv ID, so a paper fetched
+// once as a target and later needed as a source is fetched only once.
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/latexml"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
+)
+
+// Stage is the fetch stage's name in the store's ledger.
+const Stage = "fetch"
+
+// Record kinds the fetch stage writes for a paper.
+const (
+	KindRaw      = "raw"      // the page as served (bytes), meta: source, url, status
+	KindDocument = "document" // the parsed record.Document (JSON)
+)
+
+// Outcomes of fetching one paper.
+const (
+	Fetched = "fetched" // downloaded and parsed now
+	Stored  = "stored"  // already in the store: no request made
+	Missing = "missing" // neither arXiv nor ar5iv has HTML for it
+	Failed  = "failed"  // a request or the parse failed; Err says why
+)
+
+// ErrNoHTML means neither arXiv nor ar5iv serves HTML for the paper.
+var ErrNoHTML = errors.New("no HTML on arXiv or ar5iv")
+
+// getter is the part of an httpx.Service the fetcher uses.
+type getter interface {
+	Do(ctx context.Context, req httpx.Request) (*httpx.Response, error)
+}
+
+// Fetcher fetches papers into a store. Its methods are safe for concurrent
+// use; the services' limiters keep requests polite however many goroutines
+// call it.
+type Fetcher struct {
+	Arxiv   getter // arxiv.org
+	Ar5iv   getter // ar5iv.labs.arxiv.org; nil disables the fallback
+	Store   *store.Store
+	Log     *slog.Logger
+	Refetch bool // fetch even when the store holds the paper
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Result is the outcome of fetching one paper.
+type Result struct {
+	Input   string // as given by the user
+	ID      string // the versionless arXiv ID, the paper's key in the store
+	Outcome string // Fetched, Stored, Missing or Failed
+	Source  string // which site served the page (record.SourceArxiv or SourceAr5iv)
+	Doc     *record.Document
+	Err     error
+}
+
+// Key returns the store key of an arXiv ID: its versionless canonical form.
+func Key(id arxiv.ID) string { return id.Canonical() }
+
+// Fetch fetches one paper given as text (an arXiv ID with or without
+// version). It never returns an error itself: the Result carries it.
+func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
+	res := Result{Input: input}
+	id, err := arxiv.Parse(input)
+	if err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	res.ID = Key(id)
+	if !f.Refetch {
+		if doc, ok := f.stored(ctx, id); ok {
+			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
+			return res
+		}
+	}
+	if err := f.Store.SetStatus(ctx, res.ID, Stage, store.StatusRunning, ""); err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	doc, source, err := f.download(ctx, id)
+	res.Doc, res.Source = doc, source
+	switch {
+	case errors.Is(err, ErrNoHTML):
+		res.Outcome, res.Err = Missing, err
+		f.mark(ctx, res.ID, store.StatusFailed, err)
+	case err != nil:
+		res.Outcome, res.Err = Failed, err
+		f.mark(ctx, res.ID, store.StatusFailed, err)
+	default:
+		res.Outcome = Fetched
+		f.mark(ctx, res.ID, store.StatusDone, nil)
+	}
+	return res
+}
+
+func (f *Fetcher) log() *slog.Logger {
+	if f.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return f.Log
+}
+
+func (f *Fetcher) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
+}
+
+// mark records the stage status; a ledger write failure is logged, not
+// fatal, since the records themselves are already safe.
+func (f *Fetcher) mark(ctx context.Context, key, status string, err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	// The ledger must say what happened even when ctx was cancelled.
+	if e := f.Store.SetStatus(context.WithoutCancel(ctx), key, Stage, status, msg); e != nil {
+		f.log().Error("record fetch status", "id", key, "err", e)
+	}
+}
+
+// stored returns the stored Document of id when it satisfies the request:
+// a versionless request takes any stored version, a versioned one only
+// that version.
+func (f *Fetcher) stored(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
+	var doc record.Document
+	if _, err := f.Store.GetJSON(ctx, Key(id), KindDocument, &doc); err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			f.log().Warn("stored document unreadable; fetching again", "id", Key(id), "err", err)
+		}
+		return nil, false
+	}
+	if id.Version > 0 {
+		got, err := arxiv.Parse(doc.ID)
+		if err != nil || got.Version != id.Version {
+			return nil, false
+		}
+	}
+	return &doc, true
+}
+
+// download tries arXiv, then ar5iv, stores the raw page and the Document.
+func (f *Fetcher) download(ctx context.Context, id arxiv.ID) (*record.Document, string, error) {
+	page, pageURL, err := f.fromArxiv(ctx, id)
+	source := record.SourceArxiv
+	if errors.Is(err, ErrNoHTML) && f.Ar5iv != nil {
+		f.log().Debug("no arXiv HTML; trying ar5iv", "id", id.String())
+		page, pageURL, err = f.fromAr5iv(ctx, id)
+		source = record.SourceAr5iv
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	key := Key(id)
+	meta := map[string]string{
+		"source":     source,
+		"url":        pageURL,
+		"fetched_at": f.now().UTC().Format(time.RFC3339),
+		"requested":  id.String(),
+	}
+	// The raw page is kept before parsing, so a parser bug loses nothing:
+	// a later parser version can re-read it without a request.
+	if _, err := f.Store.PutBytes(ctx, key, KindRaw, page, meta); err != nil {
+		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
+	}
+	doc, err := Parse(page, id, source, pageURL)
+	if err != nil {
+		return nil, source, fmt.Errorf("fetch %s from %s: %w", id, source, err)
+	}
+	if _, err := f.Store.PutJSON(ctx, key, KindDocument, doc, map[string]string{"source": source}); err != nil {
+		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
+	}
+	return doc, source, nil
+}
+
+// Parse parses a page fetched for id. The page's own ID (arXiv's base href
+// names the version served) wins over the requested one.
+func Parse(page []byte, id arxiv.ID, source, pageURL string) (*record.Document, error) {
+	doc, err := latexml.Parse(page, latexml.Options{Source: source, URL: pageURL})
+	if err != nil {
+		return nil, err
+	}
+	if doc.ID == "" {
+		doc.ID = id.String()
+	} else if got, err := arxiv.Parse(doc.ID); err != nil || got.Canonical() != id.Canonical() {
+		// A page for another paper (a wrong redirect, a broken mirror).
+		return nil, fmt.Errorf("page is for %q, not %s", doc.ID, id)
+	} else if id.Version > 0 && got.Version > 0 && got.Version != id.Version {
+		return nil, fmt.Errorf("page is version %d, not the requested %s", got.Version, id)
+	}
+	return doc, nil
+}
+
+// fromArxiv asks arxiv.org/html/ID. A 404 means arXiv has no HTML for it.
+func (f *Fetcher) fromArxiv(ctx context.Context, id arxiv.ID) ([]byte, string, error) {
+	resp, err := f.Arxiv.Do(ctx, httpx.Request{Path: "/html/" + id.String()})
+	if err != nil {
+		return nil, "", fmt.Errorf("fetch %s from arxiv: %w", id, err)
+	}
+	switch {
+	case resp.Status == http.StatusOK && looksLikeLaTeXML(resp.Body):
+		return resp.Body, resp.URL, nil
+	case resp.Status == http.StatusOK, resp.Status == http.StatusNotFound:
+		// arXiv answers papers without HTML (PDF-only submissions, failed
+		// conversions) with a 404 or a page that is no LaTeXML document.
+		return nil, "", fmt.Errorf("fetch %s from arxiv: status %d: %w", id, resp.Status, ErrNoHTML)
+	}
+	return nil, "", fmt.Errorf("fetch %s from arxiv: unexpected status %d", id, resp.Status)
+}
+
+// fromAr5iv asks ar5iv.labs.arxiv.org/html/ID. ar5iv keeps one version per
+// paper, so the versionless ID is asked. A 307 redirect to arxiv.org/abs
+// means ar5iv does not have the paper either.
+func (f *Fetcher) fromAr5iv(ctx context.Context, id arxiv.ID) ([]byte, string, error) {
+	resp, err := f.Ar5iv.Do(ctx, httpx.Request{Path: "/html/" + id.Base(), NoRedirect: true})
+	if err != nil {
+		return nil, "", fmt.Errorf("fetch %s from ar5iv: %w", id, err)
+	}
+	switch {
+	case resp.Status == http.StatusOK:
+		return resp.Body, resp.URL, nil
+	case resp.Status >= 300 && resp.Status < 400:
+		if isAbsRedirect(resp.Location) {
+			return nil, "", fmt.Errorf("fetch %s: ar5iv redirects to %s: %w", id, resp.Location, ErrNoHTML)
+		}
+		return nil, "", fmt.Errorf("fetch %s from ar5iv: unexpected redirect %d to %s", id, resp.Status, resp.Location)
+	case resp.Status == http.StatusNotFound:
+		return nil, "", fmt.Errorf("fetch %s from ar5iv: status 404: %w", id, ErrNoHTML)
+	}
+	return nil, "", fmt.Errorf("fetch %s from ar5iv: unexpected status %d", id, resp.Status)
+}
+
+func isAbsRedirect(loc string) bool {
+	u, err := url.Parse(loc)
+	return err == nil && strings.Contains(u.Path, "/abs/")
+}
+
+// looksLikeLaTeXML tells a converted paper from arXiv's "no HTML" pages.
+func looksLikeLaTeXML(page []byte) bool {
+	return strings.Contains(string(page[:min(len(page), 1<<20)]), "ltx_")
+}
+
+// All fetches inputs with up to workers goroutines and returns the results
+// in input order. Duplicate papers are fetched once. onDone, when set, is
+// called after each paper (for progress).
+func (f *Fetcher) All(ctx context.Context, inputs []string, workers int, onDone func(Result)) []Result {
+	workers = max(workers, 1)
+	results := make([]Result, len(inputs))
+	first := map[string]int{} // key -> index of its first occurrence
+	type job struct{ i int }
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results[j.i] = f.Fetch(ctx, inputs[j.i])
+				if onDone != nil {
+					onDone(results[j.i])
+				}
+			}
+		}()
+	}
+	var dups []int
+	for i, in := range inputs {
+		if id, err := arxiv.Parse(in); err == nil {
+			if _, ok := first[Key(id)]; ok {
+				dups = append(dups, i)
+				continue
+			}
+			first[Key(id)] = i
+		}
+		if ctx.Err() != nil {
+			results[i] = Result{Input: in, Outcome: Failed, Err: fmt.Errorf("fetch %s: %w", in, ctx.Err())}
+			continue
+		}
+		jobs <- job{i}
+	}
+	close(jobs)
+	wg.Wait()
+	for _, i := range dups {
+		id, _ := arxiv.Parse(inputs[i])
+		r := results[first[Key(id)]]
+		r.Input = inputs[i]
+		results[i] = r
+	}
+	return results
+}
+
+// Summary counts results by outcome and source.
+type Summary struct {
+	Fetched, Stored, Missing, Failed int
+	BySource                         map[string]int
+}
+
+// Summarize counts results.
+func Summarize(results []Result) Summary {
+	s := Summary{BySource: map[string]int{}}
+	for _, r := range results {
+		switch r.Outcome {
+		case Fetched:
+			s.Fetched++
+			s.BySource[r.Source]++
+		case Stored:
+			s.Stored++
+		case Missing:
+			s.Missing++
+		default:
+			s.Failed++
+		}
+	}
+	return s
+}
+
+func (s Summary) String() string {
+	var src []string
+	for _, k := range []string{record.SourceArxiv, record.SourceAr5iv} {
+		if n := s.BySource[k]; n > 0 {
+			src = append(src, k+" "+strconv.Itoa(n))
+		}
+	}
+	out := fmt.Sprintf("fetched %d", s.Fetched)
+	if len(src) > 0 {
+		out += " (" + strings.Join(src, ", ") + ")"
+	}
+	return out + fmt.Sprintf(", already stored %d, no HTML %d, failed %d", s.Stored, s.Missing, s.Failed)
+}

@@ -1,0 +1,260 @@
+package fetch_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/fetch/fetchtest"
+	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
+)
+
+const interval = 40 * time.Millisecond
+
+// sendLog records when each request left for the network, per host: the
+// point right after the rate limiter, where spacing is guaranteed. (Arrival
+// times at the server also carry connection setup, which noise stretches.)
+type sendLog struct {
+	mu   sync.Mutex
+	next http.RoundTripper
+	at   map[string][]time.Time
+}
+
+func (l *sendLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	l.at[r.URL.Host] = append(l.at[r.URL.Host], time.Now())
+	l.mu.Unlock()
+	return l.next.RoundTrip(r)
+}
+
+func (l *sendLog) times(host string) []time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]time.Time(nil), l.at[host]...)
+}
+
+func newFetcher(t *testing.T, ax, a5 *fetchtest.Site, maxBody int64) (*fetch.Fetcher, *store.Store) {
+	f, st, _ := newFetcherLog(t, ax, a5, maxBody)
+	return f, st
+}
+
+func newFetcherLog(t *testing.T, ax, a5 *fetchtest.Site, maxBody int64) (*fetch.Fetcher, *store.Store, *sendLog) {
+	t.Helper()
+	sl := &sendLog{next: http.DefaultTransport.(*http.Transport).Clone(), at: map[string][]time.Time{}}
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	hc, err := httpx.New(httpx.Config{
+		UserAgent:     httpx.UserAgent("test", "team@example.org"),
+		RetryMax:      3,
+		RetryWaitMin:  time.Millisecond,
+		RetryWaitMax:  20 * time.Millisecond,
+		MaxRetryAfter: 3 * time.Second,
+		MaxBody:       maxBody,
+		Transport:     sl,
+	},
+		httpx.ServiceConfig{Name: "arxiv", BaseURL: ax.URL, Interval: interval, MaxInFlight: 1},
+		httpx.ServiceConfig{Name: "ar5iv", BaseURL: a5.URL, Interval: interval, MaxInFlight: 1},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	axs, _ := hc.Service("arxiv")
+	a5s, _ := hc.Service("ar5iv")
+	return &fetch.Fetcher{Arxiv: axs, Ar5iv: a5s, Store: st}, st, sl
+}
+
+func host(s *fetchtest.Site) string { u, _ := url.Parse(s.URL); return u.Host }
+
+// TestFetchMisbehavingServers runs one fetch over papers whose servers
+// misbehave in every way the sites do, and checks that every paper ends
+// fetched or named with its reason, and nothing fetched is lost.
+func TestFetchMisbehavingServers(t *testing.T) {
+	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
+	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
+	ax.Fixture(t, "/html/2510.11261v1", "arxiv-2510.11261v1.html")
+	ax.Script("/html/2510.11261v1", fetchtest.TooMany, fetchtest.TooMany)
+	ax.Fixture(t, "/html/2510.14970", "arxiv-2510.14970v1.html")
+	ax.Script("/html/2510.14970", fetchtest.TooManyRetry1s)
+	ax.Fixture(t, "/html/2509.15338", "arxiv-2509.15338v1.html")
+	ax.Script("/html/2509.15338", fetchtest.Unavailable, fetchtest.Unavailable)
+	ax.Fixture(t, "/html/2510.11289", "arxiv-2510.11289v1.html")
+	ax.Script("/html/2510.11289", fetchtest.Reset)
+	ax.Fixture(t, "/html/2507.11538", "arxiv-2507.11538v1.html")
+	ax.Script("/html/2507.11538", fetchtest.TruncatedBody)
+	ax.Oversized("/html/2501.11120", 3<<20)
+	ax.Script("/html/2510.14023", fetchtest.ForeignRedirect, fetchtest.Forever)
+	ax.Script("/html/2403.08275", fetchtest.Unavailable, fetchtest.Forever)
+	// Not on arXiv: ar5iv has it, lacks it (307), or has a fatal conversion.
+	a5.Fixture(t, "/html/1706.03762", "ar5iv-1706.03762.html")
+	a5.Lacks("/html/hep-th/9901001")
+	a5.Fixture(t, "/html/2408.11857", "ar5iv-2408.11857.html")
+
+	f, st, sends := newFetcherLog(t, ax, a5, 2<<20)
+	tests := []struct {
+		id      string
+		outcome string
+		source  string
+		errHas  string
+	}{
+		{"2507.11127", fetch.Fetched, record.SourceArxiv, ""},
+		{"2510.11261v1", fetch.Fetched, record.SourceArxiv, ""}, // 429 twice, no Retry-After
+		{"2510.14970", fetch.Fetched, record.SourceArxiv, ""},   // 429 with Retry-After
+		{"2509.15338", fetch.Fetched, record.SourceArxiv, ""},   // 503 twice
+		{"2510.11289", fetch.Fetched, record.SourceArxiv, ""},   // connection reset
+		{"2507.11538", fetch.Fetched, record.SourceArxiv, ""},   // truncated transfer, then whole
+		{"1706.03762", fetch.Fetched, record.SourceAr5iv, ""},   // arXiv 404 -> ar5iv
+		{"2408.11857", fetch.Fetched, record.SourceAr5iv, ""},   // ar5iv fatal conversion page
+		{"hep-th/9901001", fetch.Missing, "", "no HTML"},        // ar5iv 307 -> /abs
+		{"2501.11120", fetch.Failed, "", "too large"},           // oversize body
+		{"2510.14023", fetch.Failed, "", "elsewhere.invalid"},   // redirect off the configured hosts
+		{"2403.08275", fetch.Failed, "", "503"},                 // 503 forever
+		{"9999.99999", fetch.Failed, "", "month 99"},            // invalid ID named
+	}
+	var inputs []string
+	for _, tt := range tests {
+		inputs = append(inputs, tt.id)
+	}
+	results := f.All(context.Background(), inputs, 4, nil)
+	for i, tt := range tests {
+		r := results[i]
+		if r.Outcome != tt.outcome || r.Source != tt.source && tt.outcome == fetch.Fetched {
+			t.Errorf("%s: outcome %s from %q (err %v), want %s from %q", tt.id, r.Outcome, r.Source, r.Err, tt.outcome, tt.source)
+		}
+		switch {
+		case tt.errHas == "" && r.Err != nil:
+			t.Errorf("%s: unexpected error %v", tt.id, r.Err)
+		case tt.errHas != "" && (r.Err == nil || !strings.Contains(r.Err.Error(), tt.errHas) || !strings.Contains(r.Err.Error(), strings.TrimSuffix(tt.id, "v1"))):
+			t.Errorf("%s: error %v should name the paper and contain %q", tt.id, r.Err, tt.errHas)
+		}
+		if tt.outcome != fetch.Fetched {
+			continue
+		}
+		// Both the raw page and the Document are in the store.
+		var doc record.Document
+		if _, err := st.GetJSON(context.Background(), r.ID, fetch.KindDocument, &doc); err != nil {
+			t.Errorf("%s: document not stored: %v", tt.id, err)
+		}
+		raw, rec, err := st.GetBytes(context.Background(), r.ID, fetch.KindRaw)
+		if err != nil || len(raw) == 0 || rec.Meta["source"] != tt.source {
+			t.Errorf("%s: raw page not stored with its source: %v %v", tt.id, err, rec.Meta)
+		}
+		if doc.Source != tt.source {
+			t.Errorf("%s: document source %q, want %q", tt.id, doc.Source, tt.source)
+		}
+	}
+	if got := results[0].Doc; got == nil || got.ID != "2507.11127v1" || got.Title == nil || *got.Title != "Defining neurosymbolic AI" {
+		t.Errorf("2507.11127: document %+v", got)
+	}
+	if d := results[7].Doc; d == nil || d.Conversion.Severity != record.SeverityFatal || !d.Conversion.Empty {
+		t.Errorf("2408.11857: a fatal conversion must say so: %+v", d)
+	}
+	if n := len(a5.Hits("/html/hep-th/9901001")); n != 1 {
+		t.Errorf("ar5iv asked %d times for a paper it lacks, want 1 (a 307 is an answer)", n)
+	}
+	if n := len(ax.Hits("/html/2501.11120")); n != 1 {
+		t.Errorf("oversized body requested %d times, want 1 (not retried)", n)
+	}
+	for _, h := range append(ax.Hits(""), a5.Hits("")...) {
+		if !strings.Contains(h.UA, "mailto:team@example.org") {
+			t.Fatalf("User-Agent %q lacks the contact address", h.UA)
+		}
+	}
+	// The ledger names every failure.
+	for i, tt := range tests {
+		if tt.outcome == fetch.Fetched || results[i].ID == "" {
+			continue
+		}
+		e, err := st.Status(context.Background(), results[i].ID, fetch.Stage)
+		if err != nil || e.Status != store.StatusFailed || e.Error == "" {
+			t.Errorf("%s: ledger %+v, %v; want failed with the reason", tt.id, e, err)
+		}
+	}
+	checkSpacing(t, "arxiv", sends.times(host(ax)))
+	checkSpacing(t, "ar5iv", sends.times(host(a5)))
+	if n, m := len(sends.times(host(ax))), len(ax.Hits("")); n < m {
+		t.Errorf("arxiv saw %d requests but only %d were sent through the limiter", m, n)
+	}
+
+	// A second run makes no request for the papers already stored.
+	before := len(ax.Hits("")) + len(a5.Hits(""))
+	again := f.All(context.Background(), []string{"2507.11127", "1706.03762", "2510.11261"}, 2, nil)
+	for _, r := range again {
+		if r.Outcome != fetch.Stored || r.Doc == nil {
+			t.Errorf("%s: second fetch outcome %s, want stored", r.Input, r.Outcome)
+		}
+	}
+	if after := len(ax.Hits("")) + len(a5.Hits("")); after != before {
+		t.Errorf("second run made %d requests, want 0", after-before)
+	}
+	// A versioned request for another version than the stored one fetches.
+	ax.Fixture(t, "/html/2507.11127v1", "arxiv-2507.11127v1.html")
+	if r := f.Fetch(context.Background(), "2507.11127v1"); r.Outcome != fetch.Stored {
+		t.Errorf("v1 stored: outcome %s, want stored", r.Outcome)
+	}
+	if r := f.Fetch(context.Background(), "2507.11127v2"); r.Outcome != fetch.Missing && r.Outcome != fetch.Failed {
+		t.Errorf("v2 not stored and not served: outcome %s", r.Outcome)
+	}
+	// --refetch asks again.
+	f.Refetch = true
+	if r := f.Fetch(context.Background(), "2507.11127"); r.Outcome != fetch.Fetched {
+		t.Errorf("refetch: outcome %s (%v)", r.Outcome, r.Err)
+	}
+}
+
+// checkSpacing asserts requests to one site never started closer together
+// than the limiter allows (a lower bound only).
+func checkSpacing(t *testing.T, site string, sent []time.Time) {
+	t.Helper()
+	if len(sent) < 2 {
+		t.Fatalf("%s: %d requests sent, spacing not measured", site, len(sent))
+	}
+	for i := 1; i < len(sent); i++ {
+		if gap := sent[i].Sub(sent[i-1]); gap < interval-time.Millisecond {
+			t.Errorf("%s: requests %d and %d only %v apart, limiter allows %v", site, i-1, i, gap, interval)
+		}
+	}
+}
+
+func TestFetchDuplicatesOnce(t *testing.T) {
+	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
+	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
+	f, _ := newFetcher(t, ax, a5, 0)
+	res := f.All(context.Background(), []string{"2507.11127", "arXiv:2507.11127", " 2507.11127 "}, 3, nil)
+	if n := len(ax.Hits("")); n != 1 {
+		t.Errorf("one paper asked three times made %d requests, want 1", n)
+	}
+	for _, r := range res {
+		if r.Outcome != fetch.Fetched {
+			t.Errorf("%q: %s %v", r.Input, r.Outcome, r.Err)
+		}
+	}
+}
+
+func TestFetchWrongPage(t *testing.T) {
+	// A mirror serving another paper's page must not be stored as this one.
+	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
+	ax.Fixture(t, "/html/2401.00001", "arxiv-2507.11127v1.html")
+	f, st := newFetcher(t, ax, a5, 0)
+	r := f.Fetch(context.Background(), "2401.00001")
+	if r.Outcome != fetch.Failed || r.Err == nil || !strings.Contains(r.Err.Error(), "2507.11127v1") {
+		t.Fatalf("outcome %s, err %v; want a failure naming the page's paper", r.Outcome, r.Err)
+	}
+	if _, err := st.GetJSON(context.Background(), "2401.00001", fetch.KindDocument, new(record.Document)); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("wrong page stored as a document: %v", err)
+	}
+	// The raw page is kept for inspection.
+	if _, _, err := st.GetBytes(context.Background(), "2401.00001", fetch.KindRaw); err != nil {
+		t.Errorf("raw page not kept: %v", err)
+	}
+}
