@@ -1,9 +1,12 @@
 package latexml
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/groundwork/curate/internal/fixtures"
 )
@@ -49,4 +52,27 @@ func fixturePages(tb testing.TB) []fixturePage {
 		pages = append(pages, fixturePage{name: filepath.Base(f), html: data})
 	}
 	return pages
+}
+
+// BenchmarkGoqueryText is the reference point from the issue: goquery's bare
+// parse of the same pages plus Text() of the whole document, without any
+// extraction.
+func BenchmarkGoqueryText(b *testing.B) {
+	pages := fixturePages(b)
+	var total int64
+	for _, p := range pages {
+		total += int64(len(p.html))
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range pages {
+			d, err := goquery.NewDocumentFromReader(bytes.NewReader(p.html))
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = d.Text()
+		}
+	}
 }

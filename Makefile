@@ -1,0 +1,42 @@
+# Groundwork / curate. `make test` is the command the README and CI run.
+GO       ?= go
+STATICCHECK_VERSION ?= v0.8.2
+BIN      ?= bin/curate
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: all build test bench lint fmt vet staticcheck demo fuzz clean
+
+all: build test lint
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/curate
+
+test:
+	$(GO) test ./...
+
+# Benchmarks: parse throughput (MB/s, allocations), store write speed, ...
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./...
+
+lint: fmt vet staticcheck
+
+fmt:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+# The whole pipeline, offline, on the bundled synthetic corpus.
+demo:
+	$(GO) run ./cmd/curate demo
+
+# A short fuzzing session per target (the seed corpora also run in `make test`).
+fuzz:
+	$(GO) test ./latexml -run '^$$' -fuzz FuzzParse -fuzztime 60s
+	$(GO) test ./arxiv -run '^$$' -fuzz FuzzParse -fuzztime 30s
+
+clean:
+	rm -rf bin curate-data curate-demo
