@@ -120,7 +120,7 @@ func splitVersion(s string) (string, int, error) {
 	}
 	n, err := strconv.Atoi(s[v+1:])
 	if err != nil || n < 1 || s[v+1] == '0' || !digits(s[v+1:]) {
-		return "", 0, fmt.Errorf("version %q is not v1, v2, ...", s[v:])
+		return "", 0, fmt.Errorf("version %q: want v1 or higher", s[v:])
 	}
 	return s[:v], n, nil
 }

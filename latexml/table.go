@@ -83,9 +83,7 @@ func (p *parser) rows(tab *html.Node, sectionID string) [][]string {
 			p.w.reset()
 			p.w.node(c)
 			text := p.w.String()
-			for _, ct := range p.w.cites {
-				rowCites = append(rowCites, ct)
-			}
+			rowCites = append(rowCites, p.w.cites...)
 			cs, rs := span(c, "colspan", "ltx_colspan_"), span(c, "rowspan", "ltx_rowspan_")
 			for i := 0; i < cs; i++ {
 				row = append(row, text)

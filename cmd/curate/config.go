@@ -110,9 +110,7 @@ func readTargets(name string, stdin io.Reader) ([]string, error) {
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		for _, f := range strings.Fields(line) {
-			ids = append(ids, f)
-		}
+		ids = append(ids, strings.Fields(line)...)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read targets %s: %w", name, err)
