@@ -1,0 +1,228 @@
+package llm
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/store"
+)
+
+// fakeServer is an in-process OpenAI-compatible endpoint. It records every
+// request it receives and answers with reply, which sees the 1-based call
+// number and the decoded request body.
+type fakeServer struct {
+	*httptest.Server
+	t     *testing.T
+	reply func(n int, body map[string]any) fakeReply
+
+	mu       sync.Mutex
+	requests []recorded
+
+	inFlight, maxInFlight atomic.Int64
+	// hold, when set, runs while the request counts as in flight.
+	hold func(n int)
+}
+
+type recorded struct {
+	method, path string
+	header       http.Header
+	body         map[string]any
+	raw          []byte
+	at           time.Time
+}
+
+// fakeReply is one answer: a status, optional headers and a body that is
+// sent as JSON (or as is, if it is a string).
+type fakeReply struct {
+	status int
+	header map[string]string
+	body   any
+}
+
+func newFakeServer(t *testing.T, reply func(n int, body map[string]any) fakeReply) *fakeServer {
+	t.Helper()
+	f := &fakeServer{t: t, reply: reply}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
+	cur := f.inFlight.Add(1)
+	defer f.inFlight.Add(-1)
+	for {
+		m := f.maxInFlight.Load()
+		if cur <= m || f.maxInFlight.CompareAndSwap(m, cur) {
+			break
+		}
+	}
+	raw, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		f.t.Errorf("fake server: request body is not JSON: %v", err)
+	}
+	f.mu.Lock()
+	f.requests = append(f.requests, recorded{r.Method, r.URL.Path, r.Header.Clone(), body, raw, time.Now()})
+	n := len(f.requests)
+	f.mu.Unlock()
+	if f.hold != nil {
+		f.hold(n)
+	}
+	rep := f.reply(n, body)
+	for k, v := range rep.header {
+		w.Header().Set(k, v)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rep.status)
+	switch b := rep.body.(type) {
+	case string:
+		io.WriteString(w, b)
+	default:
+		json.NewEncoder(w).Encode(b)
+	}
+}
+
+func (f *fakeServer) calls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.requests)
+}
+
+func (f *fakeServer) request(i int) recorded {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests[i]
+}
+
+// ok is a 200 chat-completions answer with content and usage.
+func ok(content string) fakeReply {
+	return fakeReply{status: 200, body: completion(content, "stop", &usageJSON{12, 5, 17})}
+}
+
+type usageJSON struct {
+	Prompt     int64 `json:"prompt_tokens"`
+	Completion int64 `json:"completion_tokens"`
+	Total      int64 `json:"total_tokens"`
+}
+
+func completion(content, finish string, u *usageJSON) map[string]any {
+	m := map[string]any{
+		"id":      "chatcmpl-test",
+		"object":  "chat.completion",
+		"created": 1767225600,
+		"model":   "test-model-2026-01-01",
+		"choices": []any{map[string]any{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": content},
+			"finish_reason": finish,
+		}},
+	}
+	if u != nil {
+		m["usage"] = u
+	}
+	return m
+}
+
+func apiError(status int, msg, param string) fakeReply {
+	return fakeReply{status: status, body: map[string]any{"error": map[string]any{
+		"message": msg, "type": "invalid_request_error", "param": param, "code": nil,
+	}}}
+}
+
+// testEnv is a Client wired to a fake server.
+type testEnv struct {
+	client *Client
+	http   *httpx.Client
+	svc    *httpx.Service
+	logs   *syncBuffer
+}
+
+// newTestClient builds a Client for srv. Retries back off for
+// milliseconds, not seconds; everything is logged at Debug into logs.
+func newTestClient(t *testing.T, srv *fakeServer, cfg Config) *testEnv {
+	t.Helper()
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg.BaseURL = srv.URL + "/v1"
+	if cfg.Model == "" {
+		cfg.Model = "test-model"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = log
+	}
+	hc, err := httpx.New(httpx.Config{
+		UserAgent:    "curate-test",
+		RetryMax:     3,
+		RetryWaitMin: 5 * time.Millisecond,
+		RetryWaitMax: 20 * time.Millisecond,
+		Logger:       log,
+	}, cfg.ServiceConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(hc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := hc.Service(DefaultService)
+	return &testEnv{client: c, http: hc, svc: svc, logs: logs}
+}
+
+func openStore(t *testing.T, dir string) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent log writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// messages returns the role and content of a recorded request's messages.
+func messages(t *testing.T, body map[string]any) [][2]string {
+	t.Helper()
+	list, _ := body["messages"].([]any)
+	var out [][2]string
+	for _, m := range list {
+		mm := m.(map[string]any)
+		out = append(out, [2]string{mm["role"].(string), mm["content"].(string)})
+	}
+	return out
+}
+
+func baseRequest() Request {
+	return Request{
+		Stage:         "classify",
+		PromptVersion: "classify-v1",
+		System:        "You classify references.",
+		User:          "Paper: Attention is all you need.",
+		MaxTokens:     200,
+	}
+}
