@@ -109,8 +109,8 @@ type Client struct {
 	slots chan struct{}
 	tpm   *tokenBudget // nil: no token cap
 	pace  *pacer
-	// noFormat remembers that the endpoint rejected response_format.
-	noFormat atomic.Bool
+	// What the endpoint was found to reject, see adapt.
+	noFormat, maxCompletion atomic.Bool
 }
 
 // New returns a Client that sends through the service cfg.Service of hc,
@@ -161,6 +161,8 @@ func New(hc *httpx.Client, cfg Config) (*Client, error) {
 	return c, nil
 }
 
+var _ Completer = (*Client)(nil)
+
 // Model returns the configured model name.
 func (c *Client) Model() string { return c.cfg.Model }
 
@@ -197,7 +199,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	if c.cfg.Store != nil {
 		if r := c.fromCache(ctx, key, &req); r != nil {
 			c.meter.add(req.Stage, c.cfg.Model, r.Usage, fromCache)
-			c.log.Debug("llm answer from cache", "stage", req.Stage, "prompt_version", req.PromptVersion, "key", key)
+			c.log.Debug("llm answer from cache", "stage", req.Stage, "prompt_version", req.PromptVersion, "cache_key", key)
 			return r, nil
 		}
 	}
@@ -262,7 +264,7 @@ func (c *Client) fromCache(ctx context.Context, key string, req *Request) *Respo
 	}
 	if req.wantJSON() {
 		if reason := checkJSON(req, e.Response.JSON); reason != "" {
-			c.log.Info("llm cached answer fails validation now; calling the model", "stage", req.Stage, "key", key, "reason", clip(reason, 300))
+			c.log.Info("llm cached answer fails validation now; calling the model", "stage", req.Stage, "cache_key", key, "reason", clip(reason, 300))
 			return nil
 		}
 	}
@@ -349,8 +351,10 @@ func jsonInstruction(s *Schema) string {
 		s.name + "\":\n" + string(s.raw)
 }
 
-// chat builds the wire request for one round.
-func (c *Client) chat(req *Request, conv []chatMessage, useFormat bool) *chatRequest {
+// chat builds the wire request for one round, shaped by what the
+// endpoint has been found to accept.
+func (c *Client) chat(req *Request, conv []chatMessage) *chatRequest {
+	useFormat := c.useFormat(req)
 	system := req.System
 	if req.wantJSON() && !useFormat {
 		system = strings.TrimSpace(system + "\n\n" + jsonInstruction(req.Schema))
@@ -365,8 +369,12 @@ func (c *Client) chat(req *Request, conv []chatMessage, useFormat bool) *chatReq
 		Model:       c.cfg.Model,
 		Messages:    msgs,
 		Temperature: req.Temperature,
-		MaxTokens:   req.MaxTokens,
 		Seed:        req.Seed,
+	}
+	if c.maxCompletion.Load() {
+		cr.MaxCompletionTokens = req.MaxTokens
+	} else {
+		cr.MaxTokens = req.MaxTokens
 	}
 	if useFormat {
 		cr.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{
@@ -376,28 +384,47 @@ func (c *Client) chat(req *Request, conv []chatMessage, useFormat bool) *chatReq
 	return cr
 }
 
-// exchange sends one round and reads the answer. A response_format the
-// endpoint rejects is dropped, remembered and the round sent again.
-func (c *Client) exchange(ctx context.Context, req *Request, conv []chatMessage) (*answer, error) {
-	useFormat := c.cfg.StructuredOutput && req.Schema != nil && !c.noFormat.Load()
-	a, err := c.send(ctx, req, c.chat(req, conv, useFormat))
-	var ae *APIError
-	if useFormat && errors.As(err, &ae) && formatRejected(ae) {
-		if !c.noFormat.Swap(true) {
-			c.log.Warn("llm endpoint rejects response_format; sending the schema as an instruction from now on",
-				"stage", req.Stage, "status", ae.Status, "message", ae.Message)
-		}
-		a, err = c.send(ctx, req, c.chat(req, conv, false))
-	}
-	return a, err
+func (c *Client) useFormat(req *Request) bool {
+	return c.cfg.StructuredOutput && req.Schema != nil && !c.noFormat.Load()
 }
 
-func formatRejected(e *APIError) bool {
+// exchange sends one round and reads the answer. When the endpoint rejects
+// a parameter it has a substitute for, the Client remembers that and sends
+// the round again; each adaptation happens once, so this ends.
+func (c *Client) exchange(ctx context.Context, req *Request, conv []chatMessage) (*answer, error) {
+	for {
+		a, err := c.send(ctx, req, c.chat(req, conv))
+		var ae *APIError
+		if !errors.As(err, &ae) || !c.adapt(req, ae) {
+			return a, err
+		}
+	}
+}
+
+// adapt reacts to a 400 that names a parameter: response_format (servers
+// without structured output) is replaced by an instruction in the system
+// prompt, max_tokens by max_completion_tokens (OpenAI's reasoning models).
+// It reports whether the request should be sent again.
+func (c *Client) adapt(req *Request, e *APIError) bool {
 	if e.Status != http.StatusBadRequest && e.Status != http.StatusUnprocessableEntity {
 		return false
 	}
 	m := strings.ToLower(e.Message)
-	return strings.Contains(m, "response_format") || strings.Contains(m, "json_schema")
+	switch {
+	case c.useFormat(req) && (strings.Contains(m, "response_format") || strings.Contains(m, "json_schema")):
+		if !c.noFormat.Swap(true) {
+			c.log.Warn("llm endpoint rejects response_format; sending the schema as an instruction from now on",
+				"stage", req.Stage, "status", e.Status, "message", e.Message)
+		}
+		return true
+	case req.MaxTokens > 0 && !c.maxCompletion.Load() && strings.Contains(m, "max_completion_tokens"):
+		if !c.maxCompletion.Swap(true) {
+			c.log.Warn("llm endpoint wants max_completion_tokens instead of max_tokens; using it from now on",
+				"stage", req.Stage, "status", e.Status)
+		}
+		return true
+	}
+	return false
 }
 
 // send posts one chat request under the concurrency and token limits.

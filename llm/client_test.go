@@ -515,6 +515,29 @@ func TestResponseFormatFallback(t *testing.T) {
 	}
 }
 
+func TestMaxCompletionTokensFallback(t *testing.T) {
+	srv := newFakeServer(t, func(_ int, body map[string]any) fakeReply {
+		if _, ok := body["max_tokens"]; ok {
+			return apiError(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "max_tokens")
+		}
+		return ok("fine")
+	})
+	env := newTestClient(t, srv, Config{})
+	for range 2 {
+		if _, err := env.client.Complete(t.Context(), baseRequest()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if srv.calls() != 3 {
+		t.Fatalf("server saw %d calls, want 3 (one rejected, then remembered)", srv.calls())
+	}
+	for i := 1; i < 3; i++ {
+		if got := srv.request(i).body["max_completion_tokens"]; got != 200.0 {
+			t.Errorf("request %d: max_completion_tokens = %v, want 200", i, got)
+		}
+	}
+}
+
 func TestCacheAcrossClients(t *testing.T) {
 	srv := newFakeServer(t, func(n int, _ map[string]any) fakeReply { return ok(validAnswer) })
 	dir := t.TempDir()

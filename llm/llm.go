@@ -114,7 +114,7 @@ type InvalidError struct {
 	Model    string
 	Attempts int
 	Reason   string // why the last answer was rejected
-	Raw      string // the last answer's content, as the server sent it
+	Raw      string // the last answer's content as the server sent it (an API key scrubbed)
 }
 
 func (e *InvalidError) Error() string {

@@ -70,6 +70,12 @@ func (m *Meter) add(stage, model string, u Usage, o outcome) {
 	t.Spent = t.Spent.Add(u)
 }
 
+// RecordHeuristic counts one answer of a stage's heuristic backend, so the
+// run's usage table shows how many items were decided without a model.
+func (m *Meter) RecordHeuristic(stage string) {
+	m.add(stage, HeuristicModel, Usage{}, answered)
+}
+
 // Tallies returns a snapshot, sorted by stage and model.
 func (m *Meter) Tallies() []Tally {
 	m.mu.Lock()

@@ -93,7 +93,7 @@ func TestMeterAndCosts(t *testing.T) {
 	m.add("classify", "gpt-4o-mini", Usage{}, failed)
 	m.add("summarize", "gpt-4o", u(100_000, 100_000), answered)
 	m.add("summarize", "llama3", u(5, 5), answered)
-	m.add("classify", HeuristicModel, Usage{}, answered)
+	m.RecordHeuristic("classify")
 
 	byStage := m.ByStage()
 	c := byStage["classify"]

@@ -14,13 +14,15 @@ type chatMessage struct {
 }
 
 type chatRequest struct {
-	Model          string          `json:"model"`
-	Messages       []chatMessage   `json:"messages"`
-	Temperature    float64         `json:"temperature"` // always sent: 0 is a real choice
-	MaxTokens      int             `json:"max_tokens,omitempty"`
-	Seed           *int            `json:"seed,omitempty"`
-	ResponseFormat *responseFormat `json:"response_format,omitempty"`
-	Stream         bool            `json:"stream"` // false, said explicitly for servers that default otherwise
+	Model       string        `json:"model"`
+	Messages    []chatMessage `json:"messages"`
+	Temperature float64       `json:"temperature"` // always sent: 0 is a real choice
+	MaxTokens   int           `json:"max_tokens,omitempty"`
+	// MaxCompletionTokens replaces MaxTokens for endpoints that reject it.
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	Seed                *int            `json:"seed,omitempty"`
+	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
+	Stream              bool            `json:"stream"` // false, said explicitly for servers that default otherwise
 }
 
 type responseFormat struct {
