@@ -58,7 +58,7 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 
-	actx, cancel := context.WithTimeout(ctx, s.c.cfg.Timeout)
+	actx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	out := req.Clone(actx) // RoundTrippers must not modify the request
 	out.Header.Set("User-Agent", s.c.cfg.UserAgent)
@@ -89,7 +89,7 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 	case ctx.Err() != nil:
 		err = ctx.Err()
 	case actx.Err() != nil:
-		err = fmt.Errorf("%w after %s", errAttemptTimeout, s.c.cfg.Timeout)
+		err = fmt.Errorf("%w after %s", errAttemptTimeout, s.timeout)
 	}
 
 	attrs := []slog.Attr{

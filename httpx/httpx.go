@@ -85,6 +85,10 @@ type ServiceConfig struct {
 	// MaxInFlight caps concurrent requests to the service (arXiv asks for a
 	// single connection at a time); 0 means no cap.
 	MaxInFlight int
+	// Timeout bounds one attempt to this service, overriding Config.Timeout
+	// (an LLM generation may take minutes where a page takes seconds); 0
+	// means Config.Timeout.
+	Timeout time.Duration
 	// Header is added to every request sent to the service's own origin,
 	// e.g. S2's x-api-key. The values are secret: they are never logged,
 	// never put into errors, and never sent to another host.
@@ -111,6 +115,7 @@ type Service struct {
 	limiter *rate.Limiter
 	gate    chan struct{} // serialises limiter waits, see wait
 	slots   chan struct{} // nil when MaxInFlight is 0
+	timeout time.Duration // per attempt
 	log     *slog.Logger
 	stats   counters
 }
@@ -192,8 +197,8 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 	if base.Path == "" {
 		base.Path = "/"
 	}
-	if sc.Interval < 0 || sc.Burst < 0 || sc.MaxInFlight < 0 {
-		return nil, fmt.Errorf("httpx: service %q: negative interval, burst or max in flight", sc.Name)
+	if sc.Interval < 0 || sc.Burst < 0 || sc.MaxInFlight < 0 || sc.Timeout < 0 {
+		return nil, fmt.Errorf("httpx: service %q: negative interval, burst, max in flight or timeout", sc.Name)
 	}
 	s := &Service{
 		c:       c,
@@ -203,6 +208,7 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 		limiter: rate.NewLimiter(rate.Every(sc.Interval), cmp.Or(sc.Burst, 1)),
 		gate:    make(chan struct{}, 1),
 		log:     c.log.With(slog.String("service", sc.Name)),
+		timeout: cmp.Or(sc.Timeout, c.cfg.Timeout),
 	}
 	for k, vs := range sc.Header {
 		k = http.CanonicalHeaderKey(k)

@@ -947,3 +947,23 @@ func TestUserAgent(t *testing.T) {
 		}
 	}
 }
+
+func TestServiceTimeoutOverride(t *testing.T) {
+	// The client-wide timeout would cut the slow answer; the service's own,
+	// longer one lets it through.
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		time.Sleep(150 * time.Millisecond)
+		io.WriteString(w, "slow but fine")
+	})
+	s := newService(t, srv.URL, testConfig{
+		Config: httpx.Config{Timeout: 50 * time.Millisecond, RetryMax: -1},
+		svc:    httpx.ServiceConfig{Timeout: 5 * time.Second},
+	})
+	resp, err := s.Get(context.Background(), "/gen", nil)
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("status %v, err %v", resp, err)
+	}
+	if srv.count() != 1 {
+		t.Errorf("%d attempts, want 1", srv.count())
+	}
+}
