@@ -1,0 +1,451 @@
+package citegraph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/arxivapi"
+	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/s2"
+	"github.com/groundwork/curate/store"
+)
+
+// Fields asked of the batch endpoint to fill what reference edges lack.
+const batchFields = "paperId,externalIds,abstract,publicationDate,year,venue"
+
+// Fields asked about the target itself.
+const targetFields = "paperId,corpusId,externalIds,title,venue,year,publicationDate,citationCount,referenceCount"
+
+// Runner runs citegraph for targets already fetched (or fetched on demand).
+// Responses of the services are stored as received (decoded with every
+// field asked for) and reused, so re-linking never makes a request.
+type Runner struct {
+	Store    *store.Store
+	S2       *s2.Client       // nil: no Semantic Scholar (edges from the bibliography)
+	ArxivAPI *arxivapi.Client // nil: no arXiv metadata beyond the ID
+	// Fetch returns the target's Document, fetching it when the store lacks
+	// it; nil means the Document must already be stored.
+	Fetch func(ctx context.Context, id string) (*record.Document, error)
+	Log   *slog.Logger
+	// Refresh asks the services again instead of reusing stored responses.
+	Refresh bool
+}
+
+// Result is the outcome for one target.
+type Result struct {
+	Input string
+	Key   string
+	Graph *Graph
+	// Requests says whether any request was made for this target (false
+	// on a re-run that reused stored responses).
+	Requests bool
+	Err      error
+}
+
+func (s *Runner) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
+}
+
+// All runs the stage for every input with up to workers goroutines; the
+// arXiv metadata of all targets is looked up first in batches (100 IDs a
+// request). Results come back in input order. onDone, if set, is called
+// after each target.
+func (s *Runner) All(ctx context.Context, inputs []string, workers int, onDone func(Result)) []Result {
+	results := make([]Result, len(inputs))
+	var keys []string
+	for i, in := range inputs {
+		id, err := arxiv.Parse(in)
+		if err != nil {
+			results[i] = Result{Input: in, Err: err}
+			continue
+		}
+		results[i] = Result{Input: in, Key: fetch.Key(id)}
+		keys = append(keys, fetch.Key(id))
+	}
+	metaErr := s.lookupArxiv(ctx, keys)
+	if metaErr != nil {
+		s.log().Warn("arxiv metadata lookup failed; targets keep the date from their ID", "err", metaErr)
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for i := range jobs {
+				g, req, err := s.process(ctx, results[i].Key)
+				results[i].Graph, results[i].Requests, results[i].Err = g, req, err
+				if onDone != nil {
+					onDone(results[i])
+				}
+			}
+		})
+	}
+	for i := range results {
+		if results[i].Key != "" {
+			jobs <- i
+		} else if onDone != nil {
+			onDone(results[i])
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return results
+}
+
+// Process runs the stage for one target given by its arXiv ID.
+func (s *Runner) Process(ctx context.Context, input string) Result {
+	return s.All(ctx, []string{input}, 1, nil)[0]
+}
+
+// lookupArxiv stores the arXiv API entries of the keys that lack one.
+func (s *Runner) lookupArxiv(ctx context.Context, keys []string) error {
+	if s.ArxivAPI == nil {
+		return nil
+	}
+	var want []string
+	for _, k := range keys {
+		if !s.Refresh && s.has(ctx, k, KindArxivMeta) {
+			continue
+		}
+		want = append(want, k)
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	entries, err := s.ArxivAPI.Lookup(ctx, want)
+	if err != nil {
+		return err
+	}
+	for _, k := range want {
+		e, ok := entries[k]
+		rec := arxivMeta{Found: ok, CheckedAt: time.Now().UTC().Format(time.RFC3339)}
+		if ok {
+			rec.Entry = &e
+		}
+		if _, err := s.Store.PutJSON(ctx, k, KindArxivMeta, rec, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// arxivMeta is the stored answer of the arXiv API for one paper; Found
+// false records that arXiv does not know it, so it is not asked again.
+type arxivMeta struct {
+	Found     bool            `json:"found"`
+	CheckedAt string          `json:"checked_at"`
+	Entry     *arxivapi.Entry `json:"entry,omitempty"`
+}
+
+// s2References is the stored S2 answer for a target's references.
+type s2References struct {
+	Status string            `json:"status"`
+	Error  string            `json:"error,omitempty"`
+	List   *s2.ReferenceList `json:"list,omitempty"`
+}
+
+func (s *Runner) has(ctx context.Context, key, kind string) bool {
+	_, _, err := s.Store.GetBytes(ctx, key, kind)
+	return err == nil
+}
+
+// process builds and stores one target's Graph.
+func (s *Runner) process(ctx context.Context, key string) (g *Graph, requested bool, err error) {
+	defer func() {
+		status, msg := store.StatusDone, ""
+		if err != nil {
+			status, msg = store.StatusFailed, err.Error()
+		}
+		if e := s.Store.SetStatus(context.WithoutCancel(ctx), key, Stage, status, msg); e != nil && err == nil {
+			err = e
+		}
+	}()
+	if err := s.Store.SetStatus(ctx, key, Stage, store.StatusRunning, ""); err != nil {
+		return nil, false, err
+	}
+	doc, err := s.document(ctx, key)
+	if err != nil {
+		return nil, false, fmt.Errorf("citegraph %s: %w", key, err)
+	}
+
+	// The target's own S2 record tells whether S2 knows the paper at all.
+	var target *s2.Paper
+	refs := s2References{Status: S2OK}
+	if s.S2 != nil {
+		target, requested, err = s.s2Target(ctx, key)
+		if err != nil {
+			return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
+		}
+		var req bool
+		refs, req, err = s.s2References(ctx, key, target)
+		requested = requested || req
+		if err != nil {
+			return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
+		}
+	}
+	var filled map[string]*s2.Paper
+	if refs.List != nil {
+		var req bool
+		filled, req, err = s.fill(ctx, key, refs.List)
+		requested = requested || req
+		if err != nil {
+			return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
+		}
+	}
+
+	g = &Graph{TargetID: key, S2Status: refs.Status}
+	if s.S2 == nil {
+		g.S2Status = "skipped"
+	}
+	var in []Ref
+	if refs.List != nil {
+		g.Disclaimer = refs.List.Disclaimer
+		for _, r := range refs.List.Edges {
+			in = append(in, toRef(r, filled[r.CitedPaper.PaperID]))
+		}
+	}
+	g.Edges, g.Report = Link(key, doc, in)
+	g.Meta = s.meta(ctx, key, doc, target)
+	if _, err := s.Store.PutJSON(ctx, key, KindGraph, g, map[string]string{"s2_status": g.S2Status}); err != nil {
+		return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
+	}
+	return g, requested, nil
+}
+
+// document returns the target's stored Document, fetching it if allowed.
+func (s *Runner) document(ctx context.Context, key string) (*record.Document, error) {
+	var doc record.Document
+	_, err := s.Store.GetJSON(ctx, key, fetch.KindDocument, &doc)
+	if err == nil {
+		return &doc, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) || s.Fetch == nil {
+		return nil, fmt.Errorf("no parsed document (run curate fetch first): %w", err)
+	}
+	return s.Fetch(ctx, key)
+}
+
+// s2Target returns S2's record of the target (nil when S2 does not know
+// it), stored or asked.
+func (s *Runner) s2Target(ctx context.Context, key string) (*s2.Paper, bool, error) {
+	var stored struct {
+		Found bool      `json:"found"`
+		Paper *s2.Paper `json:"paper,omitempty"`
+	}
+	if !s.Refresh {
+		if _, err := s.Store.GetJSON(ctx, key, KindS2Paper, &stored); err == nil {
+			return stored.Paper, false, nil
+		}
+	}
+	p, err := s.S2.Paper(ctx, s2.ArxivPaperID(key), strings.Split(targetFields, ",")...)
+	switch {
+	case errors.Is(err, s2.ErrNotFound):
+		stored.Found, stored.Paper = false, nil
+	case err != nil:
+		return nil, true, err
+	default:
+		stored.Found, stored.Paper = true, p
+	}
+	if _, err := s.Store.PutJSON(ctx, key, KindS2Paper, stored, nil); err != nil {
+		return nil, true, err
+	}
+	return stored.Paper, true, nil
+}
+
+// s2References returns the target's S2 reference list, stored or asked.
+func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper) (s2References, bool, error) {
+	var refs s2References
+	if !s.Refresh {
+		if _, err := s.Store.GetJSON(ctx, key, KindS2References, &refs); err == nil {
+			return refs, false, nil
+		}
+	}
+	if target == nil {
+		// S2 does not know the paper: recorded as missing, edges come from
+		// the bibliography, and the run goes on.
+		refs = s2References{Status: S2Missing, Error: "semantic scholar has no paper " + s2.ArxivPaperID(key)}
+	} else {
+		list, err := s.S2.References(ctx, s2.ArxivPaperID(key))
+		switch {
+		case errors.Is(err, s2.ErrNotFound):
+			refs = s2References{Status: S2Missing, Error: err.Error()}
+		case err != nil:
+			return refs, true, err
+		default:
+			refs = s2References{Status: S2OK, List: list}
+			switch {
+			case list.Elided:
+				refs.Status = S2Withheld
+			case !list.Complete():
+				refs.Status = S2Partial
+			}
+		}
+	}
+	if _, err := s.Store.PutJSON(ctx, key, KindS2References, refs, map[string]string{"status": refs.Status}); err != nil {
+		return refs, true, err
+	}
+	return refs, true, nil
+}
+
+// fill asks the batch endpoint for the abstracts, dates and identifiers
+// that reference edges lack (S2 often omits abstracts under citedPaper).
+func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList) (map[string]*s2.Paper, bool, error) {
+	filled := map[string]*s2.Paper{}
+	if !s.Refresh {
+		if _, err := s.Store.GetJSON(ctx, key, KindS2Batch, &filled); err == nil {
+			return filled, false, nil
+		}
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, r := range list.Edges {
+		p := r.CitedPaper
+		if p.PaperID == "" || seen[p.PaperID] {
+			continue
+		}
+		if p.Abstract == nil || p.PublicationDate == nil || p.ExternalIDs == nil {
+			seen[p.PaperID] = true
+			ids = append(ids, p.PaperID)
+		}
+	}
+	if len(ids) > 0 && s.S2 != nil {
+		papers, err := s.S2.Batch(ctx, ids, strings.Split(batchFields, ",")...)
+		if err != nil {
+			return nil, true, err
+		}
+		for i, p := range papers {
+			if p != nil {
+				filled[ids[i]] = p
+			}
+		}
+	}
+	if _, err := s.Store.PutJSON(ctx, key, KindS2Batch, filled, nil); err != nil {
+		return nil, true, err
+	}
+	return filled, len(ids) > 0, nil
+}
+
+// toRef reduces an S2 edge to a Ref, taking fields the edge lacks from the
+// batch answer.
+func toRef(r s2.Reference, extra *s2.Paper) Ref {
+	p := r.CitedPaper
+	out := Ref{
+		PaperID:       p.PaperID,
+		CorpusID:      p.CorpusID,
+		ArxivID:       p.ArxivID(),
+		DOI:           p.DOI(),
+		Title:         p.Title,
+		Venue:         p.Venue,
+		OpenAccessPDF: p.PDFURL(),
+		Contexts:      r.Contexts,
+		Intents:       r.Intents,
+		IsInfluential: r.IsInfluential,
+	}
+	if p.Abstract != nil {
+		out.Abstract = *p.Abstract
+	}
+	if p.Year != nil {
+		out.Year = *p.Year
+	}
+	if p.PublicationDate != nil {
+		out.PublicationDate = *p.PublicationDate
+	}
+	for _, a := range p.Authors {
+		out.Authors = append(out.Authors, a.Name)
+	}
+	// Intents are often given per context only.
+	if len(out.Intents) == 0 {
+		seen := map[string]bool{}
+		for _, c := range r.ContextsWithIntent {
+			for _, in := range c.Intents {
+				if !seen[in] {
+					seen[in] = true
+					out.Intents = append(out.Intents, in)
+				}
+			}
+		}
+		sort.Strings(out.Intents)
+	}
+	if len(out.Contexts) == 0 {
+		for _, c := range r.ContextsWithIntent {
+			out.Contexts = append(out.Contexts, c.Context)
+		}
+	}
+	if extra != nil {
+		if out.Abstract == "" && extra.Abstract != nil {
+			out.Abstract = *extra.Abstract
+		}
+		if out.PublicationDate == "" && extra.PublicationDate != nil {
+			out.PublicationDate = *extra.PublicationDate
+		}
+		if out.Year == 0 && extra.Year != nil {
+			out.Year = *extra.Year
+		}
+		if out.ArxivID == "" {
+			out.ArxivID = extra.ArxivID()
+		}
+		if out.DOI == "" {
+			out.DOI = extra.DOI()
+		}
+		if out.Venue == "" {
+			out.Venue = extra.Venue
+		}
+	}
+	return out
+}
+
+// meta assembles the target's metadata. The date that decides the split is
+// arXiv's v1 date from the arXiv API; without it, the year and month of the
+// ID (the month the paper entered arXiv) are used and the source says so.
+func (s *Runner) meta(ctx context.Context, key string, doc *record.Document, target *s2.Paper) TargetMeta {
+	m := TargetMeta{ArxivID: key, Sources: map[string]string{}}
+	if doc != nil && doc.Title != nil {
+		m.Title, m.Sources["title"] = *doc.Title, "html"
+	}
+	var am arxivMeta
+	if _, err := s.Store.GetJSON(ctx, key, KindArxivMeta, &am); err == nil && am.Entry != nil {
+		e := am.Entry
+		m.Published, m.Sources["published"] = e.Published.UTC().Format("2006-01-02"), "arxiv-api"
+		m.PrimaryCategory, m.Categories = e.PrimaryCategory, e.Categories
+		if m.PrimaryCategory != "" {
+			m.Sources["categories"] = "arxiv-api"
+		}
+		if m.Title == "" && e.Title != "" {
+			m.Title, m.Sources["title"] = e.Title, "arxiv-api"
+		}
+		if e.DOI != "" {
+			m.DOI = e.DOI
+		}
+	}
+	if target != nil {
+		m.S2PaperID, m.CorpusID, m.Venue, m.CitationCount = target.PaperID, target.CorpusID, target.Venue, target.CitationCount
+		if target.Year != nil {
+			m.Year = *target.Year
+		}
+		if m.Title == "" && target.Title != "" {
+			m.Title, m.Sources["title"] = target.Title, "s2"
+		}
+		if m.DOI == "" {
+			if d := target.DOI(); d != "" && !strings.HasPrefix(strings.ToLower(d), "10.48550/") {
+				m.DOI = d
+			}
+		}
+	}
+	if m.Published == "" {
+		if id, err := arxiv.Parse(key); err == nil {
+			m.Published = fmt.Sprintf("%04d-%02d-01", id.Year(), id.Month())
+			m.Sources["published"] = "arxiv-id"
+		}
+	}
+	return m
+}
