@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/arxivapi"
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/store"
 )
 
@@ -116,4 +118,35 @@ func readTargets(name string, stdin io.Reader) ([]string, error) {
 		return nil, fmt.Errorf("read targets %s: %w", name, err)
 	}
 	return ids, nil
+}
+
+// Environment variables holding secrets.
+const (
+	envS2Key = "S2_API_KEY"
+)
+
+// s2Options are the flags of commands that talk to Semantic Scholar and
+// the arXiv API.
+type s2Options struct {
+	s2Base       string
+	s2Interval   time.Duration
+	s2PageLimit  int
+	arxivAPIBase string
+}
+
+func addS2Flags(fs *flag.FlagSet, env *cmdEnv, o *s2Options) {
+	get := func(k, def string) string { return cmp.Or(env.getenv(k), def) }
+	fs.StringVar(&o.s2Base, "s2-base", get(envS2Base, s2.DefaultBaseURL), "Semantic Scholar API base URL (env "+envS2Base+"); the key is read from "+envS2Key)
+	fs.DurationVar(&o.s2Interval, "s2-interval", 0, "minimum time between Semantic Scholar requests (0: 1s with a key, 5s without)")
+	fs.IntVar(&o.s2PageLimit, "s2-page-limit", s2.DefaultPageLimit, "references asked per page (at most 1000)")
+	fs.StringVar(&o.arxivAPIBase, "arxiv-api-base", get(envArxivAPIBase, arxivapi.DefaultBaseURL), "arXiv API base URL for v1 dates and categories (env "+envArxivAPIBase+")")
+}
+
+// serviceConfigs returns the httpx services for Semantic Scholar and the
+// arXiv API; the arXiv API shares arXiv's politeness interval.
+func (o *s2Options) serviceConfigs(env *cmdEnv, g *globalOptions) []httpx.ServiceConfig {
+	return []httpx.ServiceConfig{
+		s2.ServiceConfig(o.s2Base, env.getenv(envS2Key), o.s2Interval),
+		arxivapi.ServiceConfig(o.arxivAPIBase, g.arxivInterval),
+	}
 }
