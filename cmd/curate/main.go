@@ -66,6 +66,7 @@ func commands() []command {
 		{"parse", "parse a saved arXiv or ar5iv HTML page and print its Document as JSON", runParseCmd},
 		{"fetch", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", runFetchCmd},
 		{"show", "print as JSON what the store holds for a paper", runShowCmd},
+		{"status", "print what a store holds: items per stage and status, failures, the last run", runStatusCmd},
 		{"citegraph", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", runCitegraphCmd},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })

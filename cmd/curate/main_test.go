@@ -150,3 +150,25 @@ func TestTargetsFile(t *testing.T) {
 		t.Errorf("missing targets file: %v", err)
 	}
 }
+
+func TestStatus(t *testing.T) {
+	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
+	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
+	dir := t.TempDir()
+	env := map[string]string{"CURATE_STORE": dir, "CURATE_ARXIV_BASE": ax.URL, "CURATE_AR5IV_BASE": a5.URL}
+	runCLI(t, env, "fetch", "2507.11127", "2101.00001", "--arxiv-interval", "1ms", "--retries", "0")
+	code, out, stderr := runCLI(t, env, "status")
+	if code != 0 {
+		t.Fatalf("status: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"fetch", "2101.00001", "no HTML"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = runCLI(t, env, "status", "--json")
+	var s storeStatus
+	if code != 0 || json.Unmarshal([]byte(out), &s) != nil || s.Stages["fetch"]["done"] != 1 || s.Stages["fetch"]["failed"] != 1 {
+		t.Errorf("status --json: exit %d, %+v", code, s)
+	}
+}

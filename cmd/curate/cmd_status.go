@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/groundwork/curate/store"
+)
+
+// runSummaryKey is where the last run's summary is kept in the store.
+const runSummaryKey = "run/summary"
+
+type statusOptions struct {
+	global   globalOptions
+	json     bool
+	failures int
+}
+
+func runStatusCmd(ctx context.Context, env *cmdEnv, args []string) error {
+	var opt statusOptions
+	fs := newFlagSet(env, "status", "[--store DIR] [--json]")
+	addGlobalFlags(fs, env, &opt.global)
+	fs.BoolVar(&opt.json, "json", false, "print as JSON")
+	fs.IntVar(&opt.failures, "failures", 20, "failures listed (0 for all)")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return runStatus(ctx, env, opt)
+}
+
+// storeStatus is what `curate status` reports.
+type storeStatus struct {
+	Store    string                    `json:"store"`
+	Stages   map[string]map[string]int `json:"stages"`
+	Failures []store.Entry             `json:"failures"`
+	LastRun  json.RawMessage           `json:"last_run,omitempty"`
+}
+
+// runStatus prints the ledger's counts per stage and status, the failures
+// with their reasons, and the last run's summary. It only reads the store,
+// so it works while a run holds the store's lock.
+func runStatus(ctx context.Context, env *cmdEnv, opt statusOptions) error {
+	st, err := opt.global.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	s := storeStatus{Store: st.Dir()}
+	if s.Stages, err = st.Counts(ctx); err != nil {
+		return err
+	}
+	stages := make([]string, 0, len(s.Stages))
+	for name := range s.Stages {
+		stages = append(stages, name)
+	}
+	sort.Strings(stages)
+	for _, name := range stages {
+		failed, err := st.ByStatus(ctx, name, store.StatusFailed)
+		if err != nil {
+			return err
+		}
+		s.Failures = append(s.Failures, failed...)
+	}
+	if v, err := st.Value(ctx, runSummaryKey); err == nil {
+		s.LastRun = v
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if opt.json {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	fmt.Fprintf(env.stdout, "store %s\n\n", s.Store)
+	if len(stages) == 0 {
+		fmt.Fprintln(env.stdout, "nothing done yet")
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "stage\tdone\tfailed\trunning\tpending\tskipped")
+	for _, name := range stages {
+		c := s.Stages[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\n", name, c[store.StatusDone], c[store.StatusFailed],
+			c[store.StatusRunning], c[store.StatusPending], c[store.StatusSkipped])
+	}
+	tw.Flush()
+	if len(s.Failures) > 0 {
+		fmt.Fprintf(env.stdout, "\nfailures (%d):\n", len(s.Failures))
+		for i, f := range s.Failures {
+			if opt.failures > 0 && i == opt.failures {
+				fmt.Fprintf(env.stdout, "  ... %d more (--failures 0 lists all)\n", len(s.Failures)-i)
+				break
+			}
+			fmt.Fprintf(env.stdout, "  %s\t%s\t%s\n", f.Stage, f.Item, f.Error)
+		}
+	}
+	if len(s.LastRun) > 0 {
+		fmt.Fprintf(env.stdout, "\nlast run:\n%s\n", s.LastRun)
+	}
+	return nil
+}
