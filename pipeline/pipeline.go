@@ -1,0 +1,240 @@
+// Package pipeline runs per-target stages as concurrent staged workers: each
+// stage has its own bounded pool, and a target moves to its next stage as
+// soon as its current one is done, with no barrier between stages.
+//
+// Stages are idempotent functions of a target's key over the store: work
+// already stored is reused, so running the same pipeline again after a crash
+// redoes only what was in flight. The pipeline itself keeps no state.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Outcomes a Step reports for a target.
+const (
+	Done    = "done"    // work was done now
+	Reused  = "reused"  // the stored result was current: nothing to do
+	Skipped = "skipped" // the target does not go on (e.g. too few sources); not a failure
+)
+
+// Step is one stage of per-target work.
+type Step struct {
+	Name    string
+	Workers int // goroutines; at least 1
+	// Run does the stage's work for one target and reports Done, Reused or
+	// Skipped, or an error. It must be safe for concurrent use.
+	Run func(ctx context.Context, key string) (string, error)
+}
+
+// Event reports one target leaving one step.
+type Event struct {
+	Key     string
+	Step    string
+	Outcome string // Done, Reused, Skipped, or "failed"
+	Err     error
+	Elapsed time.Duration
+}
+
+// Failure is a target that failed a step.
+type Failure struct {
+	Key    string `json:"target"`
+	Step   string `json:"stage"`
+	Reason string `json:"reason"`
+}
+
+// StepSummary counts a step's outcomes.
+type StepSummary struct {
+	Name     string        `json:"stage"`
+	Done     int           `json:"done"`
+	Reused   int           `json:"reused"`
+	Skipped  int           `json:"skipped"`
+	Failed   int           `json:"failed"`
+	Pending  int           `json:"not_reached"` // targets that never got to the step
+	Busy     time.Duration `json:"busy_ns"`     // summed time in Run
+	Wall     time.Duration `json:"wall_ns"`     // first start to last end
+	first    time.Time
+	last     time.Time
+	InFlight int `json:"-"`
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Targets     int           `json:"targets"`
+	Completed   int           `json:"completed"` // went through every step
+	Steps       []StepSummary `json:"stages"`
+	Failures    []Failure     `json:"failures"`
+	Interrupted bool          `json:"interrupted"`
+	Started     time.Time     `json:"started"`
+	Wall        time.Duration `json:"wall_ns"`
+}
+
+// Options tune Run.
+type Options struct {
+	// Drain, when done, stops new targets from entering and targets from
+	// moving on to their next step; work in progress finishes. Cancelling
+	// ctx instead abandons work in progress.
+	Drain <-chan struct{}
+	// OnEvent is called after each step of each target (progress).
+	OnEvent func(Event)
+}
+
+// Run sends every key through the steps in order and returns what happened.
+func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary {
+	sum := &Summary{Targets: len(keys), Started: time.Now()}
+	if len(steps) == 0 {
+		return sum
+	}
+	var mu sync.Mutex
+	stats := make([]StepSummary, len(steps))
+	for i, s := range steps {
+		stats[i].Name = s.Name
+	}
+	draining := func() bool {
+		if opt.Drain == nil {
+			return false
+		}
+		select {
+		case <-opt.Drain:
+			return true
+		default:
+			return false
+		}
+	}
+
+	// One unbuffered queue per step; a feeder goroutine per hand-off keeps
+	// a slow step from blocking the workers of the step before it.
+	queues := make([]chan string, len(steps))
+	for i := range queues {
+		queues[i] = make(chan string)
+	}
+	var inflight sync.WaitGroup // targets somewhere in the pipeline
+	forward := func(i int, key string) {
+		if i == len(steps) {
+			mu.Lock()
+			sum.Completed++
+			mu.Unlock()
+			inflight.Done()
+			return
+		}
+		if draining() || ctx.Err() != nil {
+			inflight.Done()
+			return
+		}
+		go func() {
+			select {
+			case queues[i] <- key:
+			case <-ctx.Done():
+				inflight.Done()
+			}
+		}()
+	}
+
+	var workers sync.WaitGroup
+	for i, s := range steps {
+		for range max(s.Workers, 1) {
+			workers.Go(func() {
+				for key := range queues[i] {
+					start := time.Now()
+					mu.Lock()
+					if stats[i].first.IsZero() {
+						stats[i].first = start
+					}
+					stats[i].InFlight++
+					mu.Unlock()
+
+					outcome, err := s.Run(ctx, key)
+					elapsed := time.Since(start)
+					ev := Event{Key: key, Step: s.Name, Outcome: outcome, Err: err, Elapsed: elapsed}
+
+					mu.Lock()
+					st := &stats[i]
+					st.InFlight--
+					st.Busy += elapsed
+					st.last = time.Now()
+					next := false
+					switch {
+					case err != nil:
+						ev.Outcome = "failed"
+						st.Failed++
+						if !errors.Is(err, context.Canceled) || ctx.Err() == nil {
+							sum.Failures = append(sum.Failures, Failure{Key: key, Step: s.Name, Reason: err.Error()})
+						}
+					case outcome == Skipped:
+						st.Skipped++
+					case outcome == Reused:
+						st.Reused++
+						next = true
+					default:
+						ev.Outcome = Done
+						st.Done++
+						next = true
+					}
+					mu.Unlock()
+					if opt.OnEvent != nil {
+						opt.OnEvent(ev)
+					}
+					if next {
+						forward(i+1, key)
+					} else {
+						inflight.Done()
+					}
+				}
+			})
+		}
+	}
+
+	for _, key := range keys {
+		if draining() || ctx.Err() != nil {
+			sum.Interrupted = true
+			break
+		}
+		inflight.Add(1)
+		select {
+		case queues[0] <- key:
+		case <-ctx.Done():
+			inflight.Done()
+		case <-drainChan(opt.Drain):
+			inflight.Done()
+		}
+	}
+	inflight.Wait()
+	for _, q := range queues {
+		close(q)
+	}
+	workers.Wait()
+
+	if draining() || ctx.Err() != nil {
+		sum.Interrupted = true
+	}
+	reached := len(keys)
+	for i := range stats {
+		st := &stats[i]
+		if !st.first.IsZero() {
+			st.Wall = st.last.Sub(st.first)
+		}
+		st.Pending = reached - (st.Done + st.Reused + st.Skipped + st.Failed)
+		reached = st.Done + st.Reused
+	}
+	sum.Steps = stats
+	sort.Slice(sum.Failures, func(a, b int) bool {
+		if sum.Failures[a].Key != sum.Failures[b].Key {
+			return sum.Failures[a].Key < sum.Failures[b].Key
+		}
+		return sum.Failures[a].Step < sum.Failures[b].Step
+	})
+	sum.Wall = time.Since(sum.Started)
+	return sum
+}
+
+// drainChan returns c, or a channel that never closes when c is nil.
+func drainChan(c <-chan struct{}) <-chan struct{} {
+	if c == nil {
+		return make(chan struct{})
+	}
+	return c
+}

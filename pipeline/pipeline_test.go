@@ -1,0 +1,185 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// recorder is a step that records which keys it saw and how many ran at
+// once.
+type recorder struct {
+	mu       sync.Mutex
+	seen     []string
+	cur, max atomic.Int32
+	delay    time.Duration
+	fail     map[string]bool
+	skip     map[string]bool
+	reuse    map[string]bool
+	gate     chan struct{} // when set, Run waits for it
+}
+
+func (r *recorder) run(ctx context.Context, key string) (string, error) {
+	n := r.cur.Add(1)
+	defer r.cur.Add(-1)
+	for {
+		m := r.max.Load()
+		if n <= m || r.max.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	if r.gate != nil {
+		select {
+		case <-r.gate:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	if r.delay > 0 {
+		time.Sleep(r.delay)
+	}
+	r.mu.Lock()
+	r.seen = append(r.seen, key)
+	r.mu.Unlock()
+	switch {
+	case r.fail[key]:
+		return "", fmt.Errorf("%s broke", key)
+	case r.skip[key]:
+		return Skipped, nil
+	case r.reuse[key]:
+		return Reused, nil
+	}
+	return Done, nil
+}
+
+func keys(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("t%02d", i))
+	}
+	return out
+}
+
+func TestRunOutcomes(t *testing.T) {
+	a := &recorder{fail: map[string]bool{"t01": true}, reuse: map[string]bool{"t02": true}}
+	b := &recorder{skip: map[string]bool{"t03": true}}
+	c := &recorder{}
+	sum := Run(context.Background(), keys(6), []Step{
+		{Name: "a", Workers: 2, Run: a.run},
+		{Name: "b", Workers: 2, Run: b.run},
+		{Name: "c", Workers: 1, Run: c.run},
+	}, Options{})
+	if sum.Completed != 4 || len(sum.Failures) != 1 || sum.Failures[0].Key != "t01" || sum.Failures[0].Step != "a" {
+		t.Errorf("completed %d, failures %+v; want 4 and t01 at a", sum.Completed, sum.Failures)
+	}
+	want := []StepSummary{
+		{Name: "a", Done: 4, Reused: 1, Failed: 1},
+		{Name: "b", Done: 4, Skipped: 1, Pending: 0},
+		{Name: "c", Done: 4, Pending: 0},
+	}
+	for i, w := range want {
+		g := sum.Steps[i]
+		if g.Name != w.Name || g.Done != w.Done || g.Reused != w.Reused || g.Failed != w.Failed || g.Skipped != w.Skipped || g.Pending != w.Pending {
+			t.Errorf("step %s: %+v, want %+v", w.Name, g, w)
+		}
+	}
+	if len(b.seen) != 5 || len(c.seen) != 4 {
+		t.Errorf("b saw %d, c saw %d; want 5 and 4 (a failed target stops, a reused one goes on)", len(b.seen), len(c.seen))
+	}
+}
+
+func TestRunBoundsWorkers(t *testing.T) {
+	a := &recorder{delay: 5 * time.Millisecond}
+	b := &recorder{delay: 5 * time.Millisecond}
+	Run(context.Background(), keys(20), []Step{
+		{Name: "a", Workers: 3, Run: a.run},
+		{Name: "b", Workers: 1, Run: b.run},
+	}, Options{})
+	if m := a.max.Load(); m > 3 {
+		t.Errorf("step a ran %d at once, pool is 3", m)
+	}
+	if m := b.max.Load(); m != 1 {
+		t.Errorf("step b ran %d at once, pool is 1", m)
+	}
+}
+
+func TestRunNoBarrier(t *testing.T) {
+	// Step a holds t01 until t00 has finished step b: with a barrier
+	// between stages this would never happen.
+	release := make(chan struct{})
+	var once sync.Once
+	a := func(ctx context.Context, key string) (string, error) {
+		if key == "t01" {
+			select {
+			case <-release:
+			case <-time.After(10 * time.Second):
+				return "", errors.New("t00 never reached step b while t01 was still in step a")
+			}
+		}
+		return Done, nil
+	}
+	b := func(ctx context.Context, key string) (string, error) {
+		if key == "t00" {
+			once.Do(func() { close(release) })
+		}
+		return Done, nil
+	}
+	sum := Run(context.Background(), keys(2), []Step{{Name: "a", Workers: 2, Run: a}, {Name: "b", Workers: 1, Run: b}}, Options{})
+	if len(sum.Failures) != 0 || sum.Completed != 2 {
+		t.Errorf("failures %+v, completed %d", sum.Failures, sum.Completed)
+	}
+}
+
+func TestRunDrain(t *testing.T) {
+	gate := make(chan struct{})
+	a := &recorder{gate: gate}
+	b := &recorder{}
+	drain := make(chan struct{})
+	var events atomic.Int32
+	done := make(chan *Summary)
+	go func() {
+		done <- Run(context.Background(), keys(10), []Step{
+			{Name: "a", Workers: 2, Run: a.run},
+			{Name: "b", Workers: 2, Run: b.run},
+		}, Options{Drain: drain, OnEvent: func(Event) { events.Add(1) }})
+	}()
+	// Two targets are in step a; drain, then let them finish.
+	for a.cur.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	close(drain)
+	close(gate)
+	sum := <-done
+	if !sum.Interrupted {
+		t.Error("summary does not say the run was interrupted")
+	}
+	if len(a.seen) != 2 || len(b.seen) != 0 {
+		t.Errorf("a finished %d, b started %d; want 2 and 0 (in-flight work finishes, nothing new starts)", len(a.seen), len(b.seen))
+	}
+	if sum.Steps[0].Done != 2 || sum.Steps[1].Pending != 2 {
+		t.Errorf("steps %+v", sum.Steps)
+	}
+}
+
+func TestRunCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	gate := make(chan struct{}) // never opened: work in flight is abandoned
+	a := &recorder{gate: gate}
+	done := make(chan *Summary)
+	go func() { done <- Run(ctx, keys(5), []Step{{Name: "a", Workers: 2, Run: a.run}}, Options{}) }()
+	for a.cur.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	sum := <-done
+	if !sum.Interrupted || sum.Completed != 0 || sum.Steps[0].Failed != 2 {
+		t.Errorf("summary %+v", sum)
+	}
+	if len(sum.Failures) != 0 {
+		t.Errorf("abandoned work is not a failure of the target: %+v", sum.Failures)
+	}
+}
