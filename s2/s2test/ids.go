@@ -1,0 +1,169 @@
+package s2test
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/groundwork/curate/arxiv"
+)
+
+// canonicalID folds the forms of one paper id to one key: prefixes
+// case-insensitive, arXiv versions and the subject class of old-style ids
+// dropped, DOIs lower-cased (DOIs are case-insensitive), a bare DOI taken
+// as DOI:. An id of no known form is returned as is and matches only
+// itself.
+func canonicalID(id string) string {
+	id = strings.TrimSpace(id)
+	if isHex40(id) {
+		return strings.ToLower(id)
+	}
+	if prefix, rest, ok := strings.Cut(id, ":"); ok {
+		switch strings.ToUpper(prefix) {
+		case "ARXIV":
+			if a := arxiv.Normalize(rest); a != "" {
+				return "ARXIV:" + a
+			}
+			return "ARXIV:" + rest
+		case "CORPUSID":
+			return "CorpusId:" + rest
+		case "DOI":
+			return "DOI:" + strings.ToLower(rest)
+		case "MAG", "ACL", "PMID", "PMCID":
+			return strings.ToUpper(prefix) + ":" + rest
+		case "URL":
+			return urlID(rest)
+		}
+	}
+	if strings.HasPrefix(id, "10.") {
+		return "DOI:" + strings.ToLower(id)
+	}
+	return id
+}
+
+// urlID resolves the URL: form for arxiv.org abstract pages and
+// semanticscholar.org paper pages.
+func urlID(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "URL:" + raw
+	}
+	host := strings.TrimPrefix(strings.ToLower(u.Host), "www.")
+	switch {
+	case host == "arxiv.org" && strings.HasPrefix(u.Path, "/abs/"):
+		if a := arxiv.Normalize(strings.TrimPrefix(u.Path, "/abs/")); a != "" {
+			return "ARXIV:" + a
+		}
+	case host == "semanticscholar.org" && strings.HasPrefix(u.Path, "/paper/"):
+		parts := strings.Split(u.Path, "/")
+		if last := parts[len(parts)-1]; isHex40(last) {
+			return strings.ToLower(last)
+		}
+	}
+	return "URL:" + raw
+}
+
+// recordIDs returns the ids a paper record answers to: its paperId,
+// corpusId and external ids.
+func recordIDs(rec map[string]json.RawMessage) []string {
+	var ids []string
+	if pid := stringValue(rec["paperId"]); pid != "" {
+		ids = append(ids, pid)
+	}
+	if c := numberValue(rec["corpusId"]); c != "" {
+		ids = append(ids, "CorpusId:"+c)
+	}
+	var x map[string]json.RawMessage
+	if json.Unmarshal(rec["externalIds"], &x) == nil {
+		prefixes := map[string]string{
+			"ArXiv": "ARXIV:", "DOI": "DOI:", "MAG": "MAG:", "ACL": "ACL:",
+			"PubMed": "PMID:", "PubMedCentral": "PMCID:",
+		}
+		for k, v := range x {
+			if k == "CorpusId" {
+				if c := numberValue(v); c != "" {
+					ids = append(ids, "CorpusId:"+c)
+				}
+				continue
+			}
+			if p, ok := prefixes[k]; ok {
+				if s := numberValue(v); s != "" {
+					ids = append(ids, p+s)
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// externalIDsOf returns the externalIds a paper addressed by id has at
+// least, or nil.
+func externalIDsOf(id string) map[string]any {
+	c := canonicalID(id)
+	prefix, rest, _ := strings.Cut(c, ":")
+	switch prefix {
+	case "ARXIV":
+		return map[string]any{"ArXiv": rest}
+	case "DOI":
+		// The id's own spelling: canonicalID lower-cases.
+		_, orig, ok := strings.Cut(strings.TrimSpace(id), ":")
+		if !ok || !strings.EqualFold(orig, rest) {
+			orig = strings.TrimSpace(id)
+		}
+		return map[string]any{"DOI": orig}
+	case "CorpusId":
+		if n, err := strconv.ParseInt(rest, 10, 64); err == nil {
+			return map[string]any{"CorpusId": n}
+		}
+	}
+	return nil
+}
+
+// derivedPaperID returns a stable 40-hex paperId for a paper known by id.
+func derivedPaperID(id string) string {
+	sum := sha1.Sum([]byte("s2test:" + canonicalID(id)))
+	return hex.EncodeToString(sum[:])
+}
+
+func isHex40(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// stringValue returns a JSON string's value, "" for anything else.
+func stringValue(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// numberValue returns a JSON number or string as text, "" for anything
+// else (S2 sends CorpusId as a number, other ids as strings).
+func numberValue(raw json.RawMessage) string {
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return stringValue(raw)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
