@@ -80,8 +80,8 @@ func Link(targetID string, doc *record.Document, refs []Ref) ([]record.Edge, Lin
 				ref:   r,
 				arxiv: arxiv.Normalize(r.ArxivID),
 				doi:   NormalizeDOI(r.DOI),
-				title: NormalizeTitle(r.Title),
-				text:  NormalizeTitle(r.Text),
+				title: linkTitle(r.Title),
+				text:  linkTitle(r.Text),
 			})
 		}
 	}
@@ -119,7 +119,7 @@ func Link(targetID string, doc *record.Document, refs []Ref) ([]record.Edge, Lin
 		if match[i] != nil {
 			continue
 		}
-		t := NormalizeTitle(r.Title)
+		t := linkTitle(r.Title)
 		if t == "" {
 			continue
 		}
@@ -131,7 +131,10 @@ func Link(targetID string, doc *record.Document, refs []Ref) ([]record.Edge, Lin
 			}
 			score := 0
 			switch {
-			case b.title != "" && b.title == t:
+			case b.title != "" && (b.title == t || compact(b.title) == compact(t)):
+				// Equal, or equal but for spacing: "$\alpha$ILP" comes
+				// out of the HTML as "\alpha ILP", "neuro-symbolic" is
+				// "neurosymbolic" elsewhere.
 				score = 3
 			case containsTitle(b.text, t):
 				score = 2
@@ -206,6 +209,47 @@ func Link(targetID string, doc *record.Document, refs []Ref) ([]record.Edge, Lin
 	}
 	return edges, rep
 }
+
+// linkTitle folds a title for linking: LaTeX's Greek letters become the
+// letters S2 writes ("\\alpha ILP" and "αILP" alike), then NormalizeTitle,
+// which would drop the command and lose the letter.
+func linkTitle(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return NormalizeTitle(s)
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		j := i + 1
+		for j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
+			j++
+		}
+		if g, ok := greekLetters[s[i+1:j]]; ok {
+			b.WriteRune(g)
+			i = j - 1
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return NormalizeTitle(b.String())
+}
+
+// greekLetters maps LaTeX's Greek letter commands to the letters.
+var greekLetters = map[string]rune{
+	"alpha": 'α', "beta": 'β', "gamma": 'γ', "delta": 'δ', "epsilon": 'ε', "varepsilon": 'ε',
+	"zeta": 'ζ', "eta": 'η', "theta": 'θ', "vartheta": 'θ', "iota": 'ι', "kappa": 'κ',
+	"lambda": 'λ', "mu": 'μ', "nu": 'ν', "xi": 'ξ', "pi": 'π', "varpi": 'π', "rho": 'ρ',
+	"varrho": 'ρ', "sigma": 'σ', "varsigma": 'σ', "tau": 'τ', "upsilon": 'υ', "phi": 'φ',
+	"varphi": 'φ', "chi": 'χ', "psi": 'ψ', "omega": 'ω',
+	"Gamma": 'Γ', "Delta": 'Δ', "Theta": 'Θ', "Lambda": 'Λ', "Xi": 'Ξ', "Pi": 'Π',
+	"Sigma": 'Σ', "Upsilon": 'Υ', "Phi": 'Φ', "Psi": 'Ψ', "Omega": 'Ω',
+}
+
+// compact removes the spaces of a normalized title.
+func compact(s string) string { return strings.ReplaceAll(s, " ", "") }
 
 // conflicting reports whether entry b carries an identifier that names a
 // different paper than r.
