@@ -1,0 +1,173 @@
+package summarize
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
+)
+
+// fakeLLM is an in-process OpenAI-compatible chat-completions endpoint.
+// answer sees the request (its messages) and returns the assistant's
+// content; every request is recorded.
+type fakeLLM struct {
+	*httptest.Server
+	t      *testing.T
+	answer func(r fakeRequest) string
+
+	mu   sync.Mutex
+	reqs []fakeRequest
+}
+
+// fakeRequest is one chat request as the server saw it.
+type fakeRequest struct {
+	N        int         // 1-based call number
+	Messages [][2]string // role, content
+}
+
+// title returns the paper title the user prompt names.
+func (r fakeRequest) title() string {
+	for _, m := range r.Messages {
+		if m[0] == "user" {
+			if t := titleLine.FindStringSubmatch(m[1]); t != nil {
+				return t[1]
+			}
+		}
+	}
+	return ""
+}
+
+// source reports whether the request asks for a source card.
+func (r fakeRequest) source() bool {
+	return strings.Contains(r.Messages[0][1], "results:")
+}
+
+// followUp returns the last follow-up message, "" for a first request.
+func (r fakeRequest) followUp() string {
+	if len(r.Messages) <= 2 {
+		return ""
+	}
+	return r.Messages[len(r.Messages)-1][1]
+}
+
+var titleLine = regexp.MustCompile(`(?m)^Title: (.*)$`)
+
+func newFakeLLM(t *testing.T, answer func(r fakeRequest) string) *fakeLLM {
+	t.Helper()
+	f := &fakeLLM{t: t, answer: answer}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	var body struct {
+		Messages []struct{ Role, Content string } `json:"messages"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		f.t.Errorf("fake llm: request is not JSON: %v", err)
+	}
+	req := fakeRequest{}
+	for _, m := range body.Messages {
+		req.Messages = append(req.Messages, [2]string{m.Role, m.Content})
+	}
+	f.mu.Lock()
+	req.N = len(f.reqs) + 1
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	content := f.answer(req)
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "created": 1767225600,
+		"model": "test-model-2026-01-01",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}},
+		"usage": map[string]int{"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150},
+	})
+}
+
+func (f *fakeLLM) calls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.reqs)
+}
+
+func (f *fakeLLM) requests() []fakeRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeRequest(nil), f.reqs...)
+}
+
+// client returns an llm.Client for f; st (may be nil) holds its cache.
+func (f *fakeLLM) client(t *testing.T, st *store.Store) *llm.Client {
+	t.Helper()
+	cfg := llm.Config{BaseURL: f.URL + "/v1", Model: "test-model", StructuredOutput: true, Store: st}
+	hc, err := httpx.New(httpx.Config{UserAgent: "curate-test", RetryMax: 1,
+		RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond}, cfg.ServiceConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := llm.New(hc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// validCard is a well-formed answer for a paper; source cards add results
+// and takeaways.
+func validCard(title string, source bool) string {
+	c := map[string]string{
+		"problem_gap": "[Evidence Gap] Nobody can yet measure how " + title + " behaves under long contexts.",
+		"core_claim":  "We claim that accuracy falls linearly with instruction density for every model family.",
+		"method":      "[Empirical Mapping] Build a graded benchmark and chart every model across densities.",
+		"inspiration": "Smith et al. (2020) measured single instructions only. Lee and Park (2022) studied long prompts without grading. Joining their protocols is not obvious because each hides the other's failure mode.",
+	}
+	if source {
+		c["results"] = "Accuracy drops from 95% to 40% between 10 and 500 instructions."
+		c["takeaways"] = "Instruction density is a first-class evaluation axis."
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// withField returns answer with one field replaced.
+func withField(answer, field, value string) string {
+	var m map[string]string
+	json.Unmarshal([]byte(answer), &m)
+	m[field] = value
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// testDoc is a small parsed paper with an introduction, a method, results,
+// a conclusion and an appendix, enough for the heuristic.
+func testDoc(id, title string) *record.Document {
+	return &record.Document{
+		ID:       id,
+		Source:   record.SourceArxiv,
+		Title:    &title,
+		Abstract: "Large language models are deployed with ever longer prompts. However, it remains unclear how many instructions they can follow at once. We introduce a benchmark of graded instruction densities for " + title + ". We show that accuracy falls steadily as the number of instructions grows.",
+		Sections: []record.Section{
+			{ID: "S1", Number: "1", Heading: "Introduction", Level: 1, Paragraphs: []string{
+				"Prompts in production carry dozens of constraints at once. Previous benchmarks (Smith et al., 2020) evaluate models with a single instruction only.",
+			}},
+			{ID: "S2", Number: "2", Heading: "Method", Level: 1, Paragraphs: []string{"We generate prompts with between ten and five hundred keyword instructions and grade each answer automatically."}},
+			{ID: "S3", Number: "3", Heading: "Results", Level: 1, Paragraphs: []string{"The best model reaches 68% accuracy at five hundred instructions. Smaller models degrade much faster than larger ones."}},
+			{ID: "S4", Number: "4", Heading: "Conclusion", Level: 1, Paragraphs: []string{"These findings suggest that instruction density should be reported alongside accuracy. Future work should study ordering effects."}},
+			{ID: "A1", Number: "A", Heading: "Prompt templates", Level: 1, Appendix: true, Paragraphs: []string{"The full prompt templates are listed here for reproducibility of every experiment."}},
+		},
+		Mentions: []record.Mention{{RefKeys: []string{"bib.bib1"}, Sentence: "Previous benchmarks (Smith et al., 2020) evaluate models with a single instruction only.", SectionID: "S1"}},
+	}
+}

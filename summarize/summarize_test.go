@@ -1,0 +1,193 @@
+package summarize
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/llm/prompts"
+)
+
+func TestPromptsCarryTaxonomy(t *testing.T) {
+	for _, kind := range []string{CardGold, CardSource} {
+		t.Run(kind, func(t *testing.T) {
+			p, err := prompts.Load(promptFS, "prompts/"+kind+".prompt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "summarize-" + kind + "-v1"; p.Version != want {
+				t.Errorf("version %q, want %q", p.Version, want)
+			}
+			system, user, err := p.Render(map[string]any{"Title": "T", "TextLevel": TextFull, "Truncated": true, "Text": "BODY"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range append(append(OpportunityLabels(), ParadigmLabels()...), Other) {
+				if !strings.Contains(system, "["+l+"]") {
+					t.Errorf("system prompt lacks [%s]", l)
+				}
+			}
+			fields := []string{"problem_gap", "core_claim", "method", "inspiration"}
+			if kind == CardSource {
+				fields = append(fields, "results", "takeaways")
+			} else if strings.Contains(system, "results:") {
+				t.Error("gold prompt asks for results")
+			}
+			for _, f := range fields {
+				if !strings.Contains(system, "- "+f+":") {
+					t.Errorf("system prompt does not define %s", f)
+				}
+			}
+			for _, rule := range []string{"never share a label", "Synthesis / Unification] only when", "Document 1"} {
+				if !strings.Contains(system, rule) {
+					t.Errorf("system prompt lacks the rule %q", rule)
+				}
+			}
+			if !strings.Contains(user, "Title: T") || !strings.Contains(user, "BODY") || !strings.Contains(user, "trimmed") {
+				t.Errorf("user prompt = %q", user)
+			}
+		})
+	}
+}
+
+func TestSummarizeValid(t *testing.T) {
+	for _, kind := range []string{CardGold, CardSource} {
+		t.Run(kind, func(t *testing.T) {
+			srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
+			c := srv.client(t, nil)
+			doc := testDoc("2507.11538v1", "IFScale")
+			card, err := Summarize(t.Context(), c, Input{Key: "2507.11538", Doc: doc}, kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if card.Opportunity != Evidence || card.Paradigm != Empirical {
+				t.Errorf("labels %q / %q", card.Opportunity, card.Paradigm)
+			}
+			wantVersion, _ := PromptVersion(kind)
+			if card.Model != "test-model" || card.PromptVersion != wantVersion {
+				t.Errorf("model %q version %q, want test-model %s", card.Model, card.PromptVersion, wantVersion)
+			}
+			if (card.Results != "") != (kind == CardSource) {
+				t.Errorf("results = %q on a %s card", card.Results, kind)
+			}
+			if err := Validate(card, kind); err != nil {
+				t.Errorf("returned card fails validation: %v", err)
+			}
+			if srv.calls() != 1 {
+				t.Errorf("%d calls, want 1", srv.calls())
+			}
+			user := srv.requests()[0].Messages[1][1]
+			for _, want := range []string{"Title: IFScale", "1 Introduction", "2 Method", doc.Abstract} {
+				if !strings.Contains(user, want) {
+					t.Errorf("user prompt lacks %q", want)
+				}
+			}
+		})
+	}
+}
+
+// An invalid first answer is sent back with the reason; the second,
+// valid one is used.
+func TestSummarizeRetriesWithReason(t *testing.T) {
+	valid := validCard("IFScale", false)
+	tests := []struct {
+		name, first, reason string
+	}{
+		{"no label", withField(valid, "problem_gap", "Nobody can measure instruction density."), "must open with exactly one bracketed opportunity-pattern label"},
+		{"two labels", withField(valid, "problem_gap", "[Evidence Gap] [Bridge Opportunity] Nobody can measure instruction density."), "second label [Bridge Opportunity]"},
+		{"two labels in one bracket", withField(valid, "problem_gap", "[Evidence Gap / Bridge Opportunity] Nobody can measure it."), "is not one opportunity-pattern label"},
+		{"paradigm label on the opportunity axis", withField(valid, "problem_gap", "[Empirical Mapping] Nobody can measure instruction density."), "a label of the other axis"},
+		{"opportunity label on the paradigm axis", withField(valid, "method", "[Evidence Gap] Build a benchmark."), "method uses [Evidence Gap], a label of the other axis"},
+		{"claim restates the gap", withField(valid, "core_claim", "There is no way to measure how IFScale behaves under long contexts."), "core_claim opens like a gap statement"},
+		{"claim says existing methods lack", withField(valid, "core_claim", "Existing benchmarks lack any notion of instruction density."), "core_claim opens like a gap statement"},
+		{"claim copies the gap", withField(valid, "core_claim", "Nobody can yet measure how IFScale behaves under long contexts."), "core_claim repeats problem_gap"},
+		{"empty field", withField(valid, "inspiration", " "), "inspiration is empty"},
+		{"document numbering", withField(valid, "inspiration", "Document 2 measured single instructions; Document 3 did not."), `refers to "Document 2"`},
+		{"results on a gold card", withField(valid, "results", "Accuracy drops."), `unexpected property "results"`},
+		{"not JSON", "Here is the card: problem gap is ...", "not valid JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeLLM(t, func(r fakeRequest) string {
+				if r.N == 1 {
+					return tt.first
+				}
+				return valid
+			})
+			card, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "x", Title: "IFScale", Abstract: "An abstract."}, CardGold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if srv.calls() != 2 {
+				t.Fatalf("%d calls, want 2", srv.calls())
+			}
+			if f := srv.requests()[1].followUp(); !strings.Contains(f, tt.reason) {
+				t.Errorf("follow-up %q does not contain %q", f, tt.reason)
+			}
+			if err := Validate(card, CardGold); err != nil {
+				t.Errorf("card fails validation: %v", err)
+			}
+		})
+	}
+}
+
+func TestSummarizeAlwaysInvalid(t *testing.T) {
+	bad := withField(validCard("P", false), "method", "Build a benchmark.")
+	srv := newFakeLLM(t, func(fakeRequest) string { return bad })
+	_, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Title: "P", Abstract: "An abstract."}, CardGold)
+	var ie *llm.InvalidError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err = %v, want an *llm.InvalidError", err)
+	}
+	if ie.Raw != bad || !strings.Contains(ie.Reason, "method must open") {
+		t.Errorf("invalid error = %+v", ie)
+	}
+	if srv.calls() != 3 {
+		t.Errorf("%d calls, want 3 (the answer and two follow-ups)", srv.calls())
+	}
+}
+
+// Labels are forgiven their case and spacing and written canonically.
+func TestSummarizeCanonicalLabels(t *testing.T) {
+	ans := withField(validCard("P", false), "problem_gap", "[puzzle/contradiction]  Two results on P disagree.")
+	ans = withField(ans, "method", "[ OTHER ] Something outside the taxonomy.")
+	srv := newFakeLLM(t, func(fakeRequest) string { return ans })
+	card, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Title: "P", Abstract: "An abstract."}, CardGold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if card.ProblemGap != "[Puzzle / Contradiction] Two results on P disagree." || card.Opportunity != Puzzle {
+		t.Errorf("problem_gap %q, opportunity %q", card.ProblemGap, card.Opportunity)
+	}
+	if card.Method != "[Other] Something outside the taxonomy." || card.Paradigm != Other {
+		t.Errorf("method %q, paradigm %q", card.Method, card.Paradigm)
+	}
+}
+
+func TestSummarizeNoText(t *testing.T) {
+	srv := newFakeLLM(t, func(fakeRequest) string { return "" })
+	_, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Title: "P"}, CardSource)
+	if !errors.Is(err, ErrNoText) {
+		t.Errorf("err = %v, want ErrNoText", err)
+	}
+	if srv.calls() != 0 {
+		t.Errorf("%d calls for a paper without text", srv.calls())
+	}
+	if _, err := Summarize(t.Context(), nil, Input{Key: "p", Title: "P"}, "summary"); err == nil {
+		t.Error("unknown card kind accepted")
+	}
+}
+
+func TestAbstractOnlyPrompt(t *testing.T) {
+	srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
+	doc := testDoc("2507.11538v1", "IFScale")
+	_, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Doc: doc, TextLevel: TextAbstract}, CardSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := srv.requests()[0].Messages[1][1]
+	if !strings.Contains(user, "the abstract only") || strings.Contains(user, "Introduction") {
+		t.Errorf("abstract-level prompt = %q", user)
+	}
+}
