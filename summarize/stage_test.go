@@ -1,0 +1,468 @@
+package summarize
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
+)
+
+// callsFor counts the first-round requests for a paper title and card kind.
+func (f *fakeLLM) callsFor(title string, source bool) int {
+	n := 0
+	for _, r := range f.requests() {
+		if r.title() == title && r.source() == source && r.followUp() == "" {
+			n++
+		}
+	}
+	return n
+}
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func putDoc(t *testing.T, st *store.Store, key string, doc *record.Document) {
+	t.Helper()
+	if _, err := st.PutJSON(t.Context(), key, fetch.KindDocument, doc, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeFetch is a Fetch hook that "downloads" pages from a map into the
+// store and counts its calls per ID; IDs not in the map have no HTML.
+type fakeFetch struct {
+	st    *store.Store
+	pages map[string]*record.Document
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (f *fakeFetch) fetch() func(ctx context.Context, id string) error {
+	return func(ctx context.Context, id string) error {
+		f.mu.Lock()
+		if f.calls == nil {
+			f.calls = map[string]int{}
+		}
+		f.calls[id]++
+		f.mu.Unlock()
+		var doc record.Document
+		if _, err := f.st.GetJSON(ctx, id, fetch.KindDocument, &doc); err == nil {
+			return nil // stored: no request, like fetch.Fetcher
+		}
+		d, ok := f.pages[id]
+		if !ok {
+			return &noHTMLError{id}
+		}
+		_, err := f.st.PutJSON(ctx, id, fetch.KindDocument, d, nil)
+		return err
+	}
+}
+
+func (f *fakeFetch) count(id string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[id]
+}
+
+type noHTMLError struct{ id string }
+
+func (e *noHTMLError) Error() string { return "fetch " + e.id + ": " + fetch.ErrNoHTML.Error() }
+func (e *noHTMLError) Unwrap() error { return fetch.ErrNoHTML }
+
+// world is a store with two stored targets, A and B, and a fetchable
+// source S; A is also a source of B.
+type world struct {
+	st    *store.Store
+	fetch *fakeFetch
+}
+
+const (
+	idA = "2501.00001"
+	idB = "2501.00002"
+	idS = "2401.00003"
+)
+
+func newWorld(t *testing.T) *world {
+	st := openStore(t)
+	putDoc(t, st, idA, testDoc(idA+"v1", "Paper A"))
+	putDoc(t, st, idB, testDoc(idB+"v1", "Paper B"))
+	return &world{st: st, fetch: &fakeFetch{st: st, pages: map[string]*record.Document{idS: testDoc(idS+"v2", "Paper S")}}}
+}
+
+var (
+	refS = SourceRef{Key: "bib.bib1", ArxivID: idS + "v2", S2PaperID: "s2S", Title: "Paper S"}
+	refT = SourceRef{Key: "bib.bib2", S2PaperID: "s2T", Title: "Paper T", Abstract: "Paper T studies how language models respond to prompts. However, prompts dense with constraints remain unexplored by current evaluations. We propose a grading scheme for such dense prompts. We show that grading separates strong models from weak ones."}
+	refU = SourceRef{Key: "bib.bib3", S2PaperID: "s2U", Title: "Paper U"}
+	refA = SourceRef{Key: "bib.bib4", ArxivID: idA, Title: "Paper A"}
+)
+
+func ledger(t *testing.T, st *store.Store, key string) store.Entry {
+	t.Helper()
+	e, err := st.Status(t.Context(), key, StageName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// A source shared by two targets, and a paper that is a target and a
+// source, are each summarized once per card kind; a second run makes no
+// call at all.
+func TestStageReuse(t *testing.T) {
+	w := newWorld(t)
+	srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
+	s := &Stage{Store: w.st, LLM: srv.client(t, nil), Fetch: w.fetch.fetch()}
+	ctx := t.Context()
+
+	resA, err := s.ProcessTarget(ctx, idA+"v1", []SourceRef{refS, refT, refU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resA.Target != idA || resA.Written != 3 || resA.Reused != 0 || resA.Unsummarizable != 1 || resA.Failed != 0 {
+		t.Errorf("result A: %+v", resA)
+	}
+	wantLevels := []string{TextFull, TextAbstract, ""}
+	for i, r := range resA.Sources {
+		if r.TextLevel != wantLevels[i] {
+			t.Errorf("source %s: text level %q, want %q", r.Key, r.TextLevel, wantLevels[i])
+		}
+	}
+	if u := resA.Sources[2]; !u.Unsummarizable || u.Card != nil || !strings.Contains(u.Failure, "no arXiv ID and there is no abstract") {
+		t.Errorf("source U: %+v", u)
+	}
+	if r := resA.Sources[0]; r.Paper != idS || r.StoreKind != "card:source:test-model:summarize-source-v1" || r.Card == nil {
+		t.Errorf("source S: %+v", r)
+	}
+	if r := resA.Sources[1]; r.Paper != "s2:s2T" {
+		t.Errorf("source T stored under %q", r.Paper)
+	}
+	if e := ledger(t, w.st, idA); e.Status != store.StatusDone {
+		t.Errorf("ledger A: %+v", e)
+	}
+
+	resB, err := s.ProcessTarget(ctx, idB, []SourceRef{refS, refA, refT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resB.Written != 2 || resB.Reused != 2 {
+		t.Errorf("result B: written %d reused %d, want 2 and 2 (gold B and A's source card new)", resB.Written, resB.Reused)
+	}
+	if !resB.Sources[0].Reused || resB.Sources[1].Reused || !resB.Sources[2].Reused {
+		t.Errorf("reuse flags: %v %v %v", resB.Sources[0].Reused, resB.Sources[1].Reused, resB.Sources[2].Reused)
+	}
+	if resB.Sources[0].TextLevel != TextFull {
+		t.Errorf("reused card lost its text level: %+v", resB.Sources[0])
+	}
+
+	for _, c := range []struct {
+		title  string
+		source bool
+	}{{"Paper A", false}, {"Paper A", true}, {"Paper B", false}, {"Paper S", true}, {"Paper T", true}} {
+		if n := srv.callsFor(c.title, c.source); n != 1 {
+			t.Errorf("%s (source %v): %d calls, want 1", c.title, c.source, n)
+		}
+	}
+	if srv.calls() != 5 {
+		t.Errorf("%d calls, want 5", srv.calls())
+	}
+	if n := w.fetch.count(idS); n != 1 {
+		t.Errorf("source S fetched %d times, want 1", n)
+	}
+	if n := w.fetch.count(idA); n != 0 {
+		t.Errorf("stored target A fetched %d times as a source, want 0", n)
+	}
+
+	// A second run: everything from the store, no call.
+	for _, run := range []struct {
+		id   string
+		refs []SourceRef
+	}{{idA, []SourceRef{refS, refT, refU}}, {idB, []SourceRef{refS, refA, refT}}} {
+		res, err := s.ProcessTarget(ctx, run.id, run.refs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Written != 0 {
+			t.Errorf("second run of %s wrote %d cards", run.id, res.Written)
+		}
+	}
+	if srv.calls() != 5 {
+		t.Errorf("second run made %d calls", srv.calls()-5)
+	}
+
+	var stored Result
+	if _, err := w.st.GetJSON(ctx, idA, KindResult, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if len(stored.Sources) != 3 || stored.Sources[0].Key != "bib.bib1" || stored.Sources[2].Failure == "" {
+		t.Errorf("stored result: %+v", stored)
+	}
+	cards, err := StoredCards(ctx, w.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cards) != 5 {
+		t.Errorf("%d stored cards, want 5", len(cards))
+	}
+	for _, c := range cards {
+		if err := Validate(&c.Card, c.CardKind); err != nil {
+			t.Errorf("stored card %s %s: %v", c.Paper, c.Kind, err)
+		}
+	}
+}
+
+// With the LLM cache in the store, even a forced rewrite makes no call.
+func TestStageForceUsesLLMCache(t *testing.T) {
+	w := newWorld(t)
+	srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
+	client := srv.client(t, w.st)
+	first := &Stage{Store: w.st, LLM: client, Fetch: w.fetch.fetch()}
+	if _, err := first.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT}); err != nil {
+		t.Fatal(err)
+	}
+	calls := srv.calls()
+	forced := &Stage{Store: w.st, LLM: client, Fetch: w.fetch.fetch(), Force: true}
+	res, err := forced.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT, refS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.calls() != calls {
+		t.Errorf("forced rerun made %d calls; the LLM cache should answer", srv.calls()-calls)
+	}
+	// S twice: rewritten once, then reused within the same Stage.
+	if res.Written != 3 || res.Reused != 1 {
+		t.Errorf("forced: written %d reused %d, want 3 and 1", res.Written, res.Reused)
+	}
+}
+
+// Targets processed at the same time summarize a shared source once.
+func TestStageConcurrentTargets(t *testing.T) {
+	w := newWorld(t)
+	srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
+	s := &Stage{Store: w.st, LLM: srv.client(t, nil), Fetch: w.fetch.fetch()}
+	var wg sync.WaitGroup
+	for _, id := range []string{idA, idB} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.ProcessTarget(t.Context(), id, []SourceRef{refS, refT, refS}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := srv.callsFor("Paper S", true); n != 1 {
+		t.Errorf("shared source summarized %d times", n)
+	}
+	if n := srv.callsFor("Paper T", true); n != 1 {
+		t.Errorf("shared abstract-only source summarized %d times", n)
+	}
+}
+
+// A card that stays invalid is a failure with the raw answer; the target
+// fails in the ledger with the reason, and the next run tries again.
+func TestStageInvalidCard(t *testing.T) {
+	w := newWorld(t)
+	bad := withField(validCard("Paper S", true), "problem_gap", "[Synthesis / Unification] Connect everything.")
+	srv := newFakeLLM(t, func(r fakeRequest) string {
+		if r.title() == "Paper S" {
+			return bad
+		}
+		return validCard(r.title(), r.source())
+	})
+	s := &Stage{Store: w.st, LLM: srv.client(t, nil), Fetch: w.fetch.fetch()}
+	res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Sources[0]
+	if r.Card != nil || r.Unsummarizable || !strings.Contains(r.Failure, "a label of the other axis") || r.TextLevel != TextFull {
+		t.Errorf("failed source: %+v", r)
+	}
+	if res.Failed != 1 || res.Written != 2 {
+		t.Errorf("result: %+v", res)
+	}
+	var f Failure
+	if _, err := w.st.GetJSON(t.Context(), idS, FailureKind(CardSource, "test-model", "summarize-source-v1"), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Raw != bad || f.Attempts != 3 || !strings.Contains(f.Reason, "other axis") {
+		t.Errorf("failure record: %+v", f)
+	}
+	e := ledger(t, w.st, idA)
+	if e.Status != store.StatusFailed || !strings.Contains(e.Error, "source bib.bib1:") {
+		t.Errorf("ledger: %+v", e)
+	}
+
+	calls := srv.calls()
+	if _, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT}); err != nil {
+		t.Fatal(err)
+	}
+	if srv.calls()-calls != 3 {
+		t.Errorf("rerun made %d calls, want 3 (the failed card again, nothing else)", srv.calls()-calls)
+	}
+}
+
+// [Other] is a valid label, counted in the result and the label stats.
+func TestStageOtherLabel(t *testing.T) {
+	w := newWorld(t)
+	srv := newFakeLLM(t, func(r fakeRequest) string {
+		ans := validCard(r.title(), r.source())
+		if r.title() == "Paper T" {
+			ans = withField(ans, "problem_gap", "[Other] Grading prompts is a matter of taste.")
+		}
+		return ans
+	})
+	s := &Stage{Store: w.st, LLM: srv.client(t, nil)}
+	res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refT})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OtherLabels != 1 || res.Sources[0].Card.Opportunity != Other {
+		t.Errorf("result: %+v", res)
+	}
+	cards, err := CardsInStore(t.Context(), w.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := Stats(cards)
+	if st.Cards != 2 || st.Opportunity.Other != 1 || st.Opportunity.Share(Other) != 0.5 {
+		t.Errorf("stats: %+v", st.Opportunity)
+	}
+}
+
+func TestStageSourceText(t *testing.T) {
+	tests := []struct {
+		name      string
+		ref       SourceRef
+		fetchErr  error // what the hook answers for a paper it lacks
+		noFetch   bool
+		level     string
+		unsummary string // reason when unsummarizable
+		failure   string // reason when failed
+	}{
+		{"no HTML, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, nil, false, TextAbstract, "", ""},
+		{"no HTML, no abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N"}, nil, false, "", "arXiv and ar5iv have no HTML for it and there is no abstract", ""},
+		{"fetch off, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, nil, true, TextAbstract, "", ""},
+		{"fetch error", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, errors.New("connection reset"), false, "", "", "fetch 2402.00009: connection reset"},
+		{"invalid arXiv ID", SourceRef{Key: "k", ArxivID: "not-an-id", S2PaperID: "s2N", Title: "Paper N", Abstract: refT.Abstract}, nil, false, TextAbstract, "", ""},
+		{"no identity", SourceRef{Key: "k"}, nil, false, "", "no arXiv ID, Semantic Scholar ID or title", ""},
+		{"title only", SourceRef{Key: "k", Title: "Paper N", Abstract: refT.Abstract}, nil, false, TextAbstract, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
+			s := &Stage{Store: w.st, LLM: srv.client(t, nil)}
+			if !tt.noFetch {
+				hook := w.fetch.fetch()
+				s.Fetch = func(ctx context.Context, id string) error {
+					if tt.fetchErr != nil {
+						return tt.fetchErr
+					}
+					return hook(ctx, id)
+				}
+			}
+			res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{tt.ref})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res.Sources[0]
+			switch {
+			case tt.unsummary != "":
+				if !r.Unsummarizable || !strings.Contains(r.Failure, tt.unsummary) {
+					t.Errorf("got %+v, want unsummarizable: %s", r, tt.unsummary)
+				}
+				if e := ledger(t, w.st, idA); e.Status != store.StatusDone {
+					t.Errorf("an unsummarizable source failed the target: %+v", e)
+				}
+			case tt.failure != "":
+				if r.Unsummarizable || r.Card != nil || !strings.Contains(r.Failure, tt.failure) {
+					t.Errorf("got %+v, want failure: %s", r, tt.failure)
+				}
+			default:
+				if r.Card == nil || r.TextLevel != tt.level {
+					t.Errorf("got %+v, want a card at level %s", r, tt.level)
+				}
+			}
+		})
+	}
+}
+
+func TestStageMissingTarget(t *testing.T) {
+	w := newWorld(t)
+	s := &Stage{Store: w.st}
+	res, err := s.ProcessTarget(t.Context(), "2503.00001", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Gold.Card != nil || !strings.Contains(res.Gold.Failure, "run fetch first") {
+		t.Errorf("gold: %+v", res.Gold)
+	}
+	if e := ledger(t, w.st, "2503.00001"); e.Status != store.StatusFailed || !strings.Contains(e.Error, "gold card:") {
+		t.Errorf("ledger: %+v", e)
+	}
+	if _, err := s.ProcessTarget(t.Context(), "not an id", nil); err == nil {
+		t.Error("invalid target ID accepted")
+	}
+}
+
+// Without an LLM the heuristic writes the cards, metered as heuristic,
+// keyed by model "heuristic", and reused on the next run.
+func TestStageHeuristic(t *testing.T) {
+	w := newWorld(t)
+	meter := new(llm.Meter)
+	s := &Stage{Store: w.st, Fetch: w.fetch.fetch(), Meter: meter}
+	res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT, refU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != llm.HeuristicModel || res.Written != 3 || res.Unsummarizable != 1 {
+		t.Errorf("result: %+v", res)
+	}
+	if k := res.Gold.StoreKind; k != "card:gold:heuristic:heuristic-v1" {
+		t.Errorf("gold kind %q", k)
+	}
+	tallies := meter.Tallies()
+	if len(tallies) != 1 || tallies[0].Model != llm.HeuristicModel || tallies[0].Calls != 3 {
+		t.Errorf("meter: %+v", tallies)
+	}
+
+	// A stored card that no longer validates is written again.
+	kind := CardKind(CardSource, llm.HeuristicModel, HeuristicPromptVersion)
+	broken := *res.Sources[1].Card
+	broken.Method = "no label"
+	if _, err := w.st.PutJSON(t.Context(), "s2:s2T", kind, broken, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT, refU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Written != 1 || res.Reused != 2 || res.Sources[1].Reused {
+		t.Errorf("rerun: written %d reused %d", res.Written, res.Reused)
+	}
+}
+
+func TestCardKind(t *testing.T) {
+	got := CardKind(CardSource, "Qwen/Qwen3-8B", "summarize-source-v1")
+	if want := "card:source:Qwen/Qwen3-8B:summarize-source-v1"; got != want {
+		t.Errorf("CardKind = %q, want %q", got, want)
+	}
+	if fmt.Sprint(FailureKind(CardGold, "m", "v")) != "card-failure:gold:m:v" {
+		t.Error(FailureKind(CardGold, "m", "v"))
+	}
+}
