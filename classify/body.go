@@ -76,12 +76,12 @@ func newBody(doc *record.Document, secs map[string]sectionInfo) *body {
 	return b
 }
 
-// render returns the body within budget tokens: first the paragraphs that
-// cite references (or, when such a paragraph is too long, its citing
-// sentences), then the introduction, then the rest, each tier in document
-// order and each paragraph only if it still fits; the kept text comes out
-// in document order with its section headings, and "[…]" where text was
-// left out. It reports whether anything was left out.
+// render returns the body within budget tokens: first the sentences that
+// cite references, then as many of their whole paragraphs as fit, then
+// the introduction, then the rest, each step in document order and each
+// paragraph only if it still fits. The kept text comes out in document
+// order with its section headings, and "[…]" where text was left out. It
+// reports whether anything was left out.
 func (b *body) render(budget int) (string, bool) {
 	keep := make([]string, len(b.paras)) // "" = left out
 	headUsed := make([]bool, len(b.heads))
@@ -107,21 +107,41 @@ func (b *body) render(budget int) (string, bool) {
 		}
 		return true
 	}
-	for tier := tierCites; tier <= tierRest; tier++ {
-		for i := range b.paras {
-			p := &b.paras[i]
-			if p.tier != tier || keep[i] != "" {
-				continue
+	// Every citing sentence first, in its place; then as many of their
+	// whole paragraphs as fit; then the introduction and the rest.
+	for i := range b.paras {
+		if p := &b.paras[i]; p.tier == tierCites {
+			take(p, i, omitted+" "+strings.Join(p.cites, " "+omitted+" ")+" "+omitted)
+		}
+	}
+	for i := range b.paras {
+		p := &b.paras[i]
+		switch {
+		case p.tier != tierCites || keep[i] == p.text:
+			continue
+		case keep[i] == "":
+			take(p, i, p.text)
+			continue
+		}
+		if c := tokens(p.text) - tokens(keep[i]); used+c <= budget {
+			used += c
+			keep[i] = p.text
+			for _, h := range p.heads {
+				headUsed[h] = true
 			}
-			if !take(p, i, p.text) && tier == tierCites {
-				take(p, i, omitted+" "+strings.Join(p.cites, " "+omitted+" ")+" "+omitted)
+		}
+	}
+	for tier := tierIntro; tier <= tierRest; tier++ {
+		for i := range b.paras {
+			if p := &b.paras[i]; p.tier == tier {
+				take(p, i, p.text)
 			}
 		}
 	}
 
 	var out strings.Builder
 	headDone := make([]bool, len(b.heads))
-	trimmed, gap := false, false
+	trimmed, gap, endsOmitted := false, false, false
 	for i, p := range b.paras {
 		if keep[i] == "" {
 			trimmed, gap = true, true
@@ -130,7 +150,8 @@ func (b *body) render(budget int) (string, bool) {
 		if keep[i] != p.text {
 			trimmed = true
 		}
-		if gap {
+		// One marker for a gap, also where a shortened paragraph has one.
+		if gap && !endsOmitted && !strings.HasPrefix(keep[i], omitted) {
 			out.WriteString(omitted + "\n\n")
 		}
 		gap = false
@@ -141,8 +162,9 @@ func (b *body) render(budget int) (string, bool) {
 			}
 		}
 		out.WriteString(keep[i] + "\n\n")
+		endsOmitted = strings.HasSuffix(keep[i], omitted)
 	}
-	if gap {
+	if gap && !endsOmitted {
 		out.WriteString(omitted)
 	}
 	return strings.TrimSpace(out.String()), trimmed

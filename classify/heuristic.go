@@ -148,9 +148,19 @@ func heuristic(doc *record.Document, g *citegraph.Graph, keys []string, target s
 			}
 		}
 	}
+	// A sentence citing several references is read once.
+	memo := map[string][numCues]string{}
+	cuesOf := func(sentence string) [numCues]string {
+		c, ok := memo[sentence]
+		if !ok {
+			c = findCues(sentence)
+			memo[sentence] = c
+		}
+		return c
+	}
 	all := make([]*scored, len(g.Edges))
 	for i := range g.Edges {
-		all[i] = score(i, &g.Edges[i], byKey, secs, ver)
+		all[i] = score(i, &g.Edges[i], byKey, secs, ver, cuesOf)
 	}
 
 	// Sources: every quotable edge at or above the threshold, best first,
@@ -206,7 +216,8 @@ func heuristic(doc *record.Document, g *citegraph.Graph, keys []string, target s
 }
 
 // score gathers and weighs the evidence for edge e.
-func score(i int, e *record.Edge, byKey map[string][]record.Mention, secs map[string]sectionInfo, ver *Verifier) *scored {
+func score(i int, e *record.Edge, byKey map[string][]record.Mention, secs map[string]sectionInfo, ver *Verifier,
+	cuesOf func(string) [numCues]string) *scored {
 	s := &scored{index: i}
 	seen := map[string]bool{}
 	if e.RefKey != nil {
@@ -279,7 +290,7 @@ func score(i int, e *record.Edge, byKey map[string][]record.Mention, secs map[st
 	allTool, allExperiment, compares := len(s.prose) > 0, len(s.prose) > 0, s.tableRows > 0
 	for _, ev := range s.prose {
 		low := strings.ToLower(ev.sentence)
-		for c, phrase := range findCues(ev.sentence) {
+		for c, phrase := range cuesOf(ev.sentence) {
 			if phrase == "" {
 				continue
 			}
@@ -329,7 +340,7 @@ func score(i int, e *record.Edge, byKey map[string][]record.Mention, secs map[st
 	}
 	rank := func(ev evidence) (bool, float64) {
 		hasCue := false
-		for _, p := range findCues(ev.sentence) {
+		for _, p := range cuesOf(ev.sentence) {
 			hasCue = hasCue || p != ""
 		}
 		return hasCue, sectionWeights[ev.kind] * listFactor(ev.cited)

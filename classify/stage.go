@@ -123,6 +123,8 @@ type Stage struct {
 	// Meter counts the heuristic's answers (the Client meters LLM calls).
 	Meter *llm.Meter
 	// Force classifies again even when the store holds current selections.
+	// The LLM client's response cache may still answer the same prompt; a
+	// new prompt version (or a client without a store) asks the model.
 	Force bool
 	// Prompt replaces the embedded classify prompt (experiments, tests).
 	Prompt *prompts.Prompt

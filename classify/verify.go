@@ -55,7 +55,8 @@ func NewVerifier(doc *record.Document) *Verifier {
 }
 
 func newVerifier(text string) *Verifier {
-	v := &Verifier{orig: text}
+	// Folding rarely grows text, so one allocation each is the rule.
+	v := &Verifier{orig: text, start: make([]int32, 0, len(text)), end: make([]int32, 0, len(text))}
 	var f folder
 	f.fold(text, func(s string, from, to int) {
 		for range len(s) {
