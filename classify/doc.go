@@ -94,7 +94,8 @@
 // exposes_gap, foundation, extends); a source without cues is a
 // foundation. The rationale is a templated sentence of the evidence, e.g.
 // "Cited 4 times, in Introduction and Method; S2 marks it influential;
-// 'we build on'."; others get the same evidence with their score. Quotes
+// 'we build on'."; others get the same evidence, their score and why they
+// were not chosen. Quotes
 // are the citing sentences themselves (those with cues first, then by
 // section weight, at most 3), verified like a model's.
 package classify

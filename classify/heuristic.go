@@ -3,6 +3,7 @@ package classify
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -203,11 +204,18 @@ func heuristic(doc *record.Document, g *citegraph.Graph, keys []string, target s
 		if source[i] {
 			sel.Role = record.RoleSource
 			sel.Labels = s.labels()
-			sel.Rationale = s.rationale(&g.Edges[i], true)
+			sel.Rationale = s.rationale(&g.Edges[i], "")
 			sel.Quotes = s.quotes[:min(len(s.quotes), maxQuotes)]
 			out.QuotesKept += len(sel.Quotes)
 		} else {
-			sel.Rationale = s.rationale(&g.Edges[i], false)
+			why := fmt.Sprintf("score %.2f, a source needs %.1f", s.score, threshold)
+			switch {
+			case len(s.quotes) == 0 && s.score >= floor:
+				why = fmt.Sprintf("score %.2f, but no citing sentence of the page to quote", s.score)
+			case s.score >= threshold:
+				why = fmt.Sprintf("score %.2f, below the %d strongest", s.score, maxSources)
+			}
+			sel.Rationale = s.rationale(&g.Edges[i], why)
 		}
 		out.Selections[i] = sel
 	}
@@ -331,6 +339,10 @@ func score(i int, e *record.Edge, byKey map[string][]record.Mention, secs map[st
 		s.score -= penaltyResource
 		s.notes = append(s.notes, "its title names a resource")
 	}
+
+	// Rounded, so that float sums such as 0.4+0.4+… compare with the
+	// threshold as their decimal values do.
+	s.score = math.Round(s.score*1e6) / 1e6
 
 	// Quotes: the prose citing sentences that occur in the target, those
 	// with a cue first, then by section weight, then in document order.
@@ -460,8 +472,9 @@ func (s *scored) labels() []string {
 }
 
 // rationale states the evidence in one sentence, e.g. "Cited 4 times, in
-// Introduction and Method; S2 marks it influential; 'we build on'."
-func (s *scored) rationale(e *record.Edge, source bool) string {
+// Introduction and Method; S2 marks it influential; 'we build on'.", and
+// for an edge that is no source, why not.
+func (s *scored) rationale(e *record.Edge, why string) string {
 	var parts []string
 	switch n := len(s.prose); {
 	case n == 0 && s.tableRows == 0:
@@ -490,8 +503,8 @@ func (s *scored) rationale(e *record.Edge, source bool) string {
 		}
 	}
 	parts = append(parts, s.notes...)
-	if !source {
-		parts = append(parts, fmt.Sprintf("score %.2f, a source needs %.1f", s.score, threshold))
+	if why != "" {
+		parts = append(parts, why)
 	}
 	return strings.Join(parts, "; ") + "."
 }

@@ -75,7 +75,7 @@ func TestHeuristicHandPaper(t *testing.T) {
 	for i, part := range map[int]string{
 		6: "tool, dataset or benchmark", // [7] Adam
 		7: "table row",                  // [8] the baseline
-		8: "Not cited in the text; S2 marks it influential",
+		8: "Not cited in the text; S2 marks it influential; S2 intents methodology; score 5.00, but no citing sentence of the page to quote.",
 	} {
 		if r := out.Selections[i].Rationale; !strings.Contains(r, part) {
 			t.Errorf("rationale of edge %d = %q, want it to mention %q", i+1, r, part)

@@ -108,6 +108,8 @@ type Result struct {
 // Stage classifies the references of targets. Its methods are safe for
 // concurrent use.
 type Stage struct {
+	// Store is where Process reads targets and writes selections;
+	// Classify does not use it.
 	Store *store.Store
 	// LLM answers the classification prompt; nil, or Model naming the
 	// heuristic, selects the heuristic backend.
@@ -204,6 +206,9 @@ func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *citegraph
 // version) but the ledger says failed.
 func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) {
 	res := &Result{TargetID: targetKey}
+	if s.Store == nil {
+		return res, fmt.Errorf("classify %s: no store", targetKey)
+	}
 	model, p, heur, err := s.backend()
 	if err != nil {
 		err = fmt.Errorf("classify %s: %w", targetKey, err)
