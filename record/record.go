@@ -165,3 +165,89 @@ type Card struct {
 	Model         string `json:"model" parquet:"model"`
 	PromptVersion string `json:"prompt_version" parquet:"prompt_version"`
 }
+
+// Splits of the dataset.
+const (
+	SplitTrain = "train"
+	SplitTest  = "test"
+)
+
+// Text levels of a source card: what the summarizer read.
+const (
+	TextFull     = "full_text"
+	TextAbstract = "abstract"
+)
+
+// Instance is one row of the dataset's train or test split: a target with
+// its numbered source cards (the model's input) and its gold card (held
+// out: never part of Prompt). Slices carry the Parquet "list" tag so that
+// they become standard 3-level LISTs that every reader maps to a list
+// type; optional strings are written as null when empty.
+type Instance struct {
+	// InstanceID is derived from the target's versionless arXiv ID, so
+	// it stays the same across runs and versions of the paper.
+	InstanceID string           `json:"instance_id" parquet:"instance_id"`
+	Split      string           `json:"split" parquet:"split"`
+	Target     InstanceTarget   `json:"target" parquet:"target"`
+	Sources    []InstanceSource `json:"sources" parquet:"sources,list"`
+	Gold       Card             `json:"gold" parquet:"gold"`
+	// Prompt is the model input rendered from the versioned template
+	// (Provenance.PromptVersions.Dataset) with NumIdeas.
+	Prompt     string     `json:"prompt" parquet:"prompt"`
+	NumIdeas   int        `json:"num_ideas" parquet:"num_ideas"`
+	Provenance Provenance `json:"provenance" parquet:"provenance"`
+}
+
+// InstanceTarget is the target paper's metadata in an Instance.
+type InstanceTarget struct {
+	ArxivID         string   `json:"arxiv_id" parquet:"arxiv_id"`
+	Title           string   `json:"title" parquet:"title"`
+	Published       string   `json:"published" parquet:"published"` // arXiv v1 date, YYYY-MM-DD
+	PrimaryCategory string   `json:"primary_category" parquet:"primary_category"`
+	Categories      []string `json:"categories" parquet:"categories,list"`
+	Domain          string   `json:"domain" parquet:"domain"`
+	// DOI and S2PaperID are identities the contamination check compares.
+	DOI       string `json:"doi,omitempty" parquet:"doi,optional"`
+	S2PaperID string `json:"s2_paper_id,omitempty" parquet:"s2_paper_id,optional"`
+	// NumReferences counts the target's references (edges), of which
+	// Sources were kept.
+	NumReferences int `json:"num_references" parquet:"num_references"`
+}
+
+// InstanceSource is one numbered source of an Instance: "Document N" of
+// the model input, with the classifier's verdict and the source card.
+type InstanceSource struct {
+	DocNumber int    `json:"doc_number" parquet:"doc_number"`
+	RefKey    string `json:"ref_key,omitempty" parquet:"ref_key,optional"`
+	ArxivID   string `json:"arxiv_id,omitempty" parquet:"arxiv_id,optional"`
+	S2PaperID string `json:"s2_paper_id,omitempty" parquet:"s2_paper_id,optional"`
+	DOI       string `json:"doi,omitempty" parquet:"doi,optional"`
+	Title     string `json:"title,omitempty" parquet:"title,optional"`
+	Year      int    `json:"year,omitempty" parquet:"year,optional"`
+	// Labels are the Selection's labels (motivates, exposes_gap,
+	// foundation, extends).
+	Labels    []string `json:"labels" parquet:"labels,list"`
+	Rationale string   `json:"rationale" parquet:"rationale"`
+	Quotes    []string `json:"quotes" parquet:"quotes,list"`
+	TextLevel string   `json:"text_level" parquet:"text_level"` // TextFull or TextAbstract
+	Card      Card     `json:"card" parquet:"card"`
+}
+
+// Provenance says what produced an Instance. Models and prompt versions
+// are per stage; a stage whose records came from several models or prompt
+// versions lists them sorted, joined by ", ".
+type Provenance struct {
+	PipelineVersion string      `json:"pipeline_version" parquet:"pipeline_version"`
+	Models          StageValues `json:"models" parquet:"models"`
+	PromptVersions  StageValues `json:"prompt_versions" parquet:"prompt_versions"`
+	CreatedAt       string      `json:"created_at" parquet:"created_at"` // RFC 3339, UTC
+}
+
+// StageValues holds one value per pipeline stage. It is a struct rather
+// than a map because a Parquet STRUCT reads the same in every reader
+// (Hugging Face datasets has no MAP feature).
+type StageValues struct {
+	Classify  string `json:"classify,omitempty" parquet:"classify,optional"`
+	Summarize string `json:"summarize,omitempty" parquet:"summarize,optional"`
+	Dataset   string `json:"dataset,omitempty" parquet:"dataset,optional"`
+}
