@@ -59,19 +59,30 @@ func (s *Runner) log() *slog.Logger {
 
 // All runs the stage for every input with up to workers goroutines; the
 // arXiv metadata of all targets is looked up first in batches (100 IDs a
-// request). Results come back in input order. onDone, if set, is called
-// after each target.
+// request). A paper named by several inputs ("2401.00001",
+// "2401.00001v2") is processed once and each of them gets its result.
+// Results come back in input order. onDone, if set, is called once per
+// input.
 func (s *Runner) All(ctx context.Context, inputs []string, workers int, onDone func(Result)) []Result {
 	results := make([]Result, len(inputs))
 	var keys []string
+	first := map[string]int{} // key -> index of its first input
+	var dups []int
 	for i, in := range inputs {
 		id, err := arxiv.Parse(in)
 		if err != nil {
 			results[i] = Result{Input: in, Err: err}
 			continue
 		}
-		results[i] = Result{Input: in, Key: fetch.Key(id)}
-		keys = append(keys, fetch.Key(id))
+		k := fetch.Key(id)
+		results[i] = Result{Input: in, Key: k}
+		if _, ok := first[k]; ok {
+			// Processing it twice at once would fetch every page twice.
+			dups = append(dups, i)
+			continue
+		}
+		first[k] = i
+		keys = append(keys, k)
 	}
 	metaErr := s.lookupArxiv(ctx, keys)
 	if metaErr != nil {
@@ -91,14 +102,23 @@ func (s *Runner) All(ctx context.Context, inputs []string, workers int, onDone f
 		})
 	}
 	for i := range results {
-		if results[i].Key != "" {
+		switch k := results[i].Key; {
+		case k != "" && first[k] == i:
 			jobs <- i
-		} else if onDone != nil {
+		case k == "" && onDone != nil:
 			onDone(results[i])
 		}
 	}
 	close(jobs)
 	wg.Wait()
+	for _, i := range dups {
+		r := results[first[results[i].Key]]
+		r.Input = inputs[i]
+		results[i] = r
+		if onDone != nil {
+			onDone(r)
+		}
+	}
 	return results
 }
 
