@@ -100,6 +100,7 @@ func sameJSON(t *testing.T, what string, got, want []byte) {
 // TestRecordedPagesReplayed: the two recorded pages come back when asked
 // as they were recorded, and the client pages through them.
 func TestRecordedPagesReplayed(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	edges := srv.LoadRecordedReferences(t)
 	if len(edges) != 156 {
@@ -148,6 +149,7 @@ func TestRecordedPagesReplayed(t *testing.T) {
 // TestRecordedPaperAndBatch: /paper and /paper/batch answer the recorded
 // requests with the recorded bodies.
 func TestRecordedPaperAndBatch(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	srv.LoadFixtures(t)
 
@@ -183,6 +185,7 @@ func TestRecordedPaperAndBatch(t *testing.T) {
 // TestRecordedErrorBodies: the 404 and 400 bodies are byte for byte the
 // recorded ones.
 func TestRecordedErrorBodies(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	r := get(t, srv, "GET", s2test.PaperPath("DOI:10.1101/2024.04.01.587366"), url.Values{"fields": {"authors,title"}}, "")
 	if want := s2test.Fixture(t, s2test.File404); r.status != 404 || !bytes.Equal(r.body, want) {
@@ -195,6 +198,7 @@ func TestRecordedErrorBodies(t *testing.T) {
 }
 
 func TestFieldValidation(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	srv.LoadRecordedReferences(t)
 	refs := s2test.ReferencesPath(s2test.RecordedReferencesID)
@@ -257,6 +261,7 @@ func TestFieldValidation(t *testing.T) {
 // TestPaging pages a synthetic list of 1,234 edges and checks the limits
 // of offset paging.
 func TestPaging(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	const id = "ARXIV:2401.00001"
 	srv.AddSyntheticReferences(id, 1234, s2test.Synth{Unresolved: 10, NullAbstract: 4})
@@ -368,6 +373,7 @@ func TestPaging(t *testing.T) {
 // TestWindowCap: a list longer than the window is cut by the client, and
 // the server never refuses it.
 func TestWindowCap(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	edges := make([]json.RawMessage, 10_100)
 	for i := range edges {
@@ -390,6 +396,7 @@ func TestWindowCap(t *testing.T) {
 }
 
 func TestBatchRules(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	srv.LoadRecordedBatch(t)
 	many := make([]string, 501)
@@ -417,6 +424,7 @@ func TestBatchRules(t *testing.T) {
 }
 
 func TestAPIKey(t *testing.T) {
+	t.Parallel()
 	const key = "s2-secret-key-0123456789"
 	srv := s2test.NewServer(t)
 	srv.SetAPIKey(key)
@@ -446,6 +454,7 @@ func TestAPIKey(t *testing.T) {
 }
 
 func TestWithheld(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	srv.Withhold("DOI:10.1073/pnas.0611396104", "")
 	c := client(t, srv.URL, "", s2.Options{})
@@ -469,6 +478,7 @@ func TestWithheld(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	srv.AddSyntheticReferences("ARXIV:2401.00002", 5, s2test.Synth{})
 	path := s2test.ReferencesPath("ARXIV:2401.00002")
@@ -525,6 +535,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestIDForms(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	pid := srv.LoadRecordedPaper(t)
 	for _, id := range []string{
@@ -562,6 +573,7 @@ func TestIDForms(t *testing.T) {
 // TestUnresolvedFromReference: an s2.Reference with an empty paperId is
 // served as S2 serves an unresolved reference, with paperId null.
 func TestUnresolvedFromReference(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	b, _ := json.Marshal(s2.Reference{CitedPaper: s2.Paper{Title: "D Scieur"}})
 	srv.SetReferences("CorpusId:5", []json.RawMessage{b})
@@ -572,6 +584,7 @@ func TestUnresolvedFromReference(t *testing.T) {
 }
 
 func TestRequestLog(t *testing.T) {
+	t.Parallel()
 	srv := s2test.NewServer(t)
 	start := time.Now()
 	get(t, srv, "GET", s2test.PaperPath("CorpusId:1"), url.Values{"fields": {"title"}}, "")
