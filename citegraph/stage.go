@@ -84,7 +84,7 @@ func (s *Runner) All(ctx context.Context, inputs []string, workers int, onDone f
 		first[k] = i
 		keys = append(keys, k)
 	}
-	metaErr := s.lookupArxiv(ctx, keys)
+	metaErr := s.LookupArxiv(ctx, keys)
 	if metaErr != nil {
 		s.log().Warn("arxiv metadata lookup failed; targets keep the date from their ID", "err", metaErr)
 	}
@@ -127,8 +127,8 @@ func (s *Runner) Process(ctx context.Context, input string) Result {
 	return s.All(ctx, []string{input}, 1, nil)[0]
 }
 
-// lookupArxiv stores the arXiv API entries of the keys that lack one.
-func (s *Runner) lookupArxiv(ctx context.Context, keys []string) error {
+// LookupArxiv stores the arXiv API entries of the keys that lack one.
+func (s *Runner) LookupArxiv(ctx context.Context, keys []string) error {
 	if s.ArxivAPI == nil {
 		return nil
 	}

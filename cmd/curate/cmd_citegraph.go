@@ -49,6 +49,8 @@ func runCitegraphCmd(ctx context.Context, env *cmdEnv, args []string) error {
 }
 
 func runCitegraph(ctx context.Context, env *cmdEnv, opt citegraphOptions) error {
+	ctx, cancel := env.drainContext(ctx)
+	defer cancel()
 	log, err := opt.global.logger(env.stderr)
 	if err != nil {
 		return err

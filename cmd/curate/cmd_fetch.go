@@ -48,6 +48,8 @@ func runFetchCmd(ctx context.Context, env *cmdEnv, args []string) error {
 // tab-separated line per paper on stdout and a summary on stderr, and fails
 // when any paper could not be fetched.
 func runFetch(ctx context.Context, env *cmdEnv, opt fetchOptions) error {
+	ctx, cancel := env.drainContext(ctx)
+	defer cancel()
 	log, err := opt.global.logger(env.stderr)
 	if err != nil {
 		return err

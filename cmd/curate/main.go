@@ -39,6 +39,9 @@ type cmdEnv struct {
 	getenv func(string) string
 	// isTerminal reports whether stderr is a terminal (progress bars).
 	isTerminal bool
+	// drain is closed when the user asks the command to stop (the first
+	// interrupt); nil in tests.
+	drain <-chan struct{}
 }
 
 func (e *cmdEnv) stdinReader() io.Reader {
@@ -67,6 +70,8 @@ func commands() []command {
 		{"fetch", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", runFetchCmd},
 		{"show", "print as JSON what the store holds for a paper", runShowCmd},
 		{"status", "print what a store holds: items per stage and status, failures, the last run", runStatusCmd},
+		{"classify", "decide which references of each target are its sources, with verified quotes", stageCommand("classify", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...")},
+		{"summarize", "write idea cards: a gold card per target and a card per source", stageCommand("summarize", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...")},
 		{"citegraph", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", runCitegraphCmd},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
@@ -74,11 +79,49 @@ func commands() []command {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	env := &cmdEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTerminal: stderrIsTerminal()}
+	// The first interrupt drains (commands stop taking new work and finish
+	// what is in flight), the second cancels work in flight, the third
+	// exits at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	drain := make(chan struct{})
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range sigs {
+			n++
+			switch n {
+			case 1:
+				fmt.Fprintln(os.Stderr, "\ncurate: stopping: finishing work in flight (interrupt again to abandon it)")
+				close(drain)
+			case 2:
+				fmt.Fprintln(os.Stderr, "curate: abandoning work in flight; the next run redoes it")
+				cancel()
+			default:
+				os.Exit(130)
+			}
+		}
+	}()
+	env := &cmdEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, isTerminal: stderrIsTerminal(), drain: drain}
 	code := run(ctx, env, os.Args[1:])
-	stop()
+	cancel()
 	os.Exit(code)
+}
+
+// drainContext returns a context cancelled when the command is asked to
+// stop (for commands that have nothing to finish gracefully).
+func (e *cmdEnv) drainContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if e.drain != nil {
+		go func() {
+			select {
+			case <-e.drain:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
 }
 
 // run dispatches args to a subcommand and maps its error to an exit status.

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/groundwork/curate/pipeline"
+	"github.com/groundwork/curate/stages"
+)
+
+// stageCommand returns the run function of a command that runs one
+// per-target stage (classify, summarize) through the same pipeline code
+// as `curate run`.
+func stageCommand(name, synopsis string) func(context.Context, *cmdEnv, []string) error {
+	return func(ctx context.Context, env *cmdEnv, args []string) error {
+		var f stageFlags
+		workers := 4
+		fs := newFlagSet(env, name, synopsis)
+		addStageFlags(fs, env, &f)
+		fs.IntVar(&workers, "workers", 4, "targets processed at once")
+		rest, err := parseFlags(fs, args)
+		if err != nil {
+			return err
+		}
+		ids, err := f.ids(env, rest)
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			fs.Usage()
+			return fmt.Errorf("%w: no arXiv IDs given (arguments or --targets FILE)", errUsage)
+		}
+		return runStages(ctx, env, &f, []string{name}, ids, map[string]int{name: workers})
+	}
+}
+
+// runStages runs the named per-target stages over ids with the store
+// locked, prints one line per target and a summary with LLM usage, and
+// stores the summary for `curate status`.
+func runStages(ctx context.Context, env *cmdEnv, f *stageFlags, names, ids []string, workers map[string]int) error {
+	var keys, bad []string
+	seen := map[string]bool{}
+	for _, in := range ids {
+		k, err := stages.Key(in)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	e, err := openStages(ctx, env, f)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	unlock, err := e.store.Lock()
+	if err != nil {
+		return fmt.Errorf("%w: another curate run is using the store %s; wait for it or stop it", err, e.store.Dir())
+	}
+	defer unlock()
+	steps, err := e.set.Steps(names, workers)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if contains(names, stages.Citegraph) {
+		// One arXiv API request per hundred targets rather than one each.
+		if err := e.set.Citegraph.LookupArxiv(ctx, keys); err != nil {
+			e.log.Warn("arxiv metadata lookup failed; targets keep the date from their ID", "err", err)
+		}
+	}
+
+	bar := newProgress(env, e.log, len(keys)*len(steps), strings.Join(names, "→"))
+	var mu sync.Mutex
+	counts := map[string]int{}
+	sum := pipeline.Run(ctx, keys, steps, pipeline.Options{
+		Drain: env.drain,
+		OnEvent: func(ev pipeline.Event) {
+			mu.Lock()
+			counts[ev.Step]++
+			var parts []string
+			for _, n := range names {
+				parts = append(parts, fmt.Sprintf("%s %d", n, counts[n]))
+			}
+			mu.Unlock()
+			bar.Add(1, strings.Join(parts, " · "))
+		},
+	})
+	bar.Finish()
+
+	for _, fl := range sum.Failures {
+		fmt.Fprintf(env.stdout, "%s\t%s\tfailed\t%s\n", fl.Key, fl.Step, fl.Reason)
+	}
+	printSummary(env, sum)
+	printUsage(env.stderr, e.meter, e.prices)
+	if err := saveSummary(context.WithoutCancel(ctx), e, names, sum); err != nil {
+		e.log.Warn("could not store the run summary", "err", err)
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(env.stderr, "invalid IDs:\n  %s\n", strings.Join(bad, "\n  "))
+	}
+	switch {
+	case sum.Interrupted:
+		return &exitError{code: 130, err: errors.New("interrupted")}
+	case len(sum.Failures) > 0 || len(bad) > 0:
+		return &exitError{code: 1, err: fmt.Errorf("%d targets failed", len(sum.Failures)+len(bad))}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// printSummary writes the per-stage counts of a run.
+func printSummary(env *cmdEnv, sum *pipeline.Summary) {
+	tw := tabwriter.NewWriter(env.stderr, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "stage\tdone\treused\tskipped\tfailed\tnot reached\twall\n")
+	for _, s := range sum.Steps {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Done, s.Reused, s.Skipped, s.Failed, s.Pending, s.Wall.Round(time.Millisecond))
+	}
+	tw.Flush()
+	state := "completed"
+	if sum.Interrupted {
+		state = "interrupted (run the same command again to resume)"
+	}
+	fmt.Fprintf(env.stderr, "%d of %d targets through every stage, %d failed; %s in %s\n",
+		sum.Completed, sum.Targets, len(sum.Failures), state, sum.Wall.Round(time.Millisecond))
+}
+
+// runRecord is the run summary kept in the store.
+type runRecord struct {
+	Stages   []string                  `json:"stages"`
+	Model    string                    `json:"model"`
+	Summary  *pipeline.Summary         `json:"summary"`
+	Requests map[string]any            `json:"requests"`
+	LLM      any                       `json:"llm"`
+	Counts   map[string]map[string]int `json:"ledger"`
+}
+
+func saveSummary(ctx context.Context, e *stageEnv, names []string, sum *pipeline.Summary) error {
+	rec := runRecord{Stages: names, Model: e.model, Summary: sum, Requests: map[string]any{}, LLM: e.meter.Tallies()}
+	for _, name := range []string{"arxiv", "ar5iv", "s2", "arxiv-api", "llm"} {
+		if s, err := e.http.Service(name); err == nil {
+			rec.Requests[name] = s.Stats()
+		}
+	}
+	var err error
+	if rec.Counts, err = e.store.Counts(ctx); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	return e.store.SetValue(ctx, runSummaryKey, data)
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+
+	"github.com/groundwork/curate/arxivapi"
+	"github.com/groundwork/curate/citegraph"
+	"github.com/groundwork/curate/classify"
+	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/s2"
+	"github.com/groundwork/curate/stages"
+	"github.com/groundwork/curate/store"
+	"github.com/groundwork/curate/summarize"
+)
+
+// stageFlags are the flags shared by every command that runs per-target
+// stages (classify, summarize, run, refresh).
+type stageFlags struct {
+	global        globalOptions
+	s2            s2Options
+	llm           llmOptions
+	targets       string
+	force         bool
+	refresh       bool
+	budget        int
+	summaryBudget int
+}
+
+func addStageFlags(fs *flag.FlagSet, env *cmdEnv, f *stageFlags) {
+	addGlobalFlags(fs, env, &f.global)
+	addS2Flags(fs, env, &f.s2)
+	addLLMFlags(fs, env, &f.llm)
+	fs.StringVar(&f.targets, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin)")
+	fs.BoolVar(&f.force, "force", false, "classify and summarize again even when the store holds current results")
+	fs.BoolVar(&f.refresh, "refresh", false, "ask Semantic Scholar and arXiv again instead of reusing stored responses")
+	fs.IntVar(&f.budget, "classify-budget", 0, "token budget of the classify prompt (0: the stage's default)")
+	fs.IntVar(&f.summaryBudget, "summarize-budget", 0, "token budget of a paper's text for its card (0: the stage's default)")
+}
+
+// ids returns the targets from arguments and --targets.
+func (f *stageFlags) ids(env *cmdEnv, args []string) ([]string, error) {
+	ids := append([]string(nil), args...)
+	if f.targets != "" {
+		more, err := readTargets(f.targets, env.stdinReader())
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, more...)
+	}
+	return ids, nil
+}
+
+// stageEnv is an opened store with every stage configured.
+type stageEnv struct {
+	log    *slog.Logger
+	store  *store.Store
+	http   *httpx.Client
+	set    *stages.Set
+	meter  *llm.Meter
+	prices llm.Prices
+	model  string // the LLM model, or "heuristic"
+}
+
+func (e *stageEnv) Close() error { return e.store.Close() }
+
+// openStages opens the store and builds every stage from the flags.
+func openStages(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, error) {
+	log, err := f.global.logger(env.stderr)
+	if err != nil {
+		return nil, err
+	}
+	heuristic, err := f.llm.heuristic()
+	if err != nil {
+		return nil, err
+	}
+	prices, err := f.llm.loadPrices()
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.global.openStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e := &stageEnv{log: log, store: st, meter: &llm.Meter{}, prices: prices, model: llm.HeuristicModel}
+	fail := func(err error) (*stageEnv, error) {
+		st.Close()
+		return nil, err
+	}
+	lcfg := f.llm.config(env, st, e.meter, log)
+	services := append(f.s2.serviceConfigs(env, &f.global), f.llm.serviceConfigs(lcfg, heuristic)...)
+	if e.http, err = f.global.httpClient(log, services...); err != nil {
+		return fail(err)
+	}
+	ax, _ := e.http.Service("arxiv")
+	a5, _ := e.http.Service("ar5iv")
+	s2svc, _ := e.http.Service(s2.ServiceName)
+	apisvc, _ := e.http.Service(arxivapi.ServiceName)
+	s2c, err := s2.New(s2svc, s2.Options{PageLimit: f.s2.s2PageLimit, Logger: log})
+	if err != nil {
+		return fail(fmt.Errorf("%w: %v", errUsage, err))
+	}
+	apic, err := arxivapi.New(apisvc, arxivapi.Options{Logger: log})
+	if err != nil {
+		return fail(err)
+	}
+	var completer llm.Completer
+	if !heuristic {
+		c, err := llm.New(e.http, lcfg)
+		if err != nil {
+			return fail(err)
+		}
+		completer, e.model = c, c.Model()
+	}
+	fetcher := &fetch.Fetcher{Arxiv: ax, Ar5iv: a5, Store: st, Log: log}
+	e.set = &stages.Set{
+		Store:   st,
+		Fetcher: fetcher,
+		Citegraph: &citegraph.Runner{
+			Store: st, S2: s2c, ArxivAPI: apic, Log: log, Refresh: f.refresh,
+			Fetch: func(ctx context.Context, id string) (*record.Document, error) {
+				r := fetcher.Fetch(ctx, id)
+				return r.Doc, r.Err
+			},
+		},
+		Classify: &classify.Stage{Store: st, LLM: completer, Model: e.model, Budget: f.budget, Log: log, Meter: e.meter, Force: f.force},
+		Summarize: &summarize.Stage{
+			Store: st, LLM: completer, Model: e.model, Log: log, Meter: e.meter, Force: f.force, Budget: f.summaryBudget,
+			Fetch: func(ctx context.Context, id string) error { return fetcher.Fetch(ctx, id).Err },
+		},
+	}
+	return e, nil
+}
