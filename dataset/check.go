@@ -1,0 +1,284 @@
+package dataset
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/groundwork/curate/record"
+)
+
+// ErrInvalid is wrapped by Check's error when a dataset's files are
+// incomplete or inconsistent (missing shards, rows in the wrong file,
+// counts that disagree with the card).
+var ErrInvalid = errors.New("dataset is invalid")
+
+// Published is a dataset read back from its directory.
+type Published struct {
+	Dir       string
+	Instances []record.Instance   // train then test, in file order
+	Files     map[string][]string // split -> shard paths relative to Dir, in order
+	Dropped   []Dropped
+	// Contamination is nil when the directory has no contamination.json.
+	Contamination *Contamination
+}
+
+// ReadDataset reads the dataset published in dir. Missing or misnamed
+// shards are not errors here (Check reports them); unreadable files are.
+func ReadDataset(ctx context.Context, dir string) (*Published, error) {
+	p, _, err := readDataset(ctx, dir)
+	return p, err
+}
+
+// readDataset also returns the structural problems it noticed.
+func readDataset(ctx context.Context, dir string) (*Published, []string, error) {
+	p := &Published{Dir: dir, Files: map[string][]string{}}
+	var problems []string
+	entries, err := os.ReadDir(filepath.Join(dir, DataDir))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read dataset %s: %w", dir, err)
+	}
+	shards := map[string][]int{}
+	total := map[string]int{}
+	for _, e := range entries {
+		split, i, n, ok := parseShardName(e.Name())
+		if !ok || e.IsDir() {
+			problems = append(problems, fmt.Sprintf("%s/%s is not a shard (want train|test-NNNNN-of-NNNNN.parquet)", DataDir, e.Name()))
+			continue
+		}
+		if t, seen := total[split]; seen && t != n {
+			problems = append(problems, fmt.Sprintf("%s/%s: %s shards disagree on their count (%d and %d)", DataDir, e.Name(), split, t, n))
+		}
+		total[split] = n
+		shards[split] = append(shards[split], i)
+	}
+	for _, split := range []string{record.SplitTrain, record.SplitTest} {
+		idx := shards[split]
+		slices.Sort(idx)
+		if len(idx) == 0 {
+			problems = append(problems, fmt.Sprintf("no %s shard in %s/", split, DataDir))
+			continue
+		}
+		for want := range total[split] {
+			if !slices.Contains(idx, want) {
+				problems = append(problems, fmt.Sprintf("missing %s/%s", DataDir, shardName(split, want, total[split])))
+			}
+		}
+		for _, i := range idx {
+			rel := DataDir + "/" + shardName(split, i, total[split])
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			rows, missing, err := readShard(filepath.Join(dir, rel))
+			if err != nil {
+				return nil, nil, fmt.Errorf("read dataset %s: %w", dir, err)
+			}
+			if len(missing) > 0 {
+				problems = append(problems, fmt.Sprintf("%s lacks columns %s", rel, strings.Join(missing, ", ")))
+			}
+			for j, in := range rows {
+				if in.Split != split {
+					problems = append(problems, fmt.Sprintf("%s row %d (%s) has split %q", rel, j, in.InstanceID, in.Split))
+				}
+			}
+			p.Files[split] = append(p.Files[split], rel)
+			p.Instances = append(p.Instances, rows...)
+		}
+	}
+
+	if err := readJSON(filepath.Join(dir, DroppedFile), &p.Dropped); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("read dataset %s: %w", dir, err)
+	}
+	var c Contamination
+	switch err := readJSON(filepath.Join(dir, ContaminationFile), &c); {
+	case err == nil:
+		p.Contamination = &c
+	case errors.Is(err, fs.ErrNotExist):
+		problems = append(problems, "no "+ContaminationFile)
+	default:
+		return nil, nil, fmt.Errorf("read dataset %s: %w", dir, err)
+	}
+	return p, problems, nil
+}
+
+// readShard reads one Parquet file and names the columns of the Instance
+// schema the file lacks (a reader would fill them with zero values).
+func readShard(path string) ([]record.Instance, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	have := map[string]bool{}
+	for _, p := range leafPaths(pf.Schema(), nil) {
+		have[p] = true
+	}
+	var missing []string
+	for _, p := range leafPaths(parquet.SchemaOf(new(record.Instance)), nil) {
+		if !have[p] {
+			missing = append(missing, p)
+		}
+	}
+	rows, err := readParquet[record.Instance](path)
+	return rows, missing, err
+}
+
+func leafPaths(n parquet.Node, prefix []string) []string {
+	if n.Leaf() {
+		return []string{strings.Join(prefix, ".")}
+	}
+	var out []string
+	for _, f := range n.Fields() {
+		out = append(out, leafPaths(f, append(slices.Clone(prefix), f.Name()))...)
+	}
+	return out
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckReport is what Check found in a published dataset.
+type CheckReport struct {
+	Dir    string      `json:"dir"`
+	Counts SplitCounts `json:"counts"`
+	// Problems are structural: missing or misnamed shards, rows in the
+	// wrong file, counts that disagree with the card, malformed rows.
+	Problems []string `json:"problems"`
+	// Violations break the contamination rules (Rules).
+	Violations []Violation `json:"violations"`
+}
+
+// OK reports whether the dataset passed.
+func (r *CheckReport) OK() bool { return len(r.Problems) == 0 && len(r.Violations) == 0 }
+
+// Check re-verifies the dataset published in dir from its files alone:
+// every shard present and readable with the full schema, each row in its
+// split's file and well formed (an ID derived from its target, at least
+// MinSources sources numbered from 1, a complete gold card), the split
+// dates against contamination.json's test_from, counts against the card
+// and contamination.json, and every contamination rule. The error wraps
+// ErrContaminated when there is a violation, ErrInvalid when there is
+// only a structural problem; the report is returned either way unless the
+// files cannot be read at all.
+func Check(ctx context.Context, dir string) (*CheckReport, error) {
+	p, problems, err := readDataset(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("check %s: %w", dir, err)
+	}
+	rep := &CheckReport{Dir: dir, Counts: countSplits(p.Instances), Problems: problems}
+	for _, in := range p.Instances {
+		rep.Problems = append(rep.Problems, rowProblems(in)...)
+	}
+	var testFrom *time.Time
+	if c := p.Contamination; c != nil {
+		if t, err := time.Parse(dateLayout, c.TestFrom); err == nil {
+			testFrom = &t
+		} else {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s: test_from %q is not a date", ContaminationFile, c.TestFrom))
+		}
+		if c.After != rep.Counts {
+			rep.Problems = append(rep.Problems, fmt.Sprintf("%s says train %d, test %d; the files hold train %d, test %d",
+				ContaminationFile, c.After.Train, c.After.Test, rep.Counts.Train, rep.Counts.Test))
+		}
+	}
+	rep.Problems = append(rep.Problems, cardProblems(filepath.Join(dir, ReadmeFile), rep.Counts)...)
+
+	tmpl, err := LoadTemplate()
+	if err != nil {
+		return nil, fmt.Errorf("check %s: %w", dir, err)
+	}
+	for _, f := range findViolations(p.Instances, testFrom, tmpl) {
+		rep.Violations = append(rep.Violations, f.Violation)
+	}
+	switch {
+	case len(rep.Violations) > 0:
+		return rep, fmt.Errorf("check %s: %d violations (%s), %d problems: %w", dir, len(rep.Violations), kindSummary(rep.Violations), len(rep.Problems), ErrContaminated)
+	case len(rep.Problems) > 0:
+		return rep, fmt.Errorf("check %s: %d problems, first: %s: %w", dir, len(rep.Problems), rep.Problems[0], ErrInvalid)
+	}
+	return rep, nil
+}
+
+// rowProblems lists what is malformed in one row.
+func rowProblems(in record.Instance) []string {
+	var out []string
+	bad := func(format string, args ...any) {
+		out = append(out, fmt.Sprintf("instance %s: ", in.InstanceID)+fmt.Sprintf(format, args...))
+	}
+	if want := InstanceID(in.Target.ArxivID); want == "" || in.InstanceID != want {
+		bad("instance_id is not derived from target arxiv_id %q", in.Target.ArxivID)
+	}
+	if len(in.Sources) < MinSources {
+		bad("%d sources, want at least %d", len(in.Sources), MinSources)
+	}
+	for i, s := range in.Sources {
+		if s.DocNumber != i+1 {
+			bad("source %d has doc_number %d", i+1, s.DocNumber)
+			break
+		}
+	}
+	if f := emptyCardField(in.Gold); f != "" {
+		bad("gold card has an empty %s", f)
+	}
+	if in.NumIdeas < 1 {
+		bad("num_ideas %d", in.NumIdeas)
+	}
+	if strings.TrimSpace(in.Prompt) == "" {
+		bad("empty prompt")
+	}
+	return out
+}
+
+var numExamples = regexp.MustCompile(`(?m)^  - name: (train|test)\n    num_examples: (\d+)$`)
+
+// cardProblems compares the split sizes in the dataset card's YAML header
+// with the rows the files hold.
+func cardProblems(path string, c SplitCounts) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return []string{fmt.Sprintf("no dataset card: %v", err)}
+	}
+	want := map[string]int{record.SplitTrain: c.Train, record.SplitTest: c.Test}
+	found := map[string]bool{}
+	var out []string
+	for _, m := range numExamples.FindAllStringSubmatch(string(b), -1) {
+		n, _ := strconv.Atoi(m[2])
+		found[m[1]] = true
+		if n != want[m[1]] {
+			out = append(out, fmt.Sprintf("%s says %s has %d examples; the files hold %d", ReadmeFile, m[1], n, want[m[1]]))
+		}
+	}
+	for _, s := range []string{record.SplitTrain, record.SplitTest} {
+		if !found[s] {
+			out = append(out, fmt.Sprintf("%s gives no num_examples for %s", ReadmeFile, s))
+		}
+	}
+	return out
+}

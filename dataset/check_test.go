@@ -1,0 +1,205 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/groundwork/curate/record"
+)
+
+// doctor rewrites one shard of the dataset in dir through edit.
+func doctor(t *testing.T, dir, shard string, edit func([]record.Instance) []record.Instance) {
+	t.Helper()
+	path := filepath.Join(dir, DataDir, shard)
+	rows, err := ReadParquet(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows = edit(rows)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteParquet(f, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const (
+	trainShard = "train-00000-of-00001.parquet"
+	testShard  = "test-00000-of-00001.parquet"
+)
+
+func TestCheck(t *testing.T) {
+	ctx := context.Background()
+	r := mustBuild(t, corpus(), fixedOptions())
+	var testIn record.Instance
+	for _, in := range r.Instances {
+		if in.Split == record.SplitTest {
+			testIn = in
+			break
+		}
+	}
+	tests := []struct {
+		name    string
+		doctor  func(t *testing.T, dir string)
+		err     error
+		kind    string // a violation of this kind, or
+		problem string // a problem containing this
+	}{
+		{name: "as written", doctor: func(*testing.T, string) {}},
+		{
+			name: "a test target planted as a train source",
+			doctor: func(t *testing.T, dir string) {
+				doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance {
+					rows[1].Sources[2].ArxivID = testIn.Target.ArxivID + "v3"
+					return rows
+				})
+			},
+			err: ErrContaminated, kind: KindTestTargetAsSource,
+		},
+		{
+			name: "a test target's title planted as a train source",
+			doctor: func(t *testing.T, dir string) {
+				doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance {
+					s := &rows[0].Sources[0]
+					s.ArxivID, s.DOI, s.S2PaperID, s.Title = "", "", "", strings.ToLower(testIn.Target.Title)
+					return rows
+				})
+			},
+			err: ErrContaminated, kind: KindTestTargetAsSource,
+		},
+		{
+			name: "test gold pasted into a train prompt",
+			doctor: func(t *testing.T, dir string) {
+				doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance {
+					rows[2].Prompt += "\n" + testIn.Gold.Method
+					return rows
+				})
+			},
+			err: ErrContaminated, kind: KindGoldInPrompt,
+		},
+		{
+			name: "own gold pasted into a test prompt",
+			doctor: func(t *testing.T, dir string) {
+				doctor(t, dir, testShard, func(rows []record.Instance) []record.Instance {
+					rows[0].Prompt += "\n" + rows[0].Gold.Inspiration
+					return rows
+				})
+			},
+			err: ErrContaminated, kind: KindGoldInPrompt,
+		},
+		{
+			name: "a duplicate row",
+			doctor: func(t *testing.T, dir string) {
+				doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance { return append(rows, rows[0]) })
+			},
+			err: ErrContaminated, kind: KindDuplicate,
+		},
+		{
+			name: "a 2026 target moved into train",
+			doctor: func(t *testing.T, dir string) {
+				doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance {
+					in := testIn
+					in.Split = record.SplitTrain
+					return append(rows, in)
+				})
+				doctor(t, dir, testShard, func(rows []record.Instance) []record.Instance { return rows[1:] })
+			},
+			err: ErrContaminated, kind: KindSplitDate,
+		},
+		{
+			name: "a missing shard",
+			doctor: func(t *testing.T, dir string) {
+				os.Rename(filepath.Join(dir, DataDir, trainShard), filepath.Join(dir, DataDir, "train-00000-of-00002.parquet"))
+			},
+			err: ErrInvalid, problem: "missing data/train-00001-of-00002.parquet",
+		},
+		{
+			name: "a row in the wrong file",
+			doctor: func(t *testing.T, dir string) {
+				doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance { rows[0].Split = record.SplitTest; return rows })
+			},
+			// Its date puts it in train too.
+			err: ErrContaminated, kind: KindSplitDate, problem: `has split "test"`,
+		},
+		{
+			name: "a card that lies about the counts",
+			doctor: func(t *testing.T, dir string) {
+				p := filepath.Join(dir, ReadmeFile)
+				b, _ := os.ReadFile(p)
+				os.WriteFile(p, []byte(strings.Replace(string(b), "num_examples: 3", "num_examples: 30", 1)), 0o644)
+			},
+			err: ErrInvalid, problem: "train has 30 examples",
+		},
+		{
+			name: "a source removed",
+			doctor: func(t *testing.T, dir string) {
+				doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance { rows[0].Sources = rows[0].Sources[:2]; return rows })
+			},
+			err: ErrInvalid, problem: "2 sources, want at least 3",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ds")
+			writeTestDataset(t, dir, r, WriteOptions{})
+			tt.doctor(t, dir)
+			rep, err := Check(ctx, dir)
+			if !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+				t.Fatalf("Check error %v, want %v (report %+v)", err, tt.err, rep)
+			}
+			if rep == nil {
+				t.Fatal("no report")
+			}
+			if tt.err == nil && !rep.OK() {
+				t.Errorf("report not OK: %+v", rep)
+			}
+			if tt.kind != "" && !hasKind(rep.Violations, tt.kind) {
+				t.Errorf("violations %+v lack %s", rep.Violations, tt.kind)
+			}
+			if tt.problem != "" && !strings.Contains(strings.Join(rep.Problems, "\n"), tt.problem) {
+				t.Errorf("problems %q lack %q", rep.Problems, tt.problem)
+			}
+		})
+	}
+}
+
+func hasKind(vs []Violation, kind string) bool {
+	for _, v := range vs {
+		if v.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCheckPassesAfterPolicy: whatever a policy resolved, the written
+// dataset passes Check.
+func TestCheckPassesAfterPolicy(t *testing.T) {
+	for _, p := range []Policy{PolicyDropTrain, PolicyDropTest} {
+		tt4 := testTarget()
+		leak := trainWithSource("2505.00001", srcSpec{doi: "10.48550/arXiv.2601.00004", title: "x"})
+		gold := makeTarget("2505.00002", "2025-05-05", "cs.CL", 4)
+		gold.Sources[0].Card.Results = tt4.Gold.CoreClaim
+		dup := makeTarget("2505.00002v2", "2025-05-05", "cs.CL", 3)
+		opts := fixedOptions()
+		opts.Policy = p
+		r := mustBuild(t, []TargetInputs{tt4, leak, gold, dup, makeTarget("2401.00001", "2024-01-01", "cs.CL", 3)}, opts)
+		if len(r.Contamination.Violations) < 3 {
+			t.Errorf("%s: violations %+v", p, r.Contamination.Violations)
+		}
+		dir := filepath.Join(t.TempDir(), "ds")
+		writeTestDataset(t, dir, r, WriteOptions{})
+		if rep, err := Check(context.Background(), dir); err != nil {
+			t.Errorf("%s: Check: %v %+v", p, err, rep)
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/citegraph"
+	"github.com/groundwork/curate/classify"
+	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
+	"github.com/groundwork/curate/summarize"
+)
+
+// DropIncomplete is the reason for a target an earlier stage has not
+// finished: its Detail names the record that is missing.
+const DropIncomplete = "incomplete"
+
+// Records is what LoadTargets needs of a store; *store.Store has it.
+type Records interface {
+	GetJSON(ctx context.Context, item, kind string, v any) (store.Record, error)
+	Items(ctx context.Context, kind string) ([]string, error)
+}
+
+// LoadTargets reads the dataset stage's inputs from the store: per target
+// (under its versionless arXiv ID) the citegraph Graph (kind "edges"), the
+// classify Selections ("selections"), the summarize Result ("summary":
+// the gold card and each source's card and text level) and, for the order
+// of first mention, the fetched Document ("document", optional). ids are
+// target IDs with or without version; nil means every target with a
+// Graph. A target whose Graph, Selections or Result is missing is listed
+// as dropped (DropIncomplete); an unreadable store is an error.
+func LoadTargets(ctx context.Context, st Records, ids []string) ([]TargetInputs, []Dropped, error) {
+	if ids == nil {
+		var err error
+		if ids, err = st.Items(ctx, citegraph.KindGraph); err != nil {
+			return nil, nil, fmt.Errorf("load dataset targets: %w", err)
+		}
+	}
+	var (
+		out     []TargetInputs
+		dropped []Dropped
+	)
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		aid, err := arxiv.Parse(id)
+		if err != nil {
+			dropped = append(dropped, Dropped{TargetID: id, Reason: DropInvalidID, Detail: err.Error()})
+			continue
+		}
+		t, missing, err := loadTarget(ctx, st, fetch.Key(aid))
+		if err != nil {
+			return nil, nil, err
+		}
+		if missing != "" {
+			dropped = append(dropped, Dropped{TargetID: id, Reason: DropIncomplete, Detail: missing})
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, dropped, nil
+}
+
+// loadTarget reads one target; missing names the first absent record.
+func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, missing string, err error) {
+	get := func(kind, stage string, v any) (bool, error) {
+		_, err := st.GetJSON(ctx, key, kind, v)
+		if errors.Is(err, store.ErrNotFound) {
+			missing = fmt.Sprintf("no %s record: run the %s stage", kind, stage)
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("load dataset target %s: %w", key, err)
+		}
+		return true, nil
+	}
+	var (
+		sels classify.Selections
+		res  summarize.Result
+	)
+	for _, r := range []struct {
+		kind, stage string
+		v           any
+	}{
+		{citegraph.KindGraph, citegraph.Stage, &t.Graph},
+		{classify.KindSelections, classify.StageName, &sels},
+		{summarize.KindResult, "summarize", &res},
+	} {
+		if ok, err := get(r.kind, r.stage, r.v); !ok || err != nil {
+			return TargetInputs{}, missing, err
+		}
+	}
+	if t.Graph.Meta.ArxivID == "" {
+		t.Graph.Meta.ArxivID = key
+	}
+	t.Selections = sels.Selections
+	t.Gold = res.Gold.Card
+	for _, s := range res.Sources {
+		t.Sources = append(t.Sources, SourceInput{RefKey: s.Key, Card: s.Card, TextLevel: s.TextLevel})
+	}
+	var doc record.Document
+	if ok, err := get(fetch.KindDocument, fetch.Stage, &doc); err != nil {
+		return TargetInputs{}, "", err
+	} else if ok {
+		t.MentionOrder = mentionOrder(&doc)
+	}
+	return t, "", nil
+}
+
+// mentionOrder lists the reference keys of doc in the order of their
+// first citing sentence.
+func mentionOrder(doc *record.Document) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range doc.Mentions {
+		for _, k := range m.RefKeys {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}

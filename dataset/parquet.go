@@ -1,0 +1,147 @@
+package dataset
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/groundwork/curate/record"
+)
+
+// Defaults of WriteOptions.
+const (
+	DefaultShardRows     = 10_000
+	DefaultRowGroupRows  = 1_000
+	DefaultRowGroupBytes = 64 << 20
+)
+
+// shardName is the Hugging Face file name of shard i of n of a split.
+func shardName(split string, i, n int) string {
+	return fmt.Sprintf("%s-%05d-of-%05d.parquet", split, i, n)
+}
+
+var shardPattern = regexp.MustCompile(`^(train|test)-(\d{5})-of-(\d{5})\.parquet$`)
+
+// parseShardName returns the split, index and count of a shard file name.
+func parseShardName(name string) (split string, i, n int, ok bool) {
+	m := shardPattern.FindStringSubmatch(name)
+	if m == nil {
+		return "", 0, 0, false
+	}
+	i, _ = strconv.Atoi(m[2])
+	n, _ = strconv.Atoi(m[3])
+	return m[1], i, n, i < n
+}
+
+// numShards returns how many files rows of a split take: at least one,
+// so that every split has a file even when it is empty.
+func numShards(rows, perShard int) int {
+	return max(1, (rows+perShard-1)/perShard)
+}
+
+// writeParquet writes rows to path (created, never replaced) as one
+// Parquet file: zstd pages, row groups bounded by row count and by
+// buffered size, key/value metadata from kv, synced before it returns.
+func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]string) (err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("write %s: %w", path, cerr)
+		}
+	}()
+	if err := encodeParquet(f, rows, o, kv); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// encodeParquet writes rows as a Parquet file to w.
+func encodeParquet[T any](w io.Writer, rows []T, o WriteOptions, kv map[string]string) error {
+	o = o.withDefaults()
+	opts := []parquet.WriterOption{
+		parquet.Compression(&parquet.Zstd),
+		parquet.MaxRowsPerRowGroup(o.RowGroupRows),
+		// The prompt is a long blob: min/max bounds say nothing about it.
+		parquet.SkipPageBounds("prompt"),
+	}
+	for _, k := range sortedKeys(kv) {
+		opts = append(opts, parquet.KeyValueMetadata(k, kv[k]))
+	}
+	pw := parquet.NewGenericWriter[T](w, opts...)
+	flushedAt := int64(0)
+	for i := range rows {
+		if _, err := pw.Write(rows[i : i+1]); err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
+		// Size is an upper bound (pages are not compressed yet): flushing
+		// on it keeps a row group's buffers, and memory, bounded.
+		if s := pw.Size(); s-flushedAt >= o.RowGroupBytes {
+			if err := pw.Flush(); err != nil {
+				return fmt.Errorf("flush row group: %w", err)
+			}
+			flushedAt = pw.Size()
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("close: %w", err)
+	}
+	return nil
+}
+
+// readParquet reads every row of the Parquet file at path.
+func readParquet[T any](path string) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	r := parquet.NewGenericReader[T](f)
+	defer r.Close()
+	out := make([]T, 0, r.NumRows())
+	buf := make([]T, 64)
+	for {
+		n, err := r.Read(buf)
+		// The last batch can come with io.EOF and n > 0.
+		out = append(out, buf[:n]...)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: row %d: %w", path, len(out), err)
+		}
+		clear(buf)
+	}
+}
+
+// WriteParquet writes instances to w as one Parquet file with the
+// dataset's settings (zstd, bounded row groups).
+func WriteParquet(w io.Writer, instances []record.Instance) error {
+	if err := encodeParquet(w, instances, WriteOptions{}, nil); err != nil {
+		return fmt.Errorf("write instances as parquet: %w", err)
+	}
+	return nil
+}
+
+// ReadParquet reads the instances of one Parquet file of a dataset.
+func ReadParquet(path string) ([]record.Instance, error) {
+	return readParquet[record.Instance](path)
+}
+
+func (o WriteOptions) withDefaults() WriteOptions {
+	o.ShardRows = cmp.Or(max(o.ShardRows, 0), DefaultShardRows)
+	o.RowGroupRows = cmp.Or(max(o.RowGroupRows, 0), DefaultRowGroupRows)
+	o.RowGroupBytes = cmp.Or(max(o.RowGroupBytes, 0), DefaultRowGroupBytes)
+	return o
+}

@@ -1,0 +1,203 @@
+package dataset
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/groundwork/curate/record"
+)
+
+// writeCard writes the dataset card: a YAML header that Hugging Face reads
+// (configs with each split's files, features matching the Parquet schema,
+// split sizes), then counts, provenance, the contamination summary and the
+// model-input template.
+func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string) error {
+	var b strings.Builder
+	counts := countSplits(r.Instances)
+	n := map[string]int{record.SplitTrain: counts.Train, record.SplitTest: counts.Test}
+	splits := []string{record.SplitTrain, record.SplitTest}
+
+	b.WriteString("---\n")
+	b.WriteString("pretty_name: Groundwork document-grounded ideation\n")
+	b.WriteString("language:\n- en\n")
+	b.WriteString("task_categories:\n- text-generation\n")
+	b.WriteString("tags:\n- scientific-ideation\n- document-grounded\n- arxiv\n")
+	b.WriteString("configs:\n- config_name: default\n  data_files:\n")
+	for _, s := range splits {
+		fmt.Fprintf(&b, "  - split: %s\n    path: %s/%s-*\n", s, DataDir, s)
+	}
+	b.WriteString("dataset_info:\n  features:\n")
+	if err := hfFeatures(&b, parquet.SchemaOf(new(record.Instance)).Fields(), "  "); err != nil {
+		return fmt.Errorf("dataset card: %w", err)
+	}
+	b.WriteString("  splits:\n")
+	for _, s := range splits {
+		fmt.Fprintf(&b, "  - name: %s\n    num_examples: %d\n", s, n[s])
+	}
+	b.WriteString("---\n\n")
+
+	o := r.Options
+	c := r.Contamination
+	if c == nil {
+		c = &Contamination{Counts: countKinds(nil)}
+	}
+	fmt.Fprintf(&b, "# Groundwork document-grounded ideation dataset\n\n")
+	fmt.Fprintf(&b, "Each row is one *target* paper: its numbered source papers, summarized as idea cards, are the model input (`prompt`, \"Document 1\" ... \"Document N\"); the target's own idea card is the held-out answer (`gold`), never part of the prompt. The test split holds targets whose arXiv v1 date is on or after **%s**; the train split those before.\n\n", o.TestFrom.Format(dateLayout))
+	b.WriteString("## Counts\n\n| split | instances | files |\n|---|---:|---:|\n")
+	for _, s := range splits {
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", s, n[s], len(files[s]))
+	}
+	fmt.Fprintf(&b, "\nTargets left out: %d (`%s`)", len(r.Dropped), DroppedFile)
+	if reasons := countReasons(r.Dropped); len(reasons) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(reasons)) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, reasons[k]))
+		}
+		fmt.Fprintf(&b, ": %s", strings.Join(parts, ", "))
+	}
+	b.WriteString(".\n\n")
+	if doms := domainCounts(r.Instances, record.SplitTest); len(doms) > 0 {
+		b.WriteString("Test domains: ")
+		var parts []string
+		for _, d := range doms {
+			parts = append(parts, fmt.Sprintf("%s %d", d.label, d.n))
+		}
+		b.WriteString(strings.Join(parts, ", ") + ".\n\n")
+	}
+	fmt.Fprintf(&b, "Category filters: train %s; test %s.\n\n", filterText(o.TrainCategories), filterText(o.TestCategories))
+
+	b.WriteString("## Contamination\n\n")
+	fmt.Fprintf(&b, "Policy `%s`. Before: train %d, test %d. Dropped: train %d, test %d. After: train %d, test %d. Violations found: %d (",
+		c.Policy, c.Before.Train, c.Before.Test, c.Dropped.Train, c.Dropped.Test, c.After.Train, c.After.Test, len(c.Violations))
+	var parts []string
+	for _, k := range []string{KindTestTargetInTrain, KindTestTargetAsSource, KindDuplicate, KindGoldInPrompt, KindSplitDate} {
+		parts = append(parts, fmt.Sprintf("%s %d", k, c.Counts[k]))
+	}
+	fmt.Fprintf(&b, "%s); each is listed in `%s` with its resolution. Rules:\n\n", strings.Join(parts, ", "), ContaminationFile)
+	for _, rule := range Rules() {
+		fmt.Fprintf(&b, "- %s\n", rule)
+	}
+	b.WriteString("\n`curate dataset --check DIR` re-verifies all of this from the files alone.\n\n")
+
+	b.WriteString("## Provenance\n\n")
+	prov := provenanceSummary(r.Instances)
+	fmt.Fprintf(&b, "- pipeline version: %s\n- created at: %s\n", cmp.Or(prov.PipelineVersion, "(unknown)"), cmp.Or(prov.CreatedAt, "(no instances)"))
+	fmt.Fprintf(&b, "- classify: model %s, prompt %s\n", cmp.Or(prov.Models.Classify, "-"), cmp.Or(prov.PromptVersions.Classify, "-"))
+	fmt.Fprintf(&b, "- summarize: model %s, prompt %s\n", cmp.Or(prov.Models.Summarize, "-"), cmp.Or(prov.PromptVersions.Summarize, "-"))
+	fmt.Fprintf(&b, "- model input: template `%s` (`%s`), K = %d ideas\n\n", tmpl.Version(), TemplateFile, o.NumIdeas)
+
+	b.WriteString("## Use\n\n```python\n")
+	b.WriteString("import pandas as pd\ndf = pd.read_parquet(\"data/\")  # both splits; the split column tells them apart\n\n")
+	b.WriteString("from datasets import load_dataset\nds = load_dataset(\"parquet\", data_files={\"train\": \"data/train-*.parquet\", \"test\": \"data/test-*.parquet\"})\n```\n\n")
+	b.WriteString("Columns: `instance_id`, `split`, `target` (arxiv_id, title, published, primary_category, categories, domain, doi, s2_paper_id, num_references), `sources` (list of doc_number, ref_key, arxiv_id, s2_paper_id, doi, title, year, labels, rationale, quotes, text_level, card), `gold` (the idea card: problem_gap, core_claim, method, inspiration, opportunity, paradigm, ...), `prompt`, `num_ideas`, `provenance`.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// hfFeatures writes the Hugging Face `features:` list for Parquet fields:
+// a leaf is `dtype:`, a LIST is `list:` (of a dtype or of fields), a group
+// is `struct:`.
+func hfFeatures(b *strings.Builder, fields []parquet.Field, indent string) error {
+	for _, f := range fields {
+		fmt.Fprintf(b, "%s- name: %s\n", indent, f.Name())
+		if err := hfFeature(b, f, indent+"  "); err != nil {
+			return fmt.Errorf("%s: %w", f.Name(), err)
+		}
+	}
+	return nil
+}
+
+func hfFeature(b *strings.Builder, n parquet.Node, indent string) error {
+	if lt := n.Type().LogicalType(); lt != nil {
+		if _, ok := lt.Value.(*format.ListType); ok && !n.Leaf() {
+			// LIST -> repeated group list -> element
+			elem := n.Fields()[0].Fields()[0]
+			if elem.Leaf() {
+				d, err := hfDtype(elem)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(b, "%slist: %s\n", indent, d)
+				return nil
+			}
+			fmt.Fprintf(b, "%slist:\n", indent)
+			return hfFeatures(b, elem.Fields(), indent)
+		}
+	}
+	if n.Leaf() {
+		d, err := hfDtype(n)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, "%sdtype: %s\n", indent, d)
+		return nil
+	}
+	fmt.Fprintf(b, "%sstruct:\n", indent)
+	return hfFeatures(b, n.Fields(), indent)
+}
+
+func hfDtype(n parquet.Node) (string, error) {
+	switch n.Type().Kind() {
+	case parquet.ByteArray:
+		return "string", nil
+	case parquet.Int64:
+		return "int64", nil
+	case parquet.Int32:
+		return "int32", nil
+	case parquet.Boolean:
+		return "bool", nil
+	case parquet.Double:
+		return "float64", nil
+	case parquet.Float:
+		return "float32", nil
+	}
+	return "", fmt.Errorf("no Hugging Face dtype for %v", n.Type())
+}
+
+func countReasons(ds []Dropped) map[string]int {
+	m := map[string]int{}
+	for _, d := range ds {
+		m[d.Reason]++
+	}
+	return m
+}
+
+func filterText(f []string) string {
+	if len(f) == 0 {
+		return "all categories"
+	}
+	return strings.Join(f, ", ")
+}
+
+// provenanceSummary merges the provenance of every instance: each stage's
+// distinct values, sorted.
+func provenanceSummary(ins []record.Instance) record.Provenance {
+	var pv, ca, cm, cp, sm, sp, dp []string
+	for _, in := range ins {
+		p := in.Provenance
+		pv, ca = append(pv, p.PipelineVersion), append(ca, p.CreatedAt)
+		cm, cp = append(cm, splitSet(p.Models.Classify)...), append(cp, splitSet(p.PromptVersions.Classify)...)
+		sm, sp = append(sm, splitSet(p.Models.Summarize)...), append(sp, splitSet(p.PromptVersions.Summarize)...)
+		dp = append(dp, p.PromptVersions.Dataset)
+	}
+	return record.Provenance{
+		PipelineVersion: joinSet(pv),
+		CreatedAt:       joinSet(ca),
+		Models:          record.StageValues{Classify: joinSet(cm), Summarize: joinSet(sm)},
+		PromptVersions:  record.StageValues{Classify: joinSet(cp), Summarize: joinSet(sp), Dataset: joinSet(dp)},
+	}
+}
+
+func splitSet(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ", ")
+}

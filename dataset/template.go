@@ -1,0 +1,87 @@
+package dataset
+
+import (
+	"embed"
+	"fmt"
+
+	"github.com/groundwork/curate/llm/prompts"
+	"github.com/groundwork/curate/record"
+)
+
+// templateFile is the one template that renders every model input, for
+// training and for live inference alike; its front-matter version is
+// recorded in each instance's provenance (prompt_versions.dataset).
+const templateFile = "templates/model-input.prompt"
+
+//go:embed templates/model-input.prompt
+var templateFS embed.FS
+
+// Template renders the model input: an instruction asking for K idea
+// cards, then the numbered source cards ("Document 1", "Document 2", ...).
+// It has no access to the gold card, by construction: its data carries
+// source cards only.
+type Template struct {
+	p    *prompts.Prompt
+	text string
+}
+
+// LoadTemplate parses the embedded model-input template.
+func LoadTemplate() (*Template, error) {
+	data, err := templateFS.ReadFile(templateFile)
+	if err != nil {
+		return nil, fmt.Errorf("load model-input template: %w", err)
+	}
+	p, err := prompts.Parse(templateFile, data)
+	if err != nil {
+		return nil, fmt.Errorf("load model-input template: %w", err)
+	}
+	return &Template{p: p, text: string(data)}, nil
+}
+
+// Version returns the template's version, e.g. "model-input-v1".
+func (t *Template) Version() string { return t.p.Version }
+
+// Text returns the template file as embedded, front matter included.
+func (t *Template) Text() string { return t.text }
+
+// promptDoc is what the template sees of one source. The inspiration
+// field of a source card is left out on purpose: it cites the source's
+// own sources as "Document N", which would collide with this input's
+// numbering.
+type promptDoc struct {
+	N                             int
+	Title                         string
+	Year                          int
+	ProblemGap, CoreClaim, Method string
+	Results, Takeaways            string
+}
+
+type promptData struct {
+	NumIdeas  int
+	Documents []promptDoc
+}
+
+// Render returns the model input for sources, numbered by their
+// DocNumber, asking for numIdeas ideas.
+func (t *Template) Render(sources []record.InstanceSource, numIdeas int) (string, error) {
+	if numIdeas < 1 {
+		return "", fmt.Errorf("render model input: num ideas %d, want at least 1", numIdeas)
+	}
+	d := promptData{NumIdeas: numIdeas, Documents: make([]promptDoc, len(sources))}
+	for i, s := range sources {
+		title := s.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		d.Documents[i] = promptDoc{
+			N: s.DocNumber, Title: title, Year: s.Year,
+			ProblemGap: s.Card.ProblemGap, CoreClaim: s.Card.CoreClaim, Method: s.Card.Method,
+			Results: s.Card.Results, Takeaways: s.Card.Takeaways,
+		}
+	}
+	_, user, err := t.p.Render(d)
+	if err != nil {
+		return "", fmt.Errorf("render model input: %w", err)
+	}
+	return user, nil
+}

@@ -1,0 +1,258 @@
+package dataset
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/groundwork/curate/record"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/schema.golden")
+
+func TestSchemaGolden(t *testing.T) {
+	got := parquet.SchemaOf(new(record.Instance)).String()
+	path := filepath.Join("testdata", "schema.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("the Parquet schema changed; Python readers see a different table.\ngot:\n%s\nwant:\n%s\n(run go test ./dataset -run SchemaGolden -update if the change is intended)", got, want)
+	}
+}
+
+// normalize makes nil and empty slices alike: a required Parquet LIST
+// cannot tell them apart and reads back empty.
+func normalize(ins []record.Instance) []record.Instance {
+	out := make([]record.Instance, len(ins))
+	for i, in := range ins {
+		in.Target.Categories = nonNil(in.Target.Categories)
+		in.Sources = nonNil(slices.Clone(in.Sources))
+		for j := range in.Sources {
+			in.Sources[j].Labels = nonNil(in.Sources[j].Labels)
+			in.Sources[j].Quotes = nonNil(in.Sources[j].Quotes)
+		}
+		out[i] = in
+	}
+	return out
+}
+
+func writeTestDataset(t *testing.T, out string, r *Result, opts WriteOptions) {
+	t.Helper()
+	if err := Write(context.Background(), out, r, opts); err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+}
+
+func TestWriteLayoutAndRoundTrip(t *testing.T) {
+	r := mustBuild(t, append(corpus(), makeTarget("2402.00006", "2024-02-06", "cs.CL", 3), makeTarget("2402.00007", "2024-02-07", "cs.CL", 3)), fixedOptions())
+	out := filepath.Join(t.TempDir(), "ds")
+	writeTestDataset(t, out, r, WriteOptions{ShardRows: 2, RowGroupRows: 1, JSONL: true})
+
+	var files []string
+	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(out, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	want := []string{
+		ContaminationFile, ReadmeFile, "data/test-00000-of-00001.parquet",
+		"data/train-00000-of-00003.parquet", "data/train-00001-of-00003.parquet", "data/train-00002-of-00003.parquet",
+		DroppedFile, InstancesFile, TemplateFile,
+	}
+	slices.Sort(want)
+	if !slices.Equal(files, want) {
+		t.Errorf("files %v\nwant %v", files, want)
+	}
+
+	p, err := ReadDataset(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(normalize(p.Instances), normalize(r.Instances)) {
+		t.Errorf("round trip changed the instances")
+		for i := range min(len(p.Instances), len(r.Instances)) {
+			if !reflect.DeepEqual(normalize(p.Instances[i:i+1]), normalize(r.Instances[i:i+1])) {
+				t.Errorf("first difference at row %d:\n got %+v\nwant %+v", i, p.Instances[i], r.Instances[i])
+				break
+			}
+		}
+	}
+
+	// Row groups are bounded: one row each here.
+	f, err := os.Open(filepath.Join(out, "data/train-00000-of-00003.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(pf.RowGroups()); n != 2 {
+		t.Errorf("%d row groups, want 2 (RowGroupRows 1, 2 rows)", n)
+	}
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			if c.MetaData.Codec.String() != "ZSTD" {
+				t.Fatalf("column %v codec %v, want ZSTD", c.MetaData.PathInSchema, c.MetaData.Codec)
+			}
+		}
+	}
+
+	readme, _ := os.ReadFile(filepath.Join(out, ReadmeFile))
+	for _, s := range []string{"configs:", "path: data/train-*", "path: data/test-*", "dataset_info:", "  features:",
+		"  - name: sources\n    list:\n    - name: doc_number\n      dtype: int64", "    - name: categories\n      list: string",
+		"  - name: train\n    num_examples: 5", "  - name: test\n    num_examples: 2", "Policy `drop-train`"} {
+		if !strings.Contains(string(readme), s) {
+			t.Errorf("README lacks %q", s)
+		}
+	}
+}
+
+func TestWriteIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		writeTestDataset(t, filepath.Join(dir, name), mustBuild(t, corpus(), fixedOptions()), WriteOptions{})
+	}
+	for _, f := range []string{"data/train-00000-of-00001.parquet", "data/test-00000-of-00001.parquet", ReadmeFile, ContaminationFile, DroppedFile} {
+		a, _ := os.ReadFile(filepath.Join(dir, "a", f))
+		b, _ := os.ReadFile(filepath.Join(dir, "b", f))
+		if len(a) == 0 || !slices.Equal(a, b) {
+			t.Errorf("%s differs between two runs with the same inputs and CreatedAt", f)
+		}
+	}
+}
+
+// TestAtomicReplace interrupts writes at every step; the previous dataset
+// must stay complete and readable, and the next write must succeed.
+func TestAtomicReplace(t *testing.T) {
+	ctx := context.Background()
+	old := mustBuild(t, corpus()[:3], fixedOptions())
+	next := mustBuild(t, corpus(), fixedOptions())
+	steps := []string{"write data/train-00000-of-00002.parquet", "write data/test-00000-of-00001.parquet", "write " + ReadmeFile, "swap"}
+	// (Interruptions after the swap are covered by TestReplaceDir.)
+	for _, step := range steps {
+		for _, crash := range []bool{false, true} {
+			name := step
+			if crash {
+				name += " (crash)"
+			}
+			t.Run(name, func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "ds")
+				writeTestDataset(t, out, old, WriteOptions{})
+				fail := errors.New("disk full")
+				if crash {
+					fail = errCrash
+				}
+				err := Write(ctx, out, next, WriteOptions{ShardRows: 2, hook: func(s string) error {
+					if s == step {
+						return fail
+					}
+					return nil
+				}})
+				if !errors.Is(err, fail) {
+					t.Fatalf("Write error %v, want %v", err, fail)
+				}
+				if rep, err := Check(ctx, out); err != nil || rep.Counts != (SplitCounts{Train: 3}) {
+					t.Fatalf("the previous dataset is damaged: %v %+v", err, rep)
+				}
+				tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".ds.tmp-*"))
+				if crash != (len(tmps) == 1) {
+					t.Errorf("temporary directories left: %v (crash %v)", tmps, crash)
+				}
+				// The next write cleans up and replaces.
+				writeTestDataset(t, out, next, WriteOptions{})
+				if rep, err := Check(ctx, out); err != nil || rep.Counts != (SplitCounts{Train: 3, Test: 2}) {
+					t.Fatalf("after a good write: %v %+v", err, rep)
+				}
+				if rep, err := Check(ctx, out+PrevSuffix); err != nil || rep.Counts != (SplitCounts{Train: 3}) {
+					t.Errorf("previous dataset not kept as .prev: %v %+v", err, rep)
+				}
+				if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".ds.tmp-*")); len(tmps) != 0 {
+					t.Errorf("temporary directories left after a good write: %v", tmps)
+				}
+			})
+		}
+	}
+}
+
+// TestReplaceDir covers both swaps: the atomic exchange and the two-rename
+// fallback, interrupted between their steps.
+func TestReplaceDir(t *testing.T) {
+	noExchange := func(a, b string) error { return errNoExchange }
+	tests := []struct {
+		name     string
+		exchange func(a, b string) error
+		step     string
+		wantOut  string // content of out after the interruption
+		wantPrev string
+	}{
+		{"exchange", exchange, "", "new", "old"},
+		{"exchange interrupted", exchange, "exchanged", "new", ""},
+		{"fallback", noExchange, "", "new", "old"},
+		{"fallback interrupted", noExchange, "moved-aside", "", "old"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out, tmp := filepath.Join(dir, "ds"), filepath.Join(dir, ".ds.tmp-1")
+			for p, v := range map[string]string{out: "old", tmp: "new"} {
+				os.Mkdir(p, 0o755)
+				os.WriteFile(filepath.Join(p, "v"), []byte(v), 0o644)
+			}
+			err := replaceDir(tmp, out, func(s string) error {
+				if s == tt.step {
+					return errCrash
+				}
+				return nil
+			}, tt.exchange)
+			if (err != nil) != (tt.step != "") {
+				t.Fatalf("replaceDir: %v", err)
+			}
+			read := func(p string) string { b, _ := os.ReadFile(filepath.Join(p, "v")); return string(b) }
+			if got := read(out); got != tt.wantOut {
+				t.Errorf("out holds %q, want %q", got, tt.wantOut)
+			}
+			if got := read(out + PrevSuffix); got != tt.wantPrev {
+				t.Errorf("out.prev holds %q, want %q", got, tt.wantPrev)
+			}
+			// A dataset is always complete somewhere: out, or out.prev
+			// while out is briefly absent.
+			if read(out) == "" && read(out+PrevSuffix) == "" {
+				t.Error("no complete dataset left")
+			}
+		})
+	}
+}
+
+func TestWriteRefusesForeignDirectory(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "thesis.tex"), []byte("years of work"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(context.Background(), out, mustBuild(t, corpus(), fixedOptions()), WriteOptions{})
+	if err == nil || !strings.Contains(err.Error(), "refusing") {
+		t.Fatalf("Write over a foreign directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "thesis.tex")); err != nil {
+		t.Errorf("foreign file gone: %v", err)
+	}
+}
