@@ -48,7 +48,7 @@ func numShards(rows, perShard int) int {
 // writeParquet writes rows to path (created, never replaced) as one
 // Parquet file: zstd pages, row groups bounded by row count and by
 // buffered size, key/value metadata from kv, synced before it returns.
-func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]string) (err error) {
+func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) (err error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -58,7 +58,7 @@ func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]st
 			err = fmt.Errorf("write %s: %w", path, cerr)
 		}
 	}()
-	if err := encodeParquet(f, rows, o, kv); err != nil {
+	if err := encodeParquet(f, rows, o, kv, extra...); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
@@ -68,14 +68,13 @@ func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]st
 }
 
 // encodeParquet writes rows as a Parquet file to w.
-func encodeParquet[T any](w io.Writer, rows []T, o WriteOptions, kv map[string]string) error {
+func encodeParquet[T any](w io.Writer, rows []T, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) error {
 	o = o.withDefaults()
 	opts := []parquet.WriterOption{
 		parquet.Compression(&parquet.Zstd),
 		parquet.MaxRowsPerRowGroup(o.RowGroupRows),
-		// The prompt is a long blob: min/max bounds say nothing about it.
-		parquet.SkipPageBounds("prompt"),
 	}
+	opts = append(opts, extra...)
 	for _, k := range sortedKeys(kv) {
 		opts = append(opts, parquet.KeyValueMetadata(k, kv[k]))
 	}
@@ -125,10 +124,16 @@ func readParquet[T any](path string) ([]T, error) {
 	}
 }
 
+// instanceOptions are the writer options of Instance files: the prompt is
+// a long blob whose min/max bounds say nothing.
+func instanceOptions() []parquet.WriterOption {
+	return []parquet.WriterOption{parquet.SkipPageBounds("prompt")}
+}
+
 // WriteParquet writes instances to w as one Parquet file with the
 // dataset's settings (zstd, bounded row groups).
 func WriteParquet(w io.Writer, instances []record.Instance) error {
-	if err := encodeParquet(w, instances, WriteOptions{}, nil); err != nil {
+	if err := encodeParquet(w, instances, WriteOptions{}, nil, instanceOptions()...); err != nil {
 		return fmt.Errorf("write instances as parquet: %w", err)
 	}
 	return nil

@@ -147,7 +147,7 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 			}
 			lo, hi := min(i*opts.ShardRows, len(rows)), min((i+1)*opts.ShardRows, len(rows))
 			name := shardName(split, i, n)
-			if err := writeParquet(filepath.Join(data, name), rows[lo:hi], opts, kv); err != nil {
+			if err := writeParquet(filepath.Join(data, name), rows[lo:hi], opts, kv, instanceOptions()...); err != nil {
 				return err
 			}
 			files[split] = append(files[split], DataDir+"/"+name)
