@@ -209,6 +209,17 @@ func TestSentenceBoundsCitations(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	// A citation that is the subject of the next sentence opens it.
+	text = "It grows. [1] leaves open why. Done."
+	cites = []citeSpan{{start: 10, end: 13}}
+	got = nil
+	for _, b := range sentenceBounds(text, cites) {
+		got = append(got, text[b[0]:b[1]])
+	}
+	want = []string{"It grows.", "[1] leaves open why.", "Done."}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }
 
 func TestFindFields(t *testing.T) {

@@ -62,11 +62,17 @@ func sentenceBounds(text string, cites []citeSpan) [][2]int {
 		}
 		for k := ci; k < len(cites); k++ {
 			if cites[k].start == j && cites[k].end > j {
-				end = cites[k].end
-				j = end
-				for j < n && text[j] == ' ' {
-					j++
+				// "[1] leaves open ..." makes the citation the subject of
+				// the next sentence; "known. [1] Next" ends this one.
+				after := cites[k].end
+				for after < n && text[after] == ' ' {
+					after++
 				}
+				if after < n && startsLower(text[after:]) {
+					break
+				}
+				end = cites[k].end
+				j = after
 				ci = k + 1
 				continue
 			}
@@ -101,6 +107,12 @@ func appendTrimmed(out [][2]int, text string, s, e int) [][2]int {
 		out = append(out, [2]int{s, e})
 	}
 	return out
+}
+
+// startsLower reports whether s begins with a lower-case letter.
+func startsLower(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
 }
 
 // startsSentence reports whether s can open a sentence: an upper-case
