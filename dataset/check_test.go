@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
 )
 
 // doctor rewrites one shard of the dataset in dir through edit.
@@ -201,5 +203,47 @@ func TestCheckPassesAfterPolicy(t *testing.T) {
 		if rep, err := Check(context.Background(), dir); err != nil {
 			t.Errorf("%s: Check: %v %+v", p, err, rep)
 		}
+	}
+}
+
+// TestEndToEnd runs the stage as the CLI does: store, build, write,
+// check, then the report and an export from the published files.
+func TestEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	leaky := trainWithSource("2505.00001", srcSpec{arxiv: "2601.00004", title: "Preprint"})
+	for _, tg := range append(corpus(), leaky) {
+		putTarget(t, st, tg.Graph.Meta.ArxivID, tg, true, false)
+	}
+	putTarget(t, st, "2401.00099", makeTarget("2401.00099", "2024-01-01", "cs.CL", 3), false, false)
+	targets, loadDropped, err := LoadTargets(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustBuild(t, targets, fixedOptions())
+	r.Dropped = append(r.Dropped, loadDropped...)
+	out := filepath.Join(t.TempDir(), "ds")
+	writeTestDataset(t, out, r, WriteOptions{})
+	if rep, err := Check(ctx, out); err != nil {
+		t.Fatalf("Check: %v %+v", err, rep)
+	}
+	p, err := ReadDataset(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Dropped) != 2 || p.Dropped[0].TargetID != "2401.00099" || p.Dropped[1].Reason != DropContaminated {
+		t.Errorf("dropped.json %+v", p.Dropped)
+	}
+	d, err := Report(p.Instances, p.Dropped, p.Contamination, filepath.Join(out, "report"))
+	if err != nil || d.Counts != (SplitCounts{Train: 3, Test: 2}) || d.Contamination.Counts[KindTestTargetAsSource] != 1 {
+		t.Errorf("report %v %+v", err, d)
+	}
+	var buf bytes.Buffer
+	if err := Export(p.Instances, FormatVerlRL, &buf, ExportOptions{}); err != nil || buf.Len() == 0 {
+		t.Errorf("export: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,7 +68,9 @@ var errCrash = errors.New("simulated crash")
 // between two renames, with the old dataset complete in out.prev. A
 // crash before the swap leaves out untouched and a temporary directory
 // that the next Write removes. Write refuses to replace a directory that
-// is neither empty nor a dataset.
+// is neither empty nor a dataset. One Write per out at a time: a second
+// would remove the first's temporary directory (the CLI holds the store
+// lock while it writes).
 func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err error) {
 	opts = opts.withDefaults()
 	hook := opts.hook
@@ -164,10 +167,9 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 	if err := writeCard(&readme, r, tmpl, files); err != nil {
 		return err
 	}
-	dropped := r.Dropped
-	if dropped == nil {
-		dropped = []Dropped{}
-	}
+	// Sorted here too: a caller may append the targets LoadTargets left out.
+	dropped := nonNil(slices.Clone(r.Dropped))
+	slices.SortStableFunc(dropped, func(a, b Dropped) int { return cmp.Compare(a.TargetID, b.TargetID) })
 	writes := []struct {
 		name string
 		data func() ([]byte, error)
