@@ -274,7 +274,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	if len(sels.Unquoted) > 0 {
 		s.log().Warn("classify: sources without a verified quote", "target", targetKey, "ref_keys", sels.Unquoted)
 	}
-	s.log().Info("classified", "target", targetKey, "model", sels.Model, "references", len(sels.Selections),
+	s.log().Debug("classified", "target", targetKey, "model", sels.Model, "references", len(sels.Selections),
 		"sources", sels.Sources, "quotes_dropped", sels.QuotesDropped, "attempts", sels.Attempts, "cached_answer", sels.CachedAnswer)
 	res.Selections = sels
 	s.mark(ctx, targetKey, store.StatusDone, nil)

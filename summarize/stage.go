@@ -309,7 +309,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		status = store.StatusFailed
 	}
 	s.mark(ctx, key, status, strings.Join(problems, "; "))
-	s.log().Info("summarized target", "target", key, "model", model, "written", res.Written, "reused", res.Reused,
+	s.log().Debug("summarized target", "target", key, "model", model, "written", res.Written, "reused", res.Reused,
 		"failed", res.Failed, "unsummarizable", res.Unsummarizable)
 	return res, nil
 }

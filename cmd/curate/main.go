@@ -72,6 +72,11 @@ func commands() []command {
 		{"status", "print what a store holds: items per stage and status, failures, the last run", runStatusCmd},
 		{"classify", "decide which references of each target are its sources, with verified quotes", stageCommand("classify", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...")},
 		{"summarize", "write idea cards: a gold card per target and a card per source", stageCommand("summarize", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...")},
+		{"run", "the whole pipeline for a list of targets: every stage, then the dataset", runRunCmd},
+		{"demo", "the whole pipeline, offline, on the bundled synthetic corpus", runDemoCmd},
+		{"dataset", "write the Parquet train and test splits (or --check a published dataset)", runDatasetCmd},
+		{"report", "write the HTML report of a published dataset", runReportCmd},
+		{"export", "write a published dataset in a trainer's format (verl, chat messages)", runExportCmd},
 		{"citegraph", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", runCitegraphCmd},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
