@@ -77,6 +77,7 @@ func commands() []command {
 		{"dataset", "write the Parquet train and test splits (or --check a published dataset)", runDatasetCmd},
 		{"report", "write the HTML report of a published dataset", runReportCmd},
 		{"export", "write a published dataset in a trainer's format (verl, chat messages)", runExportCmd},
+		{"stats", "reports on a store: 'labels' shows the idea cards' label distributions", runStatsCmd},
 		{"citegraph", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", runCitegraphCmd},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })

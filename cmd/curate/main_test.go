@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -171,4 +174,63 @@ func TestStatus(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &s) != nil || s.Stages["fetch"]["done"] != 1 || s.Stages["fetch"]["failed"] != 1 {
 		t.Errorf("status --json: exit %d, %+v", code, s)
 	}
+}
+
+// TestDemoEndToEnd runs the whole pipeline on the bundled corpus, checks
+// the dataset, and runs it again: nothing is redone and the dataset is
+// byte for byte the same.
+func TestDemoEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"SOURCE_DATE_EPOCH": "1767225600"}
+	args := []string{"demo", "--store", dir + "/store", "--out", dir + "/ds"}
+	code, _, stderr := runCLI(t, env, args...)
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"6 of 6 targets through every stage", "2 train and 3 test instances", "test_target_as_train_source\":1"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code, out, stderr := runCLI(t, nil, "dataset", "--check", dir+"/ds"); code != 0 {
+		t.Fatalf("check: exit %d\n%s%s", code, out, stderr)
+	}
+	first := readShards(t, dir+"/ds")
+
+	code, _, stderr = runCLI(t, env, args...)
+	if code != 0 {
+		t.Fatalf("second demo: exit %d\n%s", code, stderr)
+	}
+	for _, stage := range []string{"fetch", "citegraph", "classify", "summarize"} {
+		if !strings.Contains(stderr, stage+strings.Repeat(" ", 11-len(stage))+"0     6") {
+			t.Errorf("second run redid %s work:\n%s", stage, stderr)
+		}
+	}
+	if second := readShards(t, dir+"/ds"); !reflect.DeepEqual(first, second) {
+		t.Errorf("second run wrote a different dataset")
+	}
+	if code, out, stderr := runCLI(t, nil, "stats", "labels", "--store", dir+"/store"); code != 0 || !strings.Contains(out, "Label health over 27 cards") {
+		t.Errorf("stats labels: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ := runCLI(t, nil, "dataset", "--check", dir+"/ds.prev")
+	if code != 0 {
+		t.Errorf("the previous dataset kept beside the new one should still check: %s", out)
+	}
+}
+
+func readShards(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "data", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no parquet shards in %s: %v", dir, err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(f)] = b
+	}
+	return out
 }
