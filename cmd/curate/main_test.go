@@ -4,14 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/groundwork/curate/demo"
 	"github.com/groundwork/curate/fetch/fetchtest"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
 )
 
 // runCLI runs curate with args and the given environment and returns its
@@ -233,4 +239,89 @@ func readShards(t *testing.T, dir string) map[string][]byte {
 		out[filepath.Base(f)] = b
 	}
 	return out
+}
+
+// TestRunMisbehavingLLM runs the pipeline on the demo corpus against an
+// OpenAI-compatible endpoint that never answers validly: the run ends with
+// every target named as failed with its reason, token totals printed, and
+// the planted API key nowhere in the output or the store.
+func TestRunMisbehavingLLM(t *testing.T) {
+	const key = "sk-PLANTED-cli-0123456789"
+	var calls atomic.Int32
+	llmSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.Header.Get("Authorization") != "Bearer "+key {
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"x","object":"chat.completion","model":"fake-1","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"I would rather not answer in JSON."}}],"usage":{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110}}`)
+	}))
+	defer llmSrv.Close()
+	srv, err := demo.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	env := map[string]string{"LLM_API_KEY": key}
+	code, out, stderr := runCLI(t, env, "run", "--store", dir, "--targets", writeTargets(t, demo.TargetIDs()),
+		"--arxiv-base", srv.URL(demo.Arxiv), "--ar5iv-base", srv.URL(demo.Ar5iv), "--arxiv-interval", "1ms",
+		"--s2-base", srv.URL(demo.S2), "--arxiv-api-base", srv.URL(demo.ArxivAPI), "--s2-interval", "1ms",
+		"--llm-base", llmSrv.URL+"/v1", "--llm-model", "fake-1", "--price", "fake-1=1/2", "--log", "debug")
+	if code != 1 {
+		t.Errorf("exit %d, want 1 (targets failed)", code)
+	}
+	for _, id := range demo.TargetIDs() {
+		if !strings.Contains(out, id+"\tclassify\tfailed\t") {
+			t.Errorf("target %s not named as failed in classify:\n%s", id, out)
+		}
+	}
+	if !strings.Contains(stderr, "classify") || !strings.Contains(stderr, "fake-1") || !strings.Contains(stderr, "$0.") {
+		t.Errorf("no LLM usage and cost in the summary:\n%s", stderr)
+	}
+	if calls.Load() == 0 {
+		t.Fatal("the endpoint was never called")
+	}
+	if strings.Contains(out+stderr, key) {
+		t.Errorf("the API key leaked into the output")
+	}
+	// Every file (the ledger included) and every blob, decompressed.
+	st, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	blobs := 0
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if name, ok := strings.CutSuffix(d.Name(), ".zst"); ok {
+			if b, err = st.Blob(store.Hash(name)); err != nil {
+				return err
+			}
+			blobs++
+		}
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("the API key is in %s", p)
+		}
+		return nil
+	})
+	if err != nil || blobs == 0 {
+		t.Fatalf("scanned %d blobs: %v", blobs, err)
+	}
+}
+
+func writeTargets(t *testing.T, ids []string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "targets.txt")
+	if err := os.WriteFile(p, []byte("# demo targets\n"+strings.Join(ids, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
