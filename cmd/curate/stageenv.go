@@ -30,6 +30,8 @@ type stageFlags struct {
 	refresh       bool
 	budget        int
 	summaryBudget int
+	budgetTokens  int64
+	budgetUSD     float64
 }
 
 func addStageFlags(fs *flag.FlagSet, env *cmdEnv, f *stageFlags) {
@@ -39,6 +41,8 @@ func addStageFlags(fs *flag.FlagSet, env *cmdEnv, f *stageFlags) {
 	fs.StringVar(&f.targets, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin)")
 	fs.BoolVar(&f.force, "force", false, "classify and summarize again even when the store holds current results")
 	fs.BoolVar(&f.refresh, "refresh", false, "ask Semantic Scholar and arXiv again instead of reusing stored responses")
+	fs.Int64Var(&f.budgetTokens, "budget-tokens", 0, "stop calling the LLM once this run has spent this many tokens (0: no cap); the rest is left for the next run")
+	fs.Float64Var(&f.budgetUSD, "budget-usd", 0, "stop calling the LLM once this run has spent this many dollars by the --price table (0: no cap)")
 	fs.IntVar(&f.budget, "classify-budget", 0, "token budget of the classify prompt (0: the stage's default)")
 	fs.IntVar(&f.summaryBudget, "summarize-budget", 0, "token budget of a paper's text for its card (0: the stage's default)")
 }
@@ -79,6 +83,9 @@ func openStages(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, err
 	if err != nil {
 		return nil, err
 	}
+	if f.budgetUSD > 0 && f.llm.prices == "" {
+		return nil, fmt.Errorf("%w: --budget-usd needs a --price table to count dollars", errUsage)
+	}
 	prices, err := f.llm.loadPrices()
 	if err != nil {
 		return nil, err
@@ -116,6 +123,7 @@ func openStages(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, err
 			return fail(err)
 		}
 		completer, e.model = c, c.Model()
+		completer = llm.WithBudget(completer, e.meter, llm.Budget{MaxTokens: f.budgetTokens, MaxUSD: f.budgetUSD, Prices: prices})
 	}
 	fetcher := &fetch.Fetcher{Arxiv: ax, Ar5iv: a5, Store: st, Log: log}
 	e.set = &stages.Set{
