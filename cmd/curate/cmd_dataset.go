@@ -203,7 +203,6 @@ func runCheck(ctx context.Context, env *cmdEnv, dir string) error {
 		if !errors.Is(err, dataset.ErrContaminated) && !errors.Is(err, dataset.ErrInvalid) {
 			code = 2
 		}
-		fmt.Fprintf(env.stderr, "curate dataset --check %s: %v\n", dir, err)
 		return &exitError{code: code, err: err}
 	}
 	fmt.Fprintf(env.stdout, "%s: ok\n", dir)

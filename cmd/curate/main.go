@@ -56,8 +56,9 @@ var errUsage = errors.New("usage")
 
 // exitError carries a specific exit status with an already-printed message.
 type exitError struct {
-	code int
-	err  error
+	code   int
+	err    error
+	silent bool // the message has been printed already
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -73,6 +74,7 @@ func commands() []command {
 		{"classify", "decide which references of each target are its sources, with verified quotes", stageCommand("classify", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...")},
 		{"summarize", "write idea cards: a gold card per target and a card per source", stageCommand("summarize", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...")},
 		{"run", "the whole pipeline for a list of targets: every stage, then the dataset", runRunCmd},
+		{"refresh", "nightly: discover new targets, redo only new or changed work, publish a new dataset version", runRefreshCmd},
 		{"demo", "the whole pipeline, offline, on the bundled synthetic corpus", runDemoCmd},
 		{"dataset", "write the Parquet train and test splits (or --check a published dataset)", runDatasetCmd},
 		{"report", "write the HTML report of a published dataset", runReportCmd},
@@ -159,6 +161,9 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		var ee *exitError
 		if errors.As(err, &ee) {
+			if !ee.silent {
+				fmt.Fprintf(env.stderr, "curate %s: %v\n", c.name, ee.err)
+			}
 			return ee.code
 		}
 		fmt.Fprintf(env.stderr, "curate %s: %v\n", c.name, err)
@@ -202,7 +207,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, &exitError{code: 2, err: err}
+			return nil, &exitError{code: 2, err: err, silent: true} // the flag package printed it
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

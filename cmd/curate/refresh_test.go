@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/groundwork/curate/demo"
+)
+
+// fakeOAI serves one ListRecords page naming the given papers as new.
+func fakeOAI(t *testing.T, ids []string, created string) (*httptest.Server, *atomic.Int32) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Query().Get("verb") != "ListRecords" {
+			http.Error(w, "want ListRecords", http.StatusBadRequest)
+			return
+		}
+		var recs strings.Builder
+		for _, id := range ids {
+			fmt.Fprintf(&recs, `<record><header><identifier>oai:arXiv.org:%s</identifier><datestamp>%s</datestamp><setSpec>cs</setSpec></header>
+<metadata><arXiv xmlns="http://arxiv.org/OAI/arXiv/"><id>%s</id><created>%s</created><authors><author><keyname>Doe</keyname><forenames>J.</forenames></author></authors><title>T</title><categories>cs.CL cs.LG</categories><abstract>A.</abstract></arXiv></metadata></record>`, id, created, id, created)
+		}
+		w.Header().Set("Content-Type", "text/xml")
+		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
+<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-11-30T00:00:00Z</responseDate>
+<request verb="ListRecords">%s</request><ListRecords>%s</ListRecords></OAI-PMH>`, html.EscapeString(r.URL.String()), recs.String())
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+// TestRefresh publishes versions as targets arrive from the targets file
+// and from the OAI-PMH feed, and publishes nothing when nothing changed.
+func TestRefresh(t *testing.T) {
+	srv, err := demo.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ids := demo.TargetIDs()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "published")
+	base := []string{"refresh", "--store", filepath.Join(dir, "store"), "--out", out,
+		"--arxiv-base", srv.URL(demo.Arxiv), "--ar5iv-base", srv.URL(demo.Ar5iv), "--arxiv-interval", "1ms",
+		"--s2-base", srv.URL(demo.S2), "--arxiv-api-base", srv.URL(demo.ArxivAPI), "--s2-interval", "1ms"}
+	env := map[string]string{"SOURCE_DATE_EPOCH": "1767225600"}
+
+	// 1. Four targets from the file.
+	code, _, stderr := runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]))...)
+	if code != 0 {
+		t.Fatalf("first refresh: exit %d\n%s", code, stderr)
+	}
+	first := readChangelog(t, out)
+	if len(first.Added) == 0 || len(first.Removed)+len(first.Changed) != 0 || first.Previous != "" {
+		t.Errorf("first changelog %+v", first)
+	}
+
+	// 2. Nothing new: no version published.
+	code, _, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]))...)
+	if code != 0 || !strings.Contains(stderr, "no instance changed") {
+		t.Errorf("second refresh: exit %d\n%s", code, stderr)
+	}
+	if v := readChangelog(t, out); v.Version != first.Version {
+		t.Errorf("latest moved to %s although nothing changed", v.Version)
+	}
+
+	// 3. Two more papers from the OAI-PMH feed.
+	oai, hits := fakeOAI(t, ids[4:], "2026-11-29")
+	code, _, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]), "--oai-base", oai.URL, "--oai-set", "cs", "--oai-since", "2026-11-28")...)
+	if code != 0 {
+		t.Fatalf("harvesting refresh: exit %d\n%s", code, stderr)
+	}
+	third := readChangelog(t, out)
+	if hits.Load() == 0 || third.Previous != first.Version || len(third.Added) == 0 {
+		t.Errorf("harvest: %d OAI requests, changelog %+v", hits.Load(), third)
+	}
+	for _, want := range ids[4:] {
+		if !strings.Contains(strings.Join(third.Added, " "), want) {
+			t.Errorf("harvested %s not added: %+v", want, third.Added)
+		}
+	}
+	if code, out, _ := runCLI(t, nil, "dataset", "--check", filepath.Join(out, "latest")); code != 0 {
+		t.Errorf("latest fails its check: %s", out)
+	}
+	// The harvested targets stay known to later refreshes.
+	code, _, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]))...)
+	if code != 0 || !strings.Contains(stderr, "no instance changed") {
+		t.Errorf("refresh after the harvest: exit %d\n%s", code, stderr)
+	}
+}
+
+func readChangelog(t *testing.T, out string) changelog {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, "latest", "changelog.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c changelog
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
