@@ -100,6 +100,7 @@ func runStages(ctx context.Context, env *cmdEnv, f *stageFlags, names, ids []str
 		fmt.Fprintf(env.stdout, "%s\t%s\tfailed\t%s\n", fl.Key, fl.Step, fl.Reason)
 	}
 	printSummary(env, sum)
+	printRequests(env, e)
 	printUsage(env.stderr, e.meter, e.prices)
 	if err := saveSummary(context.WithoutCancel(ctx), e, names, sum); err != nil {
 		e.log.Warn("could not store the run summary", "err", err)
@@ -141,6 +142,27 @@ func printSummary(env *cmdEnv, sum *pipeline.Summary) {
 		sum.Completed, sum.Targets, len(sum.Failures), state, sum.Wall.Round(time.Millisecond))
 }
 
+// serviceNames are the remote services a run may call.
+var serviceNames = []string{"arxiv", "ar5iv", "s2", "arxiv-api", "llm"}
+
+// printRequests writes the requests made to each service and the 429s seen.
+func printRequests(env *cmdEnv, e *stageEnv) {
+	var parts []string
+	for _, name := range serviceNames {
+		s, err := e.http.Service(name)
+		if err != nil {
+			continue
+		}
+		st := s.Stats()
+		p := fmt.Sprintf("%s %d", name, st.Requests)
+		if st.Status429 > 0 || st.Status5xx > 0 || st.Errors > 0 {
+			p += fmt.Sprintf(" (429s %d, 5xx %d, failed calls %d)", st.Status429, st.Status5xx, st.Errors)
+		}
+		parts = append(parts, p)
+	}
+	fmt.Fprintf(env.stderr, "requests: %s\n", strings.Join(parts, ", "))
+}
+
 // runRecord is the run summary kept in the store.
 type runRecord struct {
 	Stages   []string                  `json:"stages"`
@@ -148,12 +170,16 @@ type runRecord struct {
 	Summary  *pipeline.Summary         `json:"summary"`
 	Requests map[string]any            `json:"requests"`
 	LLM      any                       `json:"llm"`
+	Cost     any                       `json:"llm_cost,omitempty"`
 	Counts   map[string]map[string]int `json:"ledger"`
 }
 
 func saveSummary(ctx context.Context, e *stageEnv, names []string, sum *pipeline.Summary) error {
 	rec := runRecord{Stages: names, Model: e.model, Summary: sum, Requests: map[string]any{}, LLM: e.meter.Tallies()}
-	for _, name := range []string{"arxiv", "ar5iv", "s2", "arxiv-api", "llm"} {
+	if len(e.prices) > 0 {
+		rec.Cost = e.prices.Costs(e.meter.Tallies())
+	}
+	for _, name := range serviceNames {
 		if s, err := e.http.Service(name); err == nil {
 			rec.Requests[name] = s.Stats()
 		}
