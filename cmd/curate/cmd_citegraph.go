@@ -26,25 +26,16 @@ func runCitegraphCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	fs := newFlagSet(env, "citegraph", "[--store DIR] [--targets FILE] [--refresh] ID...")
 	addGlobalFlags(fs, env, &opt.global)
 	addS2Flags(fs, env, &opt.s2)
-	fs.StringVar(&opt.targets, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin)")
+	addTargetsFlag(fs, &opt.targets)
 	fs.BoolVar(&opt.refresh, "refresh", false, "ask Semantic Scholar and arXiv again instead of reusing stored responses")
 	fs.IntVar(&opt.workers, "workers", 4, "targets processed at once (the per-service rate limits still apply)")
-	ids, err := parseFlags(fs, args)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if opt.targets != "" {
-		more, err := readTargets(opt.targets, env.stdinReader())
-		if err != nil {
-			return err
-		}
-		ids = append(ids, more...)
+	if opt.ids, err = targetIDs(env, fs, opt.targets, rest); err != nil {
+		return err
 	}
-	if len(ids) == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: no arXiv IDs given (arguments or --targets FILE)", errUsage)
-	}
-	opt.ids = ids
 	return runCitegraph(ctx, env, opt)
 }
 

@@ -22,25 +22,16 @@ func runFetchCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	var opt fetchOptions
 	fs := newFlagSet(env, "fetch", "[--store DIR] [--targets FILE] [--refetch] ID...")
 	addGlobalFlags(fs, env, &opt.global)
-	fs.StringVar(&opt.targets, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin)")
+	addTargetsFlag(fs, &opt.targets)
 	fs.BoolVar(&opt.refetch, "refetch", false, "fetch papers again even when the store holds them")
 	fs.IntVar(&opt.workers, "workers", 4, "papers fetched at once (the per-site rate limits still apply)")
-	ids, err := parseFlags(fs, args)
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if opt.targets != "" {
-		more, err := readTargets(opt.targets, env.stdinReader())
-		if err != nil {
-			return err
-		}
-		ids = append(ids, more...)
+	if opt.ids, err = targetIDs(env, fs, opt.targets, rest); err != nil {
+		return err
 	}
-	if len(ids) == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: no arXiv IDs given (arguments or --targets FILE)", errUsage)
-	}
-	opt.ids = ids
 	return runFetch(ctx, env, opt)
 }
 

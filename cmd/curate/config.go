@@ -150,3 +150,26 @@ func (o *s2Options) serviceConfigs(env *cmdEnv, g *globalOptions) []httpx.Servic
 		arxivapi.ServiceConfig(o.arxivAPIBase, g.arxivInterval),
 	}
 }
+
+// addTargetsFlag registers --targets.
+func addTargetsFlag(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin)")
+}
+
+// targetIDs returns the IDs given as arguments and in the targets file, or
+// a usage error when there are none.
+func targetIDs(env *cmdEnv, fs *flag.FlagSet, targetsFile string, args []string) ([]string, error) {
+	ids := append([]string(nil), args...)
+	if targetsFile != "" {
+		more, err := readTargets(targetsFile, env.stdinReader())
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, more...)
+	}
+	if len(ids) == 0 {
+		fs.Usage()
+		return nil, fmt.Errorf("%w: no arXiv IDs given (arguments or --targets FILE)", errUsage)
+	}
+	return ids, nil
+}

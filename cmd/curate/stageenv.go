@@ -38,7 +38,7 @@ func addStageFlags(fs *flag.FlagSet, env *cmdEnv, f *stageFlags) {
 	addGlobalFlags(fs, env, &f.global)
 	addS2Flags(fs, env, &f.s2)
 	addLLMFlags(fs, env, &f.llm)
-	fs.StringVar(&f.targets, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin)")
+	addTargetsFlag(fs, &f.targets)
 	fs.BoolVar(&f.force, "force", false, "classify and summarize again even when the store holds current results")
 	fs.BoolVar(&f.refresh, "refresh", false, "ask Semantic Scholar and arXiv again instead of reusing stored responses")
 	fs.Int64Var(&f.budgetTokens, "budget-tokens", 0, "stop calling the LLM once this run has spent this many tokens (0: no cap); the rest is left for the next run")
