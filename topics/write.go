@@ -1,0 +1,342 @@
+package topics
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Files of a topics directory.
+const (
+	TopicsParquet = "topics.parquet"
+	TopicsJSONL   = "topics.jsonl"
+	GroupsJSONL   = "groups.jsonl"
+	SeedsJSONL    = "seeds.jsonl"
+	ReportFile    = "report.md"
+)
+
+// Write publishes r in directory out:
+//
+//	out/topics.parquet   the selected topics, one row each, in selection order
+//	out/topics.jsonl     the same rows as JSON lines
+//	out/groups.jsonl     every group (of two papers or more, or kept) with its verdict
+//	out/seeds.jsonl      every seed considered: kept with its influential set, or why not
+//	out/report.md        options, seed and group counts, group sizes, the selection
+//
+// Nothing in them depends on the time or the order of the inputs, so the
+// same Result writes the same bytes. The write is atomic: the files are
+// written and synced in a temporary directory beside out, which then
+// takes out's place (on Linux by one atomic exchange; elsewhere out is
+// briefly absent between two renames). Write refuses to replace a
+// directory that is neither empty nor a topics directory.
+func Write(ctx context.Context, out string, r *Result) (err error) {
+	out, err = filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("write topics %s: %w", out, err)
+	}
+	if err := checkReplaceable(out); err != nil {
+		return fmt.Errorf("write topics %s: %w", out, err)
+	}
+	parent, base := filepath.Dir(out), filepath.Base(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("write topics %s: %w", out, err)
+	}
+	stale, _ := filepath.Glob(filepath.Join(parent, "."+base+".tmp-*"))
+	for _, s := range stale {
+		if err := os.RemoveAll(s); err != nil {
+			return fmt.Errorf("write topics %s: remove stale %s: %w", out, s, err)
+		}
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
+	if err != nil {
+		return fmt.Errorf("write topics %s: %w", out, err)
+	}
+	defer os.RemoveAll(tmp) // after the swap it holds the replaced directory
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("write topics %s: %w", out, err)
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{TopicsParquet, func(w io.Writer) error { return EncodeParquet(w, r) }},
+		{TopicsJSONL, func(w io.Writer) error { return writeJSONL(w, r.Topics) }},
+		{GroupsJSONL, func(w io.Writer) error { return writeJSONL(w, r.Groups) }},
+		{SeedsJSONL, func(w io.Writer) error { return writeJSONL(w, r.Seeds) }},
+		{ReportFile, func(w io.Writer) error { return WriteReport(w, r) }},
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("write topics %s: %w", out, err)
+		}
+		if err := writeFileSync(filepath.Join(tmp, f.name), f.write); err != nil {
+			return fmt.Errorf("write topics %s: %s: %w", out, f.name, err)
+		}
+	}
+	if err := syncDir(tmp); err != nil {
+		return fmt.Errorf("write topics %s: %w", out, err)
+	}
+	if err := swap(tmp, out); err != nil {
+		return fmt.Errorf("write topics %s: %w", out, err)
+	}
+	return nil
+}
+
+// EncodeParquet writes r's topics to w as one Parquet file (zstd pages),
+// with the options as key/value metadata "groundwork.topics.options".
+func EncodeParquet(w io.Writer, r *Result) error {
+	opt, err := json.Marshal(r.Options)
+	if err != nil {
+		return err
+	}
+	pw := parquet.NewGenericWriter[Topic](w,
+		parquet.Compression(&parquet.Zstd),
+		parquet.KeyValueMetadata("groundwork.topics.options", string(opt)))
+	if len(r.Topics) > 0 {
+		if _, err := pw.Write(r.Topics); err != nil {
+			return fmt.Errorf("write topics as parquet: %w", err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("write topics as parquet: %w", err)
+	}
+	return nil
+}
+
+// ReadParquet reads the topics of a topics.parquet file.
+func ReadParquet(path string) ([]Topic, error) {
+	rows, err := parquet.ReadFile[Topic](path)
+	if err != nil {
+		return nil, fmt.Errorf("read topics %s: %w", path, err)
+	}
+	return rows, nil
+}
+
+func writeJSONL[T any](w io.Writer, rows []T) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range rows {
+		if err := enc.Encode(&rows[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFileSync creates path (never replacing a file), writes it through
+// a buffer and syncs it.
+func writeFileSync(path string, write func(io.Writer) error) (err error) {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err := f.Write(b.Bytes()); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// checkReplaceable returns nil when path is absent, an empty directory or
+// a topics directory (it has topics.parquet and report.md).
+func checkReplaceable(path string) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", path)
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	for _, f := range []string{TopicsParquet, ReportFile} {
+		if _, err := os.Stat(filepath.Join(path, f)); err != nil {
+			return fmt.Errorf("refusing to replace %s: it is not empty and not a topics directory (no %s)", path, f)
+		}
+	}
+	return nil
+}
+
+// swap puts the directory tmp at out; what out held ends up in tmp.
+func swap(tmp, out string) error {
+	parent := filepath.Dir(out)
+	if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Rename(tmp, out); err != nil {
+			return err
+		}
+		return syncDir(parent)
+	}
+	switch err := exchange(tmp, out); {
+	case err == nil:
+	case errors.Is(err, errNoExchange):
+		// Between these renames out is absent; the old directory is whole
+		// under old until the new one is in place.
+		old := tmp + ".old"
+		if err := os.Rename(out, old); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, out); err != nil {
+			return err
+		}
+		if err := os.Rename(old, tmp); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	return syncDir(parent)
+}
+
+// errNoExchange means the system cannot swap two directories atomically.
+var errNoExchange = errors.New("atomic exchange not supported")
+
+// WriteReport writes the Markdown report of r: the options, what became
+// of the seeds and the groups, a table of group sizes, and the selection.
+func WriteReport(w io.Writer, r *Result) error {
+	var b strings.Builder
+	o := r.Options
+	fmt.Fprintf(&b, "# Topics\n\n")
+	fmt.Fprintf(&b, "Seeds are grouped when their influential-citation sets have IoU ≥ %g (maximal cliques: every two supporting papers are similar). ", o.IoU)
+	fmt.Fprintf(&b, "A group is kept with at least %d supporting papers and %d to %d background papers. ", o.MinSupport, o.MinBackground, o.MaxBackground)
+	fmt.Fprintf(&b, "Up to %d topics are selected by greedy maximum diversity under 1 − Jaccard of background sets (seed %d).\n\n", o.Budget, o.Seed)
+	filters := []string{}
+	if o.PublishedOnly {
+		filters = append(filters, "published papers only (a venue that is not a preprint server)")
+	}
+	if o.TopPercent > 0 {
+		filters = append(filters, fmt.Sprintf("the top %g%% by citation count within each year", o.TopPercent))
+	}
+	if len(filters) == 0 {
+		filters = append(filters, "none")
+	}
+	fmt.Fprintf(&b, "Seed filters: %s.\n\n", strings.Join(filters, "; "))
+
+	fmt.Fprintf(&b, "## Seeds\n\n| status | seeds |\n|---|---:|\n")
+	seedCounts := map[string]int{}
+	for _, s := range r.Seeds {
+		seedCounts[s.Status]++
+	}
+	for _, k := range sortedKeys(seedCounts) {
+		fmt.Fprintf(&b, "| %s | %d |\n", k, seedCounts[k])
+	}
+	fmt.Fprintf(&b, "| total | %d |\n\n", len(r.Seeds))
+
+	fmt.Fprintf(&b, "## Groups\n\n")
+	fmt.Fprintf(&b, "%d seeds are similar to no other seed. ", r.Singletons)
+	verdicts := map[string]int{}
+	for _, g := range r.Groups {
+		verdicts[g.Verdict]++
+	}
+	fmt.Fprintf(&b, "%d groups:", len(r.Groups))
+	for _, k := range sortedKeys(verdicts) {
+		fmt.Fprintf(&b, " %s %d;", k, verdicts[k])
+	}
+	fmt.Fprintf(&b, " %d candidates for the selection.\n\n", r.Candidates)
+	if len(r.Groups) > 0 {
+		// Group sizes: supporting papers by background size.
+		type size struct{ support, background int }
+		sizes := map[size]int{}
+		var supports, backgrounds []int
+		for _, g := range r.Groups {
+			sizes[size{g.Support, g.BackgroundSize}]++
+			supports = append(supports, g.Support)
+			backgrounds = append(backgrounds, g.BackgroundSize)
+		}
+		slices.Sort(supports)
+		supports = slices.Compact(supports)
+		slices.Sort(backgrounds)
+		backgrounds = slices.Compact(backgrounds)
+		fmt.Fprintf(&b, "Group sizes (rows: supporting papers; columns: background papers):\n\n| support |")
+		for _, bg := range backgrounds {
+			fmt.Fprintf(&b, " %d |", bg)
+		}
+		fmt.Fprintf(&b, "\n|---:|%s\n", strings.Repeat("---:|", len(backgrounds)))
+		for _, s := range supports {
+			fmt.Fprintf(&b, "| %d |", s)
+			for _, bg := range backgrounds {
+				if n := sizes[size{s, bg}]; n > 0 {
+					fmt.Fprintf(&b, " %d |", n)
+				} else {
+					b.WriteString(" |")
+				}
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+
+	fmt.Fprintf(&b, "## Selection\n\n")
+	if len(r.Topics) == 0 {
+		fmt.Fprintf(&b, "No topic: no group met the bounds.\n")
+	} else {
+		fmt.Fprintf(&b, "| rank | topic | tag | category | support | background | min IoU | distance | nearest |\n|---:|---|---|---|---:|---:|---:|---:|---|\n")
+		for _, t := range r.Topics {
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %d | %d | %.3f | %.3f | %s |\n", t.Rank, t.ID, mdCell(t.Tag), cmp.Or(t.Category, "-"),
+				t.Stats.Support, t.Stats.BackgroundSize, t.Stats.MinIoU, t.Selection.Distance, cmp.Or(t.Selection.Nearest, "-"))
+		}
+		for _, t := range r.Topics {
+			fmt.Fprintf(&b, "\n### %d. %s (%s)\n\n", t.Rank, mdCell(t.Tag), t.ID)
+			fmt.Fprintf(&b, "Tag by %s (%s)", t.TagModel, t.TagPromptVersion)
+			if t.TagFallback != "" {
+				fmt.Fprintf(&b, "; fallback: %s", t.TagFallback)
+			}
+			fmt.Fprintf(&b, ".\n\nSupporting papers:\n\n")
+			for _, s := range t.Supporting {
+				fmt.Fprintf(&b, "- %s %s (%s, %d influential references)\n", s.ArxivID, mdCell(s.Title), cmp.Or(s.Venue, "no venue"), len(s.Influential))
+			}
+			fmt.Fprintf(&b, "\nBackground papers (%d of them cited by every supporting paper):\n\n", t.Stats.Core)
+			for _, bg := range t.Background {
+				fmt.Fprintf(&b, "- %s (%s; cited by %d; %s)\n", mdCell(cmp.Or(bg.Title, bg.ID)), bg.ID, bg.CitedBy, cmp.Or(bg.TextLevel, "no text"))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdCell makes text safe in a Markdown table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
