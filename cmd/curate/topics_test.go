@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/groundwork/curate/citegraph"
+	"github.com/groundwork/curate/store"
+	"github.com/groundwork/curate/topics"
+)
+
+func TestTopicsUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"topics"}, "--out DIR is required"},
+		{[]string{"topics", "--out", "x", "--iou", "0"}, "want 0 < iou ≤ 1"},
+		{[]string{"topics", "--out", "x", "--min-background", "9"}, "want 1 ≤ min ≤ max"},
+		{[]string{"topics", "--out", "x", "--top-percent", "150"}, "want 0 (all) to 100"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, nil, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.err) {
+			t.Errorf("curate %v: exit %d, stderr %q; want exit 2 mentioning %q", tt.args, code, stderr, tt.err)
+		}
+	}
+}
+
+// TestTopicsOnDemo builds topics from the store `curate demo` writes. The
+// demo's six targets pair up (three pairs sharing two influential
+// references each, IoU 1/3, 1/4 and 1/3), so only thresholds below the
+// recipe's yield topics: --iou 0.25, --min-support 2, --min-background 4.
+func TestTopicsOnDemo(t *testing.T) {
+	dir := t.TempDir()
+	st := filepath.Join(dir, "store")
+	if code, _, stderr := runCLI(t, nil, "demo", "--store", st, "--out", filepath.Join(dir, "ds")); code != 0 {
+		t.Fatalf("demo: exit %d\n%s", code, stderr)
+	}
+	args := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4"}
+	code, out, stderr := runCLI(t, nil, append(args, "--out", filepath.Join(dir, "t1"))...)
+	if code != 0 {
+		t.Fatalf("topics: exit %d\n%s", code, stderr)
+	}
+	if n := strings.Count(out, "\n"); n != 3 || !strings.Contains(stderr, "6 of 6 seeds kept; 3 groups, 3 candidates, 3 topics selected") || !strings.Contains(stderr, "topics     heuristic  3") {
+		t.Errorf("stdout (%d lines):\n%s\nstderr:\n%s", n, out, stderr)
+	}
+
+	// Every claim against the store: each supporting paper's influential
+	// set, the pair overlaps and the background.
+	s, err := store.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "t1", topics.TopicsJSONL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cards int
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var tp topics.Topic
+		if err := json.Unmarshal([]byte(line), &tp); err != nil {
+			t.Fatal(err)
+		}
+		var union []string
+		for _, sp := range tp.Supporting {
+			var g citegraph.Graph
+			if _, err := s.GetJSON(context.Background(), sp.ArxivID, citegraph.KindGraph, &g); err != nil {
+				t.Fatal(err)
+			}
+			var set []string
+			for _, e := range g.Edges {
+				if e.IsInfluential {
+					set = append(set, "s2:"+*e.S2PaperID)
+				}
+			}
+			slices.Sort(set)
+			if !slices.Equal(set, sp.Influential) {
+				t.Errorf("%s: %s influential %v, store %v", tp.ID, sp.ArxivID, sp.Influential, set)
+			}
+			union = append(union, set...)
+		}
+		slices.Sort(union)
+		union = slices.Compact(union)
+		var bg []string
+		for _, b := range tp.Background {
+			bg = append(bg, b.ID)
+			if b.Card != nil {
+				cards++
+			}
+		}
+		o := topics.Intersect(tp.Supporting[0].Influential, tp.Supporting[1].Influential)
+		if !slices.Equal(bg, union) || len(tp.Pairs) != 1 || tp.Pairs[0].Intersection != o.Intersection || tp.Pairs[0].Union != o.Union || o.IoU() < 0.25 {
+			t.Errorf("%s: background %v, union %v, pairs %+v, recomputed %+v", tp.ID, bg, union, tp.Pairs, o)
+		}
+	}
+	s.Close()
+	if cards == 0 {
+		t.Errorf("no background paper carries its idea card")
+	}
+
+	// The same store and flags write the same bytes.
+	if code, _, stderr := runCLI(t, nil, append(args, "--out", filepath.Join(dir, "t2"))...); code != 0 {
+		t.Fatalf("second topics: exit %d\n%s", code, stderr)
+	}
+	for _, f := range []string{topics.TopicsParquet, topics.TopicsJSONL, topics.GroupsJSONL, topics.SeedsJSONL, topics.ReportFile} {
+		a, _ := os.ReadFile(filepath.Join(dir, "t1", f))
+		b, _ := os.ReadFile(filepath.Join(dir, "t2", f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs (%d and %d bytes)", f, len(a), len(b))
+		}
+	}
+
+	// Every demo paper is an arXiv preprint in Semantic Scholar (venue
+	// "arXiv.org"): published-only keeps none, says so, and still writes.
+	code, out, stderr = runCLI(t, nil, append(args, "--published-only", "--out", filepath.Join(dir, "t3"))...)
+	if code != 0 || out != "" || !strings.Contains(stderr, "0 of 6 seeds kept") || !strings.Contains(stderr, "no topic met the bounds") {
+		t.Errorf("published-only: exit %d\n%s%s", code, out, stderr)
+	}
+	if rep, err := os.ReadFile(filepath.Join(dir, "t3", topics.ReportFile)); err != nil || !strings.Contains(string(rep), "| not_published | 6 |") {
+		t.Errorf("published-only report: %v\n%s", err, rep)
+	}
+
+	// Listed seeds: one known, one invalid: the run writes and fails.
+	code, _, stderr = runCLI(t, nil, append(args, "--out", filepath.Join(dir, "t4"), "2503.07215", "nope")...)
+	if code != 1 || !strings.Contains(stderr, "seeds that failed") || !strings.Contains(stderr, "nope") {
+		t.Errorf("listed seeds: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestTopicsLLMTags tags the demo's topics through an OpenAI-compatible
+// endpoint: three calls, and a second run answers from the store's cache
+// without calling it.
+func TestTopicsLLMTags(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"x","object":"chat.completion","model":"fake-1","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\"tag\": \"A shared research topic\"}"}}],"usage":{"prompt_tokens":50,"completion_tokens":8,"total_tokens":58}}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	st := filepath.Join(dir, "store")
+	if code, _, stderr := runCLI(t, nil, "demo", "--store", st, "--out", filepath.Join(dir, "ds")); code != 0 {
+		t.Fatalf("demo: exit %d\n%s", code, stderr)
+	}
+	env := map[string]string{"LLM_API_KEY": "sk-test"}
+	args := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4",
+		"--llm-base", srv.URL + "/v1", "--llm-model", "fake-1"}
+	code, out, stderr := runCLI(t, env, append(args, "--out", filepath.Join(dir, "t1"))...)
+	if code != 0 || strings.Count(out, "A shared research topic") != 3 || calls.Load() != 3 {
+		t.Fatalf("exit %d, %d calls\n%s%s", code, calls.Load(), out, stderr)
+	}
+	code, _, stderr = runCLI(t, env, append(args, "--out", filepath.Join(dir, "t2"))...)
+	if code != 0 || calls.Load() != 3 || !strings.Contains(stderr, "topics     fake-1  0      3") {
+		t.Errorf("second run: exit %d, %d calls\n%s", code, calls.Load(), stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "t2", topics.TopicsJSONL))
+	if err != nil || !strings.Contains(string(data), `"tag_model":"fake-1","tag_prompt_version":"topics-tag-v1"`) {
+		t.Errorf("tags not recorded with model and prompt version: %v\n%.400s", err, data)
+	}
+}
