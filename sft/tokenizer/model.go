@@ -48,13 +48,13 @@ func parseBPE(raw json.RawMessage) (*bpe, error) {
 		Dropout      *float64          `json:"dropout"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("BPE: %w", err)
+		return nil, fmt.Errorf("model BPE: %w", err)
 	}
 	if c.Prefix != nil && *c.Prefix != "" || c.Suffix != nil && *c.Suffix != "" {
-		return nil, errors.New("BPE: continuing_subword_prefix and end_of_word_suffix are not supported")
+		return nil, errors.New("model BPE: continuing_subword_prefix and end_of_word_suffix are not supported")
 	}
 	if c.Dropout != nil && *c.Dropout > 0 {
-		return nil, errors.New("BPE: dropout makes counts random; not supported")
+		return nil, errors.New("model BPE: dropout makes counts random; not supported")
 	}
 	m := &bpe{vocab: c.Vocab, ranks: make(map[string]int, len(c.Merges)), unk: -1,
 		fuseUnk: c.FuseUnk, byteFallback: c.ByteFallback, ignoreMerges: c.IgnoreMerges}
@@ -64,21 +64,21 @@ func parseBPE(raw json.RawMessage) (*bpe, error) {
 		if json.Unmarshal(mr, &s) == nil {
 			l, r, ok := strings.Cut(s, " ")
 			if !ok || strings.Contains(r, " ") {
-				return nil, fmt.Errorf("BPE: merge %d %q: want two symbols", i, s)
+				return nil, fmt.Errorf("model BPE: merge %d %q: want two symbols", i, s)
 			}
 			m.ranks[l+" "+r] = i
 			continue
 		}
 		var pair []string
 		if err := json.Unmarshal(mr, &pair); err != nil || len(pair) != 2 {
-			return nil, fmt.Errorf("BPE: merge %d: want \"a b\" or [a, b]", i)
+			return nil, fmt.Errorf("model BPE: merge %d: want \"a b\" or [a, b]", i)
 		}
 		m.ranks[pair[0]+" "+pair[1]] = i
 	}
 	if c.UnkToken != nil {
 		id, ok := c.Vocab[*c.UnkToken]
 		if !ok {
-			return nil, fmt.Errorf("BPE: unk_token %q is not in the vocabulary", *c.UnkToken)
+			return nil, fmt.Errorf("model BPE: unk_token %q is not in the vocabulary", *c.UnkToken)
 		}
 		m.unk = id
 	}
@@ -165,11 +165,11 @@ func parseWordPiece(raw json.RawMessage) (*wordPiece, error) {
 		MaxChars int            `json:"max_input_chars_per_word"`
 	}{}
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("WordPiece: %w", err)
+		return nil, fmt.Errorf("model WordPiece: %w", err)
 	}
 	unk, ok := c.Vocab[c.UnkToken]
 	if !ok {
-		return nil, fmt.Errorf("WordPiece: unk_token %q is not in the vocabulary", c.UnkToken)
+		return nil, fmt.Errorf("model WordPiece: unk_token %q is not in the vocabulary", c.UnkToken)
 	}
 	m := &wordPiece{vocab: c.Vocab, unk: unk, prefix: "##", maxWord: 100}
 	if c.Prefix != nil {

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -34,7 +35,7 @@ func parseNormalizer(raw json.RawMessage) (func(string) string, error) {
 			Right bool `json:"strip_right"`
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, fmt.Errorf("Strip: %w", err)
+			return nil, fmt.Errorf("normalizer Strip: %w", err)
 		}
 		return func(s string) string {
 			if c.Left {
@@ -50,7 +51,7 @@ func parseNormalizer(raw json.RawMessage) (func(string) string, error) {
 			Prepend string `json:"prepend"`
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, fmt.Errorf("Prepend: %w", err)
+			return nil, fmt.Errorf("normalizer Prepend: %w", err)
 		}
 		return func(s string) string {
 			if s == "" {
@@ -67,18 +68,18 @@ func parseNormalizer(raw json.RawMessage) (func(string) string, error) {
 			Content string `json:"content"`
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, fmt.Errorf("Replace: %w", err)
+			return nil, fmt.Errorf("normalizer Replace: %w", err)
 		}
 		if c.Pattern.String != nil {
 			old := *c.Pattern.String
 			return func(s string) string { return strings.ReplaceAll(s, old, c.Content) }, nil
 		}
 		if c.Pattern.Regex == nil {
-			return nil, fmt.Errorf("Replace: no pattern")
+			return nil, errors.New("normalizer Replace: no pattern")
 		}
 		m, err := compilePattern(*c.Pattern.Regex)
 		if err != nil {
-			return nil, fmt.Errorf("Replace: %w", err)
+			return nil, fmt.Errorf("normalizer Replace: %w", err)
 		}
 		return func(s string) string {
 			var b strings.Builder
@@ -98,13 +99,13 @@ func parseNormalizer(raw json.RawMessage) (func(string) string, error) {
 			Normalizers []json.RawMessage `json:"normalizers"`
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, fmt.Errorf("Sequence: %w", err)
+			return nil, fmt.Errorf("normalizer Sequence: %w", err)
 		}
 		var fs []func(string) string
 		for i, n := range c.Normalizers {
 			f, err := parseNormalizer(n)
 			if err != nil {
-				return nil, fmt.Errorf("Sequence[%d]: %w", i, err)
+				return nil, fmt.Errorf("normalizer Sequence[%d]: %w", i, err)
 			}
 			fs = append(fs, f)
 		}
@@ -129,7 +130,7 @@ func bertNormalizer(raw json.RawMessage) (func(string) string, error) {
 		Lowercase    bool  `json:"lowercase"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("BertNormalizer: %w", err)
+		return nil, fmt.Errorf("normalizer BertNormalizer: %w", err)
 	}
 	strip := c.Lowercase // strip_accents null follows lowercase, as in BERT
 	if c.StripAccents != nil {

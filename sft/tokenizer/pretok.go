@@ -33,7 +33,7 @@ func parsePreTokenizer(raw json.RawMessage) ([]pretokenizer, bool, error) {
 			PreTokenizers []json.RawMessage `json:"pretokenizers"`
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, false, fmt.Errorf("Sequence: %w", err)
+			return nil, false, fmt.Errorf("pre-tokenizer Sequence: %w", err)
 		}
 		var (
 			out []pretokenizer
@@ -42,7 +42,7 @@ func parsePreTokenizer(raw json.RawMessage) ([]pretokenizer, bool, error) {
 		for i, p := range c.PreTokenizers {
 			ps, b, err := parsePreTokenizer(p)
 			if err != nil {
-				return nil, false, fmt.Errorf("Sequence[%d]: %w", i, err)
+				return nil, false, fmt.Errorf("pre-tokenizer Sequence[%d]: %w", i, err)
 			}
 			out, bl = append(out, ps...), bl || b
 		}
@@ -53,7 +53,7 @@ func parsePreTokenizer(raw json.RawMessage) ([]pretokenizer, bool, error) {
 			UseRegex       *bool `json:"use_regex"` // absent: true
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, false, fmt.Errorf("ByteLevel: %w", err)
+			return nil, false, fmt.Errorf("pre-tokenizer ByteLevel: %w", err)
 		}
 		var split *pattern
 		if c.UseRegex == nil || *c.UseRegex {
@@ -80,10 +80,10 @@ func parsePreTokenizer(raw json.RawMessage) ([]pretokenizer, bool, error) {
 			Invert   bool   `json:"invert"`
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, false, fmt.Errorf("Split: %w", err)
+			return nil, false, fmt.Errorf("pre-tokenizer Split: %w", err)
 		}
 		if c.Invert {
-			return nil, false, errors.New("Split: invert is not supported")
+			return nil, false, errors.New("pre-tokenizer Split: invert is not supported")
 		}
 		var src string
 		switch {
@@ -92,11 +92,11 @@ func parsePreTokenizer(raw json.RawMessage) ([]pretokenizer, bool, error) {
 		case c.Pattern.String != nil:
 			src = regexp.QuoteMeta(*c.Pattern.String)
 		default:
-			return nil, false, errors.New("Split: no pattern")
+			return nil, false, errors.New("pre-tokenizer Split: no pattern")
 		}
 		m, err := compilePattern(src)
 		if err != nil {
-			return nil, false, fmt.Errorf("Split: %w", err)
+			return nil, false, fmt.Errorf("pre-tokenizer Split: %w", err)
 		}
 		var keep bool
 		switch c.Behavior {
@@ -104,7 +104,7 @@ func parsePreTokenizer(raw json.RawMessage) ([]pretokenizer, bool, error) {
 			keep = true
 		case "Removed":
 		default:
-			return nil, false, fmt.Errorf("Split: behavior %q is not supported", c.Behavior)
+			return nil, false, fmt.Errorf("pre-tokenizer Split: behavior %q is not supported", c.Behavior)
 		}
 		return []pretokenizer{func(s string) []string { return isolate(s, m.matches(s), keep) }}, false, nil
 	case "Whitespace":
@@ -117,7 +117,7 @@ func parsePreTokenizer(raw json.RawMessage) ([]pretokenizer, bool, error) {
 			Individual bool `json:"individual_digits"`
 		}
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return nil, false, fmt.Errorf("Digits: %w", err)
+			return nil, false, fmt.Errorf("pre-tokenizer Digits: %w", err)
 		}
 		re := regexp.MustCompile(`\p{N}+`)
 		if c.Individual {

@@ -1,0 +1,272 @@
+package sft
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sft/gate"
+)
+
+// readArrow reads a Parquet file with Apache Arrow's reader, independent
+// of parquet-go and following pyarrow's schema conversion, and returns its
+// schema and rows as JSON objects.
+func readArrow(t *testing.T, path string) (string, []map[string]any) {
+	t.Helper()
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatalf("arrow: open %s: %v", path, err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 2}, memory.NewGoAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	var rows []map[string]any
+	tr := array.NewTableReader(tbl, 2)
+	defer tr.Release()
+	for tr.Next() {
+		var b bytes.Buffer
+		if err := array.RecordToJSON(tr.RecordBatch(), &b); err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(&b)
+		for dec.More() {
+			var m map[string]any
+			if err := dec.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, m)
+		}
+	}
+	return tbl.Schema().String(), rows
+}
+
+func readGeneric[T any](t *testing.T, path string) []T {
+	t.Helper()
+	rows, err := parquet.ReadFile[T](path)
+	if err != nil {
+		t.Fatalf("parquet-go: %s: %v", path, err)
+	}
+	return rows
+}
+
+func readJSONL[T any](t *testing.T, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Every format reads back, with parquet-go and with Arrow, as the rows
+// Generate made; the card and the rejects say what happened.
+func TestWriteReadBack(t *testing.T) {
+	_, instances := buildDataset(t, 6, 3)
+	r := generate(t, instances, Options{Teacher: Heuristic{}, ValSize: 2, Dataset: "ds"})
+	// One reject, to see it in rejects.jsonl and the card.
+	r.Rejects = append(r.Rejects, Reject{InstanceID: "2403.99999", Stage: StageIdeas, Reason: gate.ReasonWrongCount, Detail: "2 cards"})
+	r.Report.Rejects[gate.ReasonWrongCount] = 1
+	out := filepath.Join(t.TempDir(), "sft")
+	if err := Write(context.Background(), out, r, WriteOptions{ShardRows: 3}); err != nil {
+		t.Fatal(err)
+	}
+	bySplit := map[string][]Row{}
+	for _, row := range r.Rows {
+		bySplit[row.Split] = append(bySplit[row.Split], row)
+	}
+	if len(bySplit[SplitTrain]) != 4 || len(bySplit[SplitValidation]) != 2 {
+		t.Fatalf("splits %d/%d", len(bySplit[SplitTrain]), len(bySplit[SplitValidation]))
+	}
+	files := map[string][]string{
+		SplitTrain:      {"train-00000-of-00002.parquet", "train-00001-of-00002.parquet"},
+		SplitValidation: {"validation-00000-of-00001.parquet"},
+	}
+	for split, names := range files {
+		var verl []dataset.VerlSFTRow
+		var msgs []dataset.MessagesRow
+		arrowRows := 0
+		for _, name := range names {
+			verl = append(verl, readGeneric[dataset.VerlSFTRow](t, filepath.Join(out, DataDir, name))...)
+			msgs = append(msgs, readGeneric[dataset.MessagesRow](t, filepath.Join(out, MessagesDir, name))...)
+
+			schema, rows := readArrow(t, filepath.Join(out, DataDir, name))
+			arrowRows += len(rows)
+			for _, want := range []string{"prompt: type=utf8", "response: type=utf8", "extra_info: type=struct<split: utf8, index: int64, instance_id: utf8, num_ideas: int64>"} {
+				if !strings.Contains(schema, want) {
+					t.Errorf("%s: arrow schema lacks %q:\n%s", name, want, schema)
+				}
+			}
+			for _, row := range rows {
+				if _, err := gate.Check(row["response"].(string), 3); err != nil {
+					t.Errorf("arrow %s: %v", name, err)
+				}
+			}
+			schema, rows = readArrow(t, filepath.Join(out, MessagesDir, name))
+			if !strings.Contains(schema, "messages: type=list<element: struct<role: utf8, content: utf8>>") {
+				t.Errorf("%s: messages schema:\n%s", name, schema)
+			}
+			for _, row := range rows {
+				m := row["messages"].([]any)
+				if len(m) != 2 || m[0].(map[string]any)["role"] != "user" || m[1].(map[string]any)["role"] != "assistant" {
+					t.Errorf("arrow messages %v", m)
+				}
+			}
+		}
+		rows := bySplit[split]
+		jl := readJSONL[Row](t, filepath.Join(out, JSONLDir, split+".jsonl"))
+		if arrowRows != len(rows) || len(verl) != len(rows) || len(msgs) != len(rows) || len(jl) != len(rows) {
+			t.Fatalf("%s: %d verl, %d messages, %d jsonl rows, want %d", split, len(verl), len(msgs), len(jl), len(rows))
+		}
+		for i, row := range rows {
+			want := dataset.VerlSFTRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: dataset.ExtraInfo{Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: 3}}
+			if !reflect.DeepEqual(verl[i], want) {
+				t.Errorf("%s verl row %d differs", split, i)
+			}
+			if msgs[i].Messages[0].Content != row.Prompt || msgs[i].Messages[1].Content != row.Response || msgs[i].InstanceID != row.InstanceID {
+				t.Errorf("%s messages row %d differs", split, i)
+			}
+			if !reflect.DeepEqual(jl[i], row) {
+				t.Errorf("%s jsonl row %d differs", split, i)
+			}
+		}
+	}
+	rejects := readJSONL[Reject](t, filepath.Join(out, RejectsFile))
+	if len(rejects) != 1 || rejects[0].Reason != gate.ReasonWrongCount {
+		t.Errorf("rejects.jsonl %+v", rejects)
+	}
+	var rep Report
+	b, _ := os.ReadFile(filepath.Join(out, ReportFile))
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Gate.PassRate != 1 || rep.Rows[SplitTrain] != 4 {
+		t.Errorf("sft.json %+v (%v)", rep, err)
+	}
+	readme, _ := os.ReadFile(filepath.Join(out, ReadmeFile))
+	for _, want := range []string{
+		"config_name: default", "path: data/train-*.parquet", "config_name: messages", "path: messages/validation-*.parquet",
+		"| teacher | `heuristic` |", "| K (ideas per row) | 3 |", "model input `model-input-v1`, ideas `sft-heuristic-v1`",
+		"| gate pass rate | 100.0%: 6 of 6 answers", "| `wrong_count` | 1 |", "| distinct openings | 6 of 6 traces |",
+		"| sft-ideas | `heuristic` | 6 |", "not a model",
+	} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+
+	// ReadCompletions reads every format back for the gate.
+	for _, p := range []string{
+		filepath.Join(out, DataDir, files[SplitValidation][0]),
+		filepath.Join(out, MessagesDir, files[SplitValidation][0]),
+		filepath.Join(out, JSONLDir, "validation.jsonl"),
+	} {
+		cs, err := ReadCompletions(p)
+		if err != nil || len(cs) != 2 {
+			t.Fatalf("ReadCompletions(%s) = %d, %v", p, len(cs), err)
+		}
+		for i, c := range cs {
+			if c.Text != bySplit[SplitValidation][i].Response || c.InstanceID != bySplit[SplitValidation][i].InstanceID || c.Line != i+1 {
+				t.Errorf("%s row %d: %+v", p, i, c)
+			}
+			if strings.Contains(p, MessagesDir) != (c.NumIdeas == 0) {
+				t.Errorf("%s: num_ideas %d", p, c.NumIdeas)
+			}
+		}
+	}
+}
+
+func TestWriteReplaces(t *testing.T) {
+	_, instances := buildDataset(t, 2, 3)
+	r := generate(t, instances, Options{Teacher: Heuristic{}, ValSize: -1})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sft")
+	for range 2 {
+		if err := Write(context.Background(), out, r, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{out, out + PrevSuffix} {
+		if _, err := os.Stat(filepath.Join(p, ReportFile)); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, DataDir, "validation-00000-of-00001.parquet")); !os.IsNotExist(err) {
+		t.Errorf("a validation file without validation rows: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("left behind: %v", entries)
+	}
+	// A directory that is not an SFT output is never moved aside.
+	other := filepath.Join(dir, "mine")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("x"), 0o644)
+	if err := Write(context.Background(), other, r, WriteOptions{}); err == nil || !strings.Contains(err.Error(), "refusing to replace") {
+		t.Errorf("Write over a foreign directory = %v", err)
+	}
+}
+
+func TestReadCompletions(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := gate.Format("x", goodCards(2))
+	lines := []map[string]any{
+		{"completion": good, "num_ideas": 2},
+		{"response": good, "extra_info": map[string]any{"num_ideas": 2, "instance_id": "a"}},
+		{"messages": []any{map[string]any{"role": "user", "content": "q"}, map[string]any{"role": "assistant", "content": good}}},
+	}
+	var b bytes.Buffer
+	for _, l := range lines {
+		json.NewEncoder(&b).Encode(l)
+		b.WriteString("\n")
+	}
+	p := filepath.Join(dir, "gen.jsonl")
+	os.WriteFile(p, b.Bytes(), 0o644)
+	cs, err := ReadCompletions(p)
+	if err != nil || len(cs) != 3 {
+		t.Fatalf("ReadCompletions = %+v, %v", cs, err)
+	}
+	if cs[0].NumIdeas != 2 || cs[1].NumIdeas != 2 || cs[1].InstanceID != "a" || cs[2].NumIdeas != 0 || cs[2].Text != good {
+		t.Errorf("%+v", cs)
+	}
+	os.WriteFile(p, []byte(`{"text": "no completion here"}`+"\n"), 0o644)
+	if _, err := ReadCompletions(p); err == nil || !strings.Contains(err.Error(), "no completion") {
+		t.Errorf("a file without completions: %v", err)
+	}
+}
+
+func goodCards(k int) []record.Card {
+	cards := make([]record.Card, k)
+	for i := range cards {
+		cards[i] = record.Card{ProblemGap: "[Evidence Gap] a", CoreClaim: "We claim b.", Method: "[Robustification] c", Inspiration: "Document 1 d."}
+	}
+	return cards
+}
