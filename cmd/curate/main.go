@@ -81,6 +81,8 @@ func commands() []command {
 		{"export", "write a published dataset in a trainer's format (verl, chat messages)", runExportCmd},
 		{"stats", "reports on a store: 'labels' shows the idea cards' label distributions", runStatsCmd},
 		{"citegraph", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", runCitegraphCmd},
+		{"sft", "regenerate SFT hindsight traces over a published dataset: teacher ideas, traces, schema gate", runSFTCmd},
+		{"gate", "check generations (JSONL or Parquet) with the SFT/RL schema gate: pass rate, rejects by reason", runGateCmd},
 		{"topics", "build topic corpora: shared background-paper sets from influential-citation overlap", runTopicsCmd},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })

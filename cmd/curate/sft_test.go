@@ -1,0 +1,241 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/sft"
+	"github.com/groundwork/curate/sft/gate"
+)
+
+// demoDataset builds the demo corpus's dataset offline, as a user would
+// with `curate demo`, and returns its directory.
+func demoDataset(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	ds := filepath.Join(dir, "ds")
+	code, _, stderr := runCLI(t, nil, "demo", "--store", filepath.Join(dir, "store"), "--out", ds)
+	if code != 0 {
+		t.Fatalf("demo: exit %d: %s", code, stderr)
+	}
+	return ds
+}
+
+// The recipe's done-when: a corpus built by the pipeline yields SFT files
+// that trainers read, with the gate's pass rate, the rejects and the token
+// and cost totals reported; the gate command agrees with them.
+func TestSFTOnDemoCorpus(t *testing.T) {
+	ds := demoDataset(t)
+	out := filepath.Join(t.TempDir(), "sft")
+	code, _, stderr := runCLI(t, nil, "sft", "--dataset", ds, "--out", out, "--splits", "train,test", "--val-size", "1")
+	if code != 0 {
+		t.Fatalf("sft: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"curate sft: 4 train and 1 validation rows in " + out + " (teacher heuristic, K=3, think)",
+		"gate: 100.0% pass rate (5 of 5 answers, 5 on the first attempt)", "rejects: 0",
+		"openings: 5 distinct of 5 traces", fmt.Sprintf("length: max %d tokens by estimate", sft.DefaultMaxTokens), "cost: $0.0000 spent",
+		"sft-ideas", "sft-trace", "$0 (heuristic)",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	rows, err := parquet.ReadFile[dataset.VerlSFTRow](filepath.Join(out, "data", "train-00000-of-00001.parquet"))
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("verl train: %d rows, %v", len(rows), err)
+	}
+	for _, r := range rows {
+		if _, err := gate.Check(r.Response, 3); err != nil || !strings.HasPrefix(r.Prompt, "Below are ") {
+			t.Errorf("row %s: %v", r.ExtraInfo.InstanceID, err)
+		}
+	}
+	for _, f := range []string{"messages/validation-00000-of-00001.parquet", "jsonl/train.jsonl", "rejects.jsonl", "sft.json", "README.md"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	code, stdout, stderr := runCLI(t, nil, "gate", "--strict", filepath.Join(out, "data", "train-00000-of-00001.parquet"), filepath.Join(out, "jsonl", "validation.jsonl"))
+	if code != 0 || !strings.Contains(stdout, "4 rows, 4 passed (100.0%), 0 failed") || !strings.Contains(stdout, "1 rows, 1 passed") {
+		t.Errorf("gate: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// The default takes the train split only; --no-think writes empty
+	// think blocks with the same answers.
+	code, _, stderr = runCLI(t, nil, "sft", "--dataset", ds, "--out", out, "--no-think")
+	if code != 0 || !strings.Contains(stderr, "1 train and 1 validation rows") || strings.Contains(stderr, "openings:") {
+		t.Errorf("--no-think: exit %d:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out + ".prev"); err != nil {
+		t.Errorf("the previous output is not kept: %v", err)
+	}
+}
+
+// A teacher endpoint through the CLI: the LLM flags, the cache in the
+// store (a re-run calls nothing), the budget and the usage table.
+func TestSFTEndpoint(t *testing.T) {
+	ds := demoDataset(t)
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		content := teacherAnswer(t, r)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "x", "object": "chat.completion", "model": "teacher-1",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content}}},
+			"usage":   map[string]any{"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200},
+		})
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sft")
+	args := []string{"sft", "--dataset", ds, "--out", out, "--store", filepath.Join(dir, "store"), "--splits", "train,test",
+		"--llm-base", srv.URL + "/v1", "--llm-model", "teacher-1", "--price", "teacher-1=1/5"}
+	code, _, stderr := runCLI(t, nil, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	first := calls.Load()
+	// 5 ideas, 1 openings batch, 5 traces.
+	if first != 11 {
+		t.Errorf("%d calls, want 11", first)
+	}
+	for _, want := range []string{"teacher teacher-1", "gate: 100.0% pass rate", "cost: $0.0220 spent", "sft-openings  teacher-1  1"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	code, _, stderr = runCLI(t, nil, args...)
+	if code != 0 || calls.Load() != first || !strings.Contains(stderr, "cost: $0.0000 spent, $0.0220 saved by the cache") {
+		t.Errorf("re-run: exit %d, %d new calls:\n%s", code, calls.Load()-first, stderr)
+	}
+	// A budget on a new store stops after the calls it covers; the rows
+	// it could not pay for are reported, not written as rejects.
+	args[6] = filepath.Join(dir, "store2")
+	code, _, stderr = runCLI(t, nil, append(args, "--budget", "$0.005", "--no-think", "--workers", "1")...)
+	if code != 0 || calls.Load()-first != 3 || !strings.Contains(stderr, "not generated: 2 instances") {
+		t.Errorf("budget: exit %d, %d calls:\n%s", code, calls.Load()-first, stderr)
+	}
+}
+
+var (
+	reCount   = regexp.MustCompile(`a JSON array of exactly (\d+) object`)
+	reOpening = regexp.MustCompile(`begins with exactly this sentence: "([^"]*)"`)
+	reN       = regexp.MustCompile(`Write (\d+) new opening sentences`)
+)
+
+// teacherAnswer answers a teacher request well, by the stage its system
+// prompt names.
+func teacherAnswer(t *testing.T, r *http.Request) string {
+	raw, _ := io.ReadAll(r.Body)
+	var body struct {
+		Messages []struct{ Role, Content string } `json:"messages"`
+	}
+	json.Unmarshal(raw, &body)
+	system, user := body.Messages[0].Content, body.Messages[1].Content
+	switch {
+	case strings.Contains(system, "teacher model"):
+		k, _ := strconv.Atoi(reCount.FindStringSubmatch(user)[1])
+		var cards []map[string]string
+		for i := range k {
+			cards = append(cards, map[string]string{
+				"problem_gap": fmt.Sprintf("[Evidence Gap] Gap %d of this set is unmeasured.", i), "core_claim": "We claim that it can be measured.",
+				"method": "[Empirical Mapping] Build a benchmark.", "inspiration": "Document 1 and Document 2 leave it open.",
+			})
+		}
+		b, _ := json.Marshal(cards)
+		return string(b)
+	case strings.Contains(system, "opening sentences"):
+		n, _ := strconv.Atoi(reN.FindStringSubmatch(user)[1])
+		var ss []string
+		for i := range n {
+			ss = append(ss, fmt.Sprintf("Opening %d: I wonder what these papers leave open.", i))
+		}
+		b, _ := json.Marshal(map[string]any{"openings": ss})
+		return string(b)
+	case strings.Contains(system, "private thinking"):
+		return reOpening.FindStringSubmatch(system)[1] + strings.Repeat(" Document 1 seems to leave something open, but I am not sure.", 12)
+	}
+	t.Errorf("unknown teacher request: %.100s", system)
+	return ""
+}
+
+func TestGateCommand(t *testing.T) {
+	good := func(k int) string {
+		var cards []map[string]string
+		for range k {
+			cards = append(cards, map[string]string{"problem_gap": "[Evidence Gap] a", "core_claim": "b", "method": "[Robustification] c", "inspiration": "d"})
+		}
+		b, _ := json.Marshal(cards)
+		return "<think>\nhmm\n</think>\n<answer>\n" + string(b) + "\n</answer>"
+	}
+	lines := []map[string]any{
+		{"completion": good(3)},
+		{"completion": good(2)},                                    // K-1 cards
+		{"response": good(2), "num_ideas": 2},                      // its own K
+		{"completion": strings.Replace(good(3), "<think>", "", 1)}, // no think block
+		{"completion": strings.Replace(good(3), "[Robustification]", "[Evidence Gap]", 1)},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		j, _ := json.Marshal(l)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	p := filepath.Join(t.TempDir(), "gen.jsonl")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+
+	code, stdout, stderr := runCLI(t, nil, "gate", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"5 rows, 2 passed (40.0%), 3 failed", "missing_think   1", "wrong_count     1", "wrong_axis      1"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(t, nil, "gate", "--strict", "-v", p)
+	if code != 1 || !strings.Contains(stdout, p+":2: gate: wrong_count: the answer has 2 cards, want exactly 3") {
+		t.Errorf("--strict -v: exit %d:\n%s", code, stdout)
+	}
+	code, stdout, _ = runCLI(t, nil, "gate", "--num-ideas", "2", p)
+	if code != 0 || !strings.Contains(stdout, "5 rows, 2 passed") {
+		t.Errorf("--num-ideas 2: exit %d:\n%s", code, stdout)
+	}
+}
+
+func TestSFTUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"sft"}, 2, "give --dataset DIR and --out DIR"},
+		{[]string{"sft", "--dataset", "d", "--out", "o", "--think", "--no-think"}, 2, "--think and --no-think together"},
+		{[]string{"sft", "--dataset", "d", "--out", "o", "--splits", "dev"}, 2, `unknown split "dev"`},
+		{[]string{"sft", "--dataset", "d", "--out", "o", "--budget", "lots"}, 2, "--budget"},
+		{[]string{"sft", "--dataset", "d", "--out", "o", "--llm-base", "http://127.0.0.1:1/v1", "--llm-model", "m", "--budget", "5"}, 2, "--budget needs a price for m"},
+		{[]string{"sft", "--dataset", "/does/not/exist", "--out", "o"}, 1, "/does/not/exist"},
+		{[]string{"gate"}, 2, "give a JSONL or Parquet file"},
+		{[]string{"gate", "/does/not/exist.jsonl"}, 1, "exist.jsonl"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, nil, tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.err) {
+			t.Errorf("curate %v: exit %d, stderr %q; want exit %d mentioning %q", tt.args, code, stderr, tt.code, tt.err)
+		}
+	}
+}
