@@ -76,7 +76,7 @@ var (
 
 	openingsSchema = llm.MustSchema("openings", []byte(`{
 		"type": "object",
-		"properties": {"openings": {"type": "array", "items": {"type": "string", "minLength": 1}}},
+		"properties": {"openings": {"type": "array", "items": {"type": "string"}}},
 		"required": ["openings"],
 		"additionalProperties": false
 	}`))
@@ -190,6 +190,8 @@ func (t *LLMTeacher) Openings(ctx context.Context, n int, used []string) (*Openi
 	req := llm.Request{
 		Stage: StageOpenings, PromptVersion: t.openings.Version,
 		System: system, User: user, Schema: openingsSchema,
+		// Openings are wanted varied whatever the temperature of the
+		// content calls.
 		Temperature: max(t.temperature, 0.9), MaxTokens: openingsMaxTokens,
 		Validate: func(doc json.RawMessage) error {
 			_, err := parseOpenings(doc, n, seen)

@@ -53,7 +53,7 @@ func checkTrace(text, opening string) error {
 	return nil
 }
 
-// The heuristic pool of openings: every combination of a lead, a task
+// The heuristic pool of openings (read-only tables): every combination of a lead, a task
 // and an object is a distinct sentence, 24³ = 13,824 of them, more than
 // the paper's 7,172 training instances. poolStride visits them so that
 // consecutive openings differ in every part.
