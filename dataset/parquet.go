@@ -11,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/record"
 )
 
@@ -48,23 +49,10 @@ func numShards(rows, perShard int) int {
 // writeParquet writes rows to path (created, never replaced) as one
 // Parquet file: zstd pages, row groups bounded by row count and by
 // buffered size, key/value metadata from kv, synced before it returns.
-func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) (err error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("write %s: %w", path, cerr)
-		}
-	}()
-	if err := encodeParquet(f, rows, o, kv, extra...); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) error {
+	return atomicdir.WriteFileFunc(path, func(w io.Writer) error {
+		return encodeParquet(w, rows, o, kv, extra...)
+	})
 }
 
 // encodeParquet writes rows as a Parquet file to w.

@@ -1,18 +1,16 @@
 package dataset
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/record"
 )
 
@@ -25,7 +23,7 @@ const (
 	TemplateFile      = "model-input.prompt"
 	InstancesFile     = "instances.jsonl"
 	// PrevSuffix names the previous dataset kept beside OUT: OUT.prev.
-	PrevSuffix = ".prev"
+	PrevSuffix = atomicdir.PrevSuffix
 )
 
 // WriteOptions configure Write. The zero value is usable.
@@ -40,14 +38,15 @@ type WriteOptions struct {
 	// JSONL also writes every instance to instances.jsonl.
 	JSONL bool
 
-	// hook, when set (by tests), runs at each step of a write; an error
-	// aborts the write there. errCrash aborts it as a crash would: the
+	// hook, when set (by tests), runs at each step of a write ("write
+	// FILE", then atomicdir's steps); an error aborts the write there.
+	// atomicdir.ErrSimulatedCrash aborts it as a crash would: the
 	// temporary directory is left behind.
 	hook func(step string) error
+	// exchange, when set (by tests), replaces the atomic directory swap
+	// (see atomicdir.Options.Exchange).
+	exchange func(a, b string) error
 }
-
-// errCrash is returned by a test hook to stop Write like a kill -9.
-var errCrash = errors.New("simulated crash")
 
 // Write publishes r as a dataset in directory out:
 //
@@ -59,18 +58,18 @@ var errCrash = errors.New("simulated crash")
 //	out/model-input.prompt                     the template that rendered the prompts
 //	out/instances.jsonl                        (WriteOptions.JSONL) every instance as JSON
 //
-// The write is atomic: the dataset is built in a temporary directory
-// beside out (".out.tmp-*"), every file and directory is synced, and then
-// it takes out's place by rename. The dataset it replaces is kept as
-// out.prev (one generation; an older out.prev is removed). On Linux the
-// swap is one renameat2(RENAME_EXCHANGE), so out is at every moment
-// either the old or the new dataset; elsewhere out is briefly absent
-// between two renames, with the old dataset complete in out.prev. A
-// crash before the swap leaves out untouched and a temporary directory
-// that the next Write removes. Write refuses to replace a directory that
-// is neither empty nor a dataset. One Write per out at a time: a second
-// would remove the first's temporary directory (the CLI holds the store
-// lock while it writes).
+// The write is atomic (atomicdir.Replace): the dataset is built in a
+// temporary directory beside out (".out.tmp-*"), every file and directory
+// is synced, and then it takes out's place by rename. The dataset it
+// replaces is kept as out.prev (one generation; an older out.prev is
+// removed). On Linux the swap is one renameat2(RENAME_EXCHANGE), so out
+// is at every moment either the old or the new dataset; elsewhere out is
+// briefly absent between two renames, with the old dataset complete in
+// out.prev. A crash before the swap leaves out untouched and a temporary
+// directory that the next Write removes. Write refuses to replace a
+// directory that is neither empty nor a dataset. One Write per out at a
+// time: a second would remove the first's temporary directory (the CLI
+// holds the store lock while it writes).
 func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err error) {
 	opts = opts.withDefaults()
 	hook := opts.hook
@@ -81,48 +80,22 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 	if err != nil {
 		return fmt.Errorf("write dataset %s: %w", out, err)
 	}
-	parent, base := filepath.Dir(out), filepath.Base(out)
-	if err := checkReplaceable(out); err != nil {
-		return fmt.Errorf("write dataset %s: %w", out, err)
-	}
-	if err := checkReplaceable(out + PrevSuffix); err != nil {
-		return fmt.Errorf("write dataset %s: %w", out, err)
-	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("write dataset %s: %w", out, err)
-	}
-	// Temporary directories of writes that crashed.
-	stale, _ := filepath.Glob(filepath.Join(parent, "."+base+".tmp-*"))
-	for _, s := range stale {
-		if err := os.RemoveAll(s); err != nil {
-			return fmt.Errorf("write dataset %s: remove stale %s: %w", out, s, err)
-		}
-	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
+	err = atomicdir.Replace(ctx, out, atomicdir.Options{
+		Owns:     atomicdir.HasAll(ReadmeFile, DataDir+"/"),
+		Describe: fmt.Sprintf("a dataset (no %s and %s/)", ReadmeFile, DataDir),
+		KeepPrev: true,
+		Hook:     opts.hook,
+		Exchange: opts.exchange,
+	}, func(tmp string) error {
+		return writeTree(ctx, tmp, r, opts, hook)
+	})
 	if err != nil {
-		return fmt.Errorf("write dataset %s: %w", out, err)
-	}
-	defer func() {
-		if err != nil && !errors.Is(err, errCrash) {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("write dataset %s: %w", out, err)
-	}
-	if err := writeTree(ctx, tmp, r, opts, hook); err != nil {
-		return fmt.Errorf("write dataset %s: %w", out, err)
-	}
-	if err := hook("swap"); err != nil {
-		return fmt.Errorf("write dataset %s: %w", out, err)
-	}
-	if err := replaceDir(tmp, out, hook, exchange); err != nil {
 		return fmt.Errorf("write dataset %s: %w", out, err)
 	}
 	return nil
 }
 
-// writeTree writes every file of the dataset into dir and syncs it.
+// writeTree writes every file of the dataset into dir, each synced.
 func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, hook func(string) error) error {
 	data := filepath.Join(dir, DataDir)
 	if err := os.Mkdir(data, 0o755); err != nil {
@@ -159,9 +132,6 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 			}
 		}
 	}
-	if err := syncDir(data); err != nil {
-		return err
-	}
 
 	var readme strings.Builder
 	if err := writeCard(&readme, r, tmpl, files); err != nil {
@@ -184,7 +154,7 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
-		if err := writeFileSync(filepath.Join(dir, w.name), b); err != nil {
+		if err := atomicdir.WriteFileSync(filepath.Join(dir, w.name), b); err != nil {
 			return err
 		}
 		if err := hook("write " + w.name); err != nil {
@@ -192,14 +162,14 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 		}
 	}
 	if opts.JSONL {
-		if err := writeJSONL(filepath.Join(dir, InstancesFile), ins); err != nil {
+		if err := atomicdir.WriteJSONL(filepath.Join(dir, InstancesFile), ins); err != nil {
 			return err
 		}
 		if err := hook("write " + InstancesFile); err != nil {
 			return err
 		}
 	}
-	return syncDir(dir)
+	return nil
 }
 
 func marshalJSON(v any) ([]byte, error) {
@@ -208,132 +178,4 @@ func marshalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
-}
-
-func writeJSONL(path string, ins []record.Instance) (err error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for i := range ins {
-		if err := enc.Encode(&ins[i]); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Sync()
-}
-
-func writeFileSync(path string, data []byte) (err error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Sync()
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
-
-// checkReplaceable returns nil when path is absent, an empty directory or
-// a dataset (it has README.md and data/), and an error otherwise: Write
-// never moves aside a directory it did not write.
-func checkReplaceable(path string) error {
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s exists and is not a directory", path)
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return err
-	}
-	if len(entries) == 0 || isDataset(path) {
-		return nil
-	}
-	return fmt.Errorf("refusing to replace %s: it is not empty and not a dataset (no %s and %s/)", path, ReadmeFile, DataDir)
-}
-
-func isDataset(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, DataDir))
-	if err != nil || !fi.IsDir() {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(dir, ReadmeFile))
-	return err == nil
-}
-
-// replaceDir puts the complete dataset tmp at out, keeping the dataset out
-// held as out.prev; exchange swaps two directories atomically or returns
-// errNoExchange.
-func replaceDir(tmp, out string, hook func(string) error, exchange func(a, b string) error) error {
-	parent, prev := filepath.Dir(out), out+PrevSuffix
-	if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Rename(tmp, out); err != nil {
-			return err
-		}
-		return syncDir(parent)
-	}
-	if err := os.RemoveAll(prev); err != nil {
-		return err
-	}
-	switch err := exchange(tmp, out); {
-	case err == nil:
-		// tmp now holds the previous dataset.
-		if err := hook("exchanged"); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, prev); err != nil {
-			return err
-		}
-	case errors.Is(err, errNoExchange):
-		// Between these renames out is absent and prev is complete.
-		if err := os.Rename(out, prev); err != nil {
-			return err
-		}
-		if err := hook("moved-aside"); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			return err
-		}
-	default:
-		return err
-	}
-	return syncDir(parent)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/record"
 )
 
@@ -147,8 +148,8 @@ func TestAtomicReplace(t *testing.T) {
 	ctx := context.Background()
 	old := mustBuild(t, corpus()[:3], fixedOptions())
 	next := mustBuild(t, corpus(), fixedOptions())
-	steps := []string{"write data/train-00000-of-00002.parquet", "write data/test-00000-of-00001.parquet", "write " + ReadmeFile, "swap"}
-	// (Interruptions after the swap are covered by TestReplaceDir.)
+	steps := []string{"write data/train-00000-of-00002.parquet", "write data/test-00000-of-00001.parquet", "write " + ReadmeFile, "built", "swap"}
+	// (Interruptions during the swap are covered by TestWriteSwap.)
 	for _, step := range steps {
 		for _, crash := range []bool{false, true} {
 			name := step
@@ -160,7 +161,7 @@ func TestAtomicReplace(t *testing.T) {
 				writeTestDataset(t, out, old, WriteOptions{})
 				fail := errors.New("disk full")
 				if crash {
-					fail = errCrash
+					fail = atomicdir.ErrSimulatedCrash
 				}
 				err := Write(ctx, out, next, WriteOptions{ShardRows: 2, hook: func(s string) error {
 					if s == step {
@@ -194,50 +195,58 @@ func TestAtomicReplace(t *testing.T) {
 	}
 }
 
-// TestReplaceDir covers both swaps: the atomic exchange and the two-rename
-// fallback, interrupted between their steps.
-func TestReplaceDir(t *testing.T) {
-	noExchange := func(a, b string) error { return errNoExchange }
+// TestWriteSwap covers both swaps: the atomic exchange and the two-rename
+// fallback, whole and interrupted between their steps.
+func TestWriteSwap(t *testing.T) {
+	ctx := context.Background()
+	old := mustBuild(t, corpus()[:3], fixedOptions())
+	next := mustBuild(t, corpus(), fixedOptions())
+	noExchange := func(a, b string) error { return atomicdir.ErrNoExchange }
+	oldCounts, nextCounts := SplitCounts{Train: 3}, SplitCounts{Train: 3, Test: 2}
 	tests := []struct {
 		name     string
-		exchange func(a, b string) error
+		exchange func(a, b string) error // nil: the system's
 		step     string
-		wantOut  string // content of out after the interruption
-		wantPrev string
+		wantOut  *SplitCounts // the dataset at out after the write; nil: none
+		wantPrev *SplitCounts
 	}{
-		{"exchange", exchange, "", "new", "old"},
-		{"exchange interrupted", exchange, "exchanged", "new", ""},
-		{"fallback", noExchange, "", "new", "old"},
-		{"fallback interrupted", noExchange, "moved-aside", "", "old"},
+		{"exchange", nil, "", &nextCounts, &oldCounts},
+		{"exchange interrupted", nil, "exchanged", &nextCounts, nil},
+		{"fallback", noExchange, "", &nextCounts, &oldCounts},
+		{"fallback interrupted", noExchange, "moved-aside", nil, &oldCounts},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			out, tmp := filepath.Join(dir, "ds"), filepath.Join(dir, ".ds.tmp-1")
-			for p, v := range map[string]string{out: "old", tmp: "new"} {
-				os.Mkdir(p, 0o755)
-				os.WriteFile(filepath.Join(p, "v"), []byte(v), 0o644)
-			}
-			err := replaceDir(tmp, out, func(s string) error {
+			out := filepath.Join(t.TempDir(), "ds")
+			writeTestDataset(t, out, old, WriteOptions{})
+			err := Write(ctx, out, next, WriteOptions{exchange: tt.exchange, hook: func(s string) error {
 				if s == tt.step {
-					return errCrash
+					return atomicdir.ErrSimulatedCrash
 				}
 				return nil
-			}, tt.exchange)
+			}})
 			if (err != nil) != (tt.step != "") {
-				t.Fatalf("replaceDir: %v", err)
+				t.Fatalf("Write: %v", err)
 			}
-			read := func(p string) string { b, _ := os.ReadFile(filepath.Join(p, "v")); return string(b) }
-			if got := read(out); got != tt.wantOut {
-				t.Errorf("out holds %q, want %q", got, tt.wantOut)
+			for _, c := range []struct {
+				dir  string
+				want *SplitCounts
+			}{{out, tt.wantOut}, {out + PrevSuffix, tt.wantPrev}} {
+				rep, err := Check(ctx, c.dir)
+				switch {
+				case c.want == nil && !errors.Is(err, os.ErrNotExist):
+					t.Errorf("%s: %v %+v, want no dataset", c.dir, err, rep)
+				case c.want != nil && (err != nil || rep.Counts != *c.want):
+					t.Errorf("%s: %v %+v, want %+v", c.dir, err, rep, *c.want)
+				}
 			}
-			if got := read(out + PrevSuffix); got != tt.wantPrev {
-				t.Errorf("out.prev holds %q, want %q", got, tt.wantPrev)
+			// The next write completes whatever was interrupted.
+			writeTestDataset(t, out, next, WriteOptions{})
+			if rep, err := Check(ctx, out); err != nil || rep.Counts != nextCounts {
+				t.Fatalf("after a good write: %v %+v", err, rep)
 			}
-			// A dataset is always complete somewhere: out, or out.prev
-			// while out is briefly absent.
-			if read(out) == "" && read(out+PrevSuffix) == "" {
-				t.Error("no complete dataset left")
+			if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".ds.tmp-*")); len(tmps) != 0 {
+				t.Errorf("temporary directories left after a good write: %v", tmps)
 			}
 		})
 	}

@@ -1,20 +1,18 @@
 package topics
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/groundwork/curate/internal/atomicdir"
 )
 
 // Files of a topics directory.
@@ -35,35 +33,15 @@ const (
 //	out/report.md        options, seed and group counts, group sizes, the selection
 //
 // Nothing in them depends on the time or the order of the inputs, so the
-// same Result writes the same bytes. The write is atomic: the files are
-// written and synced in a temporary directory beside out, which then
-// takes out's place (on Linux by one atomic exchange; elsewhere out is
-// briefly absent between two renames). Write refuses to replace a
+// same Result writes the same bytes. The write is atomic
+// (atomicdir.Replace): the files are written and synced in a temporary
+// directory beside out, which then takes out's place (on Linux by one
+// atomic exchange; elsewhere out is briefly absent between two renames);
+// the directory it replaces is removed. Write refuses to replace a
 // directory that is neither empty nor a topics directory.
 func Write(ctx context.Context, out string, r *Result) (err error) {
 	out, err = filepath.Abs(out)
 	if err != nil {
-		return fmt.Errorf("write topics %s: %w", out, err)
-	}
-	if err := checkReplaceable(out); err != nil {
-		return fmt.Errorf("write topics %s: %w", out, err)
-	}
-	parent, base := filepath.Dir(out), filepath.Base(out)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("write topics %s: %w", out, err)
-	}
-	stale, _ := filepath.Glob(filepath.Join(parent, "."+base+".tmp-*"))
-	for _, s := range stale {
-		if err := os.RemoveAll(s); err != nil {
-			return fmt.Errorf("write topics %s: remove stale %s: %w", out, s, err)
-		}
-	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
-	if err != nil {
-		return fmt.Errorf("write topics %s: %w", out, err)
-	}
-	defer os.RemoveAll(tmp) // after the swap it holds the replaced directory
-	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("write topics %s: %w", out, err)
 	}
 	files := []struct {
@@ -71,23 +49,26 @@ func Write(ctx context.Context, out string, r *Result) (err error) {
 		write func(io.Writer) error
 	}{
 		{TopicsParquet, func(w io.Writer) error { return EncodeParquet(w, r) }},
-		{TopicsJSONL, func(w io.Writer) error { return writeJSONL(w, r.Topics) }},
-		{GroupsJSONL, func(w io.Writer) error { return writeJSONL(w, r.Groups) }},
-		{SeedsJSONL, func(w io.Writer) error { return writeJSONL(w, r.Seeds) }},
+		{TopicsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Topics) }},
+		{GroupsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Groups) }},
+		{SeedsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Seeds) }},
 		{ReportFile, func(w io.Writer) error { return WriteReport(w, r) }},
 	}
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("write topics %s: %w", out, err)
+	err = atomicdir.Replace(ctx, out, atomicdir.Options{
+		Owns:     atomicdir.HasAll(TopicsParquet, ReportFile),
+		Describe: fmt.Sprintf("a topics directory (no %s and %s)", TopicsParquet, ReportFile),
+	}, func(tmp string) error {
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := atomicdir.WriteFileFunc(filepath.Join(tmp, f.name), f.write); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
+			}
 		}
-		if err := writeFileSync(filepath.Join(tmp, f.name), f.write); err != nil {
-			return fmt.Errorf("write topics %s: %s: %w", out, f.name, err)
-		}
-	}
-	if err := syncDir(tmp); err != nil {
-		return fmt.Errorf("write topics %s: %w", out, err)
-	}
-	if err := swap(tmp, out); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("write topics %s: %w", out, err)
 	}
 	return nil
@@ -122,115 +103,6 @@ func ReadParquet(path string) ([]Topic, error) {
 	}
 	return rows, nil
 }
-
-func writeJSONL[T any](w io.Writer, rows []T) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for i := range rows {
-		if err := enc.Encode(&rows[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// writeFileSync creates path (never replacing a file), writes it through
-// a buffer and syncs it.
-func writeFileSync(path string, write func(io.Writer) error) (err error) {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	if _, err := f.Write(b.Bytes()); err != nil {
-		return err
-	}
-	return f.Sync()
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
-
-// checkReplaceable returns nil when path is absent, an empty directory or
-// a topics directory (it has topics.parquet and report.md).
-func checkReplaceable(path string) error {
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s exists and is not a directory", path)
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return err
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	for _, f := range []string{TopicsParquet, ReportFile} {
-		if _, err := os.Stat(filepath.Join(path, f)); err != nil {
-			return fmt.Errorf("refusing to replace %s: it is not empty and not a topics directory (no %s)", path, f)
-		}
-	}
-	return nil
-}
-
-// swap puts the directory tmp at out; what out held ends up in tmp.
-func swap(tmp, out string) error {
-	parent := filepath.Dir(out)
-	if _, err := os.Lstat(out); errors.Is(err, fs.ErrNotExist) {
-		if err := os.Rename(tmp, out); err != nil {
-			return err
-		}
-		return syncDir(parent)
-	}
-	switch err := exchange(tmp, out); {
-	case err == nil:
-	case errors.Is(err, errNoExchange):
-		// Between these renames out is absent; the old directory is whole
-		// under old until the new one is in place.
-		old := tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			return err
-		}
-		if err := os.Rename(old, tmp); err != nil {
-			return err
-		}
-	default:
-		return err
-	}
-	return syncDir(parent)
-}
-
-// errNoExchange means the system cannot swap two directories atomically.
-var errNoExchange = errors.New("atomic exchange not supported")
 
 // WriteReport writes the Markdown report of r: the options, what became
 // of the seeds and the groups, a table of group sizes, and the selection.

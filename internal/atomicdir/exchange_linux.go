@@ -1,4 +1,4 @@
-package sft
+package atomicdir
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 func exchange(a, b string) error {
 	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EOPNOTSUPP) {
-		return fmt.Errorf("exchange %s and %s: %w: %w", a, b, errNoExchange, err)
+		return fmt.Errorf("exchange %s and %s: %w: %w", a, b, ErrNoExchange, err)
 	}
 	if err != nil {
 		return fmt.Errorf("exchange %s and %s: %w", a, b, err)
