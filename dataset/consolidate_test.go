@@ -81,7 +81,7 @@ func TestConsolidateKeepsThreeSources(t *testing.T) {
 	}
 	p := in.Provenance
 	if p.CreatedAt != "2026-08-01T12:00:00Z" || p.PipelineVersion != "test" || p.Models.Classify != "classifier" ||
-		p.PromptVersions.Summarize != "gold-v1, source-v1" || p.PromptVersions.Dataset != "model-input-v1" {
+		p.PromptVersions.Summarize != "gold-v1, source-v1" || p.PromptVersions.Dataset != "model-input-v2" {
 		t.Errorf("provenance %+v", p)
 	}
 	for i, s := range in.Sources {

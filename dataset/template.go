@@ -38,7 +38,7 @@ func LoadTemplate() (*Template, error) {
 	return &Template{p: p, text: string(data)}, nil
 }
 
-// Version returns the template's version, e.g. "model-input-v1".
+// Version returns the template's version, e.g. "model-input-v2".
 func (t *Template) Version() string { return t.p.Version }
 
 // Text returns the template file as embedded, front matter included.

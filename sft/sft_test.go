@@ -72,7 +72,7 @@ func TestHeuristicTeacher(t *testing.T) {
 		if !noThink && (rep.Openings.Distinct != 8 || len(openings) != 8) {
 			t.Errorf("openings: %d distinct reported, %d seen, want 8", rep.Openings.Distinct, len(openings))
 		}
-		if rep.Teacher != "heuristic" || rep.PromptVersions.Ideas != HeuristicVersion || rep.PromptVersions.ModelInput != "model-input-v1" {
+		if rep.Teacher != "heuristic" || rep.PromptVersions.Ideas != HeuristicVersion || rep.PromptVersions.ModelInput != "model-input-v2" {
 			t.Errorf("report names %+v", rep)
 		}
 	}

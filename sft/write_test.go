@@ -174,7 +174,7 @@ func TestWriteReadBack(t *testing.T) {
 	readme, _ := os.ReadFile(filepath.Join(out, ReadmeFile))
 	for _, want := range []string{
 		"config_name: default", "path: data/train-*.parquet", "config_name: messages", "path: messages/validation-*.parquet",
-		"| teacher | `heuristic` |", "| K (ideas per row) | 3 |", "model input `model-input-v1`, ideas `sft-heuristic-v1`",
+		"| teacher | `heuristic` |", "| K (ideas per row) | 3 |", "model input `model-input-v2`, ideas `sft-heuristic-v1`",
 		"| gate pass rate | 100.0%: 6 of 6 answers", "| `wrong_count` | 1 |", "| distinct openings | 6 of 6 traces |",
 		"| sft-ideas | `heuristic` | 6 |", "not a model",
 	} {
