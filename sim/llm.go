@@ -1,0 +1,259 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The simulated LLM speaks OpenAI's chat completions API (POST
+// /v1/chat/completions) and plays the two parts curate gives a model: it
+// reads the classify prompt (the numbered references and the sentences
+// that mention them) and the summarize prompts (the paper's title and the
+// card kind asked for), and answers as a diligent model would, from the
+// prompt alone. Its answers pass curate's schemas and validators: every
+// reference answered once, sources with a label, a one-sentence rationale
+// and a quote copied from a mention sentence of the paper; cards with one
+// label of the right list at the start of problem_gap and method, a
+// core_claim that bets on something rather than restating the gap, and no
+// "Document N". Answers depend on the prompt only, so they are the same on
+// every run.
+
+// Opportunity patterns and method paradigms, as the summarize prompts list
+// them (summarize/taxonomy.go).
+var (
+	opportunityLabels = []string{"Puzzle / Contradiction", "Explanation Gap", "Scope Mismatch", "Evidence Gap",
+		"Bridge Opportunity", "Failure / Risk Gap", "Resource Bottleneck"}
+	paradigmLabels = []string{"Synthesis / Unification", "Relax / Extend Scope", "Robustification",
+		"Formal Derivation", "Empirical Mapping", "Artifact / System", "Optimization / Search"}
+)
+
+type chatRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"messages"`
+}
+
+// llmIdentity returns the identity of a chat request (its model and every
+// message) and its task (its model and its first system and user
+// messages: a follow-up after an invalid answer is the same task).
+func llmIdentity(body []byte) (key, task string) {
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return "unreadable", "unreadable"
+	}
+	h, t := sha256.New(), sha256.New()
+	fmt.Fprintf(h, "%s\x00", req.Model)
+	fmt.Fprintf(t, "%s\x00", req.Model)
+	users := 0
+	for _, m := range req.Messages {
+		fmt.Fprintf(h, "%s\x00%s\x00", m.Role, m.Content)
+		if m.Role == "system" || m.Role == "user" && users == 0 {
+			fmt.Fprintf(t, "%s\x00%s\x00", m.Role, m.Content)
+		}
+		if m.Role == "user" {
+			users++
+		}
+	}
+	return "chat " + hex.EncodeToString(h.Sum(nil)[:12]), "task " + hex.EncodeToString(t.Sum(nil)[:12])
+}
+
+// llmHandler answers POST /v1/chat/completions. invalid asks for an
+// unusable answer (the Service decided to inject one).
+func llmHandler(rw http.ResponseWriter, r *http.Request, body []byte, invalid bool) {
+	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
+		http.Error(rw, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
+		return
+	}
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
+		rw.Header().Set("Content-Type", "application/json")
+		rw.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(rw, `{"error":{"message":"malformed request","type":"invalid_request_error"}}`)
+		return
+	}
+	var user string
+	promptLen := 0
+	for _, m := range req.Messages {
+		promptLen += len(m.Content)
+		if m.Role == "user" && user == "" {
+			user = m.Content
+		}
+	}
+	_, task := llmIdentity(body)
+	answer := Answer(user, invalid, task+strconv.Itoa(len(req.Messages)))
+	resp := map[string]any{
+		"id": "chatcmpl-sim-" + task[5:], "object": "chat.completion", "created": 1767225600, "model": req.Model,
+		"choices": []map[string]any{{
+			"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": answer},
+		}},
+		"usage": map[string]int{
+			"prompt_tokens": promptLen / 4, "completion_tokens": len(answer) / 4,
+			"total_tokens": promptLen/4 + len(answer)/4,
+		},
+	}
+	writeJSON(rw, resp)
+}
+
+var (
+	classifyN  = regexp.MustCompile(`Classify the (\d+) references`)
+	refLine    = regexp.MustCompile(`^\[(\d+)\] `)
+	titleLine  = regexp.MustCompile(`(?m)^Title: (.*)$`)
+	sourceCard = "Write the source card"
+	goldCard   = "Write the idea card"
+)
+
+// Answer returns the simulated model's answer to a prompt (the first user
+// message): a classification, a gold card or a source card. With invalid
+// set it returns an unusable answer instead, of a kind chosen by salt:
+// prose instead of JSON, JSON that breaks the schema, or JSON that breaks
+// the stage's rules.
+func Answer(user string, invalid bool, salt string) string {
+	variant := -1
+	if invalid {
+		sum := sha256.Sum256([]byte(salt))
+		variant = int(binary.LittleEndian.Uint32(sum[:]) % 3)
+		if variant == 0 {
+			return "I would rather describe these references in prose than in JSON."
+		}
+	}
+	switch {
+	case classifyN.MatchString(user):
+		return classifyAnswer(user, variant)
+	case strings.Contains(user, sourceCard):
+		return cardAnswer(user, true, variant)
+	case strings.Contains(user, goldCard):
+		return cardAnswer(user, false, variant)
+	}
+	return "I can only classify references and write idea cards."
+}
+
+type classifiedRef struct {
+	N         int      `json:"n"`
+	Role      string   `json:"role"`
+	Labels    []string `json:"labels"`
+	Rationale string   `json:"rationale"`
+	Quotes    []string `json:"quotes"`
+}
+
+var labelRationale = map[string]string{
+	"motivates":   "It raised the question the target sets out to answer.",
+	"exposes_gap": "It shows the failure that the target addresses.",
+	"foundation":  "It supplies the method the target builds on.",
+	"extends":     "The target extends its method to a new setting.",
+}
+
+// classifyAnswer decides each listed reference from the sentences that
+// mention it: a cue phrase (see cuePhrases) makes it a source, quoted by
+// the sentence that carries the cue.
+func classifyAnswer(user string, variant int) string {
+	n, _ := strconv.Atoi(classifyN.FindStringSubmatch(user)[1])
+	mentions := map[int][]string{}
+	block := user
+	if i := strings.Index(user, "<references>"); i >= 0 {
+		block = user[i:]
+	}
+	cur := 0
+	for _, line := range strings.Split(block, "\n") {
+		if m := refLine.FindStringSubmatch(line); m != nil {
+			cur, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if s, ok := strings.CutPrefix(line, "- "); ok && cur > 0 {
+			mentions[cur] = append(mentions[cur], s)
+		}
+	}
+	out := struct {
+		References []classifiedRef `json:"references"`
+	}{References: []classifiedRef{}}
+	for k := 1; k <= n; k++ {
+		ref := classifiedRef{N: k, Role: RoleOther, Labels: []string{}, Quotes: []string{}}
+	find:
+		for _, m := range mentions[k] {
+			for _, label := range sourceLabels {
+				if strings.Contains(m, cuePhrases[label]) {
+					ref.Role, ref.Labels = RoleSource, []string{label}
+					ref.Rationale, ref.Quotes = labelRationale[label], []string{m}
+					break find
+				}
+			}
+		}
+		out.References = append(out.References, ref)
+	}
+	switch variant {
+	case 1: // not in the schema's enum
+		if len(out.References) > 0 {
+			out.References[0].Role = "maybe"
+		}
+	case 2: // a reference left unanswered
+		if len(out.References) > 0 {
+			out.References = out.References[:len(out.References)-1]
+		}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// cardAnswer writes the card of the paper the prompt titles. The dataset
+// stage rejects an instance whose prompt shares most of the word 5-grams
+// of a gold card field, and with thousands of cards any two built from a
+// few word lists would; so no field here has more than four words in a row
+// without one of the paper's own: its coined name or three words coined
+// from its title (one in 65,536 cards shares any one of them).
+func cardAnswer(user string, source bool, variant int) string {
+	title := "Untitled: an unnamed approach for an unnamed problem"
+	if m := titleLine.FindStringSubmatch(user); m != nil {
+		title = strings.TrimSpace(m[1])
+	}
+	name, rest, ok := strings.Cut(title, ": ")
+	if !ok {
+		name, rest = "The paper", title
+	}
+	approach, topic, ok := strings.Cut(rest, " for ")
+	if !ok {
+		approach, topic = rest, "its problem"
+	}
+	approach, topic = lower(approach), lower(topic)
+	sum := sha256.Sum256([]byte(title))
+	h := func(i int, n int) int { return int(sum[i]) % n }
+	coin := func(i int) string { // one of 16⁴ words
+		return syllables[sum[i]%16] + syllables[sum[i]>>4] + syllables[sum[i+1]%16] + syllables[sum[i+1]>>4]
+	}
+	a, b, c := coin(20), coin(23), coin(26)
+	card := map[string]string{
+		"problem_gap": fmt.Sprintf("[%s] Before %s, no account of the %s effect explained why %s models fail on %s inputs.",
+			opportunityLabels[h(2, len(opportunityLabels))], name, a, b, c),
+		"core_claim": fmt.Sprintf("%s bets that its %s mechanism makes %s models %s across %d %s settings.",
+			name, a, b, properties[h(4, len(properties))], 3+h(5, 6), c),
+		"method": fmt.Sprintf("[%s] %s tests the claim by pairing %s with %s and measuring the %s gain.",
+			paradigmLabels[h(6, len(paradigmLabels))], name, a, b, c),
+		"inspiration": fmt.Sprintf("%s grows from the %s line and the %s line of earlier %s work. "+
+			"The %s line made %s practical but left %s open. "+
+			"The %s line measured %s but never used %s. "+
+			"Joining them for %s under %s was not obvious before %s.",
+			name, a, b, name, a, approach, c, b, c, approach, topic, c, name),
+	}
+	if source {
+		card["results"] = fmt.Sprintf("On %d %s benchmarks %s improves %s by %d.%d points. Gains for %s hold when %s.",
+			3+h(9, 5), topic, name, metrics[h(10, len(metrics))], 1+h(11, 9), h(12, 10), name, conditions[h(1, len(conditions))])
+		card["takeaways"] = fmt.Sprintf("Work building on %s can reuse its %s directly. Its main limitation for %s is %s.",
+			name, approach, topic, limitations[h(13, len(limitations))])
+	}
+	switch variant {
+	case 1: // a required field missing: breaks the schema
+		delete(card, "core_claim")
+	case 2: // numbered documents: breaks the card rules
+		card["inspiration"] = "Document 1 and Document 2 are the prior work this paper builds on."
+	}
+	out, _ := json.Marshal(card)
+	return string(out)
+}

@@ -1,0 +1,146 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Names of the services.
+const (
+	Arxiv    = "arxiv"     // arxiv.org: GET /html/ID
+	Ar5iv    = "ar5iv"     // ar5iv.labs.arxiv.org: GET /html/ID
+	S2       = "s2"        // api.semanticscholar.org: /graph/v1/paper/...
+	ArxivAPI = "arxiv-api" // export.arxiv.org: GET /api/query?id_list=
+	LLM      = "llm"       // an OpenAI-compatible endpoint: POST /v1/chat/completions
+)
+
+// Services lists the service names in a fixed order.
+var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, LLM}
+
+// Model is the model name the simulated LLM is meant to be asked for; it
+// answers any.
+const Model = "sim-1"
+
+// Options configure Start: each service's limits and faults, by name.
+// Services not named have no limits and inject no faults.
+type Options struct {
+	Limits map[string]Limits
+	Faults map[string]Faults
+}
+
+// Servers are the simulated services of a World, each listening on its
+// own port of 127.0.0.1 (curate keys its rate limits by host).
+type Servers struct {
+	World    *World
+	urls     map[string]string
+	services map[string]*Service
+	servers  []*http.Server
+}
+
+// Start starts the five services over w.
+func Start(w *World, opt Options) (*Servers, error) {
+	s := &Servers{World: w, urls: map[string]string{}, services: map[string]*Service{}}
+	handlers := map[string]handlerFunc{
+		Arxiv: w.arxivHandler, Ar5iv: w.ar5ivHandler, S2: w.s2Handler, ArxivAPI: w.atomHandler, LLM: llmHandler,
+	}
+	for _, name := range Services {
+		svc := newService(name, w.cfg.Seed, handlers[name])
+		svc.SetLimits(opt.Limits[name])
+		svc.SetFaults(opt.Faults[name])
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sim: listen for %s: %w", name, err)
+		}
+		srv := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
+		s.servers = append(s.servers, srv)
+		s.services[name] = svc
+		s.urls[name] = "http://" + ln.Addr().String()
+		go srv.Serve(ln)
+	}
+	return s, nil
+}
+
+// URL returns the base URL of a service as curate's flags take it (the
+// LLM's with its /v1), "" for an unknown name.
+func (s *Servers) URL(name string) string {
+	if name == LLM && s.urls[name] != "" {
+		return s.urls[name] + "/v1"
+	}
+	return s.urls[name]
+}
+
+// Service returns the named service, nil for an unknown name.
+func (s *Servers) Service(name string) *Service { return s.services[name] }
+
+// Stats returns every service's counters.
+func (s *Servers) Stats() map[string]Stats {
+	out := map[string]Stats{}
+	for name, svc := range s.services {
+		out[name] = svc.Stats()
+	}
+	return out
+}
+
+// Requests returns the number of requests every service received.
+func (s *Servers) Requests() int {
+	n := 0
+	for _, svc := range s.services {
+		n += svc.Stats().Requests
+	}
+	return n
+}
+
+// SetFaults replaces the faults of every service: f[name], or none.
+func (s *Servers) SetFaults(f map[string]Faults) {
+	for name, svc := range s.services {
+		svc.SetFaults(f[name])
+	}
+}
+
+// Reset clears every service's counters and call log.
+func (s *Servers) Reset() {
+	for _, svc := range s.services {
+		svc.Reset()
+	}
+}
+
+// Flags returns the curate flags that point it at the services and use
+// the simulated LLM: --arxiv-base, --ar5iv-base, --s2-base,
+// --arxiv-api-base, --llm-base and --llm-model.
+func (s *Servers) Flags() []string {
+	return []string{
+		"--arxiv-base", s.URL(Arxiv), "--ar5iv-base", s.URL(Ar5iv),
+		"--s2-base", s.URL(S2), "--arxiv-api-base", s.URL(ArxivAPI),
+		"--llm-base", s.URL(LLM), "--llm-model", Model,
+	}
+}
+
+// Close stops the services at once, closing open connections.
+func (s *Servers) Close() error {
+	var errs []error
+	for _, srv := range s.servers {
+		errs = append(errs, srv.Close())
+	}
+	s.servers = nil
+	return errors.Join(errs...)
+}
+
+// String lists the services and their URLs.
+func (s *Servers) String() string {
+	names := make([]string, 0, len(s.urls))
+	for n := range s.urls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, n+"="+s.URL(n))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,393 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Limits are what a Service enforces and how fast it answers.
+type Limits struct {
+	// Rate is the requests per second the service accepts (a token
+	// bucket); a request over it gets 429. 0 means no limit.
+	Rate float64
+	// Burst is the bucket's size (default 2: a request that arrives a
+	// little early, as network jitter makes them, still passes, while a
+	// client at twice the rate is refused from its third request on).
+	Burst int
+	// RetryAfter, when positive, is sent as Retry-After (in whole seconds,
+	// rounded up) with every 429.
+	RetryAfter time.Duration
+	// MaxInFlight caps the requests handled at once; one more gets 429.
+	// 0 means no cap.
+	MaxInFlight int
+	// Latency delays every real answer (not the faults): the service's
+	// time to think. Jitter adds a uniform extra in [0, Jitter).
+	Latency, Jitter time.Duration
+}
+
+// Faults are the misbehaviours a Service injects. Decisions are drawn
+// from the seed, the request's identity and how often that identity was
+// asked before, so a run that sends the same requests meets the same
+// faults whatever their order.
+type Faults struct {
+	// P5xx is the probability of a 500, 502 or 503 instead of the answer.
+	P5xx float64
+	// PReset is the probability that the connection is reset without an
+	// answer.
+	PReset float64
+	// Burst429Every and Burst429Len inject bursts of throttling: of every
+	// Burst429Every requests the service receives, the last Burst429Len
+	// get 429 (with Limits.RetryAfter, if set).
+	Burst429Every, Burst429Len int
+	// PInvalid is the probability that the LLM answers with something
+	// unusable: prose, JSON that breaks the schema, or JSON that breaks
+	// the stage's rules. Other services ignore it.
+	PInvalid float64
+}
+
+// Outcomes of a request, in Call.Outcome.
+const (
+	OutcomeOK        = "ok"        // the service's real answer (whatever its status)
+	OutcomeInvalid   = "invalid"   // an unusable LLM answer, injected
+	OutcomeThrottled = "throttled" // 429: over Rate or MaxInFlight
+	OutcomeBurst     = "burst429"  // 429: an injected burst
+	Outcome5xx       = "5xx"       // an injected server error
+	OutcomeReset     = "reset"     // an injected connection reset
+	OutcomeAborted   = "aborted"   // the client went away before the answer
+)
+
+// Call is one request a Service received.
+type Call struct {
+	Seq int // order of arrival at the service, from 0
+	// Key identifies the request: method and path with its query (a
+	// digest of the body for POSTs). For the LLM it is a digest of the
+	// model and all messages.
+	Key string
+	// Task is the unit of work the request belongs to: the Key, except
+	// for the LLM, where a follow-up after an invalid answer is the same
+	// task as the first request.
+	Task       string
+	Start, End time.Time
+	Outcome    string
+	Status     int
+}
+
+// Stats counts a Service's requests by outcome.
+type Stats struct {
+	Requests    int `json:"requests"`
+	OK          int `json:"ok"`
+	Invalid     int `json:"invalid"`
+	Throttled   int `json:"throttled"`
+	Burst429    int `json:"burst429"`
+	Errors5xx   int `json:"errors_5xx"`
+	Resets      int `json:"resets"`
+	Aborted     int `json:"aborted"`
+	MaxInFlight int `json:"max_in_flight"` // most requests handled at once
+}
+
+// Sent429 is the number of 429 answers.
+func (s Stats) Sent429() int { return s.Throttled + s.Burst429 }
+
+// Faults is the number of faults injected (429 bursts, 5xx, resets,
+// invalid answers).
+func (s Stats) Faults() int { return s.Burst429 + s.Errors5xx + s.Resets + s.Invalid }
+
+// handlerFunc answers a request the Service let through; body is the
+// request body, read in full; invalid asks the LLM for an unusable answer.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, body []byte, invalid bool)
+
+// Service is one simulated service: a handler behind rate limits, latency,
+// fault injection and counters. Its methods are safe for concurrent use.
+type Service struct {
+	name     string
+	seed     uint64
+	handler  handlerFunc
+	identify func(r *http.Request, body []byte) (key, task string)
+
+	mu       sync.Mutex
+	limits   Limits
+	faults   Faults
+	tokens   float64
+	last     time.Time
+	inFlight int
+	seen     map[string]int // key -> requests so far
+	calls    []Call
+	stats    Stats
+}
+
+func newService(name string, seed uint64, h handlerFunc) *Service {
+	s := &Service{name: name, seed: seed, handler: h, seen: map[string]int{}}
+	s.identify = func(r *http.Request, body []byte) (string, string) {
+		k := r.Method + " " + r.URL.RequestURI()
+		if len(body) > 0 {
+			sum := sha256.Sum256(body)
+			k += " body " + hex.EncodeToString(sum[:8])
+		}
+		return k, k
+	}
+	if name == LLM {
+		s.identify = func(_ *http.Request, body []byte) (string, string) { return llmIdentity(body) }
+	}
+	return s
+}
+
+// Name returns the service's name.
+func (s *Service) Name() string { return s.name }
+
+// SetLimits replaces the service's limits; the token bucket starts full.
+func (s *Service) SetLimits(l Limits) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.Burst <= 0 {
+		l.Burst = 2
+	}
+	s.limits = l
+	s.tokens, s.last = float64(l.Burst), time.Time{}
+}
+
+// Limits returns the service's limits.
+func (s *Service) Limits() Limits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limits
+}
+
+// SetFaults replaces the faults the service injects (Faults{} stops them).
+func (s *Service) SetFaults(f Faults) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = f
+}
+
+// Stats returns the counters.
+func (s *Service) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// Calls returns the requests received so far, in order of arrival.
+func (s *Service) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// Reset clears the counters, the call log and the per-identity history
+// that fault decisions draw on.
+func (s *Service) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls, s.stats, s.seen = nil, Stats{}, map[string]int{}
+}
+
+// draw returns a number in [0, 1) fixed by the seed, the service, the
+// request's identity, its occurrence and what is drawn.
+func (s *Service) draw(key string, n int, what string) float64 {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%d\x00%s\x00%s\x00%d\x00%s", s.seed, s.name, key, n, what)))
+	return float64(binary.LittleEndian.Uint64(sum[:])>>11) / (1 << 53)
+}
+
+// admit decides a request's fate before its answer: the outcome if it is
+// refused or faulted ("" to answer), and whether an LLM answer is to be
+// invalid.
+func (s *Service) admit(key, task string, now time.Time) (seq int, outcome string, invalid bool, l Limits) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l = s.limits
+	n := s.seen[key]
+	s.seen[key]++
+	seq = len(s.calls)
+	s.calls = append(s.calls, Call{Seq: seq, Key: key, Task: task, Start: now})
+	s.stats.Requests++
+
+	if l.MaxInFlight > 0 && s.inFlight >= l.MaxInFlight {
+		return seq, OutcomeThrottled, false, l
+	}
+	if l.Rate > 0 {
+		if !s.last.IsZero() {
+			s.tokens = math.Min(float64(l.Burst), s.tokens+now.Sub(s.last).Seconds()*l.Rate)
+		}
+		s.last = now
+		if s.tokens < 1 {
+			return seq, OutcomeThrottled, false, l
+		}
+		s.tokens--
+	}
+	f := s.faults
+	switch {
+	case f.Burst429Every > 0 && seq%f.Burst429Every >= f.Burst429Every-f.Burst429Len:
+		return seq, OutcomeBurst, false, l
+	case f.PReset > 0 && s.draw(key, n, "reset") < f.PReset:
+		return seq, OutcomeReset, false, l
+	case f.P5xx > 0 && s.draw(key, n, "5xx") < f.P5xx:
+		return seq, Outcome5xx, false, l
+	}
+	s.inFlight++
+	s.stats.MaxInFlight = max(s.stats.MaxInFlight, s.inFlight)
+	invalid = s.name == LLM && f.PInvalid > 0 && s.draw(key, n, "invalid") < f.PInvalid
+	return seq, "", invalid, l
+}
+
+// finish records the end of call seq; inFlight says it was admitted (and
+// counted in flight).
+func (s *Service) finish(seq int, outcome string, status int, inFlight bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if inFlight {
+		s.inFlight--
+	}
+	c := &s.calls[seq]
+	c.End, c.Outcome, c.Status = time.Now(), outcome, status
+	switch outcome {
+	case OutcomeOK:
+		s.stats.OK++
+	case OutcomeInvalid:
+		s.stats.Invalid++
+	case OutcomeThrottled:
+		s.stats.Throttled++
+	case OutcomeBurst:
+		s.stats.Burst429++
+	case Outcome5xx:
+		s.stats.Errors5xx++
+	case OutcomeReset:
+		s.stats.Resets++
+	case OutcomeAborted:
+		s.stats.Aborted++
+	}
+}
+
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	if err != nil {
+		http.Error(w, "unreadable body", http.StatusBadRequest)
+		return
+	}
+	key, task := s.identify(r, body)
+	seq, outcome, invalid, l := s.admit(key, task, time.Now())
+	switch outcome {
+	case OutcomeThrottled, OutcomeBurst:
+		if l.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(l.RetryAfter.Seconds()))))
+		}
+		http.Error(w, `{"message": "Too Many Requests"}`, http.StatusTooManyRequests)
+		s.finish(seq, outcome, http.StatusTooManyRequests, false)
+		return
+	case Outcome5xx:
+		status := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable}[seq%3]
+		http.Error(w, http.StatusText(status), status)
+		s.finish(seq, outcome, status, false)
+		return
+	case OutcomeReset:
+		s.finish(seq, outcome, 0, false)
+		reset(w)
+		return
+	}
+	if d := l.Latency + jitter(l.Jitter, s.draw(key, seq, "jitter")); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			s.finish(seq, OutcomeAborted, 0, true)
+			return
+		}
+	}
+	rec := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	outcome = OutcomeOK
+	if invalid {
+		outcome = OutcomeInvalid
+	}
+	// The slot is released before the answer goes out, so a client that
+	// sends its next request the moment it reads this answer finds it free.
+	dw := &deferredWriter{rec: rec, before: func() { s.finish(seq, outcome, rec.status, true) }}
+	s.handler(dw, r, body, invalid)
+	dw.once.Do(dw.before) // a handler that wrote nothing
+}
+
+func jitter(j time.Duration, u float64) time.Duration {
+	if j <= 0 {
+		return 0
+	}
+	return time.Duration(u * float64(j))
+}
+
+// reset closes the connection without an answer, with SO_LINGER 0 so the
+// client sees a reset rather than a clean close.
+func reset(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	conn.Close()
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+// deferredWriter runs before once, just before the first byte of the
+// answer (its header) is written.
+type deferredWriter struct {
+	rec    *statusWriter
+	before func()
+	once   sync.Once
+}
+
+func (d *deferredWriter) Header() http.Header { return d.rec.Header() }
+
+func (d *deferredWriter) WriteHeader(status int) {
+	d.rec.status = status
+	d.once.Do(d.before)
+	d.rec.wrote = true
+	d.rec.ResponseWriter.WriteHeader(status)
+}
+
+func (d *deferredWriter) Write(b []byte) (int, error) {
+	if !d.rec.wrote {
+		d.WriteHeader(http.StatusOK)
+	}
+	return d.rec.ResponseWriter.Write(b)
+}
+
+// Repeats returns the tasks of calls that were already done before: a call
+// in calls whose Task had an OutcomeOK answer in done (or earlier in calls
+// itself). It is how tests find completed work asked for again.
+func Repeats(done, calls []Call) []Call {
+	ok := map[string]bool{}
+	for _, c := range done {
+		if c.Outcome == OutcomeOK {
+			ok[c.Task] = true
+		}
+	}
+	var out []Call
+	for _, c := range calls {
+		if ok[c.Task] {
+			out = append(out, c)
+		}
+		if c.Outcome == OutcomeOK {
+			ok[c.Task] = true
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
