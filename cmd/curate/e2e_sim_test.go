@@ -1,0 +1,153 @@
+package main
+
+// Helpers of the end-to-end tests that run curate against the simulated
+// services of package sim (e2e_*_test.go).
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/store"
+)
+
+// e2eEpoch fixes the dataset's created_at, so two runs write the same
+// bytes.
+const e2eEpoch = "1767225600"
+
+// e2eSim starts the services of a world; they stop when the test ends.
+func e2eSim(t *testing.T, cfg sim.WorldConfig, opt sim.Options) *sim.Servers {
+	t.Helper()
+	w, err := sim.NewWorld(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.Start(w, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// e2eRunArgs returns the arguments of `curate run` over the world's
+// targets, into store and out, with extra flags after.
+func e2eRunArgs(t *testing.T, s *sim.Servers, storeDir, out string, extra ...string) []string {
+	t.Helper()
+	targets := filepath.Join(t.TempDir(), "targets.txt")
+	if err := os.WriteFile(targets, s.World.TargetsFile(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"run", "--store", storeDir, "--out", out, "--targets", targets}, s.Flags()...)
+	return append(args, extra...)
+}
+
+// e2eBuild builds the curate binary into a temporary directory.
+func e2eBuild(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "curate")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// e2eShards reads a dataset's Parquet files by name.
+func e2eShards(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "data", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Parquet files in %s (%v)", dir, err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(f)] = b
+	}
+	return out
+}
+
+// e2eDataset returns the target IDs in a published dataset and its
+// dropped targets by ID.
+func e2eDataset(t *testing.T, dir string) (in map[string]bool, dropped map[string]dataset.Dropped) {
+	t.Helper()
+	pub, err := dataset.ReadDataset(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, dropped = map[string]bool{}, map[string]dataset.Dropped{}
+	for _, inst := range pub.Instances {
+		in[inst.Target.ArxivID] = true
+	}
+	for _, d := range pub.Dropped {
+		dropped[d.TargetID] = d
+	}
+	return in, dropped
+}
+
+// e2eLedger returns the ledger entries of a store's items by item.
+func e2eLedger(t *testing.T, dir string, items []string) map[string][]store.Entry {
+	t.Helper()
+	st, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	out := map[string][]store.Entry{}
+	for _, it := range items {
+		es, err := st.Entries(context.Background(), it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[it] = es
+	}
+	return out
+}
+
+// e2eFailures parses the "ID\tstage\tfailed\treason" lines curate run
+// prints on stdout.
+func e2eFailures(stdout string) map[string][]string {
+	out := map[string][]string{}
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.SplitN(line, "\t", 4)
+		if len(f) == 4 && f[2] == "failed" && f[3] != "" {
+			out[f[0]] = append(out[f[0]], f[1]+": "+f[3])
+		}
+	}
+	return out
+}
+
+// e2eCalls returns every service's calls.
+func e2eCalls(s *sim.Servers) map[string][]sim.Call {
+	out := map[string][]sim.Call{}
+	for _, name := range sim.Services {
+		out[name] = s.Service(name).Calls()
+	}
+	return out
+}
+
+// e2eNoHTMLAnswer reports whether a call was arXiv's 404 or ar5iv's 307
+// for a paper without HTML: answers curate does not remember (see the
+// fault test).
+func e2eNoHTMLAnswer(service string, c sim.Call) bool {
+	return service == sim.Arxiv && c.Status == 404 || service == sim.Ar5iv && c.Status == 307
+}
+
+func e2eSorted(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
