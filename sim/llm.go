@@ -43,12 +43,13 @@ type chatRequest struct {
 }
 
 // llmIdentity returns the identity of a chat request (its model and every
-// message) and its task (its model and its first system and user
-// messages: a follow-up after an invalid answer is the same task).
-func llmIdentity(body []byte) (key, task string) {
+// message), its task (its model and its first system and user messages: a
+// follow-up after an invalid answer is the same task) and a note saying
+// what is asked, for whom.
+func llmIdentity(body []byte) (key, task, note string) {
 	var req chatRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return "unreadable", "unreadable"
+		return "unreadable", "unreadable", ""
 	}
 	h, t := sha256.New(), sha256.New()
 	fmt.Fprintf(h, "%s\x00", req.Model)
@@ -60,10 +61,30 @@ func llmIdentity(body []byte) (key, task string) {
 			fmt.Fprintf(t, "%s\x00%s\x00", m.Role, m.Content)
 		}
 		if m.Role == "user" {
+			if users == 0 {
+				note = promptNote(m.Content)
+			}
 			users++
 		}
 	}
-	return "chat " + hex.EncodeToString(h.Sum(nil)[:12]), "task " + hex.EncodeToString(t.Sum(nil)[:12])
+	return "chat " + hex.EncodeToString(h.Sum(nil)[:12]), "task " + hex.EncodeToString(t.Sum(nil)[:12]), note
+}
+
+// promptNote names the stage a prompt is for and the paper it is about.
+func promptNote(user string) string {
+	title := ""
+	if m := titleLine.FindStringSubmatch(user); m != nil {
+		title = strings.TrimSpace(m[1])
+	}
+	switch {
+	case classifyN.MatchString(user):
+		return "classify: " + title
+	case strings.Contains(user, sourceCard):
+		return "source: " + title
+	case strings.Contains(user, goldCard):
+		return "gold: " + title
+	}
+	return ""
 }
 
 // llmHandler answers POST /v1/chat/completions. invalid asks for an
@@ -88,7 +109,7 @@ func llmHandler(rw http.ResponseWriter, r *http.Request, body []byte, invalid bo
 			user = m.Content
 		}
 	}
-	_, task := llmIdentity(body)
+	_, task, _ := llmIdentity(body)
 	answer := Answer(user, invalid, task+strconv.Itoa(len(req.Messages)))
 	resp := map[string]any{
 		"id": "chatcmpl-sim-" + task[5:], "object": "chat.completion", "created": 1767225600, "model": req.Model,

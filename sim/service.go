@@ -76,7 +76,10 @@ type Call struct {
 	// Task is the unit of work the request belongs to: the Key, except
 	// for the LLM, where a follow-up after an invalid answer is the same
 	// task as the first request.
-	Task       string
+	Task string
+	// Note says what an LLM call is for: "classify: TITLE", "gold: TITLE"
+	// or "source: TITLE" (empty for other services).
+	Note       string
 	Start, End time.Time
 	Outcome    string
 	Status     int
@@ -112,7 +115,7 @@ type Service struct {
 	name     string
 	seed     uint64
 	handler  handlerFunc
-	identify func(r *http.Request, body []byte) (key, task string)
+	identify func(r *http.Request, body []byte) (key, task, note string)
 
 	mu       sync.Mutex
 	limits   Limits
@@ -127,16 +130,16 @@ type Service struct {
 
 func newService(name string, seed uint64, h handlerFunc) *Service {
 	s := &Service{name: name, seed: seed, handler: h, seen: map[string]int{}}
-	s.identify = func(r *http.Request, body []byte) (string, string) {
+	s.identify = func(r *http.Request, body []byte) (string, string, string) {
 		k := r.Method + " " + r.URL.RequestURI()
 		if len(body) > 0 {
 			sum := sha256.Sum256(body)
 			k += " body " + hex.EncodeToString(sum[:8])
 		}
-		return k, k
+		return k, k, ""
 	}
 	if name == LLM {
-		s.identify = func(_ *http.Request, body []byte) (string, string) { return llmIdentity(body) }
+		s.identify = func(_ *http.Request, body []byte) (string, string, string) { return llmIdentity(body) }
 	}
 	return s
 }
@@ -201,14 +204,14 @@ func (s *Service) draw(key string, n int, what string) float64 {
 // admit decides a request's fate before its answer: the outcome if it is
 // refused or faulted ("" to answer), and whether an LLM answer is to be
 // invalid.
-func (s *Service) admit(key, task string, now time.Time) (seq int, outcome string, invalid bool, l Limits) {
+func (s *Service) admit(key, task, note string, now time.Time) (seq int, outcome string, invalid bool, l Limits) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l = s.limits
 	n := s.seen[key]
 	s.seen[key]++
 	seq = len(s.calls)
-	s.calls = append(s.calls, Call{Seq: seq, Key: key, Task: task, Start: now})
+	s.calls = append(s.calls, Call{Seq: seq, Key: key, Task: task, Note: note, Start: now})
 	s.stats.Requests++
 
 	if l.MaxInFlight > 0 && s.inFlight >= l.MaxInFlight {
@@ -273,8 +276,8 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unreadable body", http.StatusBadRequest)
 		return
 	}
-	key, task := s.identify(r, body)
-	seq, outcome, invalid, l := s.admit(key, task, time.Now())
+	key, task, note := s.identify(r, body)
+	seq, outcome, invalid, l := s.admit(key, task, note, time.Now())
 	switch outcome {
 	case OutcomeThrottled, OutcomeBurst:
 		if l.RetryAfter > 0 {
