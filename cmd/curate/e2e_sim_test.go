@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -141,13 +140,4 @@ func e2eCalls(s *sim.Servers) map[string][]sim.Call {
 // fault test).
 func e2eNoHTMLAnswer(service string, c sim.Call) bool {
 	return service == sim.Arxiv && c.Status == 404 || service == sim.Ar5iv && c.Status == 307
-}
-
-func e2eSorted(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
