@@ -1,0 +1,358 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/groundwork/curate/sim"
+)
+
+// results are every benchmark's figures.
+type results struct {
+	Machine string          `json:"machine"`
+	Rate    []*rateResult   `json:"rate,omitempty"`
+	Memory  []*memoryResult `json:"memory,omitempty"`
+	Noop    *noopResult     `json:"noop,omitempty"`
+}
+
+// serviceRow is one service's traffic in a run and the lower bound it sets.
+type serviceRow struct {
+	Name     string        `json:"name"`
+	Limit    string        `json:"limit"`
+	Requests int           `json:"requests"`
+	Sent429  int           `json:"sent_429"`
+	Bound    time.Duration `json:"bound_ns"`
+}
+
+type rateResult struct {
+	Targets  int           `json:"targets"`
+	ArxivLat time.Duration `json:"arxiv_latency_ns"`
+	Exit     int           `json:"exit"`
+	Wall     time.Duration `json:"wall_ns"`     // the curate process, dataset stage included
+	Pipeline time.Duration `json:"pipeline_ns"` // the per-target stages, as curate reports them
+	Services []serviceRow  `json:"services"`
+	Busiest  string        `json:"busiest"`
+	Bound    time.Duration `json:"bound_ns"`
+	Ratio    float64       `json:"ratio"`          // Wall / Bound
+	PipeRate float64       `json:"pipeline_ratio"` // Pipeline / Bound
+	Args     []string      `json:"args"`
+}
+
+type memoryResult struct {
+	Targets   int            `json:"targets"`
+	Env       string         `json:"env,omitempty"`
+	Exit      int            `json:"exit"`
+	Wall      time.Duration  `json:"wall_ns"`
+	Pipeline  time.Duration  `json:"pipeline_ns"`
+	MaxRSSKB  int64          `json:"max_rss_kb"`
+	StagesKB  int64          `json:"stages_rss_kb"` // peak when the per-target stages ended`
+	Requests  map[string]int `json:"requests"`
+	Instances string         `json:"instances"`
+	StoreMB   float64        `json:"store_mb"`
+}
+
+type noopResult struct {
+	Targets  int            `json:"targets"`
+	Exit     int            `json:"exit"`
+	Wall     time.Duration  `json:"wall_ns"`
+	Pipeline time.Duration  `json:"pipeline_ns"`
+	MaxRSSKB int64          `json:"max_rss_kb"`
+	Requests map[string]int `json:"requests"`
+	// Asked lists what was requested anyway (method and path), at most 20.
+	Asked []string `json:"asked,omitempty"`
+}
+
+// The rate benchmark's services, as the issue states them: arXiv 20
+// requests/s, Semantic Scholar 10/s, an LLM with 16 requests in flight at
+// 100 ms. ar5iv and the arXiv API get arXiv's rate, since curate paces them
+// with the same --arxiv-interval.
+const (
+	arxivRate = 20.0
+	s2Rate    = 10.0
+	llmSlots  = 16
+	llmLat    = 100 * time.Millisecond
+)
+
+func benchRate(ctx context.Context, opt *options, res *results) error {
+	for _, l := range strings.Split(opt.arxivLat, ",") {
+		lat, err := time.ParseDuration(strings.TrimSpace(l))
+		if err != nil {
+			return fmt.Errorf("-arxiv-latency: %w", err)
+		}
+		rr, err := rateRun(ctx, opt, lat)
+		if err != nil {
+			return err
+		}
+		res.Rate = append(res.Rate, rr)
+	}
+	return nil
+}
+
+// rateRun is one rate benchmark, arXiv and ar5iv answering in arxivLat.
+func rateRun(ctx context.Context, opt *options, arxivLat time.Duration) (*rateResult, error) {
+	w, err := sim.NewWorld(sim.WorldConfig{Seed: opt.seed, Targets: opt.rateTargets})
+	if err != nil {
+		return nil, err
+	}
+	s, err := sim.Start(w, sim.Options{Limits: map[string]sim.Limits{
+		sim.Arxiv:    {Rate: arxivRate, Latency: arxivLat},
+		sim.Ar5iv:    {Rate: arxivRate, Latency: arxivLat},
+		sim.ArxivAPI: {Rate: arxivRate, Latency: 50 * time.Millisecond},
+		sim.S2:       {Rate: s2Rate, Latency: 30 * time.Millisecond},
+		sim.LLM:      {MaxInFlight: llmSlots, Latency: llmLat},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	dir := filepath.Join(opt.work, "rate-"+arxivLat.String())
+	args, err := runArgs(w, s, dir)
+	if err != nil {
+		return nil, err
+	}
+	args = append(args,
+		"--arxiv-interval", "50ms", "--s2-interval", "100ms", "--llm-concurrency", "16",
+		"--fetch-workers", "4", "--citegraph-workers", "8", "--classify-workers", "16", "--summarize-workers", "16")
+	fmt.Fprintf(os.Stderr, "rate: %d targets, arXiv latency %s\n", opt.rateTargets, arxivLat)
+	r, err := runCurate(ctx, opt, benchEnv, args...)
+	if err != nil {
+		return nil, err
+	}
+	if r.Exit != 0 {
+		return nil, fmt.Errorf("rate: curate exited %d:\n%s", r.Exit, tail(r.Stderr, 30))
+	}
+	rr := &rateResult{Targets: opt.rateTargets, ArxivLat: arxivLat, Exit: r.Exit, Wall: r.Wall, Pipeline: pipelineWall(r.Stderr), Args: args}
+	stats := s.Stats()
+	perSecond := func(name string, rate float64) serviceRow {
+		st := stats[name]
+		n := st.Requests - st.Sent429()
+		return serviceRow{Name: name, Limit: fmt.Sprintf("%g req/s", rate), Requests: st.Requests, Sent429: st.Sent429(),
+			Bound: time.Duration(float64(n) / rate * float64(time.Second))}
+	}
+	rr.Services = []serviceRow{
+		perSecond(sim.Arxiv, arxivRate), perSecond(sim.Ar5iv, arxivRate), perSecond(sim.ArxivAPI, arxivRate),
+		perSecond(sim.S2, s2Rate),
+	}
+	llm := stats[sim.LLM]
+	rr.Services = append(rr.Services, serviceRow{Name: sim.LLM, Limit: fmt.Sprintf("%d in flight × %s", llmSlots, llmLat),
+		Requests: llm.Requests, Sent429: llm.Sent429(),
+		Bound: time.Duration(llm.Requests-llm.Sent429()) * llmLat / llmSlots})
+	for _, row := range rr.Services {
+		if row.Bound > rr.Bound {
+			rr.Bound, rr.Busiest = row.Bound, row.Name
+		}
+	}
+	rr.Ratio = float64(rr.Wall) / float64(rr.Bound)
+	rr.PipeRate = float64(rr.Pipeline) / float64(rr.Bound)
+	return rr, nil
+}
+
+func benchMemory(ctx context.Context, opt *options, res *results) error {
+	m, s, args, err := memoryRun(ctx, opt, "memory", nil)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	res.Memory = append(res.Memory, m)
+
+	fmt.Fprintf(os.Stderr, "noop: the same run again\n")
+	s.Reset()
+	r, err := runCurate(ctx, opt, benchEnv, args...)
+	if err != nil {
+		return err
+	}
+	if r.Exit != 0 && r.Exit != 1 {
+		return fmt.Errorf("noop: curate exited %d:\n%s", r.Exit, tail(r.Stderr, 30))
+	}
+	nr := &noopResult{Targets: m.Targets, Exit: r.Exit, Wall: r.Wall, Pipeline: pipelineWall(r.Stderr), MaxRSSKB: r.MaxRSSKB, Requests: requests(s)}
+	for _, name := range sim.Services {
+		for _, c := range s.Service(name).Calls() {
+			if len(nr.Asked) < 100 {
+				nr.Asked = append(nr.Asked, name+" "+c.Key)
+			}
+		}
+	}
+	res.Noop = nr
+
+	if opt.memLimit != "" {
+		m, s, _, err := memoryRun(ctx, opt, "memory-limited", []string{"GOMEMLIMIT=" + opt.memLimit})
+		if err != nil {
+			return err
+		}
+		s.Close()
+		res.Memory = append(res.Memory, m)
+	}
+	return nil
+}
+
+// memoryRun runs curate on a fresh store of opt.memTargets targets under
+// opt.work/name, with env added, and returns the figures, the services
+// (still running) and the arguments of the run.
+func memoryRun(ctx context.Context, opt *options, name string, env []string) (*memoryResult, *sim.Servers, []string, error) {
+	n := opt.memTargets
+	// A realistic sprinkle of trouble: one target in 200 without HTML,
+	// one in 200 with its reference list withheld.
+	var noHTML, withheld []int
+	for i := 100; i+1 < n; i += 200 {
+		noHTML = append(noHTML, i)
+		withheld = append(withheld, i+1)
+	}
+	w, err := sim.NewWorld(sim.WorldConfig{Seed: opt.seed, Targets: n, NoHTML: noHTML, Withheld: withheld})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// Fast services: this benchmark is about what curate holds, not pace.
+	s, err := sim.Start(w, sim.Options{Limits: map[string]sim.Limits{
+		sim.LLM: {MaxInFlight: llmSlots, Latency: 10 * time.Millisecond},
+		sim.S2:  {Latency: time.Millisecond},
+	}})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dir := filepath.Join(opt.work, name)
+	args, err := runArgs(w, s, dir)
+	if err != nil {
+		s.Close()
+		return nil, nil, nil, err
+	}
+	args = append(args,
+		"--arxiv-interval", "1ms", "--s2-interval", "1ms", "--llm-concurrency", "16",
+		"--fetch-workers", "4", "--citegraph-workers", "8", "--classify-workers", "16", "--summarize-workers", "16")
+	fmt.Fprintf(os.Stderr, "%s: %d targets %s\n", name, n, strings.Join(env, " "))
+	r, err := runCurate(ctx, opt, append(env, benchEnv...), args...)
+	if err != nil {
+		s.Close()
+		return nil, nil, nil, err
+	}
+	// Exit 1 is expected: the targets without HTML fail.
+	if r.Exit != 0 && r.Exit != 1 {
+		s.Close()
+		return nil, nil, nil, fmt.Errorf("%s: curate exited %d:\n%s", name, r.Exit, tail(r.Stderr, 30))
+	}
+	return &memoryResult{Targets: n, Env: strings.Join(env, " "), Exit: r.Exit, Wall: r.Wall, Pipeline: pipelineWall(r.Stderr),
+		MaxRSSKB: r.MaxRSSKB, StagesKB: r.StagesRSSKB, Requests: requests(s), Instances: datasetLine(r.Stderr),
+		StoreMB: dirMB(filepath.Join(dir, "store"))}, s, args, nil
+}
+
+// benchEnv fixes the dataset's creation date, as a reproducible run does.
+var benchEnv = []string{"SOURCE_DATE_EPOCH=1767225600"}
+
+// runArgs writes the targets file and returns `curate run` arguments for
+// the store and dataset under dir.
+func runArgs(w *sim.World, s *sim.Servers, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	targets := filepath.Join(dir, "targets.txt")
+	if err := os.WriteFile(targets, w.TargetsFile(), 0o644); err != nil {
+		return nil, err
+	}
+	args := []string{"run", "--store", filepath.Join(dir, "store"), "--out", filepath.Join(dir, "dataset"),
+		"--targets", targets, "--log", "warn", "--retries", "5"}
+	return append(args, s.Flags()...), nil
+}
+
+func requests(s *sim.Servers) map[string]int {
+	out := map[string]int{}
+	for name, st := range s.Stats() {
+		out[name] = st.Requests
+	}
+	return out
+}
+
+var (
+	pipelineRE = regexp.MustCompile(`targets through every stage, \d+ failed; .* in ([0-9a-zµ.]+)\n`)
+	datasetRE  = regexp.MustCompile(`curate dataset: (\d+ train and \d+ test instances)`)
+)
+
+// pipelineWall reads the per-target stages' wall time from curate's
+// summary line.
+func pipelineWall(stderr string) time.Duration {
+	m := pipelineRE.FindStringSubmatch(stderr)
+	if m == nil {
+		return 0
+	}
+	d, _ := time.ParseDuration(m[1])
+	return d
+}
+
+func datasetLine(stderr string) string {
+	if m := datasetRE.FindStringSubmatch(stderr); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func dirMB(dir string) float64 {
+	var n int64
+	filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return float64(n) / (1 << 20)
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+// print writes the figures as the README shows them.
+func (r *results) print(w io.Writer) {
+	fmt.Fprintf(w, "Machine: %s\n\n", r.Machine)
+	for _, rr := range r.Rate {
+		fmt.Fprintf(w, "Rate efficiency, %d targets, arXiv and ar5iv answering in %s:\n\n", rr.Targets, rr.ArxivLat)
+		fmt.Fprintf(w, "| service | limit | requests | 429s | lower bound |\n|---|---|---|---|---|\n")
+		for _, row := range rr.Services {
+			fmt.Fprintf(w, "| %s | %s | %d | %d | %s |\n", row.Name, row.Limit, row.Requests, row.Sent429, secs(row.Bound))
+		}
+		fmt.Fprintf(w, "\nbusiest: %s, bound %s; curate run wall %s (%.2f× the bound); per-target stages %s (%.2f×)\n\n",
+			rr.Busiest, secs(rr.Bound), secs(rr.Wall), rr.Ratio, secs(rr.Pipeline), rr.PipeRate)
+	}
+	for i, m := range r.Memory {
+		fmt.Fprintf(w, "Memory, %d targets%s: peak RSS %.0f MB (%.0f MB when the per-target stages ended); wall %s (per-target stages %s); exit %d; %s; store %.0f MB\n",
+			m.Targets, cond(m.Env != "", ", "+m.Env, ""), float64(m.MaxRSSKB)/1024, float64(m.StagesKB)/1024,
+			secs(m.Wall), secs(m.Pipeline), m.Exit, m.Instances, m.StoreMB)
+		fmt.Fprintf(w, "  requests: %s\n\n", formatCounts(m.Requests))
+		if n := r.Noop; i == 0 && n != nil {
+			fmt.Fprintf(w, "No-op rerun, %d targets: wall %s (per-target stages %s); peak RSS %.0f MB; exit %d\n",
+				n.Targets, secs(n.Wall), secs(n.Pipeline), float64(n.MaxRSSKB)/1024, n.Exit)
+			fmt.Fprintf(w, "  requests: %s\n", formatCounts(n.Requests))
+			for _, a := range n.Asked {
+				fmt.Fprintf(w, "  asked again: %s\n", a)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func cond(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+func formatCounts(m map[string]int) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

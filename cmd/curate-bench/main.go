@@ -1,0 +1,247 @@
+// Command curate-bench runs the end-to-end benchmarks of curate against
+// the simulated services of package sim (make bench-e2e):
+//
+//   - rate: 200 targets with arXiv at 20 requests/s, Semantic Scholar at
+//     10/s and an LLM with 16 requests in flight at 100 ms; curate's own
+//     limits set to match. It reports wall time over the lower bound the
+//     busiest service sets (its requests over its rate; for the LLM, calls
+//     times latency over the requests in flight).
+//   - memory: the peak RSS of `curate run` on 5,000 simulated targets.
+//   - noop: `curate run` again on that store: the requests it makes (zero
+//     is the aim) and its wall time.
+//
+// curate runs as a subprocess (the binary given with -curate, else one
+// built into the work directory), so its peak RSS is its own; the
+// services run in this process.
+//
+// Usage:
+//
+//	curate-bench [flags] [rate|memory|all]
+//	curate-bench [flags] serve   # start the services, print curate's flags, wait
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/groundwork/curate/sim"
+)
+
+type options struct {
+	curate      string
+	work        string
+	out         string
+	seed        uint64
+	rateTargets int
+	memTargets  int
+	arxivLat    string
+	memLimit    string
+	keep        bool
+	verbose     bool
+}
+
+func main() {
+	var opt options
+	flag.StringVar(&opt.curate, "curate", "", "curate binary (default: build ./cmd/curate into the work directory)")
+	flag.StringVar(&opt.work, "work", "", "work directory for stores and the binary (default: a temporary directory, removed after)")
+	flag.StringVar(&opt.out, "out", "", "also write the results as JSON to this file")
+	flag.Uint64Var(&opt.seed, "seed", 1, "seed of the simulated world")
+	flag.IntVar(&opt.rateTargets, "rate-targets", 200, "targets of the rate benchmark")
+	flag.IntVar(&opt.memTargets, "memory-targets", 5000, "targets of the memory and no-op benchmarks")
+	flag.StringVar(&opt.arxivLat, "arxiv-latency", "20ms,150ms", "latencies of the simulated arXiv and ar5iv, one rate run each")
+	flag.StringVar(&opt.memLimit, "memlimit", "250MiB", "also run the memory benchmark with this GOMEMLIMIT (empty: skip)")
+	flag.BoolVar(&opt.keep, "keep", false, "keep the work directory")
+	flag.BoolVar(&opt.verbose, "v", false, "show curate's stderr")
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: curate-bench [flags] [rate|memory|all|serve]\n\nflags:\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	what := "all"
+	if flag.NArg() > 0 {
+		what = flag.Arg(0)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, &opt, what); err != nil {
+		fmt.Fprintln(os.Stderr, "curate-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, opt *options, what string) error {
+	if what == "serve" {
+		return serve(ctx, opt)
+	}
+	if opt.work == "" {
+		dir, err := os.MkdirTemp("", "curate-bench-")
+		if err != nil {
+			return err
+		}
+		opt.work = dir
+		if !opt.keep {
+			defer os.RemoveAll(dir)
+		}
+	}
+	if opt.curate == "" {
+		opt.curate = filepath.Join(opt.work, "curate")
+		fmt.Fprintf(os.Stderr, "building curate into %s\n", opt.curate)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", opt.curate, "github.com/groundwork/curate/cmd/curate")
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("build curate: %w", err)
+		}
+	}
+	res := &results{Machine: machine()}
+	switch what {
+	case "rate":
+		if err := benchRate(ctx, opt, res); err != nil {
+			return err
+		}
+	case "memory":
+		if err := benchMemory(ctx, opt, res); err != nil {
+			return err
+		}
+	case "all":
+		if err := benchRate(ctx, opt, res); err != nil {
+			return err
+		}
+		if err := benchMemory(ctx, opt, res); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown benchmark %q (rate, memory, all, serve)", what)
+	}
+	res.print(os.Stdout)
+	if opt.out != "" {
+		data, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(opt.out, append(data, '\n'), 0o644)
+	}
+	return nil
+}
+
+// serve starts a world's services and waits for an interrupt.
+func serve(ctx context.Context, opt *options) error {
+	w, err := sim.NewWorld(sim.WorldConfig{Seed: opt.seed, Targets: opt.rateTargets})
+	if err != nil {
+		return err
+	}
+	s, err := sim.Start(w, sim.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	f, err := os.CreateTemp("", "sim-targets-*.txt")
+	if err != nil {
+		return err
+	}
+	f.Write(w.TargetsFile())
+	f.Close()
+	defer os.Remove(f.Name())
+	fmt.Printf("curate run --targets %s %s\n", f.Name(), strings.Join(s.Flags(), " "))
+	<-ctx.Done()
+	data, _ := json.MarshalIndent(s.Stats(), "", "  ")
+	fmt.Printf("%s\n", data)
+	return nil
+}
+
+// runResult is what a curate run cost.
+type runResult struct {
+	Exit int
+	Wall time.Duration
+	// MaxRSSKB is the process's peak resident set (rusage); StagesRSSKB
+	// the peak when the per-target stages had ended, before the dataset
+	// stage (VmHWM read when curate prints its run summary).
+	MaxRSSKB, StagesRSSKB int64
+	Stderr                string
+}
+
+// runCurate runs the curate binary with args and env added to this
+// process's environment. Its stderr is kept (and shown with -v).
+func runCurate(ctx context.Context, opt *options, env []string, args ...string) (*runResult, error) {
+	cmd := exec.CommandContext(ctx, opt.curate, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout = io.Discard
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	r := &runResult{}
+	var stderr strings.Builder
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		stderr.WriteString(line + "\n")
+		if opt.verbose {
+			fmt.Fprintln(os.Stderr, line)
+		}
+		if strings.Contains(line, "targets through every stage") {
+			r.StagesRSSKB = vmHWM(cmd.Process.Pid)
+		}
+	}
+	err = cmd.Wait()
+	r.Wall, r.Stderr = time.Since(start), stderr.String()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.Exit = ee.ExitCode()
+	case err != nil:
+		return nil, err
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSSKB = int64(ru.Maxrss) // kilobytes on Linux
+	}
+	return r, nil
+}
+
+// vmHWM reads a process's peak resident set so far, in kilobytes (0 when
+// /proc does not say).
+func vmHWM(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb
+		}
+	}
+	return 0
+}
+
+// machine describes where the benchmarks ran.
+func machine() string {
+	cpu := runtime.GOARCH
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("%s, %d cores, %s/%s, %s", cpu, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
