@@ -1,6 +1,7 @@
 package latexml
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -40,31 +41,71 @@ func authors(block *html.Node) []string {
 	return names
 }
 
-// personNames extracts the names inside one ltx_personname.
+// personNames extracts the names inside one ltx_personname: the name
+// lines at the top of each "&"/"\And"-separated block (names may run over
+// several lines before the affiliations start), or the bold name spans when
+// those give more.
 func personNames(pn *html.Node) []string {
-	bold := findAll(nil, pn, func(x *html.Node) bool { return hasClass(x, "ltx_font_bold") })
-	var names []string
-	if len(bold) > 0 {
-		for _, b := range bold {
-			for _, line := range strings.Split(authorText(b), "\n") {
-				names = append(names, splitNames(line)...)
-			}
-		}
-		if len(names) > 0 {
-			return names
-		}
-	}
+	var lines []string
 	text := authorText(pn)
 	for _, blk := range strings.Split(text, "&") {
+		started := false
 		for _, line := range strings.Split(blk, "\n") {
-			if strings.TrimSpace(strings.Trim(line, ";,")) == "" {
+			if strings.TrimSpace(strings.Trim(line, ";, ")) == "" {
 				continue
 			}
-			names = append(names, splitNames(line)...)
-			break // only the first line of a block holds names
+			names, all := nameLine(line)
+			if !started {
+				lines = append(lines, names...)
+				started = true
+				continue
+			}
+			if !all || len(names) == 0 {
+				break // the affiliations begin
+			}
+			lines = append(lines, names...)
 		}
 	}
-	return names
+	var bold []string
+	for _, b := range findAll(nil, pn, func(x *html.Node) bool { return hasClass(x, "ltx_font_bold") }) {
+		if insideTable(b, pn) {
+			continue // "Website:" and the like in a links table
+		}
+		t := authorText(b)
+		if strings.HasSuffix(strings.TrimSpace(t), ":") {
+			continue // "Correspondence:"
+		}
+		for _, line := range strings.Split(t, "\n") {
+			bold = append(bold, splitNames(line)...)
+		}
+	}
+	if len(bold) > len(lines) {
+		return bold
+	}
+	return lines
+}
+
+// nameLine returns the names on one line and whether every piece of the
+// line is a name.
+func nameLine(line string) ([]string, bool) {
+	pieces := 0
+	for _, piece := range strings.Split(namePieces.Replace(line), ";") {
+		if cleanName(piece) != "" {
+			pieces++
+		}
+	}
+	names := splitNames(line)
+	return names, len(names) == pieces
+}
+
+// insideTable reports whether n sits in a tabular below root.
+func insideTable(n, root *html.Node) bool {
+	for p := n.Parent; p != nil && p != root; p = p.Parent {
+		if hasClass(p, "ltx_tabular") || hasClass(p, "ltx_td") || p.DataAtom == atom.Table {
+			return true
+		}
+	}
+	return false
 }
 
 // authorText renders an author block with line breaks kept, "\And"
@@ -90,7 +131,8 @@ func authorText(n *html.Node) string {
 			b.WriteByte(';')
 			return
 		case atom.Math:
-			b.WriteString(strings.ReplaceAll(attr(n, "alttext"), "&", " and "))
+			// Some templates typeset names in math: \textbf{Ada Lovelace}^{1,2}.
+			b.WriteString(mathName(attr(n, "alttext")))
 			return
 		case atom.Script, atom.Style:
 			return
@@ -120,6 +162,22 @@ func authorText(n *html.Node) string {
 	return b.String()
 }
 
+var (
+	reMathMarks = regexp.MustCompile(`[\^_]\{[^}]*\}|[\^_][0-9*\\a-zA-Z]`)
+	reMathCmds  = regexp.MustCompile(`\\[a-zA-Z]+\*?(?:\{[^}]*\})?`)
+	reMathWraps = regexp.MustCompile(`\\(?:textbf|text|mathrm|mathbf|textrm|textsc|mbox)\s*\{([^}]*)\}`)
+)
+
+// mathName reads an author name typeset as math: wrappers unwrapped,
+// super- and subscripts (affiliation marks) turned into separators.
+func mathName(tex string) string {
+	tex = reMathMarks.ReplaceAllString(tex, ";")
+	tex = reMathWraps.ReplaceAllString(tex, " $1 ")
+	tex = reMathCmds.ReplaceAllString(tex, ";") // \quad, \and, \hspace...
+	tex = strings.NewReplacer("\\", "\n", "\\&", " and ", "&", " and ", "~", " ", "\\,", " ", "{", "", "}", "").Replace(tex)
+	return tex
+}
+
 // plainTextRaw concatenates the text nodes under n.
 func plainTextRaw(n *html.Node) string {
 	var b strings.Builder
@@ -142,14 +200,25 @@ var institutionWords = map[string]bool{
 	"academy": true, "hospital": true, "foundation": true, "group": true, "brain": true, "ai": true,
 	"email": true, "e-mail": true, "corresponding": true, "author": true, "authors": true,
 	"contribution": true, "equal": true, "usa": true, "uk": true, "china": true, "abstract": true,
+	"science": true, "sciences": true, "technology": true, "technologies": true, "engineering": true,
+	"systems": true, "solutions": true, "team": true, "studio": true, "studios": true, "clinic": true,
+	"medicine": true, "medical": true, "health": true, "physics": true, "mathematics": true, "computing": true,
+	"informatics": true, "robotics": true, "analytics": true, "intelligence": true, "network": true,
+	"networks": true, "agency": true, "council": true, "ministry": true, "office": true, "bureau": true,
+	"national": true, "international": true, "federal": true, "royal": true, "website": true, "github": true,
+	"project": true, "page": true, "code": true, "correspondence": true, "germany": true, "france": true,
+	"japan": true, "korea": true, "canada": true, "india": true, "italy": true, "spain": true,
 }
 
 var institutionParts = []string{"universit", "laborator", "institut", "@", "http", "www."}
 
+// namePieces turns the separators between names into ";".
+var namePieces = strings.NewReplacer(" and ", ";", ",", ";", "\u2003", ";", "\u2002", ";", "  ", ";", "\u00a0\u00a0", ";")
+
 // splitNames splits one line of names ("A, B and C", "A; B") into names,
 // dropping pieces that do not look like a person's name.
 func splitNames(line string) []string {
-	line = strings.NewReplacer(" and ", ";", ",", ";", "\u2003", ";", "\u2002", ";", "  ", ";", "\u00a0\u00a0", ";").Replace(line)
+	line = namePieces.Replace(line)
 	var out []string
 	for _, piece := range strings.Split(line, ";") {
 		name := cleanName(piece)

@@ -21,7 +21,7 @@ var (
 	// "arXiv preprint arXiv:2504.07055", "arxiv.org/abs/hep-th/9901001",
 	// "CoRR, abs/1409.0473", "10.48550/arXiv.2312.07559".
 	reArxivNew     = regexp.MustCompile(`(?i)(?:arxiv[:\s.]*|arxiv\.org/(?:abs|pdf|html)/|\babs/|arxiv\.)(\d{4}\.\d{4,5})(v\d+)?`)
-	reArxivOld     = regexp.MustCompile(`(?i)(?:arxiv[:\s]*|arxiv\.org/(?:abs|pdf)/|\babs/)([a-z]+(?:-[a-z]+)?(?:\.[a-z]{2})?/\d{7})(v\d+)?`)
+	reArxivOld     = regexp.MustCompile(`(?i)(?:arxiv[:\s]*|arxiv\.org/(?:abs|pdf)/|\babs/|arxiv\.)([a-z]+(?:-[a-z]+)?(?:\.[a-z]{2})?/\d{7})(v\d+)?`)
 	reDOI          = regexp.MustCompile(`\b10\.\d{4,9}/[^\s"<>]+`)
 	reYear         = regexp.MustCompile(`(?:^|[^\d./:-])((?:1[6-9]|20)\d\d)[a-z]?(?:[^\d/]|$)`)
 	reURL          = regexp.MustCompile(`(?i)\b(?:https?://|www\.)\S+`)

@@ -298,10 +298,21 @@ func (p *parser) top(n *html.Node) {
 			p.preamblePara(c)
 		case isHeading(c):
 		default:
-			if find(c, func(x *html.Node) bool { return isSectionElem(x) || hasClass(x, "ltx_para") }) != nil {
+			switch {
+			case find(c, func(x *html.Node) bool { return isSectionElem(x) || hasClass(x, "ltx_para") }) != nil:
 				p.top(c)
-			} else if t := p.para(c, SectionPreamble); t != "" {
-				p.doc.Preamble = append(p.doc.Preamble, t)
+			case hasClass(c, "ltx_titlepage") || hasClass(c, "ltx_block") || hasClass(c, "ltx_logical-block"):
+				// A title page or block of front matter: its paragraphs may
+				// hold the authors and an "Abstract:" paragraph.
+				for _, b := range findAll(nil, c, func(x *html.Node) bool {
+					return x != c && (x.DataAtom == atom.P || hasClass(x, "ltx_p"))
+				}) {
+					p.preamblePara(b)
+				}
+			default:
+				if t := p.para(c, SectionPreamble); t != "" {
+					p.doc.Preamble = append(p.doc.Preamble, t)
+				}
 			}
 		}
 	}
@@ -473,7 +484,7 @@ func (p *parser) mentions(text string, cites []citeSpan, sectionID string) {
 				p.doc.Conversion.MissingCitations++
 			}
 		}
-		if len(c.keys) == 0 && c.missing == 0 && c.end > c.start {
+		if len(c.keys) == 0 && c.missing == 0 && strings.Contains(text[c.start:c.end], "?") {
 			p.doc.Conversion.MissingCitations++ // "[?]": a citation with no target
 		}
 	}
@@ -518,10 +529,21 @@ func (p *parser) float(f *html.Node, sectionID string) {
 	} else if cap := caption(f); cap != nil {
 		p.para(cap, sectionID)
 	}
+	isTable := hasClass(f, "ltx_table") && f.DataAtom != atom.Table
 	nested := findAll(nil, f, func(x *html.Node) bool {
 		return x != f && (x.DataAtom == atom.Figure || hasClass(x, "ltx_table") && x.DataAtom != atom.Table || hasClass(x, "ltx_figure"))
 	})
 	for _, x := range nested {
+		if isTable && isPanel(x) {
+			// A table's panels were read with it; their own nested floats
+			// (rare) still count.
+			for _, y := range panels(x) {
+				if !isPanel(y) {
+					p.float(y, sectionID)
+				}
+			}
+			continue
+		}
 		p.float(x, sectionID)
 	}
 }

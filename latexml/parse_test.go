@@ -252,3 +252,33 @@ func TestFindFields(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontMatterVariants covers markup seen on real pages the fixtures
+// lack: a title page holding the authors and an "Abstract:" paragraph,
+// tables made of panels, colour macros and phantoms in cells, equation
+// numbers, names typeset in math or over several lines, and bold labels
+// that are not names.
+func TestFrontMatterVariants(t *testing.T) {
+	tp := parseFile(t, "edge-titlepage.html")
+	au := parseFile(t, "edge-authors.html")
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"title page: no h1 means no title", tp.Title, (*string)(nil)},
+		{"title page: abstract", tp.Abstract, "We compile programs before anyone thought it possible."},
+		{"title page: bold author", tp.Authors, []string{"Grace Hopper"}},
+		{"panels: one table", len(tp.Tables), 1},
+		{"panels: captions joined", tp.Tables[0].Caption, "Left panel. Right panel."},
+		{"panels: number of the first", tp.Tables[0].Number, "1"},
+		{"panels: rows of both, colour argument and phantom dropped", tp.Tables[0].Rows, [][]string{{"Group", "Group"}, {"RRLBM", "1"}, {"B", "2"}}},
+		{"equation number not in the text", tp.Sections[0].Paragraphs, []string{"It works [1].", "x=1."}},
+		{"old-style arXiv DOI", tp.References[0].ArxivID, "astro-ph/9901380"},
+		{"authors over lines, in math, not labels", au.Authors, []string{"Xiaocun Zong", "Fan Yang", "Shenheng Xu", "Maokun Li", "Hadi Alzayer", "Yunzhi Zhang"}},
+	}
+	for _, c := range checks {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: got %#v, want %#v", c.name, c.got, c.want)
+		}
+	}
+}

@@ -15,19 +15,36 @@ import (
 // nested spans (span.ltx_tabular > span.ltx_tr > span.ltx_td); both are read.
 func (p *parser) table(f *html.Node, sectionID string) {
 	t := record.Table{ID: attr(f, "id"), Rows: [][]string{}}
-	if cap := caption(f); cap != nil {
-		if tag := find(cap, func(x *html.Node) bool { return hasClass(x, "ltx_tag") }); tag != nil {
+	caps := []*html.Node{}
+	if c := caption(f); c != nil {
+		caps = append(caps, c)
+	} else {
+		// A table made of panels (subtables side by side), each with its
+		// own caption: one Table, the captions joined.
+		for _, panel := range panels(f) {
+			if c := caption(panel); c != nil {
+				caps = append(caps, c)
+			}
+		}
+	}
+	var texts []string
+	for _, c := range caps {
+		if tag := find(c, func(x *html.Node) bool { return hasClass(x, "ltx_tag") }); tag != nil && t.Number == "" {
 			t.Number = tableNumber(plainText(tag))
 		}
 		p.w.reset()
 		p.w.skipTags = true
-		p.w.node(cap)
+		p.w.node(c)
 		p.w.skipTags = false
-		t.Caption = p.w.String()
-		p.mentions(t.Caption, p.w.cites, sectionID)
+		text := p.w.String()
+		p.mentions(text, p.w.cites, sectionID)
+		if text != "" {
+			texts = append(texts, text)
+		}
 	}
+	t.Caption = strings.Join(texts, " ")
 	tabulars := findAll(nil, f, func(x *html.Node) bool {
-		if x == f {
+		if x == f || isPanel(x) {
 			return false
 		}
 		return hasClass(x, "ltx_tabular") || x.DataAtom == atom.Figure || hasClass(x, "ltx_table") && x.DataAtom != atom.Table
@@ -39,6 +56,24 @@ func (p *parser) table(f *html.Node, sectionID string) {
 		t.Rows = append(t.Rows, p.rows(tab, sectionID)...)
 	}
 	p.doc.Tables = append(p.doc.Tables, t)
+}
+
+// isPanel reports whether x is a panel of a float (a minipage or subtable
+// that is no table float of its own; LaTeXML may class it ltx_figure), which
+// belongs to the float around it.
+func isPanel(x *html.Node) bool {
+	return hasClass(x, "ltx_figure_panel") && !hasClass(x, "ltx_table") &&
+		!hasClass(x, "ltx_tabular") && x.DataAtom != atom.Table
+}
+
+// panels returns the panels of float f, not descending into nested floats.
+func panels(f *html.Node) []*html.Node {
+	return findAll(nil, f, func(x *html.Node) bool {
+		if x == f {
+			return false
+		}
+		return isPanel(x) || x.DataAtom == atom.Figure && (hasClass(x, "ltx_table") || hasClass(x, "ltx_figure"))
+	})
 }
 
 // tableNumber turns "Table 3: " or "Table A.1." into "3" or "A.1".

@@ -29,6 +29,7 @@ type textWriter struct {
 	notes     []*html.Node // footnotes met, to be processed on their own
 	floats    []*html.Node // figures and tables met inside the text
 	inCite    *citeSpan
+	colorArg  bool // the next text node starts with a colour macro's argument
 }
 
 func (w *textWriter) reset() {
@@ -98,7 +99,12 @@ func (w *textWriter) text(s string) {
 func (w *textWriter) node(n *html.Node) {
 	switch n.Type {
 	case html.TextNode:
-		w.text(n.Data)
+		data := n.Data
+		if w.colorArg {
+			w.colorArg = false
+			data = stripColorArg(data)
+		}
+		w.text(data)
 		return
 	case html.ElementNode:
 	case html.DocumentNode:
@@ -141,7 +147,18 @@ func (w *textWriter) node(n *html.Node) {
 			w.notes = append(w.notes, n)
 			return
 		case classListHas(cl, "ltx_ERROR"):
-			// Unconverted macro names ("\AND", "\float@count"): noise.
+			// Unconverted macro names ("\AND", "\float@count"): noise. A
+			// colour macro leaves its argument ("[HTML]EFEFEF") as text,
+			// dropped from the next text node.
+			if t := strings.TrimSpace(plainTextRaw(n)); strings.HasSuffix(t, "color") {
+				w.colorArg = true
+			}
+			return
+		case classListHas(cl, "ltx_phantom"):
+			// \phantom: space the size of invisible text, not text.
+			return
+		case classListHas(cl, "ltx_tag_equation"):
+			// An equation number "(11)" would open the next sentence.
 			return
 		case classListHas(cl, "ltx_missing_citation"):
 			if w.inCite != nil {
@@ -227,6 +244,32 @@ func (w *textWriter) cite(n *html.Node) {
 		w.inCite.start++
 	}
 	w.inCite = nil
+}
+
+// stripColorArg removes a colour specification ("[HTML]EFEFEF",
+// "[rgb]0.9,0.9,0.9", "{gray}") from the start of s.
+func stripColorArg(s string) string {
+	t := strings.TrimLeft(s, " ")
+	if strings.HasPrefix(t, "[") {
+		if i := strings.IndexByte(t, ']'); i > 0 {
+			t = t[i+1:]
+			j := 0
+			for j < len(t) && (isHexOrNum(t[j]) || t[j] == ',' || t[j] == '.') {
+				j++
+			}
+			return t[j:]
+		}
+	}
+	if strings.HasPrefix(t, "{") {
+		if i := strings.IndexByte(t, '}'); i > 0 {
+			return t[i+1:]
+		}
+	}
+	return s
+}
+
+func isHexOrNum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // isBlock reports whether a element breaks the text flow.
