@@ -25,9 +25,11 @@ var (
 	reDOI          = regexp.MustCompile(`\b10\.\d{4,9}/[^\s"<>]+`)
 	reYear         = regexp.MustCompile(`(?:^|[^\d./:-])((?:1[6-9]|20)\d\d)[a-z]?(?:[^\d/]|$)`)
 	reURL          = regexp.MustCompile(`(?i)\b(?:https?://|www\.)\S+`)
-	reQuoted       = regexp.MustCompile(`[“"]([^”"]{8,})[”"]`)
 	reTrailingYear = regexp.MustCompile(`[,.]\s*(?:1[6-9]|20)\d\d[a-z]?\.?$`)
 	reIDLike       = regexp.MustCompile(`\d{4}\.\d{4,5}|/\d{7}`)
+	// ", volume 13" and "(Springer)" after a book's title.
+	reTrailingVolume    = regexp.MustCompile(`(?i)[,.]?\s*(?:volume|vol\.)\s*\d+\.?$`)
+	reTrailingPublisher = regexp.MustCompile(`\s*\((?:[A-Z][\w&.-]*\s?)+\)\.?$`)
 )
 
 // bibliography appends the entries of one bibliography section.
@@ -158,16 +160,16 @@ func guessTitle(blocks []string) string {
 		return ""
 	}
 	if len(blocks) >= 2 {
-		if m := reQuoted.FindStringSubmatch(blocks[1]); m != nil {
-			return m[1]
+		if q := quotedTitle(blocks[1], true); q != "" {
+			return q
 		}
 		if looksLikeTitle(blocks[1]) {
 			return blocks[1]
 		}
 	}
 	text := strings.Join(blocks, " ")
-	if m := reQuoted.FindStringSubmatch(text); m != nil {
-		return m[1]
+	if q := quotedTitle(text, false); q != "" {
+		return q
 	}
 	segs := sentenceBounds(text, nil)
 	if len(segs) >= 2 {
@@ -187,16 +189,62 @@ func guessTitle(blocks []string) string {
 	return ""
 }
 
+// quotedTitle returns a title written in quotes: the span from the first
+// opening quote to its balanced closing one, so inner quotes survive
+// ("The “task approach” to labor markets"). In a block that is only the
+// title (atStart), the quote must open it; a quoted phrase inside other
+// text is not a title.
+func quotedTitle(s string, atStart bool) string {
+	open := strings.IndexAny(s, "“\"")
+	if open < 0 || atStart && open > 2 {
+		return ""
+	}
+	depth, end := 0, -1
+	for i, r := range s[open:] {
+		switch r {
+		case '“':
+			depth++
+		case '”':
+			depth--
+		case '"':
+			if depth > 0 && i > 0 {
+				depth--
+			} else {
+				depth++
+			}
+		}
+		if depth == 0 {
+			end = open + i
+			break
+		}
+	}
+	if end < 0 {
+		return ""
+	}
+	q := strings.TrimSpace(s[open:end])
+	q = strings.TrimLeft(q, "“\"")
+	if utf8.RuneCountInString(q) < 8 {
+		return ""
+	}
+	return q
+}
+
 func looksLikeTitle(s string) bool {
 	s = strings.TrimSpace(s)
 	if len(s) < 8 {
 		return false
 	}
 	low := strings.ToLower(s)
-	for _, p := range []string{"in ", "in:", "proceedings", "arxiv", "http", "doi", "journal of", "vol.", "pp.", "accessed"} {
+	for _, p := range []string{"in ", "in:", "proceedings", "arxiv", "http", "doi", "journal of", "vol.", "pp.", "accessed", "ed.", "eds.", "—", "–"} {
 		if strings.HasPrefix(low, p) {
 			return false
 		}
+	}
+	if strings.Contains(low, "doi:") || strings.Contains(low, "doi.org/") {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(s); unicode.IsDigit(r) {
+		return false // "136 (1) (1999), 71-86": a volume, not a title
 	}
 	if findYear(s) != 0 && len(strings.Fields(s)) <= 2 {
 		return false
@@ -261,8 +309,10 @@ func hasLowerWord(s string) bool {
 }
 
 func cleanTitle(t string) string {
-	t = strings.TrimSpace(t)
+	t = strings.TrimSpace(reURL.ReplaceAllString(t, ""))
 	t = reTrailingYear.ReplaceAllString(t, "")
+	t = reTrailingVolume.ReplaceAllString(t, "")
+	t = reTrailingPublisher.ReplaceAllString(t, "")
 	t = strings.Trim(t, "“”\"")
 	t = strings.TrimRight(t, " .,;:")
 	t = strings.Trim(t, "“”\"")
