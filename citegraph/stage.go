@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -142,18 +143,22 @@ func (s *Runner) LookupArxiv(ctx context.Context, keys []string) error {
 	if len(want) == 0 {
 		return nil
 	}
-	entries, err := s.ArxivAPI.Lookup(ctx, want)
-	if err != nil {
-		return err
-	}
-	for _, k := range want {
-		e, ok := entries[k]
-		rec := arxivMeta{Found: ok, CheckedAt: time.Now().UTC().Format(time.RFC3339)}
-		if ok {
-			rec.Entry = &e
-		}
-		if _, err := s.Store.PutJSON(ctx, k, KindArxivMeta, rec, nil); err != nil {
+	// One request per chunk, each stored before the next is asked, so a
+	// crash loses at most the chunk in flight.
+	for chunk := range slices.Chunk(want, arxivapi.MaxLookup) {
+		entries, err := s.ArxivAPI.Lookup(ctx, chunk)
+		if err != nil {
 			return err
+		}
+		for _, k := range chunk {
+			e, ok := entries[k]
+			rec := arxivMeta{Found: ok, CheckedAt: time.Now().UTC().Format(time.RFC3339)}
+			if ok {
+				rec.Entry = &e
+			}
+			if _, err := s.Store.PutJSON(ctx, k, KindArxivMeta, rec, nil); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -56,6 +56,11 @@ func LoadTargets(ctx context.Context, st Records, ids []string) ([]TargetInputs,
 		if err != nil {
 			return nil, nil, err
 		}
+		if missing == "" {
+			if missing, err = failedStage(ctx, st, fetch.Key(aid)); err != nil {
+				return nil, nil, err
+			}
+		}
 		if missing != "" {
 			dropped = append(dropped, Dropped{TargetID: id, Reason: DropIncomplete, Detail: missing})
 			continue
@@ -63,6 +68,34 @@ func LoadTargets(ctx context.Context, st Records, ids []string) ([]TargetInputs,
 		out = append(out, t)
 	}
 	return out, dropped, nil
+}
+
+// ledger is the part of a store that says how each stage went.
+type ledger interface {
+	Status(ctx context.Context, item, stage string) (store.Entry, error)
+}
+
+// failedStage names the stage whose last attempt failed for key, if the
+// store keeps a ledger: its records may be partial or stale, so the target
+// is left out and listed rather than built from them.
+func failedStage(ctx context.Context, st Records, key string) (string, error) {
+	l, ok := st.(ledger)
+	if !ok {
+		return "", nil
+	}
+	for _, stage := range []string{citegraph.Stage, classify.StageName, summarize.StageName} {
+		e, err := l.Status(ctx, key, stage)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("load dataset target %s: %w", key, err)
+		}
+		if e.Status == store.StatusFailed {
+			return fmt.Sprintf("the %s stage failed: %s", stage, e.Error), nil
+		}
+	}
+	return "", nil
 }
 
 // loadTarget reads one target; missing names the first absent record.

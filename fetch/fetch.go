@@ -33,7 +33,45 @@ const Stage = "fetch"
 const (
 	KindRaw      = "raw"      // the page as served (bytes), meta: source, url, status
 	KindDocument = "document" // the parsed record.Document (JSON)
+	KindMissing  = "no-html"  // when arXiv and ar5iv last had no HTML for it
 )
+
+// missing is the record of a paper without HTML anywhere.
+type missing struct {
+	CheckedAt string `json:"checked_at"`
+	Reason    string `json:"reason"`
+}
+
+func (f *Fetcher) missingTTL() time.Duration {
+	if f.MissingTTL == 0 {
+		return 7 * 24 * time.Hour
+	}
+	return f.MissingTTL
+}
+
+// knownMissing reports whether the paper was found without HTML recently
+// enough not to ask again: a nightly run would otherwise ask every night.
+func (f *Fetcher) knownMissing(ctx context.Context, id arxiv.ID) (missing, bool) {
+	var m missing
+	if f.missingTTL() < 0 {
+		return m, false
+	}
+	if _, err := f.Store.GetJSON(ctx, Key(id), KindMissing, &m); err != nil {
+		return m, false
+	}
+	at, err := time.Parse(time.RFC3339, m.CheckedAt)
+	if err != nil || f.now().Sub(at) > f.missingTTL() {
+		return m, false
+	}
+	return m, true
+}
+
+func (f *Fetcher) rememberMissing(ctx context.Context, id arxiv.ID, err error) {
+	m := missing{CheckedAt: f.now().UTC().Format(time.RFC3339), Reason: err.Error()}
+	if _, e := f.Store.PutJSON(context.WithoutCancel(ctx), Key(id), KindMissing, m, nil); e != nil {
+		f.log().Warn("record a paper without HTML", "id", id.String(), "err", e)
+	}
+}
 
 // Outcomes of fetching one paper.
 const (
@@ -60,6 +98,10 @@ type Fetcher struct {
 	Store   *store.Store
 	Log     *slog.Logger
 	Refetch bool // fetch even when the store holds the paper
+	// MissingTTL is how long a paper found without HTML anywhere is not
+	// asked about again (arXiv converts old papers over time); 0 means 7
+	// days, negative means always ask.
+	MissingTTL time.Duration
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 }
@@ -92,6 +134,11 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
 			return res
 		}
+		if m, ok := f.knownMissing(ctx, id); ok {
+			res.Outcome = Missing
+			res.Err = fmt.Errorf("fetch %s: %w (checked %s; asked again after %s)", id, ErrNoHTML, m.CheckedAt, f.missingTTL())
+			return res
+		}
 	}
 	if err := f.Store.SetStatus(ctx, res.ID, Stage, store.StatusRunning, ""); err != nil {
 		res.Outcome, res.Err = Failed, err
@@ -102,6 +149,7 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 	switch {
 	case errors.Is(err, ErrNoHTML):
 		res.Outcome, res.Err = Missing, err
+		f.rememberMissing(ctx, id, err)
 		f.mark(ctx, res.ID, store.StatusFailed, err)
 	case err != nil:
 		res.Outcome, res.Err = Failed, err

@@ -258,3 +258,27 @@ func TestFetchWrongPage(t *testing.T) {
 		t.Errorf("raw page not kept: %v", err)
 	}
 }
+
+func TestFetchRemembersMissing(t *testing.T) {
+	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
+	a5.Lacks("/html/hep-th/9901001")
+	f, _ := newFetcher(t, ax, a5, 0)
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	f.Now = func() time.Time { return now }
+	if r := f.Fetch(context.Background(), "hep-th/9901001"); r.Outcome != fetch.Missing {
+		t.Fatalf("outcome %s, want missing", r.Outcome)
+	}
+	asked := len(ax.Hits("")) + len(a5.Hits(""))
+	now = now.Add(24 * time.Hour) // the next night: not asked again
+	if r := f.Fetch(context.Background(), "hep-th/9901001"); r.Outcome != fetch.Missing || !errors.Is(r.Err, fetch.ErrNoHTML) {
+		t.Errorf("remembered: outcome %s, err %v", r.Outcome, r.Err)
+	}
+	if n := len(ax.Hits("")) + len(a5.Hits("")); n != asked {
+		t.Errorf("a paper known to have no HTML was asked again the next day (%d requests)", n-asked)
+	}
+	now = now.Add(8 * 24 * time.Hour) // a week later: asked again
+	f.Fetch(context.Background(), "hep-th/9901001")
+	if n := len(ax.Hits("")) + len(a5.Hits("")); n == asked {
+		t.Errorf("not asked again after the missing TTL")
+	}
+}

@@ -130,6 +130,8 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 			case queues[i] <- key:
 			case <-ctx.Done():
 				inflight.Done()
+			case <-drainChan(opt.Drain):
+				inflight.Done()
 			}
 		}()
 	}
@@ -139,6 +141,11 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 		for range max(s.Workers, 1) {
 			workers.Go(func() {
 				for key := range queues[i] {
+					if draining() || ctx.Err() != nil {
+						// Handed over just as the run was told to stop.
+						inflight.Done()
+						continue
+					}
 					start := time.Now()
 					mu.Lock()
 					if stats[i].first.IsZero() {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/citegraph"
@@ -111,6 +112,17 @@ func (s *Set) RunSummarize(ctx context.Context, key string) (string, error) {
 	}
 	if r.Gold.Card == nil {
 		return "", fmt.Errorf("summarize %s: no gold card: %s", key, r.Gold.Failure)
+	}
+	if r.Failed > 0 {
+		// A source without a card would silently shrink the instance; the
+		// next run retries the failed cards (the others are stored).
+		var why []string
+		for _, c := range r.Sources {
+			if c.Card == nil && !c.Unsummarizable {
+				why = append(why, c.Key+": "+c.Failure)
+			}
+		}
+		return "", fmt.Errorf("summarize %s: %d cards failed: %s", key, r.Failed, strings.Join(why, "; "))
 	}
 	if r.Written == 0 {
 		return pipeline.Reused, nil
