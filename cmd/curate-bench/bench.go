@@ -28,7 +28,11 @@ type serviceRow struct {
 	Limit    string        `json:"limit"`
 	Requests int           `json:"requests"`
 	Sent429  int           `json:"sent_429"`
-	Bound    time.Duration `json:"bound_ns"`
+	Bound    time.Duration `json:"bound_ns"` // what the service allows: requests ÷ rate
+	// Serial is the bound curate's own structure adds for the services it
+	// sends one request at a time (arXiv, ar5iv, arXiv API: MaxInFlight
+	// 1): requests × latency. 0 for the others.
+	Serial time.Duration `json:"serial_ns,omitempty"`
 }
 
 type rateResult struct {
@@ -42,7 +46,11 @@ type rateResult struct {
 	Bound    time.Duration `json:"bound_ns"`
 	Ratio    float64       `json:"ratio"`          // Wall / Bound
 	PipeRate float64       `json:"pipeline_ratio"` // Pipeline / Bound
-	Args     []string      `json:"args"`
+	// SerialBusiest and SerialBound are the busiest service and its bound
+	// counting Serial too: the floor curate's one-at-a-time services set.
+	SerialBusiest string        `json:"serial_busiest"`
+	SerialBound   time.Duration `json:"serial_bound_ns"`
+	Args          []string      `json:"args"`
 }
 
 type memoryResult struct {
@@ -130,15 +138,19 @@ func rateRun(ctx context.Context, opt *options, arxivLat time.Duration) (*rateRe
 	}
 	rr := &rateResult{Targets: opt.rateTargets, ArxivLat: arxivLat, Exit: r.Exit, Wall: r.Wall, Pipeline: pipelineWall(r.Stderr), Args: args}
 	stats := s.Stats()
-	perSecond := func(name string, rate float64) serviceRow {
+	perSecond := func(name string, rate float64, serial bool) serviceRow {
 		st := stats[name]
 		n := st.Requests - st.Sent429()
-		return serviceRow{Name: name, Limit: fmt.Sprintf("%g req/s", rate), Requests: st.Requests, Sent429: st.Sent429(),
+		row := serviceRow{Name: name, Limit: fmt.Sprintf("%g req/s", rate), Requests: st.Requests, Sent429: st.Sent429(),
 			Bound: time.Duration(float64(n) / rate * float64(time.Second))}
+		if serial {
+			row.Serial = time.Duration(n) * s.Service(name).Limits().Latency
+		}
+		return row
 	}
 	rr.Services = []serviceRow{
-		perSecond(sim.Arxiv, arxivRate), perSecond(sim.Ar5iv, arxivRate), perSecond(sim.ArxivAPI, arxivRate),
-		perSecond(sim.S2, s2Rate),
+		perSecond(sim.Arxiv, arxivRate, true), perSecond(sim.Ar5iv, arxivRate, true), perSecond(sim.ArxivAPI, arxivRate, true),
+		perSecond(sim.S2, s2Rate, false),
 	}
 	llm := stats[sim.LLM]
 	rr.Services = append(rr.Services, serviceRow{Name: sim.LLM, Limit: fmt.Sprintf("%d in flight × %s", llmSlots, llmLat),
@@ -147,6 +159,9 @@ func rateRun(ctx context.Context, opt *options, arxivLat time.Duration) (*rateRe
 	for _, row := range rr.Services {
 		if row.Bound > rr.Bound {
 			rr.Bound, rr.Busiest = row.Bound, row.Name
+		}
+		if b := max(row.Bound, row.Serial); b > rr.SerialBound {
+			rr.SerialBound, rr.SerialBusiest = b, row.Name
 		}
 	}
 	rr.Ratio = float64(rr.Wall) / float64(rr.Bound)
@@ -313,12 +328,21 @@ func (r *results) print(w io.Writer) {
 	fmt.Fprintf(w, "Machine: %s\n\n", r.Machine)
 	for _, rr := range r.Rate {
 		fmt.Fprintf(w, "Rate efficiency, %d targets, arXiv and ar5iv answering in %s:\n\n", rr.Targets, rr.ArxivLat)
-		fmt.Fprintf(w, "| service | limit | requests | 429s | lower bound |\n|---|---|---|---|---|\n")
+		fmt.Fprintf(w, "| service | limit | requests | 429s | bound: requests ÷ rate | one at a time: requests × latency |\n|---|---|---|---|---|---|\n")
 		for _, row := range rr.Services {
-			fmt.Fprintf(w, "| %s | %s | %d | %d | %s |\n", row.Name, row.Limit, row.Requests, row.Sent429, secs(row.Bound))
+			serial := "-"
+			if row.Serial > 0 {
+				serial = secs(row.Serial)
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %d | %s | %s |\n", row.Name, row.Limit, row.Requests, row.Sent429, secs(row.Bound), serial)
 		}
-		fmt.Fprintf(w, "\nbusiest: %s, bound %s; curate run wall %s (%.2f× the bound); per-target stages %s (%.2f×)\n\n",
+		fmt.Fprintf(w, "\nbusiest: %s, bound %s; curate run wall %s (%.2f× the bound); per-target stages %s (%.2f×)\n",
 			rr.Busiest, secs(rr.Bound), secs(rr.Wall), rr.Ratio, secs(rr.Pipeline), rr.PipeRate)
+		if rr.SerialBound > rr.Bound {
+			fmt.Fprintf(w, "curate sends to %s one request at a time: its floor is %s, and the wall is %.2f× that\n",
+				rr.SerialBusiest, secs(rr.SerialBound), float64(rr.Wall)/float64(rr.SerialBound))
+		}
+		fmt.Fprintln(w)
 	}
 	for i, m := range r.Memory {
 		fmt.Fprintf(w, "Memory, %d targets%s: peak RSS %.0f MB (%.0f MB when the per-target stages ended); wall %s (per-target stages %s); exit %d; %s; store %.0f MB\n",

@@ -67,7 +67,7 @@ func runCitegraph(ctx context.Context, env *cmdEnv, opt citegraphOptions) error 
 	if err != nil {
 		return err
 	}
-	f := &fetch.Fetcher{Arxiv: ax, Ar5iv: a5, Store: st, Log: log}
+	f := &fetch.Fetcher{Arxiv: ax, Ar5iv: a5, Store: st, Log: log, MissingTTL: opt.global.missingTTL}
 	r := &citegraph.Runner{
 		Store: st, S2: s2c, ArxivAPI: apic, Log: log, Refresh: opt.refresh,
 		Fetch: func(ctx context.Context, id string) (*record.Document, error) {

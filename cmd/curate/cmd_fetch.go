@@ -65,7 +65,7 @@ func runFetch(ctx context.Context, env *cmdEnv, opt fetchOptions) error {
 	}
 	ax, _ := hc.Service("arxiv")
 	a5, _ := hc.Service("ar5iv")
-	f := &fetch.Fetcher{Arxiv: ax, Ar5iv: a5, Store: st, Log: log, Refetch: opt.refetch}
+	f := &fetch.Fetcher{Arxiv: ax, Ar5iv: a5, Store: st, Log: log, Refetch: opt.refetch, MissingTTL: opt.global.missingTTL}
 
 	bar := newProgress(env, log, len(valid), "fetch")
 	results := f.All(ctx, valid, opt.workers, func(r fetch.Result) { bar.Add(1, r.ID+" "+r.Outcome) })

@@ -43,6 +43,7 @@ type globalOptions struct {
 	maxBody       int64
 	retries       int
 	logLevel      string
+	missingTTL    time.Duration
 }
 
 // addGlobalFlags registers the shared flags, with defaults from env.
@@ -56,6 +57,7 @@ func addGlobalFlags(fs *flag.FlagSet, env *cmdEnv, g *globalOptions) {
 	fs.DurationVar(&g.timeout, "timeout", 60*time.Second, "timeout of one HTTP attempt")
 	fs.Int64Var(&g.maxBody, "max-body", 64<<20, "largest response body accepted, in bytes")
 	fs.IntVar(&g.retries, "retries", 5, "retries of a failed request (429, 5xx, resets)")
+	fs.DurationVar(&g.missingTTL, "missing-ttl", 7*24*time.Hour, "a paper found without HTML on arXiv and ar5iv is not asked about again for this long (negative: always ask)")
 	fs.StringVar(&g.logLevel, "log", get(envLogLevel, "info"), "log level: debug, info, warn, error (env "+envLogLevel+")")
 }
 

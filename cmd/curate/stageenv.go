@@ -125,7 +125,7 @@ func openStages(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, err
 		completer, e.model = c, c.Model()
 		completer = llm.WithBudget(completer, e.meter, llm.Budget{MaxTokens: f.budgetTokens, MaxUSD: f.budgetUSD, Prices: prices})
 	}
-	fetcher := &fetch.Fetcher{Arxiv: ax, Ar5iv: a5, Store: st, Log: log}
+	fetcher := &fetch.Fetcher{Arxiv: ax, Ar5iv: a5, Store: st, Log: log, MissingTTL: f.global.missingTTL}
 	e.set = &stages.Set{
 		Store:   st,
 		Fetcher: fetcher,
