@@ -58,7 +58,7 @@ func TestE2EFaults(t *testing.T) {
 			t.Errorf("no %s fault was injected", kind)
 		}
 	}
-	failed, bugs := e2eAccount(t, "first run", dir, ids, stdout)
+	failed, bugs := e2eAccount(t, "first run", dir, ids, stdout, s.Service(sim.Arxiv).Calls())
 	if r := failed[ids[noHTML]]; len(r) == 0 || !strings.Contains(r[0], "fetch: ") || !strings.Contains(r[0], "no HTML") {
 		t.Errorf("the target without HTML is not failed at fetch for it: %q", r)
 	}
@@ -71,7 +71,7 @@ func TestE2EFaults(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("second run: exit %d, want 1 (the target without HTML still fails)\n%s", code, stderr)
 	}
-	failed, more := e2eAccount(t, "second run", dir, ids, stdout)
+	failed, more := e2eAccount(t, "second run", dir, ids, stdout, s.Service(sim.Arxiv).Calls())
 	bugs = append(bugs, more...)
 	if len(failed) != 1 || failed[ids[noHTML]] == nil {
 		t.Errorf("second run: failed %v, want only %s", failed, ids[noHTML])
@@ -82,25 +82,21 @@ func TestE2EFaults(t *testing.T) {
 			t.Errorf("second run: %s is not in the dataset (dropped: %+v)", id, dropped[id])
 		}
 	}
-	// No work the first run completed is asked for again. The only
-	// exception is what curate does not remember: arXiv's 404 and ar5iv's
-	// 307 for a paper without HTML, asked again on every run.
+	// No work the first run completed is asked for again, not even about
+	// the paper without HTML (curate remembers that for --missing-ttl).
 	second := e2eCalls(s)
 	for _, name := range sim.Services {
 		for _, c := range sim.Repeats(first[name], second[name][len(first[name]):]) {
-			prev := e2ePrevious(first[name], c.Task)
-			if e2eNoHTMLAnswer(name, prev) {
-				t.Logf("asked again (known: a missing page is not remembered): %s %s", name, c.Key)
-				continue
-			}
-			t.Errorf("second run asked %s again for completed work: %s (first answered %d)", name, c.Key, prev.Status)
+			t.Errorf("second run asked %s again for completed work: %s %s (first answered %d)",
+				name, c.Key, c.Note, e2ePrevious(first[name], c.Task).Status)
 		}
 	}
 	if len(bugs) > 0 {
 		// Everything else has been checked by now.
-		t.Skipf("known bug: stages.RunSummarize reports a target done when one of its source cards failed "+
-			"(the ledger says failed; the run neither lists it nor counts it failed, and the dataset loses the source):\n  %s",
-			strings.Join(bugs, "\n  "))
+		t.Skipf("known bug: the ledger says failed where the run completed the target. For fetch: the target's page was "+
+			"also fetched at the same time as another target's source (fetch.Fetcher has no per-paper single flight); that "+
+			"fetch stored it, the target's own fetch failed after and marked the ledger failed, and later runs find the "+
+			"page stored (Outcome Stored) without correcting the ledger:\n  %s", strings.Join(bugs, "\n  "))
 	}
 }
 
@@ -109,7 +105,9 @@ func TestE2EFaults(t *testing.T) {
 // reason, and returns the failed ones with their stdout reasons. A target
 // the ledger has failed but stdout does not name is a known bug: it is
 // returned in bugs, not reported as an error.
-func e2eAccount(t *testing.T, run, dir string, ids []string, stdout string) (failed map[string][]string, bugs []string) {
+//
+// calls are arXiv's calls so far, for the evidence.
+func e2eAccount(t *testing.T, run, dir string, ids []string, stdout string, calls []sim.Call) (failed map[string][]string, bugs []string) {
 	t.Helper()
 	failed = e2eFailures(stdout)
 	in, dropped := e2eDataset(t, dir+"/dataset")
@@ -127,7 +125,14 @@ func e2eAccount(t *testing.T, run, dir string, ids []string, stdout string) (fai
 			if !in[id] {
 				where = "dropped (" + dropped[id].Detail + ")"
 			}
-			bugs = append(bugs, fmt.Sprintf("%s: %s: the ledger says %q, the run reports it done; %s", run, id, ledgerFailed, where))
+			pages := 0
+			for _, c := range calls {
+				if c.Key == "GET /html/"+id && c.Outcome == sim.OutcomeOK {
+					pages++
+				}
+			}
+			bugs = append(bugs, fmt.Sprintf("%s: %s: the ledger says %q, the run reports it done; %s; arXiv answered its page %d times",
+				run, id, ledgerFailed, where, pages))
 		}
 		switch {
 		case in[id] && isFailed:

@@ -134,10 +134,3 @@ func e2eCalls(s *sim.Servers) map[string][]sim.Call {
 	}
 	return out
 }
-
-// e2eNoHTMLAnswer reports whether a call was arXiv's 404 or ar5iv's 307
-// for a paper without HTML: answers curate does not remember (see the
-// fault test).
-func e2eNoHTMLAnswer(service string, c sim.Call) bool {
-	return service == sim.Arxiv && c.Status == 404 || service == sim.Ar5iv && c.Status == 307
-}
