@@ -127,6 +127,23 @@ func (h leakHit) String() string {
 
 // find returns the gold fields that leak into prompt, among those whose
 // owner want accepts. boiler holds the grams of the fixed instruction.
+// boilerGrams counts g's distinct grams that belong to the fixed
+// instruction text (left out of a prompt's grams).
+func boilerGrams(g *goldText, boiler map[uint64]bool) int {
+	if len(boiler) == 0 {
+		return 0
+	}
+	n := 0
+	seen := map[uint64]bool{}
+	for _, h := range g.grams {
+		if boiler[h] && !seen[h] {
+			seen[h] = true
+			n++
+		}
+	}
+	return n
+}
+
 func (x *leakIndex) find(prompt string, boiler map[uint64]bool, want func(owner int) bool) []leakHit {
 	pw := words(prompt)
 	joined := " " + strings.Join(pw, " ") + " "
@@ -149,7 +166,14 @@ func (x *leakIndex) find(prompt string, boiler map[uint64]bool, want func(owner 
 			return
 		}
 		n := counts[int32(gi)]
-		hit := leakHit{owner: g.owner, field: g.field, exact: strings.Contains(joined, g.joined)}
+		// A field is copied whole only if every one of its 5-grams is in
+		// the prompt; the substring search runs only then (it dominated
+		// the stage's time on large corpora).
+		exact := false
+		if g.ngrams == 0 || n+boilerGrams(g, boiler) >= g.ngrams {
+			exact = strings.Contains(joined, g.joined)
+		}
+		hit := leakHit{owner: g.owner, field: g.field, exact: exact}
 		if g.ngrams > 0 {
 			hit.overlap = float64(n) / float64(g.ngrams)
 		}

@@ -131,6 +131,7 @@ func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, mi
 		t.Graph.Meta.ArxivID = key
 	}
 	t.Selections = sels.Selections
+	trimEdges(&t.Graph, sels.Selections)
 	t.Gold = res.Gold.Card
 	for _, s := range res.Sources {
 		t.Sources = append(t.Sources, SourceInput{RefKey: s.Key, Card: s.Card, TextLevel: s.TextLevel})
@@ -142,6 +143,26 @@ func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, mi
 		t.MentionOrder = mentionOrder(&doc)
 	}
 	return t, "", nil
+}
+
+// trimEdges drops what the dataset never reads from a target's edges
+// (citation contexts, author lists, the abstracts of references that are
+// not sources), so a corpus of thousands of targets fits in memory. Edges
+// themselves stay: their positions name the references.
+func trimEdges(g *citegraph.Graph, sels []record.Selection) {
+	source := map[string]bool{}
+	for _, s := range sels {
+		if s.Role == record.RoleSource {
+			source[s.RefKey] = true
+		}
+	}
+	for i, k := range classify.RefKeys(g.Edges) {
+		e := &g.Edges[i]
+		e.Contexts, e.Authors, e.MentionSections = nil, nil, nil
+		if !source[k] {
+			e.Abstract = nil
+		}
+	}
 }
 
 // mentionOrder lists the reference keys of doc in the order of their

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -89,7 +90,16 @@ func commands() []command {
 	return cmds
 }
 
+// defaultMemoryLimit is the soft heap limit curate runs under unless
+// GOMEMLIMIT says otherwise: the collector works harder near it instead of
+// letting the heap grow to twice the live data (a 5,000-target dataset
+// build peaked at 455 MB without it, 273 MB with it, at no cost in time).
+const defaultMemoryLimit = 256 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 	// The first interrupt drains (commands stop taking new work and finish
 	// what is in flight), the second cancels work in flight, the third
 	// exits at once.
