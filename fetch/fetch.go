@@ -104,6 +104,39 @@ type Fetcher struct {
 	MissingTTL time.Duration
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+
+	mu    sync.Mutex
+	locks map[string]*keyLock
+}
+
+// keyLock serialises fetches of one paper: a target and another target's
+// source may be the same paper, asked for at the same moment.
+type keyLock struct {
+	mu    sync.Mutex
+	users int
+}
+
+func (f *Fetcher) lock(key string) func() {
+	f.mu.Lock()
+	if f.locks == nil {
+		f.locks = map[string]*keyLock{}
+	}
+	l := f.locks[key]
+	if l == nil {
+		l = &keyLock{}
+		f.locks[key] = l
+	}
+	l.users++
+	f.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		f.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(f.locks, key)
+		}
+		f.mu.Unlock()
+	}
 }
 
 // Result is the outcome of fetching one paper.
@@ -129,9 +162,18 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 		return res
 	}
 	res.ID = Key(id)
+	defer f.lock(res.ID)()
 	if !f.Refetch {
 		if doc, ok := f.stored(ctx, id); ok {
 			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
+			f.markDone(ctx, res.ID)
+			return res
+		}
+		if doc, ok := f.reparse(ctx, id); ok {
+			// The raw page was stored but the crash came before its
+			// Document: parse it again instead of asking again.
+			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
+			f.markDone(ctx, res.ID)
 			return res
 		}
 		if m, ok := f.knownMissing(ctx, id); ok {
@@ -186,6 +228,37 @@ func (f *Fetcher) mark(ctx context.Context, key, status string, err error) {
 	if e := f.Store.SetStatus(context.WithoutCancel(ctx), key, Stage, status, msg); e != nil {
 		f.log().Error("record fetch status", "id", key, "err", e)
 	}
+}
+
+// markDone records the stage done for a paper found in the store, unless
+// the ledger says so already: a fetch that failed while another target's
+// fetch of the same paper succeeded must not stay "failed".
+func (f *Fetcher) markDone(ctx context.Context, key string) {
+	if e, err := f.Store.Status(ctx, key, Stage); err == nil && e.Status == store.StatusDone {
+		return
+	}
+	f.mark(ctx, key, store.StatusDone, nil)
+}
+
+// reparse parses a stored raw page that has no Document yet.
+func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
+	page, rec, err := f.Store.GetBytes(ctx, Key(id), KindRaw)
+	if err != nil {
+		return nil, false
+	}
+	if id.Version > 0 {
+		if got, err := arxiv.Parse(rec.Meta["requested"]); err != nil || got.Version != id.Version {
+			return nil, false
+		}
+	}
+	doc, err := Parse(page, id, rec.Meta["source"], rec.Meta["url"])
+	if err != nil {
+		return nil, false
+	}
+	if _, err := f.Store.PutJSON(ctx, Key(id), KindDocument, doc, map[string]string{"source": rec.Meta["source"]}); err != nil {
+		return nil, false
+	}
+	return doc, true
 }
 
 // stored returns the stored Document of id when it satisfies the request:

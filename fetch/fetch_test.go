@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/fetch/fetchtest"
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/fixtures"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -280,5 +283,55 @@ func TestFetchRemembersMissing(t *testing.T) {
 	f.Fetch(context.Background(), "hep-th/9901001")
 	if n := len(ax.Hits("")) + len(a5.Hits("")); n == asked {
 		t.Errorf("not asked again after the missing TTL")
+	}
+}
+
+func TestFetchConcurrentSamePaper(t *testing.T) {
+	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
+	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
+	f, _ := newFetcher(t, ax, a5, 0)
+	var wg sync.WaitGroup
+	outcomes := make([]string, 6)
+	for i := range outcomes {
+		wg.Go(func() { outcomes[i] = f.Fetch(context.Background(), "2507.11127").Outcome })
+	}
+	wg.Wait()
+	if n := len(ax.Hits("")); n != 1 {
+		t.Errorf("six concurrent fetches of one paper made %d requests, want 1", n)
+	}
+	fetched := 0
+	for _, o := range outcomes {
+		if o == fetch.Fetched {
+			fetched++
+		} else if o != fetch.Stored {
+			t.Errorf("outcome %s", o)
+		}
+	}
+	if fetched != 1 {
+		t.Errorf("%d fetched, want 1 (the others find it stored)", fetched)
+	}
+}
+
+func TestFetchReparsesStoredPage(t *testing.T) {
+	// A crash after the raw page was stored but before its Document: the
+	// next fetch parses the stored page and asks nothing.
+	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
+	f, st := newFetcher(t, ax, a5, 0)
+	page, err := os.ReadFile(filepath.Join(fixtures.Dir(t, "arxiv-html"), "arxiv-2507.11127v1.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutBytes(context.Background(), "2507.11127", fetch.KindRaw, page, map[string]string{"source": "arxiv", "url": "https://arxiv.org/html/2507.11127"}); err != nil {
+		t.Fatal(err)
+	}
+	r := f.Fetch(context.Background(), "2507.11127")
+	if r.Outcome != fetch.Stored || r.Doc == nil || r.Doc.ID != "2507.11127v1" {
+		t.Fatalf("outcome %s, doc %v, err %v", r.Outcome, r.Doc != nil, r.Err)
+	}
+	if n := len(ax.Hits("")) + len(a5.Hits("")); n != 0 {
+		t.Errorf("%d requests for a paper whose page was stored", n)
+	}
+	if e, err := st.Status(context.Background(), "2507.11127", fetch.Stage); err != nil || e.Status != store.StatusDone {
+		t.Errorf("ledger %+v %v, want done", e, err)
 	}
 }
