@@ -2,18 +2,27 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/citegraph"
+	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/stages"
+	"github.com/groundwork/curate/store"
+	"github.com/groundwork/curate/summarize"
 )
 
 // datasetFlags configure the dataset stage.
@@ -147,6 +156,21 @@ func buildDataset(ctx context.Context, env *cmdEnv, g *globalOptions, d *dataset
 	if out == "" {
 		out = filepath.Join(st.Dir(), "dataset")
 	}
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	digest, err := inputsDigest(ctx, st, keys, opts)
+	if err != nil {
+		return err
+	}
+	digestKey := "dataset/inputs/" + absOut
+	if prev, err := st.Value(ctx, digestKey); err == nil && string(prev) == digest {
+		if _, err := os.Stat(filepath.Join(out, "README.md")); err == nil {
+			fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (no input changed since it was written)\n", out)
+			return nil
+		}
+	}
 	targets, dropped, err := dataset.LoadTargets(ctx, st, keys)
 	if err != nil {
 		return err
@@ -163,6 +187,11 @@ func buildDataset(ctx context.Context, env *cmdEnv, g *globalOptions, d *dataset
 		return fmt.Errorf("dataset report: %w", err)
 	}
 	rep, checkErr := dataset.Check(ctx, out)
+	if checkErr == nil {
+		if err := st.SetValue(ctx, digestKey, []byte(digest)); err != nil {
+			log.Warn("could not remember the dataset's inputs", "err", err)
+		}
+	}
 	train, test := 0, 0
 	for _, in := range res.Instances {
 		if in.Split == "test" {
@@ -179,6 +208,74 @@ func buildDataset(ctx context.Context, env *cmdEnv, g *globalOptions, d *dataset
 		return fmt.Errorf("dataset: the written dataset fails its own check: %w", checkErr)
 	}
 	return nil
+}
+
+// inputsDigest identifies everything a dataset is built from: for each
+// target, the records the dataset stage reads and how its last stages
+// ended, plus the options, the model-input template and the pipeline
+// version. Equal digests mean an identical dataset, so it is not rebuilt.
+func inputsDigest(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (string, error) {
+	if len(keys) == 0 {
+		var err error
+		if keys, err = st.Items(ctx, citegraph.KindGraph); err != nil {
+			return "", err
+		}
+	}
+	keys = append([]string(nil), keys...)
+	sort.Strings(keys)
+	h := sha256.New()
+	tmpl, err := dataset.LoadTemplate()
+	if err != nil {
+		return "", err
+	}
+	o, err := json.Marshal(opts)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "%s\n%s\n%s\n", version, tmpl.Version(), o)
+	used := map[string]bool{citegraph.KindGraph: true, classify.KindSelections: true, summarize.KindResult: true, fetch.KindDocument: true}
+	for _, k := range keys {
+		recs, err := st.Records(ctx, k)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "target %s\n", k)
+		for _, r := range recs {
+			switch {
+			case r.Kind == summarize.KindResult:
+				// The summary also counts cards written versus reused,
+				// which differs between runs with the same cards.
+				var res summarize.Result
+				if _, err := st.GetJSON(ctx, k, r.Kind, &res); err != nil {
+					return "", err
+				}
+				type card struct {
+					Key, TextLevel, Failure string
+					Card                    *record.Card
+					Unsummarizable          bool
+				}
+				cards := []card{{Key: res.Gold.Key, Card: res.Gold.Card, Failure: res.Gold.Failure}}
+				for _, c := range res.Sources {
+					cards = append(cards, card{c.Key, c.TextLevel, c.Failure, c.Card, c.Unsummarizable})
+				}
+				b, err := json.Marshal(cards)
+				if err != nil {
+					return "", err
+				}
+				fmt.Fprintf(h, "%s %x\n", r.Kind, sha256.Sum256(b))
+			case used[r.Kind]:
+				fmt.Fprintf(h, "%s %s\n", r.Kind, r.Blob)
+			}
+		}
+		entries, err := st.Entries(ctx, k)
+		if err != nil {
+			return "", err
+		}
+		for _, e := range entries {
+			fmt.Fprintf(h, "%s %s\n", e.Stage, e.Status)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func contaminationLine(c *dataset.Contamination) string {

@@ -161,6 +161,15 @@ func publish(ctx context.Context, env *cmdEnv, opt *refreshOptions, targets []st
 	}
 	latest := filepath.Join(root, "latest")
 	prevDir, _ := filepath.EvalSymlinks(latest)
+	unchanged, remember, err := refreshUnchanged(ctx, opt, root, targets, prevDir != "")
+	if err != nil {
+		return err
+	}
+	if unchanged {
+		fmt.Fprintf(env.stderr, "curate refresh: no input changed; %s stays the latest version\n", filepath.Base(prevDir))
+		return nil
+	}
+	defer remember()
 	prev := map[string]string{}
 	if prevDir != "" {
 		pub, err := dataset.ReadDataset(ctx, prevDir)
@@ -235,6 +244,49 @@ func publish(ctx context.Context, env *cmdEnv, opt *refreshOptions, targets []st
 	fmt.Fprintf(env.stderr, "curate refresh: published %s (%d train, %d test): %d added, %d removed, %d changed; %s -> versions/%s\n",
 		version, log.Train, log.Test, len(log.Added), len(log.Removed), len(log.Changed), latest, version)
 	return nil
+}
+
+// refreshUnchanged reports whether the dataset inputs are those of the
+// last published version, and returns a function that records the current
+// inputs as published (called once the publishing step has succeeded or
+// found nothing to publish).
+func refreshUnchanged(ctx context.Context, opt *refreshOptions, root string, targets []string, havePrev bool) (bool, func(), error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return false, nil, err
+	}
+	opts, err := opt.run.data.options(func(string) string { return "" })
+	if err != nil {
+		return false, nil, err
+	}
+	opts.CreatedAt = time.Time{} // a new day alone is no new version
+	var keys []string
+	for _, t := range targets {
+		if k, err := stages.Key(t); err == nil {
+			keys = append(keys, k)
+		}
+	}
+	st, err := opt.run.flags.global.openStore(ctx)
+	if err != nil {
+		return false, nil, err
+	}
+	defer st.Close()
+	digest, err := inputsDigest(ctx, st, keys, opts)
+	if err != nil {
+		return false, nil, err
+	}
+	key := "refresh/inputs/" + abs
+	prev, err := st.Value(ctx, key)
+	same := err == nil && string(prev) == digest && havePrev
+	remember := func() {
+		st, err := opt.run.flags.global.openStore(context.WithoutCancel(ctx))
+		if err != nil {
+			return
+		}
+		defer st.Close()
+		_ = st.SetValue(context.WithoutCancel(ctx), key, []byte(digest))
+	}
+	return same, remember, nil
 }
 
 // instanceDigest identifies an instance's content, ignoring when it was

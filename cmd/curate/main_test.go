@@ -218,6 +218,13 @@ func TestDemoEndToEnd(t *testing.T) {
 	if code, out, stderr := runCLI(t, nil, "stats", "labels", "--store", dir+"/store"); code != 0 || !strings.Contains(out, "Label health over 27 cards") {
 		t.Errorf("stats labels: exit %d\n%s%s", code, out, stderr)
 	}
+	if !strings.Contains(stderr, "is up to date") {
+		t.Errorf("second run rebuilt an unchanged dataset:\n%s", stderr)
+	}
+	// A changed option rebuilds it, keeping the previous one beside it.
+	if code, _, stderr := runCLI(t, env, "dataset", "--store", dir+"/store", "--out", dir+"/ds", "--num-ideas", "2"); code != 0 {
+		t.Fatalf("dataset --num-ideas 2: exit %d\n%s", code, stderr)
+	}
 	code, out, _ := runCLI(t, nil, "dataset", "--check", dir+"/ds.prev")
 	if code != 0 {
 		t.Errorf("the previous dataset kept beside the new one should still check: %s", out)

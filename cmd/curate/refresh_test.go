@@ -66,7 +66,7 @@ func TestRefresh(t *testing.T) {
 
 	// 2. Nothing new: no version published.
 	code, _, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]))...)
-	if code != 0 || !strings.Contains(stderr, "no instance changed") {
+	if code != 0 || !strings.Contains(stderr, "stays the latest version") {
 		t.Errorf("second refresh: exit %d\n%s", code, stderr)
 	}
 	if v := readChangelog(t, out); v.Version != first.Version {
@@ -93,7 +93,7 @@ func TestRefresh(t *testing.T) {
 	}
 	// The harvested targets stay known to later refreshes.
 	code, _, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]))...)
-	if code != 0 || !strings.Contains(stderr, "no instance changed") {
+	if code != 0 || !strings.Contains(stderr, "stays the latest version") {
 		t.Errorf("refresh after the harvest: exit %d\n%s", code, stderr)
 	}
 }
