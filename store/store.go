@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/groundwork/curate/internal/atomicdir"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -149,17 +151,8 @@ func makeTree(dir string) error {
 	return syncDir(dir)
 }
 
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+// syncDir makes a directory's entries durable (after a rename into it).
+func syncDir(dir string) error { return atomicdir.SyncDir(dir) }
 
 // checkKey reports why s cannot be used as an item id, kind, stage or key
 // (named by what), or nil if it can.
