@@ -462,6 +462,10 @@ func (p *parser) footnote(n *html.Node, sectionID string) {
 	text := p.w.String()
 	p.mentions(text, p.w.cites, sectionID)
 	notes := append([]*html.Node(nil), p.w.notes...)
+	floats := append([]*html.Node(nil), p.w.floats...)
+	for _, f := range floats {
+		p.float(f, sectionID) // a table in a footnote is still a table
+	}
 	for _, nt := range notes {
 		p.footnote(nt, sectionID)
 	}
