@@ -128,6 +128,22 @@ func (s *Runner) Process(ctx context.Context, input string) Result {
 	return s.All(ctx, []string{input}, 1, nil)[0]
 }
 
+// Build builds and stores one target's Graph without looking up arXiv
+// metadata: a pipeline calls LookupArxiv once for all its targets first
+// (100 IDs a request), and a failed lookup must not turn into one request
+// per target. A target without stored metadata takes its date from its ID.
+func (s *Runner) Build(ctx context.Context, input string) Result {
+	res := Result{Input: input}
+	id, err := arxiv.Parse(input)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	res.Key = fetch.Key(id)
+	res.Graph, res.Requests, res.Err = s.process(ctx, res.Key)
+	return res
+}
+
 // LookupArxiv stores the arXiv API entries of the keys that lack one.
 func (s *Runner) LookupArxiv(ctx context.Context, keys []string) error {
 	if s.ArxivAPI == nil {

@@ -1038,3 +1038,32 @@ func TestStageFetchesMissingDocument(t *testing.T) {
 		t.Errorf("second run: %v, %d page requests in all", res.Err, len(site.Hits("")))
 	}
 }
+
+// TestStageBuildAsksNoMetadata checks that Build, the per-target step of a
+// pipeline that looked up metadata for all targets beforehand, never asks
+// the arXiv API itself, and dates a target without metadata by its ID.
+func TestStageBuildAsksNoMetadata(t *testing.T) {
+	t.Parallel()
+	e := newStageEnv(t)
+	const key = "2507.11127"
+	e.putDoc(key, "arxiv-2507.11127v1.html")
+	e.api.add(key, 1, "2025-07-15T09:12:00Z", "2025-07-15T09:12:00Z", "cs.AI")
+	e.s2.AddSyntheticReferences("ARXIV:"+key, 3, s2test.Synth{})
+	r := e.runner(testKey, false)
+	res := r.Build(e.ctx, key)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if q := e.api.requests(); len(q) != 0 {
+		t.Errorf("Build asked the arXiv API %q", q)
+	}
+	if m := res.Graph.Meta; m.Published != "2025-07-01" || m.Sources["published"] != "arxiv-id" {
+		t.Errorf("meta %+v, want the date from the ID", m)
+	}
+	if err := r.LookupArxiv(e.ctx, []string{key}); err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Build(e.ctx, key).Graph.Meta; m.Published != "2025-07-15" {
+		t.Errorf("after LookupArxiv: published %q, want the v1 date", m.Published)
+	}
+}

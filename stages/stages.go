@@ -68,9 +68,10 @@ func (s *Set) RunFetch(ctx context.Context, key string) (string, error) {
 }
 
 // RunCitegraph builds one target's edges. Re-linking stored responses
-// makes no request and counts as reused.
+// makes no request and counts as reused. The arXiv metadata of all targets
+// is looked up before the pipeline starts (Runner.LookupArxiv).
 func (s *Set) RunCitegraph(ctx context.Context, key string) (string, error) {
-	r := s.Citegraph.Process(ctx, key)
+	r := s.Citegraph.Build(ctx, key)
 	if r.Err != nil {
 		return "", r.Err
 	}
