@@ -458,7 +458,7 @@ func containsAny(s string, subs []string) bool {
 // foundation when no cue named one.
 func (s *scored) labels() []string {
 	var out []string
-	for _, l := range record.Labels {
+	for _, l := range record.Labels() {
 		for c := range numCues {
 			if cueLabels[c] == l && len(s.cues[c]) > 0 {
 				out = append(out, l)

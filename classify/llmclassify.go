@@ -99,7 +99,7 @@ func fence(s string) string { return delimiters.ReplaceAllString(s, "‹$1$2") }
 
 // render builds the system and user prompts within the token budget.
 func render(p *prompts.Prompt, doc *record.Document, g *citegraph.Graph, budget int) (system, user string, err error) {
-	d := promptData{Labels: record.Labels, N: len(g.Edges)}
+	d := promptData{Labels: record.Labels(), N: len(g.Edges)}
 	refText := map[string]string{}
 	if doc != nil {
 		if doc.Title != nil {
@@ -237,8 +237,8 @@ func validateAnswer(n int) func(json.RawMessage) error {
 func checkRef(k int, r *answerRef) []string {
 	var out []string
 	for _, l := range r.Labels {
-		if !slices.Contains(record.Labels, l) {
-			out = append(out, fmt.Sprintf("reference %d: label %q is not one of %s", k, l, strings.Join(record.Labels, ", ")))
+		if !slices.Contains(record.Labels(), l) {
+			out = append(out, fmt.Sprintf("reference %d: label %q is not one of %s", k, l, strings.Join(record.Labels(), ", ")))
 		}
 	}
 	switch r.Role {
@@ -351,7 +351,7 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *citegr
 			PromptVersion: p.Version,
 		}
 		if r.Role == record.RoleSource {
-			for _, l := range record.Labels { // canonical order, no repeats
+			for _, l := range record.Labels() { // canonical order, no repeats
 				if slices.Contains(r.Labels, l) {
 					sel.Labels = append(sel.Labels, l)
 				}

@@ -118,7 +118,7 @@ func makeTargetWith(id, published, cat string, specs []srcSpec) TargetInputs {
 		}
 		sel := record.Selection{TargetID: id, RefKey: s.key, Role: role, Model: "classifier", PromptVersion: "classify-v1"}
 		if role == record.RoleSource {
-			sel.Labels = []string{record.Labels[i%len(record.Labels)]}
+			sel.Labels = []string{record.Labels()[i%len(record.Labels())]}
 			sel.Rationale = "It matters for " + id
 			sel.Quotes = []string{"quote " + s.key}
 			if !s.noCard {

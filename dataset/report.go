@@ -180,7 +180,7 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 	for _, y := range slices.Sorted(maps.Keys(years)) {
 		d.Years = append(d.Years, ReportYear{Year: y, Train: years[y][0], Test: years[y][1]})
 	}
-	d.SourceLabels = counts(labels, record.Labels, nLabels)
+	d.SourceLabels = counts(labels, record.Labels(), nLabels)
 	d.TextLevels = counts(levels, []string{record.TextFull, record.TextAbstract}, nLevels)
 	d.TestDomains = counts(domains, nil, nTest)
 	d.Opportunity = counts(opp, append(summarize.OpportunityLabels(), summarize.Other), len(ins))

@@ -9,7 +9,6 @@ package record
 const (
 	SourceArxiv   = "arxiv"
 	SourceAr5iv   = "ar5iv"
-	SourceArxmliv = "arxmliv" // a LaTeXML page from neither site (e.g. the arXMLiv corpus)
 	SourceUnknown = "unknown"
 )
 
@@ -136,8 +135,11 @@ const (
 	LabelExtends    = "extends"
 )
 
-// Labels lists the source labels in their canonical order.
-var Labels = []string{LabelMotivates, LabelExposesGap, LabelFoundation, LabelExtends}
+// Labels returns the source labels in their canonical order (a new slice
+// each time: callers may keep or change it).
+func Labels() []string {
+	return []string{LabelMotivates, LabelExposesGap, LabelFoundation, LabelExtends}
+}
 
 // Selection is the classifier's verdict on one reference of a target.
 type Selection struct {

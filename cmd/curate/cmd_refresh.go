@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -308,7 +309,7 @@ func writeChangelog(dir string, log changelog) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Changes in %s\n\nSince %s: %d added, %d removed, %d changed (%d train, %d test now).\n",
-		log.Version, cmpStr(log.Previous, "nothing"), len(log.Added), len(log.Removed), len(log.Changed), log.Train, log.Test)
+		log.Version, cmp.Or(log.Previous, "nothing"), len(log.Added), len(log.Removed), len(log.Changed), log.Train, log.Test)
 	for _, part := range []struct {
 		name string
 		ids  []string
@@ -321,11 +322,4 @@ func writeChangelog(dir string, log changelog) error {
 		return fmt.Errorf("refresh: %w", err)
 	}
 	return nil
-}
-
-func cmpStr(a, b string) string {
-	if a == "" || a == "." {
-		return b
-	}
-	return a
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/groundwork/curate/stages"
@@ -88,7 +89,7 @@ func parseStages(s string) ([]string, bool, error) {
 		switch {
 		case n == "dataset":
 			dataset = true
-		case contains(stages.Order, n):
+		case slices.Contains(stages.Order, n):
 			names = append(names, n)
 		default:
 			return nil, false, fmt.Errorf("%w: --stages: unknown stage %q (stages: %s, dataset)", errUsage, n, strings.Join(stages.Order, ", "))
@@ -97,7 +98,7 @@ func parseStages(s string) ([]string, bool, error) {
 	// Keep pipeline order whatever the order given.
 	var ordered []string
 	for _, n := range stages.Order {
-		if contains(names, n) {
+		if slices.Contains(names, n) {
 			ordered = append(ordered, n)
 		}
 	}

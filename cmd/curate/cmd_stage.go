@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -71,7 +72,7 @@ func runStages(ctx context.Context, env *cmdEnv, f *stageFlags, names, ids []str
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if contains(names, stages.Citegraph) {
+	if slices.Contains(names, stages.Citegraph) {
 		// One arXiv API request per hundred targets rather than one each.
 		if err := e.set.Citegraph.LookupArxiv(ctx, keys); err != nil {
 			e.log.Warn("arxiv metadata lookup failed; targets keep the date from their ID", "err", err)
@@ -115,15 +116,6 @@ func runStages(ctx context.Context, env *cmdEnv, f *stageFlags, names, ids []str
 		return &exitError{code: 1, err: fmt.Errorf("%d targets failed", len(sum.Failures)+len(bad))}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // printSummary writes the per-stage counts of a run.

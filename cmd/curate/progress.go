@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -66,5 +65,3 @@ func (p *progress) Finish() {
 		_ = p.bar.Clear()
 	}
 }
-
-var _ io.Writer = (*progressbar.ProgressBar)(nil)
