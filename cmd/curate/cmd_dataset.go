@@ -35,6 +35,9 @@ type datasetFlags struct {
 	shardRows       int
 	jsonl           bool
 	createdAt       string
+	// fresh says out is a new directory (refresh's next version), so no
+	// earlier build there can be reused and no inputs digest is kept.
+	fresh bool
 }
 
 func addDatasetFlags(fs *flag.FlagSet, d *datasetFlags) {
@@ -160,15 +163,16 @@ func buildDataset(ctx context.Context, env *cmdEnv, g *globalOptions, d *dataset
 	if err != nil {
 		return err
 	}
-	digest, err := inputsDigest(ctx, st, keys, opts)
-	if err != nil {
-		return err
-	}
-	digestKey := "dataset/inputs/" + absOut
-	if prev, err := st.Value(ctx, digestKey); err == nil && string(prev) == digest {
-		if _, err := os.Stat(filepath.Join(out, "README.md")); err == nil {
-			fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (no input changed since it was written)\n", out)
-			return nil
+	digestKey, digest := "dataset/inputs/"+absOut, ""
+	if !d.fresh {
+		if digest, err = inputsDigest(ctx, st, keys, opts); err != nil {
+			return err
+		}
+		if prev, err := st.Value(ctx, digestKey); err == nil && string(prev) == digest {
+			if _, err := os.Stat(filepath.Join(out, "README.md")); err == nil {
+				fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (no input changed since it was written)\n", out)
+				return nil
+			}
 		}
 	}
 	targets, dropped, err := dataset.LoadTargets(ctx, st, keys)
@@ -187,7 +191,7 @@ func buildDataset(ctx context.Context, env *cmdEnv, g *globalOptions, d *dataset
 		return fmt.Errorf("dataset report: %w", err)
 	}
 	rep, checkErr := dataset.Check(ctx, out)
-	if checkErr == nil {
+	if checkErr == nil && digest != "" {
 		if err := st.SetValue(ctx, digestKey, []byte(digest)); err != nil {
 			log.Warn("could not remember the dataset's inputs", "err", err)
 		}

@@ -189,7 +189,9 @@ func publish(ctx context.Context, env *cmdEnv, opt *refreshOptions, targets []st
 		version = time.Now().UTC().Format("20060102T150405Z") + fmt.Sprintf("-%d", n)
 	}
 	dir := filepath.Join(root, "versions", version)
-	if err := buildDataset(ctx, env, &opt.run.flags.global, &opt.run.data, dir, targets); err != nil {
+	data := opt.run.data
+	data.fresh = true // refreshUnchanged has compared the inputs already
+	if err := buildDataset(ctx, env, &opt.run.flags.global, &data, dir, targets); err != nil {
 		return err
 	}
 	pub, err := dataset.ReadDataset(ctx, dir)
