@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,6 +20,7 @@ import (
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/stages"
 	"github.com/groundwork/curate/store"
@@ -327,20 +329,12 @@ func runReportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	var out string
 	fs := newFlagSet(env, "report", "[--out DIR] DATASET")
 	fs.StringVar(&out, "out", "", "where report.html and report.json go (default: the dataset directory)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		fs.Usage()
-		return fmt.Errorf("%w: give one dataset directory", errUsage)
-	}
-	pub, err := dataset.ReadDataset(ctx, rest[0])
+	pub, err := readDatasetArg(ctx, fs, args)
 	if err != nil {
 		return err
 	}
 	if out == "" {
-		out = rest[0]
+		out = pub.Dir
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -360,15 +354,7 @@ func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&out, "out", "", "output file (default stdout)")
 	fs.StringVar(&encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
 	fs.StringVar(&split, "split", "", "only this split (default both)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		fs.Usage()
-		return fmt.Errorf("%w: give one dataset directory", errUsage)
-	}
-	pub, err := dataset.ReadDataset(ctx, rest[0])
+	pub, err := readDatasetArg(ctx, fs, args)
 	if err != nil {
 		return err
 	}
@@ -378,29 +364,35 @@ func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 			instances = append(instances, in)
 		}
 	}
-	w := env.stdout
-	if out != "" {
-		f, err := os.Create(out + ".partial")
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		defer os.Remove(out + ".partial")
-		defer f.Close()
-		w = f
-		if err := dataset.Export(instances, format, w, dataset.ExportOptions{Encoding: encoding}); err != nil {
-			return err
-		}
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		if err := os.Rename(out+".partial", out); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		fmt.Fprintf(env.stderr, "curate export: %d rows of %s to %s\n", len(instances), format, out)
-		return nil
+	opts := dataset.ExportOptions{Encoding: encoding}
+	if out == "" {
+		return dataset.Export(instances, format, env.stdout, opts)
 	}
-	return dataset.Export(instances, format, w, dataset.ExportOptions{Encoding: encoding})
+	// Written beside out and renamed over it: never a half-written file.
+	tmp := out + ".partial"
+	os.Remove(tmp) // left by an earlier crash
+	if err := atomicdir.WriteFileFunc(tmp, func(w io.Writer) error { return dataset.Export(instances, format, w, opts) }); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(env.stderr, "curate export: %d rows of %s to %s\n", len(instances), format, out)
+	return nil
+}
+
+// readDatasetArg parses a command's flags and reads the one published
+// dataset directory its arguments name.
+func readDatasetArg(ctx context.Context, fs *flag.FlagSet, args []string) (*dataset.Published, error) {
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 1 {
+		fs.Usage()
+		return nil, fmt.Errorf("%w: give one dataset directory", errUsage)
+	}
+	return dataset.ReadDataset(ctx, rest[0])
 }

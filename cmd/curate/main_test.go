@@ -215,6 +215,25 @@ func TestDemoEndToEnd(t *testing.T) {
 	if second := readShards(t, dir+"/ds"); !reflect.DeepEqual(first, second) {
 		t.Errorf("second run wrote a different dataset")
 	}
+	// Trainer exports and the report, from the published files alone.
+	for range 2 { // the second run replaces the first's file
+		code, _, stderr := runCLI(t, nil, "export", "--format", "verl-rl", "--encoding", "jsonl", "--out", dir+"/rl.jsonl", dir+"/ds")
+		if code != 0 {
+			t.Fatalf("export: exit %d\n%s", code, stderr)
+		}
+	}
+	if rl, err := os.ReadFile(dir + "/rl.jsonl"); err != nil || strings.Count(string(rl), "\n") != 5 || !strings.Contains(string(rl), `"reward_model"`) {
+		t.Errorf("verl-rl export: %v\n%.300s", err, rl)
+	}
+	if _, err := os.Stat(dir + "/rl.jsonl.partial"); err == nil {
+		t.Errorf("export left its temporary file")
+	}
+	if code, _, stderr := runCLI(t, nil, "report", "--out", dir+"/rep", dir+"/ds"); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	if html, err := os.ReadFile(dir + "/rep/report.html"); err != nil || !strings.Contains(string(html), "<svg") {
+		t.Errorf("report.html: %v", err)
+	}
 	if code, out, stderr := runCLI(t, nil, "stats", "labels", "--store", dir+"/store"); code != 0 || !strings.Contains(out, "Label health over 27 cards") {
 		t.Errorf("stats labels: exit %d\n%s%s", code, out, stderr)
 	}
