@@ -334,9 +334,26 @@ func (s *Stage) source(ctx context.Context, src SourceRef, model, version string
 	})
 }
 
-// paperItem returns the store item of a source's paper — its versionless
-// arXiv ID, else "s2:"+paperId, else "title:"+normalized title — and its
-// arXiv ID if it has a valid one.
+// PaperItems returns the store items a paper's cards may be kept under,
+// in the order the stage picks them: its versionless arXiv ID, else
+// "s2:"+paperId, else "title:"+normalized title. An invalid arXiv ID is
+// skipped. Other stages look cards up through it.
+func PaperItems(arxivID, s2PaperID, title string) []string {
+	var items []string
+	if id, err := arxiv.Parse(strings.TrimSpace(arxivID)); err == nil {
+		items = append(items, fetch.Key(id))
+	}
+	if p := strings.TrimSpace(s2PaperID); p != "" {
+		items = append(items, s2ItemPrefix+p)
+	}
+	if t := citegraph.NormalizeTitle(title); t != "" {
+		items = append(items, titleItemPrefix+t)
+	}
+	return items
+}
+
+// paperItem returns the store item of a source's paper (the first of
+// PaperItems) and its arXiv ID if it has a valid one.
 func (s *Stage) paperItem(src SourceRef) (item, arxivID string) {
 	if a := strings.TrimSpace(src.ArxivID); a != "" {
 		if id, err := arxiv.Parse(a); err == nil {
@@ -344,11 +361,8 @@ func (s *Stage) paperItem(src SourceRef) (item, arxivID string) {
 		}
 		s.log().Warn("source has an invalid arXiv ID; identifying it otherwise", "key", src.Key, "arxiv_id", a)
 	}
-	if p := strings.TrimSpace(src.S2PaperID); p != "" {
-		return s2ItemPrefix + p, ""
-	}
-	if t := citegraph.NormalizeTitle(src.Title); t != "" {
-		return titleItemPrefix + t, ""
+	if items := PaperItems("", src.S2PaperID, src.Title); len(items) > 0 {
+		return items[0], ""
 	}
 	return "", ""
 }

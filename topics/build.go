@@ -397,13 +397,6 @@ func cardsByPaper(ctx context.Context, st *store.Store) (map[string][]summarize.
 	return out, nil
 }
 
-// Store items of papers known without an arXiv ID, as the summarize stage
-// names them ("s2:"+paperId, "title:"+normalized title).
-const (
-	summarizeS2Item    = "s2:"
-	summarizeTitleItem = "title:"
-)
-
 // pickCard returns the idea card of a background paper: the cards of its
 // summarize item (its versionless arXiv ID, else "s2:"+paperId, else
 // "title:"+normalized title: the first of these that has cards), and of
@@ -411,17 +404,7 @@ const (
 // part of a source), a model's before the heuristic's, then the kind that
 // sorts last (the later prompt version, "…-v2" after "…-v1").
 func pickCard(cards map[string][]summarize.StoredCard, r *Ref) (summarize.StoredCard, bool) {
-	var items []string
-	if r.ArxivID != "" {
-		items = append(items, r.ArxivID)
-	}
-	if r.S2PaperID != "" {
-		items = append(items, summarizeS2Item+r.S2PaperID)
-	}
-	if t := citegraph.NormalizeTitle(r.Title); t != "" {
-		items = append(items, summarizeTitleItem+t)
-	}
-	for _, item := range items {
+	for _, item := range summarize.PaperItems(r.ArxivID, r.S2PaperID, r.Title) {
 		cs := cards[item]
 		if len(cs) == 0 {
 			continue
