@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -30,7 +31,17 @@ var (
 	// ErrLocked is returned by [Store.Lock] when another process holds the
 	// store.
 	ErrLocked = errors.New("store is locked by another process")
+	// ErrNoStore is returned by [OpenExisting] when the directory holds no
+	// store.
+	ErrNoStore = errors.New("no curate store")
+	// ErrForeign is returned when the directory's ledger.db is a SQLite
+	// database that curate did not write: it is never migrated or changed.
+	ErrForeign = errors.New("not a curate ledger")
 )
+
+// applicationID marks a SQLite file as a curate ledger (PRAGMA
+// application_id; "CURA").
+const applicationID = 0x43555241
 
 // maxKeyLen bounds item ids, kinds, stages and value keys.
 const maxKeyLen = 512
@@ -50,11 +61,29 @@ type Store struct {
 }
 
 // Open opens the store in dir, creating the directory tree and the ledger if
-// they do not exist and migrating a ledger written by an older version.
-func Open(ctx context.Context, dir string) (*Store, error) {
+// they do not exist and migrating a ledger written by an older version. A
+// ledger.db that another program wrote is refused (ErrForeign) untouched.
+func Open(ctx context.Context, dir string) (*Store, error) { return open(ctx, dir, true) }
+
+// OpenExisting opens the store in dir as Open does, but creates nothing: a
+// directory without a ledger is ErrNoStore. Commands that only look at a
+// store (status, show, stats) use it, so a mistyped --store creates no
+// store there.
+func OpenExisting(ctx context.Context, dir string) (*Store, error) { return open(ctx, dir, false) }
+
+func open(ctx context.Context, dir string, create bool) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	ledger := filepath.Join(abs, "ledger.db")
+	if !create {
+		if _, err := os.Stat(ledger); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("open store %s: %w there (no ledger.db)", abs, ErrNoStore)
+		}
+	}
+	if err := checkLedger(ctx, ledger); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
 	if err := makeTree(abs); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
@@ -71,7 +100,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	// comes first so that switching to WAL waits for other processes too.
 	// _txlock=immediate takes the write lock at BEGIN, so read-then-write
 	// transactions cannot fail with SQLITE_BUSY on upgrade.
-	path := (&url.URL{Path: filepath.ToSlash(filepath.Join(abs, "ledger.db"))}).EscapedPath()
+	path := sqlitePath(ledger)
 	s.w, err = sql.Open("sqlite", "file:"+path+
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
@@ -80,6 +109,9 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	s.w.SetMaxOpenConns(1)
 	if err := migrate(ctx, s.w, len(migrations)); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	if _, err := s.w.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		return nil, fmt.Errorf("open store %s: mark ledger: %w", abs, err)
 	}
 	s.r, err = sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=query_only(1)")
 	if err != nil {
@@ -134,6 +166,72 @@ func newRunID() string {
 	var b [4]byte
 	rand.Read(b[:]) // never returns an error
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+func sqlitePath(file string) string {
+	return (&url.URL{Path: filepath.ToSlash(file)}).EscapedPath()
+}
+
+// checkLedger returns nil when path is absent, empty, or a curate ledger
+// (marked by applicationID, or, from before the mark, holding curate's
+// tables), and an error wrapping ErrForeign otherwise. It reads through a
+// read-only connection, so a foreign database is never changed (not even
+// switched to WAL).
+func checkLedger(ctx context.Context, path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory: %w", path, ErrForeign)
+	case fi.Size() == 0:
+		return nil
+	}
+	db, err := sql.Open("sqlite", "file:"+sqlitePath(path)+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer db.Close()
+	var id int64
+	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&id); err != nil {
+		return fmt.Errorf("%s is not a SQLite database curate can read (%v): %w", path, err, ErrForeign)
+	}
+	switch id {
+	case applicationID:
+		return nil
+	case 0:
+	default:
+		return fmt.Errorf("%s belongs to another program (application_id %#x): %w", path, id, ErrForeign)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table'`)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	defer rows.Close()
+	tables := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		tables[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(tables) == 0 {
+		return nil // a new, empty database
+	}
+	// A ledger from before the mark: curate's tables and schema version.
+	if tables["meta"] && tables["records"] && tables["ledger"] {
+		var v string
+		if err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s holds tables curate did not create and no curate mark: %w", path, ErrForeign)
 }
 
 // makeTree creates dir, dir/blobs and the 256 blob prefix directories, and

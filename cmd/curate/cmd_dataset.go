@@ -153,7 +153,7 @@ func buildDataset(ctx context.Context, env *cmdEnv, g *globalOptions, d *dataset
 		}
 		keys = append(keys, k)
 	}
-	st, err := g.openStore(ctx)
+	st, err := g.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ type shownItem struct {
 
 // runShow prints what the store holds for each paper as JSON.
 func runShow(ctx context.Context, env *cmdEnv, opt showOptions) error {
-	st, err := opt.global.openStore(ctx)
+	st, err := opt.global.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}

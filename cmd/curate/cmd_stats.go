@@ -29,7 +29,7 @@ func runStatsCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: the report to print: labels", errUsage)
 	}
-	st, err := g.openStore(ctx)
+	st, err := g.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}

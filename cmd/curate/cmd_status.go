@@ -5,11 +5,36 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"text/tabwriter"
 
+	"github.com/groundwork/curate/stages"
 	"github.com/groundwork/curate/store"
 )
+
+// statusInterrupted counts, in status, items a run left "running" that no
+// run is working on any more (the next run redoes them).
+const statusInterrupted = "interrupted"
+
+// stageOrder lists the stages of counts in pipeline order, then any others
+// alphabetically.
+func stageOrder(counts map[string]map[string]int) []string {
+	var out []string
+	for _, n := range stages.Order {
+		if _, ok := counts[n]; ok {
+			out = append(out, n)
+		}
+	}
+	var rest []string
+	for n := range counts {
+		if !slices.Contains(stages.Order, n) {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
 
 // runSummaryKey is where the last run's summary is kept in the store.
 const runSummaryKey = "run/summary"
@@ -34,7 +59,11 @@ func runStatusCmd(ctx context.Context, env *cmdEnv, args []string) error {
 
 // storeStatus is what `curate status` reports.
 type storeStatus struct {
-	Store    string                    `json:"store"`
+	Store string `json:"store"`
+	// Running names the process holding the store's lock, if any: without
+	// one, items left "running" belong to a run that ended without
+	// finishing them and are counted as "interrupted".
+	Running  string                    `json:"running,omitempty"`
 	Stages   map[string]map[string]int `json:"stages"`
 	Failures []store.Entry             `json:"failures"`
 	LastRun  json.RawMessage           `json:"last_run,omitempty"`
@@ -44,7 +73,7 @@ type storeStatus struct {
 // with their reasons, and the last run's summary. It only reads the store,
 // so it works while a run holds the store's lock.
 func runStatus(ctx context.Context, env *cmdEnv, opt statusOptions) error {
-	st, err := opt.global.openStore(ctx)
+	st, err := opt.global.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -53,11 +82,18 @@ func runStatus(ctx context.Context, env *cmdEnv, opt statusOptions) error {
 	if s.Stages, err = st.Counts(ctx); err != nil {
 		return err
 	}
-	stages := make([]string, 0, len(s.Stages))
-	for name := range s.Stages {
-		stages = append(stages, name)
+	held, holder := st.LockHeld()
+	if held {
+		s.Running = holder
+	} else {
+		for _, c := range s.Stages {
+			if n := c[store.StatusRunning]; n > 0 {
+				c[statusInterrupted] += n
+				delete(c, store.StatusRunning)
+			}
+		}
 	}
-	sort.Strings(stages)
+	stages := stageOrder(s.Stages)
 	for _, name := range stages {
 		failed, err := st.ByStatus(ctx, name, store.StatusFailed)
 		if err != nil {
@@ -75,17 +111,21 @@ func runStatus(ctx context.Context, env *cmdEnv, opt statusOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
 	}
-	fmt.Fprintf(env.stdout, "store %s\n\n", s.Store)
+	fmt.Fprintf(env.stdout, "store %s\n", s.Store)
+	if s.Running != "" {
+		fmt.Fprintf(env.stdout, "a run is in progress (%s)\n", s.Running)
+	}
+	fmt.Fprintln(env.stdout)
 	if len(stages) == 0 {
 		fmt.Fprintln(env.stdout, "nothing done yet")
 		return nil
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "stage\tdone\tfailed\trunning\tpending\tskipped")
+	fmt.Fprintln(tw, "stage\tdone\tfailed\trunning\tinterrupted\tpending\tskipped")
 	for _, name := range stages {
 		c := s.Stages[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\n", name, c[store.StatusDone], c[store.StatusFailed],
-			c[store.StatusRunning], c[store.StatusPending], c[store.StatusSkipped])
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", name, c[store.StatusDone], c[store.StatusFailed],
+			c[store.StatusRunning], c[statusInterrupted], c[store.StatusPending], c[store.StatusSkipped])
 	}
 	tw.Flush()
 	if len(s.Failures) > 0 {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -70,13 +71,23 @@ func (g *globalOptions) logger(w io.Writer) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl})), nil
 }
 
-// openStore opens the store directory.
+// openStore opens the store directory, creating it when it does not exist.
 func (g *globalOptions) openStore(ctx context.Context) (*store.Store, error) {
 	st, err := store.Open(ctx, g.store)
-	if err != nil {
-		return nil, err
+	if errors.Is(err, store.ErrForeign) {
+		return nil, &exitError{code: 2, err: err}
 	}
-	return st, nil
+	return st, err
+}
+
+// openExistingStore opens the store of a command that only reads it: a
+// path without a store is an error (exit 2) and nothing is created there.
+func (g *globalOptions) openExistingStore(ctx context.Context) (*store.Store, error) {
+	st, err := store.OpenExisting(ctx, g.store)
+	if errors.Is(err, store.ErrNoStore) || errors.Is(err, store.ErrForeign) {
+		return nil, &exitError{code: 2, err: err}
+	}
+	return st, err
 }
 
 // httpClient builds the HTTP layer with one service per remote site.
