@@ -16,6 +16,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 )
 
@@ -34,20 +35,43 @@ type Published struct {
 	Contamination *Contamination
 }
 
-// ReadDataset reads the dataset published in dir. Missing or misnamed
-// shards are not errors here (Check reports them); unreadable files are.
+// ReadDataset reads the dataset published in dir for a command that works
+// from it (export, report, sft, refresh). A dataset whose files do not
+// match its manifest, or that has missing, misnamed or unreadable shards,
+// is refused with the first problems named: reading what is left of it
+// would silently lose rows.
 func ReadDataset(ctx context.Context, dir string) (*Published, error) {
-	p, _, err := readDataset(ctx, dir)
-	return p, err
+	p, problems, err := readDataset(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	m, mproblems, merr := publish.Verify(dir)
+	switch {
+	case merr != nil:
+		mproblems = []string{fmt.Sprintf("no readable %s (%v)", publish.ManifestFile, merr)}
+	case m.Kind != ManifestKind:
+		mproblems = append(mproblems, fmt.Sprintf("%s says this is %q, not a dataset", publish.ManifestFile, m.Kind))
+	}
+	if all := append(mproblems, problems...); len(all) > 0 {
+		rep := &CheckReport{Problems: all}
+		return nil, fmt.Errorf("read dataset %s: it is damaged or incomplete (rebuild it with curate dataset; curate dataset --check %s lists every problem)%s: %w",
+			dir, dir, rep.describe(), ErrInvalid)
+	}
+	return p, nil
 }
 
 // readDataset also returns the structural problems it noticed.
 func readDataset(ctx context.Context, dir string) (*Published, []string, error) {
 	p := &Published{Dir: dir, Files: map[string][]string{}}
 	var problems []string
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, nil, fmt.Errorf("read dataset: %w", err)
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("read dataset %s: not a directory", dir)
+	}
 	entries, err := os.ReadDir(filepath.Join(dir, DataDir))
 	if err != nil {
-		return nil, nil, fmt.Errorf("read dataset %s: %w", dir, err)
+		problems = append(problems, fmt.Sprintf("no readable %s/ directory: %v", DataDir, err))
 	}
 	shards := map[string][]int{}
 	total := map[string]int{}
@@ -82,7 +106,8 @@ func readDataset(ctx context.Context, dir string) (*Published, []string, error) 
 			}
 			rows, missing, err := readShard(filepath.Join(dir, rel))
 			if err != nil {
-				return nil, nil, fmt.Errorf("read dataset %s: %w", dir, err)
+				problems = append(problems, fmt.Sprintf("%s is unreadable: %v", rel, err))
+				continue
 			}
 			if len(missing) > 0 {
 				problems = append(problems, fmt.Sprintf("%s lacks columns %s", rel, strings.Join(missing, ", ")))
@@ -98,7 +123,7 @@ func readDataset(ctx context.Context, dir string) (*Published, []string, error) 
 	}
 
 	if err := readJSON(filepath.Join(dir, DroppedFile), &p.Dropped); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("read dataset %s: %w", dir, err)
+		problems = append(problems, fmt.Sprintf("%s is unreadable: %v", DroppedFile, err))
 	}
 	var c Contamination
 	switch err := readJSON(filepath.Join(dir, ContaminationFile), &c); {
@@ -107,7 +132,7 @@ func readDataset(ctx context.Context, dir string) (*Published, []string, error) 
 	case errors.Is(err, fs.ErrNotExist):
 		problems = append(problems, "no "+ContaminationFile)
 	default:
-		return nil, nil, fmt.Errorf("read dataset %s: %w", dir, err)
+		problems = append(problems, fmt.Sprintf("%s is unreadable: %v", ContaminationFile, err))
 	}
 	return p, problems, nil
 }
@@ -175,6 +200,33 @@ type CheckReport struct {
 	Violations []Violation `json:"violations"`
 }
 
+// describe lists the report's problems and violations after a colon, for
+// an error message (at most a few of each).
+func (r *CheckReport) describe() string {
+	if r == nil {
+		return ""
+	}
+	var parts []string
+	for i, p := range r.Problems {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("… %d more problems", len(r.Problems)-i))
+			break
+		}
+		parts = append(parts, p)
+	}
+	for i, v := range r.Violations {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("… %d more violations", len(r.Violations)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("violation %s: %s", v.Kind, v.InstanceID))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, "; ")
+}
+
 // OK reports whether the dataset passed.
 func (r *CheckReport) OK() bool { return len(r.Problems) == 0 && len(r.Violations) == 0 }
 
@@ -188,6 +240,31 @@ func (r *CheckReport) OK() bool { return len(r.Problems) == 0 && len(r.Violation
 // only a structural problem; the report is returned either way unless the
 // files cannot be read at all.
 func Check(ctx context.Context, dir string) (*CheckReport, error) {
+	rep, err := CheckTree(ctx, dir)
+	if rep == nil {
+		return nil, err
+	}
+	m, problems, merr := publish.Verify(dir)
+	switch {
+	case merr != nil:
+		problems = []string{fmt.Sprintf("no readable %s: %v", publish.ManifestFile, merr)}
+	case m.Kind != ManifestKind:
+		problems = append(problems, fmt.Sprintf("%s says this is %q, not a dataset", publish.ManifestFile, m.Kind))
+	}
+	if len(problems) == 0 {
+		return rep, err
+	}
+	rep.Problems = append(problems, rep.Problems...)
+	if err == nil || !errors.Is(err, ErrContaminated) {
+		err = fmt.Errorf("check %s: %d problems, first: %s: %w", dir, len(rep.Problems), rep.Problems[0], ErrInvalid)
+	}
+	return rep, err
+}
+
+// CheckTree is Check without the manifest: the files of a dataset that is
+// being built (Write checks its temporary directory with it before
+// publishing).
+func CheckTree(ctx context.Context, dir string) (*CheckReport, error) {
 	p, problems, err := readDataset(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("check %s: %w", dir, err)

@@ -54,7 +54,7 @@ type RewardModel struct {
 // ExtraInfo is verl's extra_info column.
 type ExtraInfo struct {
 	Split      string `json:"split" parquet:"split"`
-	Index      int    `json:"index" parquet:"index"` // position within the split
+	Index      int    `json:"index" parquet:"index"` // position in the file: unique in it
 	InstanceID string `json:"instance_id" parquet:"instance_id"`
 	NumIdeas   int    `json:"num_ideas" parquet:"num_ideas"`
 }
@@ -147,13 +147,13 @@ func Export(instances []record.Instance, format string, w io.Writer, opts Export
 	return nil
 }
 
-// extraInfos numbers instances within their split, in the order given.
+// extraInfos numbers instances in the order given: one export file is one
+// Export call, so an index is unique in its file even when the file holds
+// both splits.
 func extraInfos(instances []record.Instance) []ExtraInfo {
-	next := map[string]int{}
 	out := make([]ExtraInfo, len(instances))
 	for i, in := range instances {
-		out[i] = ExtraInfo{Split: in.Split, Index: next[in.Split], InstanceID: in.InstanceID, NumIdeas: in.NumIdeas}
-		next[in.Split]++
+		out[i] = ExtraInfo{Split: in.Split, Index: i, InstanceID: in.InstanceID, NumIdeas: in.NumIdeas}
 	}
 	return out
 }

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 )
 
@@ -37,6 +39,16 @@ type WriteOptions struct {
 	RowGroupBytes int64
 	// JSONL also writes every instance to instances.jsonl.
 	JSONL bool
+	// Report also writes report.html and report.json.
+	Report bool
+	// Extra files (name → content) written beside the dataset's own, such
+	// as a refresh's changelog.
+	Extra map[string][]byte
+	// Version (curate's) and Inputs (a digest of what the dataset was
+	// built from) go into the manifest; with Inputs set, a dataset already
+	// published from the same inputs by the same version whose files all
+	// verify is left as it is (Write returns false).
+	Version, Inputs string
 
 	// hook, when set (by tests), runs at each step of a write ("write
 	// FILE", then atomicdir's steps); an error aborts the write there.
@@ -57,20 +69,24 @@ type WriteOptions struct {
 //	out/dropped.json                           every target left out, with its reason
 //	out/model-input.prompt                     the template that rendered the prompts
 //	out/instances.jsonl                        (WriteOptions.JSONL) every instance as JSON
+//	out/report.html, out/report.json           (WriteOptions.Report) the report
+//	out/manifest.json                          every file's size and SHA-256, the inputs digest
 //
-// The write is atomic (atomicdir.Replace): the dataset is built in a
-// temporary directory beside out (".out.tmp-*"), every file and directory
-// is synced, and then it takes out's place by rename. The dataset it
-// replaces is kept as out.prev (one generation; an older out.prev is
-// removed). On Linux the swap is one renameat2(RENAME_EXCHANGE), so out
-// is at every moment either the old or the new dataset; elsewhere out is
-// briefly absent between two renames, with the old dataset complete in
-// out.prev. A crash before the swap leaves out untouched and a temporary
-// directory that the next Write removes. Write refuses to replace a
-// directory that is neither empty nor a dataset. One Write per out at a
-// time: a second would remove the first's temporary directory (the CLI
-// holds the store lock while it writes).
-func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err error) {
+// The write goes through publish.Dir: under a lock on out, the dataset is
+// built in a temporary directory beside out (".out.tmp-*"), every file
+// and directory is synced, the dataset is checked (CheckTree) — one that
+// fails its own check is never published — and then it takes out's place
+// by rename. The dataset it replaces is kept as out.prev (one generation;
+// an older out.prev is removed). On Linux the swap is one
+// renameat2(RENAME_EXCHANGE), so out is at every moment either the old or
+// the new dataset; elsewhere out is briefly absent between two renames,
+// with the old dataset complete in out.prev. A crash before the swap
+// leaves out untouched and a temporary directory that the next Write
+// removes. Write refuses to replace a directory that is neither empty nor
+// a dataset, and a second writer of the same out while one is writing
+// (publish.ErrLocked). It reports whether it published: false when out
+// was already up to date (WriteOptions.Inputs).
+func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (published bool, err error) {
 	opts = opts.withDefaults()
 	hook := opts.hook
 	if hook == nil {
@@ -78,22 +94,44 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 	}
 	out, err = filepath.Abs(out)
 	if err != nil {
-		return fmt.Errorf("write dataset %s: %w", out, err)
+		return false, fmt.Errorf("write dataset %s: %w", out, err)
 	}
-	err = atomicdir.Replace(ctx, out, atomicdir.Options{
+	published, err = publish.Dir(ctx, out, publish.Options{
+		Kind: ManifestKind, Version: opts.Version, Inputs: opts.Inputs,
+		Splits:   []string{record.SplitTrain, record.SplitTest},
 		Owns:     atomicdir.HasAll(ReadmeFile, DataDir+"/"),
 		Describe: fmt.Sprintf("a dataset (no %s and %s/)", ReadmeFile, DataDir),
 		KeepPrev: true,
 		Hook:     opts.hook,
 		Exchange: opts.exchange,
 	}, func(tmp string) error {
-		return writeTree(ctx, tmp, r, opts, hook)
+		if err := writeTree(ctx, tmp, r, opts, hook); err != nil {
+			return err
+		}
+		if opts.Report {
+			if _, err := Report(r.Instances, r.Dropped, r.Contamination, tmp); err != nil {
+				return err
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(opts.Extra)) {
+			if err := atomicdir.WriteFileSync(filepath.Join(tmp, name), opts.Extra[name]); err != nil {
+				return err
+			}
+		}
+		rep, err := CheckTree(ctx, tmp)
+		if err != nil {
+			return fmt.Errorf("the dataset fails its own check, so it is not published: %w%s", err, rep.describe())
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("write dataset %s: %w", out, err)
+		return false, fmt.Errorf("write dataset %s: %w", out, err)
 	}
-	return nil
+	return published, nil
 }
+
+// ManifestKind is the kind a dataset's manifest names.
+const ManifestKind = "dataset"
 
 // writeTree writes every file of the dataset into dir, each synced.
 func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, hook func(string) error) error {

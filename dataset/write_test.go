@@ -14,6 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 )
 
@@ -54,7 +55,7 @@ func normalize(ins []record.Instance) []record.Instance {
 
 func writeTestDataset(t *testing.T, out string, r *Result, opts WriteOptions) {
 	t.Helper()
-	if err := Write(context.Background(), out, r, opts); err != nil {
+	if _, err := Write(context.Background(), out, r, opts); err != nil {
 		t.Fatalf("Write: %v", err)
 	}
 }
@@ -75,7 +76,7 @@ func TestWriteLayoutAndRoundTrip(t *testing.T) {
 	want := []string{
 		ContaminationFile, ReadmeFile, "data/test-00000-of-00001.parquet",
 		"data/train-00000-of-00003.parquet", "data/train-00001-of-00003.parquet", "data/train-00002-of-00003.parquet",
-		DroppedFile, InstancesFile, TemplateFile,
+		DroppedFile, InstancesFile, publish.ManifestFile, TemplateFile,
 	}
 	slices.Sort(want)
 	if !slices.Equal(files, want) {
@@ -163,7 +164,7 @@ func TestAtomicReplace(t *testing.T) {
 				if crash {
 					fail = atomicdir.ErrSimulatedCrash
 				}
-				err := Write(ctx, out, next, WriteOptions{ShardRows: 2, hook: func(s string) error {
+				_, err := Write(ctx, out, next, WriteOptions{ShardRows: 2, hook: func(s string) error {
 					if s == step {
 						return fail
 					}
@@ -219,7 +220,7 @@ func TestWriteSwap(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "ds")
 			writeTestDataset(t, out, old, WriteOptions{})
-			err := Write(ctx, out, next, WriteOptions{exchange: tt.exchange, hook: func(s string) error {
+			_, err := Write(ctx, out, next, WriteOptions{exchange: tt.exchange, hook: func(s string) error {
 				if s == tt.step {
 					return atomicdir.ErrSimulatedCrash
 				}
@@ -257,7 +258,7 @@ func TestWriteRefusesForeignDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "thesis.tex"), []byte("years of work"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Write(context.Background(), out, mustBuild(t, corpus(), fixedOptions()), WriteOptions{})
+	_, err := Write(context.Background(), out, mustBuild(t, corpus(), fixedOptions()), WriteOptions{})
 	if err == nil || !strings.Contains(err.Error(), "refusing") {
 		t.Fatalf("Write over a foreign directory: %v", err)
 	}

@@ -114,7 +114,7 @@ func buildDataset(t *testing.T, n, k int) (string, []record.Instance) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "ds")
-	if err := dataset.Write(context.Background(), dir, res, dataset.WriteOptions{}); err != nil {
+	if _, err := dataset.Write(context.Background(), dir, res, dataset.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	pub, err := dataset.ReadDataset(context.Background(), dir)

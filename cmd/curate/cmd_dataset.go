@@ -8,9 +8,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,9 +21,8 @@ import (
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/stages"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
 )
@@ -37,26 +37,31 @@ type datasetFlags struct {
 	shardRows       int
 	jsonl           bool
 	createdAt       string
-	// fresh says out is a new directory (refresh's next version), so no
-	// earlier build there can be reused and no inputs digest is kept.
-	fresh bool
+	noReport        bool
 }
 
 func addDatasetFlags(fs *flag.FlagSet, d *datasetFlags) {
-	fs.IntVar(&d.numIdeas, "num-ideas", dataset.DefaultNumIdeas, "K: ideas the model input asks for")
+	fs.IntVar(&d.numIdeas, "num-ideas", dataset.DefaultNumIdeas, "K: ideas the model input asks for (1 or more)")
 	fs.StringVar(&d.testFrom, "test-from", "2026-01-01", "first arXiv v1 date of the test split (that day is test)")
 	fs.StringVar(&d.trainCategories, "train-categories", "", "comma-separated categories or archives kept in train (e.g. cs.CL); empty keeps all")
 	fs.StringVar(&d.testCategories, "test-categories", "", "comma-separated categories or archives kept in test; empty keeps all")
 	fs.StringVar(&d.policy, "contamination", string(dataset.PolicyDropTrain), "what to do with contamination: drop-train, drop-test or fail")
-	fs.IntVar(&d.shardRows, "shard-rows", 0, "rows per Parquet file (0: the stage's default)")
+	fs.IntVar(&d.shardRows, "shard-rows", 0, "rows per Parquet file (0: the stage's default of 10,000)")
 	fs.BoolVar(&d.jsonl, "jsonl", false, "also write instances.jsonl")
 	fs.StringVar(&d.createdAt, "created-at", "", "creation date recorded in provenance (RFC 3339 or YYYY-MM-DD; default SOURCE_DATE_EPOCH, else today), so reruns write identical rows")
 }
 
-// options turns the flags into dataset.Options.
+// options turns the flags into dataset.Options, refusing any value the
+// help does not allow (commands call it before they open anything).
 func (d *datasetFlags) options(getenv func(string) string) (dataset.Options, error) {
 	o := dataset.Options{NumIdeas: d.numIdeas, PipelineVersion: version}
 	var err error
+	if d.numIdeas < 1 {
+		return o, fmt.Errorf("%w: --num-ideas %d: want 1 or more", errUsage, d.numIdeas)
+	}
+	if d.shardRows < 0 {
+		return o, fmt.Errorf("%w: --shard-rows %d: want 0 (the default) or more", errUsage, d.shardRows)
+	}
 	if o.TestFrom, err = time.Parse("2006-01-02", d.testFrom); err != nil {
 		return o, fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, d.testFrom)
 	}
@@ -75,7 +80,7 @@ func (d *datasetFlags) options(getenv func(string) string) (dataset.Options, err
 		o.CreatedAt = t.UTC()
 	case getenv("SOURCE_DATE_EPOCH") != "":
 		sec, err := strconv.ParseInt(getenv("SOURCE_DATE_EPOCH"), 10, 64)
-		if err != nil {
+		if err != nil || sec < 0 {
 			return o, fmt.Errorf("%w: SOURCE_DATE_EPOCH %q: want seconds", errUsage, getenv("SOURCE_DATE_EPOCH"))
 		}
 		o.CreatedAt = time.Unix(sec, 0).UTC()
@@ -108,8 +113,8 @@ type datasetOptions struct {
 
 func runDatasetCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	var opt datasetOptions
-	fs := newFlagSet(env, "dataset", "[--store DIR] --out DIR [--targets FILE] [ID...] | --check DIR")
-	addGlobalFlags(fs, env, &opt.global)
+	fs := newFlagSet(env, "dataset", "[--store DIR] [--out DIR] [--targets FILE] [ID...] | --check DIR")
+	addStoreFlags(fs, env, &opt.global)
 	addDatasetFlags(fs, &opt.data)
 	fs.StringVar(&opt.out, "out", "", "dataset directory to write (default STORE/dataset)")
 	fs.StringVar(&opt.check, "check", "", "re-verify a published dataset directory and exit non-zero on any violation")
@@ -120,7 +125,18 @@ func runDatasetCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	if opt.check != "" {
+		if len(rest) > 0 {
+			return fmt.Errorf("%w: --check takes no IDs (got %s)", errUsage, strings.Join(rest, " "))
+		}
 		return runCheck(ctx, env, opt.check)
+	}
+	log, err := opt.global.logger(env.stderr)
+	if err != nil {
+		return err
+	}
+	dopts, err := opt.data.options(env.getenv)
+	if err != nil {
+		return err
 	}
 	ids := rest
 	if opt.targets != "" {
@@ -130,90 +146,89 @@ func runDatasetCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		ids = append(ids, more...)
 	}
-	return buildDataset(ctx, env, &opt.global, &opt.data, opt.out, ids)
-}
-
-// buildDataset consolidates the stored targets (ids; every target with
-// edges when empty), writes the dataset atomically, checks it and writes
-// its report.
-func buildDataset(ctx context.Context, env *cmdEnv, g *globalOptions, d *datasetFlags, out string, ids []string) error {
-	log, err := g.logger(env.stderr)
-	if err != nil {
-		return err
+	keys, bad := targetKeys(ids)
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: invalid target IDs:\n  %s", errUsage, strings.Join(bad, "\n  "))
 	}
-	opts, err := d.options(env.getenv)
-	if err != nil {
-		return err
-	}
-	var keys []string
-	for _, in := range ids {
-		k, err := stages.Key(in)
-		if err != nil {
-			return fmt.Errorf("%w: %v", errUsage, err)
-		}
-		keys = append(keys, k)
-	}
-	st, err := g.openExistingStore(ctx)
+	st, err := opt.global.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	unlock, err := st.Lock()
+	if err != nil {
+		return lockError(err, st.Dir())
+	}
+	defer unlock()
+	opt.data.noReport = !opt.report
+	return buildDataset(ctx, env, log, st, dopts, &opt.data, opt.out, keys)
+}
+
+// buildDataset consolidates the stored targets (keys; every target with
+// edges when empty) of a store the caller has locked and publishes the
+// dataset at out (STORE/dataset when empty), checked and with its report,
+// unless out already holds the dataset of the same inputs.
+func buildDataset(ctx context.Context, env *cmdEnv, log *slog.Logger, st *store.Store, opts dataset.Options, d *datasetFlags, out string, keys []string) error {
 	if out == "" {
 		out = filepath.Join(st.Dir(), "dataset")
 	}
-	absOut, err := filepath.Abs(out)
+	digest, err := inputsDigest(ctx, st, keys, opts)
 	if err != nil {
 		return err
 	}
-	digestKey, digest := "dataset/inputs/"+absOut, ""
-	if !d.fresh {
-		if digest, err = inputsDigest(ctx, st, keys, opts); err != nil {
-			return err
-		}
-		if prev, err := st.Value(ctx, digestKey); err == nil && string(prev) == digest {
-			if _, err := os.Stat(filepath.Join(out, "README.md")); err == nil {
-				fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (no input changed since it was written)\n", out)
-				return nil
-			}
-		}
+	if publish.UpToDate(out, dataset.ManifestKind, version, digest) {
+		fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (no input changed since it was written, and its files match its manifest)\n", out)
+		return nil
 	}
+	res, err := loadAndBuild(ctx, st, keys, opts)
+	if err != nil {
+		return err
+	}
+	published, err := dataset.Write(ctx, out, res, dataset.WriteOptions{
+		ShardRows: d.shardRows, JSONL: d.jsonl, Report: !d.noReport, Version: version, Inputs: digest,
+	})
+	if errors.Is(err, publish.ErrLocked) {
+		return &exitError{code: 2, err: err}
+	}
+	if err != nil {
+		return err
+	}
+	if !published {
+		fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (another curate published the same inputs)\n", out)
+		return nil
+	}
+	printDatasetSummary(env, res, out)
+	log.Debug("dataset written", "dir", out)
+	return nil
+}
+
+// loadAndBuild reads the dataset stage's inputs from the store and builds
+// the dataset in memory.
+func loadAndBuild(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (*dataset.Result, error) {
 	targets, dropped, err := dataset.LoadTargets(ctx, st, keys)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res, err := dataset.Build(targets, opts)
 	if err != nil {
-		return fmt.Errorf("dataset: %w", err)
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	res.Dropped = append(res.Dropped, dropped...)
-	if err := dataset.Write(ctx, out, res, dataset.WriteOptions{ShardRows: d.shardRows, JSONL: d.jsonl}); err != nil {
-		return fmt.Errorf("dataset: %w", err)
-	}
-	if _, err := dataset.Report(res.Instances, res.Dropped, res.Contamination, out); err != nil {
-		return fmt.Errorf("dataset report: %w", err)
-	}
-	rep, checkErr := dataset.Check(ctx, out)
-	if checkErr == nil && digest != "" {
-		if err := st.SetValue(ctx, digestKey, []byte(digest)); err != nil {
-			log.Warn("could not remember the dataset's inputs", "err", err)
-		}
-	}
+	return res, nil
+}
+
+// printDatasetSummary says what a published dataset holds.
+func printDatasetSummary(env *cmdEnv, res *dataset.Result, out string) {
 	train, test := 0, 0
 	for _, in := range res.Instances {
-		if in.Split == "test" {
+		if in.Split == record.SplitTest {
 			test++
 		} else {
 			train++
 		}
 	}
-	fmt.Fprintf(env.stderr, "curate dataset: %d train and %d test instances in %s; %d targets dropped (see dropped.json); contamination: %s\n",
-		train, test, out, len(res.Dropped), contaminationLine(res.Contamination))
-	log.Debug("dataset written", "dir", out)
-	if checkErr != nil {
-		printCheck(env, rep)
-		return fmt.Errorf("dataset: the written dataset fails its own check: %w", checkErr)
-	}
-	return nil
+	fmt.Fprintf(env.stderr, "curate dataset: %d train and %d test instances in %s; %s dropped (see dropped.json); contamination: %s\n",
+		train, test, out, plural(len(res.Dropped), "target"), contaminationLine(res.Contamination))
 }
 
 // inputsDigest identifies everything a dataset is built from: for each
@@ -324,62 +339,105 @@ func printCheck(env *cmdEnv, rep *dataset.CheckReport) {
 	}
 }
 
-// runReportCmd writes the report of a published dataset.
+// runReportCmd writes the report of a published dataset: into the dataset
+// itself by default (republished with the new report, never edited in
+// place), or into --out.
 func runReportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	var out string
 	fs := newFlagSet(env, "report", "[--out DIR] DATASET")
-	fs.StringVar(&out, "out", "", "where report.html and report.json go (default: the dataset directory)")
+	fs.StringVar(&out, "out", "", "directory report.html and report.json are published in (default: the dataset, republished)")
 	pub, err := readDatasetArg(ctx, fs, args)
 	if err != nil {
 		return err
 	}
-	if out == "" {
-		out = pub.Dir
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if _, err := dataset.Report(pub.Instances, pub.Dropped, pub.Contamination, out); err != nil {
+	write := func(dir string) error {
+		_, err := dataset.Report(pub.Instances, pub.Dropped, pub.Contamination, dir)
 		return err
 	}
-	fmt.Fprintf(env.stderr, "curate report: %s\n", filepath.Join(out, "report.html"))
+	if out == "" || sameDir(out, pub.Dir) {
+		out = pub.Dir
+		err = publish.Amend(ctx, pub.Dir, dataset.ManifestKind, write)
+	} else {
+		_, err = publish.Dir(ctx, out, publish.Options{Kind: "report", Version: version, Describe: "a report directory"}, write)
+	}
+	if errors.Is(err, publish.ErrLocked) {
+		return &exitError{code: 2, err: err}
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(env.stderr, "curate report: %s\n", filepath.Join(out, dataset.ReportHTML))
 	return nil
 }
 
-// runExportCmd writes trainer formats from a published dataset.
+// sameDir reports whether a and b name one directory.
+func sameDir(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// runExportCmd writes trainer formats from a published dataset: one file
+// per split by default, so that a trainer's train file never holds a test
+// target unless --split names it.
 func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	var format, out, encoding, split string
-	fs := newFlagSet(env, "export", "--format verl-rl|verl-sft|messages [--split train|test] [--jsonl] --out FILE DATASET")
-	fs.StringVar(&format, "format", "verl-rl", "verl-rl, verl-sft or messages")
-	fs.StringVar(&out, "out", "", "output file (default stdout)")
+	fs := newFlagSet(env, "export", "--format verl-rl|verl-sft|messages [--split train|test|all] [--encoding parquet|jsonl] --out DIR DATASET")
+	fs.StringVar(&format, "format", dataset.FormatVerlRL, "verl-rl, verl-sft or messages")
+	fs.StringVar(&out, "out", "", "directory to publish the export in: train.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
 	fs.StringVar(&encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
-	fs.StringVar(&split, "split", "", "only this split (default both)")
-	pub, err := readDatasetArg(ctx, fs, args)
+	fs.StringVar(&split, "split", "", "train, test, or all (both in one file, each row keeping its split); default one file per split")
+	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	instances := pub.Instances[:0:0]
-	for _, in := range pub.Instances {
-		if split == "" || in.Split == split {
-			instances = append(instances, in)
-		}
+	switch {
+	case !slices.Contains([]string{dataset.FormatVerlRL, dataset.FormatVerlSFT, dataset.FormatMessages}, format):
+		return fmt.Errorf("%w: --format %q: want %s, %s or %s", errUsage, format, dataset.FormatVerlRL, dataset.FormatVerlSFT, dataset.FormatMessages)
+	case encoding != dataset.EncodingParquet && encoding != dataset.EncodingJSONL:
+		return fmt.Errorf("%w: --encoding %q: want %s or %s", errUsage, encoding, dataset.EncodingParquet, dataset.EncodingJSONL)
+	}
+	if _, err := dataset.ExportSplits(split); err != nil {
+		return fmt.Errorf("%w: --%v", errUsage, err)
+	}
+	if out == "" && split == "" {
+		return fmt.Errorf("%w: give --out DIR (a file per split), or --split train|test|all to write one split to stdout", errUsage)
+	}
+	if len(rest) != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: give one dataset directory", errUsage)
+	}
+	pub, err := dataset.ReadDataset(ctx, rest[0])
+	if err != nil {
+		return err
 	}
 	opts := dataset.ExportOptions{Encoding: encoding}
 	if out == "" {
-		return dataset.Export(instances, format, env.stdout, opts)
+		var rows []record.Instance
+		for _, in := range pub.Instances {
+			if split == dataset.SplitAll || in.Split == split {
+				rows = append(rows, in)
+			}
+		}
+		return dataset.Export(rows, format, env.stdout, opts)
 	}
-	// Written beside out and renamed over it: never a half-written file.
-	tmp := out + ".partial"
-	os.Remove(tmp) // left by an earlier crash
-	if err := atomicdir.WriteFileFunc(tmp, func(w io.Writer) error { return dataset.Export(instances, format, w, opts) }); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("export: %w", err)
+	manifest, err := os.ReadFile(filepath.Join(pub.Dir, publish.ManifestFile))
+	if err != nil {
+		return err
 	}
-	if err := os.Rename(tmp, out); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("export: %w", err)
+	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s", format, encoding, split))
+	files, err := dataset.WriteExport(ctx, out, pub.Instances, dataset.ExportDirOptions{
+		ExportOptions: opts, Format: format, Split: split, Version: version, Inputs: hex.EncodeToString(inputs[:]),
+	})
+	if errors.Is(err, publish.ErrLocked) {
+		return &exitError{code: 2, err: err}
 	}
-	fmt.Fprintf(env.stderr, "curate export: %d rows of %s to %s\n", len(instances), format, out)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		fmt.Fprintf(env.stderr, "curate export: %d %s rows of %s in %s\n", f.Rows, f.Split, format, filepath.Join(out, f.Name))
+	}
 	return nil
 }
 

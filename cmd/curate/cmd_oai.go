@@ -45,6 +45,19 @@ func addOAIFlags(fs *flag.FlagSet, env *cmdEnv, o *oaiFlags) {
 	fs.StringVar(&o.categories, "oai-categories", "", "keep only harvested papers whose primary category is in this comma-separated list")
 }
 
+// validate checks the OAI flags before anything runs.
+func (o *oaiFlags) validate() error {
+	if o.since != "" {
+		if _, err := time.Parse("2006-01-02", o.since); err != nil {
+			return fmt.Errorf("%w: --oai-since %q: want YYYY-MM-DD", errUsage, o.since)
+		}
+	}
+	if len(o.sets) > 0 {
+		return checkBaseURL("--oai-base", o.base)
+	}
+	return nil
+}
+
 // oaiFromKey is where the next harvest date of a set is kept.
 func oaiFromKey(set string) string { return "refresh/oai/" + set + "/from" }
 

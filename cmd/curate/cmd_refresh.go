@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/stages"
 	"github.com/groundwork/curate/store"
@@ -38,10 +40,7 @@ func runRefreshCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	addDatasetFlags(fs, &opt.run.data)
 	addOAIFlags(fs, env, &opt.oai)
 	fs.StringVar(&opt.publish, "out", "", "dataset root: each refresh that changes the dataset writes OUT/versions/<time>/ and points OUT/latest at it")
-	fs.IntVar(&opt.run.workers.fetch, "fetch-workers", 2, "targets fetched at once")
-	fs.IntVar(&opt.run.workers.citegraph, "citegraph-workers", 4, "targets in citegraph at once")
-	fs.IntVar(&opt.run.workers.classify, "classify-workers", 4, "targets classified at once")
-	fs.IntVar(&opt.run.workers.summarize, "summarize-workers", 4, "targets summarized at once")
+	addWorkerFlags(fs, &opt.run.workers)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -49,6 +48,12 @@ func runRefreshCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	if opt.publish == "" {
 		fs.Usage()
 		return fmt.Errorf("%w: --out DIR is required", errUsage)
+	}
+	if err := opt.run.validate(env); err != nil {
+		return err
+	}
+	if err := opt.oai.validate(); err != nil {
+		return err
 	}
 	ids, err := opt.run.flags.ids(env, rest)
 	if err != nil {
@@ -60,10 +65,20 @@ func runRefreshCmd(ctx context.Context, env *cmdEnv, args []string) error {
 // runRefresh discovers targets (the targets file as it is now, plus papers
 // harvested from arXiv's OAI-PMH feed since the last harvest), runs every
 // stage (work already done is reused, changed prompts or models redo only
-// their stage), and publishes a new dataset version when anything changed.
-// Exit status: 0 all done, 1 some targets failed (listed), 2 could not run.
+// their stage), and publishes a new dataset version when anything changed,
+// all under the store's lock. Exit status: 0 all done, 1 some targets
+// failed (listed), 2 could not run.
 func runRefresh(ctx context.Context, env *cmdEnv, opt *refreshOptions, fileIDs []string) error {
-	discovered, err := discover(ctx, env, opt)
+	dopts, err := opt.run.data.options(env.getenv)
+	if err != nil {
+		return err
+	}
+	e, err := openLocked(ctx, env, &opt.run.flags)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	discovered, err := discover(ctx, env, opt, e.store)
 	if err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("refresh: discover targets: %w", err)}
 	}
@@ -73,15 +88,16 @@ func runRefresh(ctx context.Context, env *cmdEnv, opt *refreshOptions, fileIDs [
 	}
 	fmt.Fprintf(env.stderr, "curate refresh: %d targets (%d from the targets file, %d harvested so far)\n", len(targets), len(fileIDs), len(discovered))
 
-	stageErr := runStages(ctx, env, &opt.run.flags, stages.Order, targets, opt.run.workers.byStage())
-	var ee *exitError
-	if errors.As(stageErr, &ee) && ee.code != 1 {
-		return stageErr // interrupted or unusable: publish nothing
+	keys, bad := targetKeys(targets)
+	stageErr := runStages(ctx, env, e, stages.Order, keys, bad, opt.run.workers.byStage())
+	if !completed(stageErr) {
+		return stageErr // interrupted or unable to go on: publish nothing
 	}
-	if stageErr != nil && !errors.As(stageErr, &ee) {
-		return &exitError{code: 2, err: stageErr}
-	}
-	if err := publish(ctx, env, opt, targets); err != nil {
+	if err := publishVersion(ctx, env, e, opt, dopts, keys); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
 		return &exitError{code: 2, err: err}
 	}
 	return stageErr
@@ -108,12 +124,7 @@ func mergeTargets(lists ...[]string) []string {
 }
 
 // discover harvests new targets and returns every target harvested so far.
-func discover(ctx context.Context, env *cmdEnv, opt *refreshOptions) ([]string, error) {
-	st, err := opt.run.flags.global.openStore(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
+func discover(ctx context.Context, env *cmdEnv, opt *refreshOptions, st *store.Store) ([]string, error) {
 	var known []string
 	if v, err := st.Value(ctx, discoveredKey); err == nil {
 		if err := json.Unmarshal(v, &known); err != nil {
@@ -152,61 +163,80 @@ type changelog struct {
 	Test     int      `json:"test"`
 }
 
-// publish builds the dataset into OUT/versions/<time>/ and switches
+// publishVersion builds the dataset into OUT/versions/<time>/ and switches
 // OUT/latest to it in one step, with a changelog against the previous
-// version. Nothing is published when no instance changed.
-func publish(ctx context.Context, env *cmdEnv, opt *refreshOptions, targets []string) error {
-	root := opt.publish
+// version, under OUT's publishing lock. Nothing is published when no
+// instance changed.
+func publishVersion(ctx context.Context, env *cmdEnv, e *stageEnv, opt *refreshOptions, dopts dataset.Options, keys []string) error {
+	root, err := filepath.Abs(opt.publish)
+	if err != nil {
+		return fmt.Errorf("refresh: %w", err)
+	}
+	unlock, err := publish.Lock(root)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	defer unlock()
 	if err := os.MkdirAll(filepath.Join(root, "versions"), 0o755); err != nil {
 		return fmt.Errorf("refresh: %w", err)
 	}
 	latest := filepath.Join(root, "latest")
 	prevDir, _ := filepath.EvalSymlinks(latest)
-	unchanged, remember, err := refreshUnchanged(ctx, opt, root, targets, prevDir != "")
+
+	// The inputs without the creation day: a new day alone is no new
+	// version.
+	undated := dopts
+	undated.CreatedAt = time.Time{}
+	digest, err := inputsDigest(ctx, e.store, keys, undated)
 	if err != nil {
 		return err
 	}
-	if unchanged {
-		fmt.Fprintf(env.stderr, "curate refresh: no input changed; %s stays the latest version\n", filepath.Base(prevDir))
-		return nil
-	}
-	defer remember()
-	prev := map[string]string{}
+	digestKey := "refresh/inputs/" + root
 	if prevDir != "" {
-		pub, err := dataset.ReadDataset(ctx, prevDir)
-		if err != nil {
-			return fmt.Errorf("refresh: read the latest dataset %s: %w", prevDir, err)
+		if v, err := e.store.Value(ctx, digestKey); err == nil && string(v) == digest {
+			if _, problems, err := publish.Verify(prevDir); err == nil && len(problems) == 0 {
+				fmt.Fprintf(env.stderr, "curate refresh: no input changed; %s stays the latest version\n", filepath.Base(prevDir))
+				return nil
+			}
 		}
-		for _, in := range pub.Instances {
-			prev[in.InstanceID] = instanceDigest(in)
+	}
+	remember := func() {
+		if err := e.store.SetValue(context.WithoutCancel(ctx), digestKey, []byte(digest)); err != nil {
+			e.log.Warn("could not remember the published inputs", "err", err)
 		}
 	}
-	version := time.Now().UTC().Format("20060102T150405Z")
-	for n := 2; ; n++ { // two refreshes within a second
-		if _, err := os.Stat(filepath.Join(root, "versions", version)); os.IsNotExist(err) {
-			break
-		}
-		version = time.Now().UTC().Format("20060102T150405Z") + fmt.Sprintf("-%d", n)
-	}
-	dir := filepath.Join(root, "versions", version)
-	data := opt.run.data
-	data.fresh = true // refreshUnchanged has compared the inputs already
-	if err := buildDataset(ctx, env, &opt.run.flags.global, &data, dir, targets); err != nil {
-		return err
-	}
-	pub, err := dataset.ReadDataset(ctx, dir)
-	if err != nil {
-		return fmt.Errorf("refresh: read back %s: %w", dir, err)
-	}
+
+	prev := map[string]string{}
 	prevVersion := ""
 	if prevDir != "" {
 		prevVersion = filepath.Base(prevDir)
+		pub, err := dataset.ReadDataset(ctx, prevDir)
+		if err != nil {
+			// A damaged latest version is replaced, never built upon.
+			e.log.Warn("the latest version cannot be read; the new version's changelog lists every instance as added", "dir", prevDir, "err", err)
+			prevVersion += " (unreadable)"
+		} else {
+			for _, in := range pub.Instances {
+				prev[in.InstanceID] = instanceDigest(in)
+			}
+		}
 	}
-	log := changelog{Version: version, Previous: prevVersion, Added: []string{}, Removed: []string{}, Changed: []string{}}
+	res, err := loadAndBuild(ctx, e.store, keys, dopts)
+	if err != nil {
+		return err
+	}
+	name := time.Now().UTC().Format("20060102T150405Z")
+	for n := 2; ; n++ { // two refreshes within a second
+		if _, err := os.Stat(filepath.Join(root, "versions", name)); os.IsNotExist(err) {
+			break
+		}
+		name = time.Now().UTC().Format("20060102T150405Z") + fmt.Sprintf("-%d", n)
+	}
+	log := changelog{Version: name, Previous: prevVersion, Added: []string{}, Removed: []string{}, Changed: []string{}}
 	now := map[string]bool{}
-	for _, in := range pub.Instances {
+	for _, in := range res.Instances {
 		now[in.InstanceID] = true
-		if in.Split == "test" {
+		if in.Split == record.SplitTest {
 			log.Test++
 		} else {
 			log.Train++
@@ -223,73 +253,41 @@ func publish(ctx context.Context, env *cmdEnv, opt *refreshOptions, targets []st
 			log.Removed = append(log.Removed, id)
 		}
 	}
+	sort.Strings(log.Added)
+	sort.Strings(log.Changed)
 	sort.Strings(log.Removed)
-	if prevDir != "" && len(log.Added)+len(log.Removed)+len(log.Changed) == 0 {
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("refresh: %w", err)
-		}
-		os.RemoveAll(dir + ".prev")
+	if prevDir != "" && len(prev) > 0 && len(log.Added)+len(log.Removed)+len(log.Changed) == 0 {
+		remember()
 		fmt.Fprintf(env.stderr, "curate refresh: no instance changed; %s stays the latest version\n", log.Previous)
 		return nil
 	}
-	if err := writeChangelog(dir, log); err != nil {
+	extra, err := changelogFiles(log)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(root, "versions", name)
+	if _, err := dataset.Write(ctx, dir, res, dataset.WriteOptions{
+		ShardRows: opt.run.data.shardRows, JSONL: opt.run.data.jsonl, Report: true,
+		Version: version, Inputs: digest, Extra: extra,
+	}); err != nil {
 		return err
 	}
 	// Switch the pointer in one step: a new symlink renamed over the old.
-	tmp := filepath.Join(root, ".latest-"+version)
-	if err := os.Symlink(filepath.Join("versions", version), tmp); err != nil {
+	tmp := filepath.Join(root, ".latest-"+name)
+	if err := os.Symlink(filepath.Join("versions", name), tmp); err != nil {
 		return fmt.Errorf("refresh: %w", err)
 	}
 	if err := os.Rename(tmp, latest); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("refresh: switch %s: %w", latest, err)
 	}
+	if err := atomicdir.SyncDir(root); err != nil {
+		return fmt.Errorf("refresh: %w", err)
+	}
+	remember()
 	fmt.Fprintf(env.stderr, "curate refresh: published %s (%d train, %d test): %d added, %d removed, %d changed; %s -> versions/%s\n",
-		version, log.Train, log.Test, len(log.Added), len(log.Removed), len(log.Changed), latest, version)
+		name, log.Train, log.Test, len(log.Added), len(log.Removed), len(log.Changed), latest, name)
 	return nil
-}
-
-// refreshUnchanged reports whether the dataset inputs are those of the
-// last published version, and returns a function that records the current
-// inputs as published (called once the publishing step has succeeded or
-// found nothing to publish).
-func refreshUnchanged(ctx context.Context, opt *refreshOptions, root string, targets []string, havePrev bool) (bool, func(), error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return false, nil, err
-	}
-	opts, err := opt.run.data.options(func(string) string { return "" })
-	if err != nil {
-		return false, nil, err
-	}
-	opts.CreatedAt = time.Time{} // a new day alone is no new version
-	var keys []string
-	for _, t := range targets {
-		if k, err := stages.Key(t); err == nil {
-			keys = append(keys, k)
-		}
-	}
-	st, err := opt.run.flags.global.openStore(ctx)
-	if err != nil {
-		return false, nil, err
-	}
-	defer st.Close()
-	digest, err := inputsDigest(ctx, st, keys, opts)
-	if err != nil {
-		return false, nil, err
-	}
-	key := "refresh/inputs/" + abs
-	prev, err := st.Value(ctx, key)
-	same := err == nil && string(prev) == digest && havePrev
-	remember := func() {
-		st, err := opt.run.flags.global.openStore(context.WithoutCancel(ctx))
-		if err != nil {
-			return
-		}
-		defer st.Close()
-		_ = st.SetValue(context.WithoutCancel(ctx), key, []byte(digest))
-	}
-	return same, remember, nil
 }
 
 // instanceDigest identifies an instance's content, ignoring when it was
@@ -301,13 +299,11 @@ func instanceDigest(in record.Instance) string {
 	return hex.EncodeToString(h[:])
 }
 
-func writeChangelog(dir string, log changelog) error {
+// changelogFiles renders a version's changelog.json and CHANGELOG.md.
+func changelogFiles(log changelog) (map[string][]byte, error) {
 	data, err := json.MarshalIndent(log, "", "  ")
 	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "changelog.json"), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("refresh: %w", err)
+		return nil, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Changes in %s\n\nSince %s: %d added, %d removed, %d changed (%d train, %d test now).\n",
@@ -320,8 +316,5 @@ func writeChangelog(dir string, log changelog) error {
 			fmt.Fprintf(&b, "\n## %s\n\n- %s\n", part.name, strings.Join(part.ids, "\n- "))
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "CHANGELOG.md"), []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("refresh: %w", err)
-	}
-	return nil
+	return map[string][]byte{"changelog.json": append(data, '\n'), "CHANGELOG.md": []byte(b.String())}, nil
 }

@@ -24,9 +24,15 @@ func stageCommand(name, synopsis string) func(context.Context, *cmdEnv, []string
 		workers := 4
 		fs := newFlagSet(env, name, synopsis)
 		addStageFlags(fs, env, &f)
-		fs.IntVar(&workers, "workers", 4, "targets processed at once")
+		fs.IntVar(&workers, "workers", 4, "targets processed at once (1 or more)")
 		rest, err := parseFlags(fs, args)
 		if err != nil {
+			return err
+		}
+		if err := f.validate(); err != nil {
+			return err
+		}
+		if err := positive("--workers", workers); err != nil {
 			return err
 		}
 		ids, err := f.ids(env, rest)
@@ -37,15 +43,19 @@ func stageCommand(name, synopsis string) func(context.Context, *cmdEnv, []string
 			fs.Usage()
 			return fmt.Errorf("%w: no arXiv IDs given (arguments or --targets FILE)", errUsage)
 		}
-		return runStages(ctx, env, &f, []string{name}, ids, map[string]int{name: workers})
+		keys, bad := targetKeys(ids)
+		e, err := openLocked(ctx, env, &f)
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		return runStages(ctx, env, e, []string{name}, keys, bad, map[string]int{name: workers})
 	}
 }
 
-// runStages runs the named per-target stages over ids with the store
-// locked, prints one line per target and a summary with LLM usage, and
-// stores the summary for `curate status`.
-func runStages(ctx context.Context, env *cmdEnv, f *stageFlags, names, ids []string, workers map[string]int) error {
-	var keys, bad []string
+// targetKeys returns the store keys of ids, without duplicates, in order,
+// and the invalid IDs with the reason of each.
+func targetKeys(ids []string) (keys, bad []string) {
 	seen := map[string]bool{}
 	for _, in := range ids {
 		k, err := stages.Key(in)
@@ -58,24 +68,30 @@ func runStages(ctx context.Context, env *cmdEnv, f *stageFlags, names, ids []str
 			keys = append(keys, k)
 		}
 	}
-	e, err := openStages(ctx, env, f)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	unlock, err := e.store.Lock()
-	if err != nil {
-		return fmt.Errorf("%w: another curate run is using the store %s; wait for it or stop it", err, e.store.Dir())
-	}
-	defer unlock()
+	return keys, bad
+}
+
+// runStages runs the named per-target stages over keys in e (whose store
+// the caller has locked), prints one line per failed target and a summary
+// with LLM usage, and stores the summary for `curate status`. bad lists
+// the invalid IDs given, reported with the failures.
+//
+// The error is an *exitError: 1 when targets failed (the run itself
+// completed: what it did can be published), 130 when interrupted and 2
+// when the run could not go on (a full disk): nothing may be published
+// then.
+func runStages(ctx context.Context, env *cmdEnv, e *stageEnv, names, keys, bad []string, workers map[string]int) error {
 	steps, err := e.set.Steps(names, workers)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if len(bad) > 0 {
+		fmt.Fprintf(env.stderr, "invalid IDs (left out):\n  %s\n", strings.Join(bad, "\n  "))
+	}
 	if slices.Contains(names, stages.Citegraph) {
 		// One arXiv API request per hundred targets rather than one each.
 		if err := e.set.Citegraph.LookupArxiv(ctx, keys); err != nil {
-			e.log.Warn("arxiv metadata lookup failed; targets keep the date from their ID", "err", err)
+			e.log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", err)
 		}
 	}
 
@@ -113,9 +129,26 @@ func runStages(ctx context.Context, env *cmdEnv, f *stageFlags, names, ids []str
 	case sum.Interrupted:
 		return &exitError{code: 130, err: errors.New("interrupted")}
 	case len(sum.Failures) > 0 || len(bad) > 0:
-		return &exitError{code: 1, err: fmt.Errorf("%d targets failed", len(sum.Failures)+len(bad))}
+		return &exitError{code: 1, err: fmt.Errorf("%s failed", plural(len(sum.Failures)+len(bad), "target"))}
 	}
 	return nil
+}
+
+// completed reports whether a run that returned err finished its work,
+// some targets failing perhaps (exit 1), so that its results may be
+// published. Usage errors, a refused lock, an interrupted run and a run
+// that could not go on publish nothing.
+func completed(err error) bool {
+	var ee *exitError
+	return err == nil || errors.As(err, &ee) && ee.code == 1
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // printSummary writes the per-stage counts of a run.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -47,19 +48,76 @@ type globalOptions struct {
 	missingTTL    time.Duration
 }
 
-// addGlobalFlags registers the shared flags, with defaults from env.
+// addGlobalFlags registers the shared flags of commands that use the store
+// and the network, with defaults from env.
 func addGlobalFlags(fs *flag.FlagSet, env *cmdEnv, g *globalOptions) {
+	addStoreFlags(fs, env, g)
+	addNetFlags(fs, env, g)
+}
+
+// addStoreFlags registers --store and --log, all a command that only reads
+// the store needs.
+func addStoreFlags(fs *flag.FlagSet, env *cmdEnv, g *globalOptions) {
 	get := func(k, def string) string { return cmp.Or(env.getenv(k), def) }
 	fs.StringVar(&g.store, "store", get(envStore, "./curate-data"), "store directory (env "+envStore+")")
+	fs.StringVar(&g.logLevel, "log", get(envLogLevel, "info"), "log level: debug, info, warn, error (env "+envLogLevel+")")
+}
+
+// addNetFlags registers the flags of the HTTP layer and the arXiv sites.
+func addNetFlags(fs *flag.FlagSet, env *cmdEnv, g *globalOptions) {
+	get := func(k, def string) string { return cmp.Or(env.getenv(k), def) }
 	fs.StringVar(&g.mailto, "mailto", get(envMailto, ""), "contact address sent in the User-Agent, as arXiv and Semantic Scholar ask (env "+envMailto+")")
 	fs.StringVar(&g.arxivBase, "arxiv-base", get(envArxivBase, "https://arxiv.org"), "arXiv base URL (env "+envArxivBase+")")
 	fs.StringVar(&g.ar5ivBase, "ar5iv-base", get(envAr5ivBase, "https://ar5iv.labs.arxiv.org"), "ar5iv base URL (env "+envAr5ivBase+")")
-	fs.DurationVar(&g.arxivInterval, "arxiv-interval", 3*time.Second, "minimum time between requests to arXiv and to ar5iv (arXiv asks for 3s)")
-	fs.DurationVar(&g.timeout, "timeout", 60*time.Second, "timeout of one HTTP attempt")
-	fs.Int64Var(&g.maxBody, "max-body", 64<<20, "largest response body accepted, in bytes")
-	fs.IntVar(&g.retries, "retries", 5, "retries of a failed request (429, 5xx, resets)")
-	fs.DurationVar(&g.missingTTL, "missing-ttl", 7*24*time.Hour, "a paper found without HTML on arXiv and ar5iv is not asked about again for this long (negative: always ask)")
-	fs.StringVar(&g.logLevel, "log", get(envLogLevel, "info"), "log level: debug, info, warn, error (env "+envLogLevel+")")
+	fs.DurationVar(&g.arxivInterval, "arxiv-interval", 3*time.Second, "minimum time between requests to arXiv and to ar5iv (arXiv asks for 3s; 0: none)")
+	fs.DurationVar(&g.timeout, "timeout", 60*time.Second, "timeout of one HTTP attempt (more than 0)")
+	fs.Int64Var(&g.maxBody, "max-body", 64<<20, "largest response body accepted, in bytes (more than 0)")
+	fs.IntVar(&g.retries, "retries", 5, "retries of a failed request (429, 5xx, resets); 0: none")
+	fs.DurationVar(&g.missingTTL, "missing-ttl", 7*24*time.Hour, "a paper found without HTML on arXiv and ar5iv is not asked about again for this long (0 or negative: always ask)")
+}
+
+// validate checks the shared flags; every command calls it before it
+// opens the store or makes a request.
+func (g *globalOptions) validate() error {
+	if _, err := g.logger(io.Discard); err != nil {
+		return err
+	}
+	if strings.TrimSpace(g.store) == "" {
+		return fmt.Errorf("%w: --store is empty: give a directory", errUsage)
+	}
+	switch {
+	case g.arxivInterval < 0:
+		return fmt.Errorf("%w: --arxiv-interval %s: want 0 or more", errUsage, g.arxivInterval)
+	case g.timeout <= 0:
+		return fmt.Errorf("%w: --timeout %s: want more than 0", errUsage, g.timeout)
+	case g.maxBody <= 0:
+		return fmt.Errorf("%w: --max-body %d: want more than 0 bytes", errUsage, g.maxBody)
+	case g.retries < 0:
+		return fmt.Errorf("%w: --retries %d: want 0 (no retries) or more", errUsage, g.retries)
+	}
+	for _, b := range []struct{ flag, url string }{{"--arxiv-base", g.arxivBase}, {"--ar5iv-base", g.ar5ivBase}} {
+		if err := checkBaseURL(b.flag, b.url); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkBaseURL refuses a base URL that is not an absolute http(s) URL.
+func checkBaseURL(flag, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: %s %q: want an http or https URL", errUsage, flag, raw)
+	}
+	return nil
+}
+
+// positive refuses a worker or pool count below 1.
+func positive(flag string, n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: %s %d: want 1 or more", errUsage, flag, n)
+	}
+	return nil
 }
 
 // logger returns the slog logger for stderr at the chosen level.
@@ -101,7 +159,7 @@ func (g *globalOptions) httpClient(log *slog.Logger, extra ...httpx.ServiceConfi
 		UserAgent: httpx.UserAgent(version, g.mailto),
 		Timeout:   g.timeout,
 		MaxBody:   g.maxBody,
-		RetryMax:  g.retries,
+		RetryMax:  cmp.Or(g.retries, -1), // httpx reads 0 as its default; the flag's 0 means none
 		Logger:    log,
 	}, services...)
 }
@@ -153,6 +211,19 @@ func addS2Flags(fs *flag.FlagSet, env *cmdEnv, o *s2Options) {
 	fs.DurationVar(&o.s2Interval, "s2-interval", 0, "minimum time between Semantic Scholar requests (0: 1s with a key, 5s without)")
 	fs.IntVar(&o.s2PageLimit, "s2-page-limit", s2.DefaultPageLimit, "references asked per page (at most 1000)")
 	fs.StringVar(&o.arxivAPIBase, "arxiv-api-base", get(envArxivAPIBase, arxivapi.DefaultBaseURL), "arXiv API base URL for v1 dates and categories (env "+envArxivAPIBase+")")
+}
+
+func (o *s2Options) validate() error {
+	switch {
+	case o.s2Interval < 0:
+		return fmt.Errorf("%w: --s2-interval %s: want 0 (the default for the key) or more", errUsage, o.s2Interval)
+	case o.s2PageLimit < 1 || o.s2PageLimit > s2.MaxPageLimit:
+		return fmt.Errorf("%w: --s2-page-limit %d: want 1 to %d", errUsage, o.s2PageLimit, s2.MaxPageLimit)
+	}
+	if err := checkBaseURL("--s2-base", o.s2Base); err != nil {
+		return err
+	}
+	return checkBaseURL("--arxiv-api-base", o.arxivAPIBase)
 }
 
 // serviceConfigs returns the httpx services for Semantic Scholar and the

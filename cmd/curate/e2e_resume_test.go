@@ -137,8 +137,8 @@ func TestE2ECrashAndInterrupt(t *testing.T) {
 					t.Fatalf("the first run ended before making a request: exit %d\n%s", p.code, p.stderr.String())
 				}
 				q := e2eStart(t, bin, args...)
-				if !q.wait(30*time.Second) || q.code != 1 {
-					t.Errorf("a second run on a locked store: exit %d, want 1", q.code)
+				if !q.wait(30*time.Second) || q.code != 2 {
+					t.Errorf("a second run on a locked store: exit %d, want 2 (could not run)", q.code)
 				}
 				msg := q.stderr.String()
 				for _, want := range []string{"another curate run is using the store", "store is locked by another process", "pid " + strconv.Itoa(p.cmd.Process.Pid)} {

@@ -40,12 +40,37 @@ func addLLMFlags(fs *flag.FlagSet, env *cmdEnv, o *llmOptions) {
 	fs.StringVar(&o.backend, "llm", "", "LLM backend: heuristic (offline, deterministic) or endpoint (an OpenAI-compatible API at --llm-base); default endpoint when --llm-base is set, else heuristic")
 	fs.StringVar(&o.base, "llm-base", get(envLLMBase, ""), "OpenAI-compatible API root with its version path, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1 (env "+envLLMBase+"); the key is read from LLM_API_KEY or OPENAI_API_KEY")
 	fs.StringVar(&o.model, "llm-model", get(envLLMModel, ""), "model name (env "+envLLMModel+")")
-	fs.IntVar(&o.concurrency, "llm-concurrency", 4, "LLM requests in flight")
+	fs.IntVar(&o.concurrency, "llm-concurrency", 4, "LLM requests in flight (1 or more)")
 	fs.IntVar(&o.rpm, "llm-rpm", 0, "LLM requests per minute (0: no limit)")
 	fs.IntVar(&o.tpm, "llm-tpm", 0, "LLM tokens per minute (0: no limit)")
-	fs.DurationVar(&o.timeout, "llm-timeout", 10*time.Minute, "timeout of one LLM request")
+	fs.DurationVar(&o.timeout, "llm-timeout", 10*time.Minute, "timeout of one LLM request (more than 0)")
 	fs.BoolVar(&o.structured, "llm-json-schema", true, "send the answer's JSON schema as response_format (servers that reject it get it as an instruction)")
 	fs.StringVar(&o.prices, "price", get(envLLMPrices, ""), "prices to estimate cost, dollars per million input/output tokens: \"gpt-4o-mini=0.15/0.60,...\" or a JSON file (env "+envLLMPrices+")")
+}
+
+// validate checks the LLM flags, the price table included.
+func (o *llmOptions) validate() error {
+	heuristic, err := o.heuristic()
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.concurrency < 1:
+		return fmt.Errorf("%w: --llm-concurrency %d: want 1 or more", errUsage, o.concurrency)
+	case o.rpm < 0:
+		return fmt.Errorf("%w: --llm-rpm %d: want 0 (no limit) or more", errUsage, o.rpm)
+	case o.tpm < 0:
+		return fmt.Errorf("%w: --llm-tpm %d: want 0 (no limit) or more", errUsage, o.tpm)
+	case o.timeout <= 0:
+		return fmt.Errorf("%w: --llm-timeout %s: want more than 0", errUsage, o.timeout)
+	}
+	if !heuristic {
+		if err := checkBaseURL("--llm-base", o.base); err != nil {
+			return err
+		}
+	}
+	_, err = o.loadPrices()
+	return err
 }
 
 // heuristic reports whether the heuristic backend is chosen.
@@ -101,7 +126,11 @@ func (o *llmOptions) loadPrices() (llm.Prices, error) {
 		return nil, nil
 	}
 	if _, err := os.Stat(o.prices); err == nil {
-		return llm.LoadPrices(o.prices)
+		p, err := llm.LoadPrices(o.prices)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --price %s: %v", errUsage, o.prices, err)
+		}
+		return p, nil
 	}
 	p, err := llm.ParsePrices(o.prices)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/groundwork/curate/demo"
 	"github.com/groundwork/curate/fetch/fetchtest"
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -216,17 +217,25 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Errorf("second run wrote a different dataset")
 	}
 	// Trainer exports and the report, from the published files alone.
-	for range 2 { // the second run replaces the first's file
-		code, _, stderr := runCLI(t, nil, "export", "--format", "verl-rl", "--encoding", "jsonl", "--out", dir+"/rl.jsonl", dir+"/ds")
+	for range 2 { // the second run replaces the first's export
+		code, _, stderr := runCLI(t, nil, "export", "--format", "verl-rl", "--encoding", "jsonl", "--out", dir+"/rl", dir+"/ds")
 		if code != 0 {
 			t.Fatalf("export: exit %d\n%s", code, stderr)
 		}
 	}
-	if rl, err := os.ReadFile(dir + "/rl.jsonl"); err != nil || strings.Count(string(rl), "\n") != 5 || !strings.Contains(string(rl), `"reward_model"`) {
-		t.Errorf("verl-rl export: %v\n%.300s", err, rl)
+	rows := 0
+	for _, split := range []string{"train", "test"} {
+		rl, err := os.ReadFile(dir + "/rl/" + split + ".jsonl")
+		if err != nil || !strings.Contains(string(rl), `"reward_model"`) || strings.Contains(string(rl), `"split":"`+map[string]string{"train": "test", "test": "train"}[split]+`"`) {
+			t.Errorf("verl-rl export of %s: %v\n%.300s", split, err, rl)
+		}
+		rows += strings.Count(string(rl), "\n")
 	}
-	if _, err := os.Stat(dir + "/rl.jsonl.partial"); err == nil {
-		t.Errorf("export left its temporary file")
+	if rows != 5 {
+		t.Errorf("verl-rl export: %d rows, want 5", rows)
+	}
+	if _, problems, err := publish.Verify(dir + "/rl"); err != nil || len(problems) > 0 {
+		t.Errorf("export does not verify: %v %v", problems, err)
 	}
 	if code, _, stderr := runCLI(t, nil, "report", "--out", dir+"/rep", dir+"/ds"); code != 0 {
 		t.Fatalf("report: exit %d\n%s", code, stderr)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 
 	"github.com/groundwork/curate/arxivapi"
 	"github.com/groundwork/curate/citegraph"
@@ -47,6 +49,33 @@ func addStageFlags(fs *flag.FlagSet, env *cmdEnv, f *stageFlags) {
 	fs.IntVar(&f.summaryBudget, "summarize-budget", 0, "token budget of a paper's text for its card (0: the stage's default)")
 }
 
+// validate checks every flag of a stage command before anything is opened,
+// requested or written.
+func (f *stageFlags) validate() error {
+	if err := f.global.validate(); err != nil {
+		return err
+	}
+	if err := f.s2.validate(); err != nil {
+		return err
+	}
+	if err := f.llm.validate(); err != nil {
+		return err
+	}
+	switch {
+	case f.budgetTokens < 0:
+		return fmt.Errorf("%w: --budget-tokens %d: want 0 (no cap) or more", errUsage, f.budgetTokens)
+	case f.budgetUSD < 0 || math.IsNaN(f.budgetUSD) || math.IsInf(f.budgetUSD, 0):
+		return fmt.Errorf("%w: --budget-usd %v: want 0 (no cap) or a positive number of dollars", errUsage, f.budgetUSD)
+	case f.budgetUSD > 0 && f.llm.prices == "":
+		return fmt.Errorf("%w: --budget-usd needs a --price table to count dollars", errUsage)
+	case f.budget < 0:
+		return fmt.Errorf("%w: --classify-budget %d: want 0 (the stage's default) or more tokens", errUsage, f.budget)
+	case f.summaryBudget < 0:
+		return fmt.Errorf("%w: --summarize-budget %d: want 0 (the stage's default) or more tokens", errUsage, f.summaryBudget)
+	}
+	return nil
+}
+
 // ids returns the targets from arguments and --targets.
 func (f *stageFlags) ids(env *cmdEnv, args []string) ([]string, error) {
 	ids := append([]string(nil), args...)
@@ -64,6 +93,7 @@ func (f *stageFlags) ids(env *cmdEnv, args []string) ([]string, error) {
 type stageEnv struct {
 	log    *slog.Logger
 	store  *store.Store
+	unlock func() error // set by lock
 	http   *httpx.Client
 	set    *stages.Set
 	meter  *llm.Meter
@@ -71,7 +101,47 @@ type stageEnv struct {
 	model  string // the LLM model, or "heuristic"
 }
 
-func (e *stageEnv) Close() error { return e.store.Close() }
+// Close releases the store's lock, if taken, and closes the store.
+func (e *stageEnv) Close() error {
+	if e.unlock != nil {
+		e.unlock()
+		e.unlock = nil
+	}
+	return e.store.Close()
+}
+
+// lock takes the store's lock for the rest of the command: a store another
+// curate holds is refused (exit 2), before any request or write.
+func (e *stageEnv) lock() error {
+	unlock, err := e.store.Lock()
+	if err != nil {
+		return lockError(err, e.store.Dir())
+	}
+	e.unlock = unlock
+	return nil
+}
+
+// lockError is the refusal of a store another process holds.
+func lockError(err error, dir string) error {
+	if errors.Is(err, store.ErrLocked) {
+		return &exitError{code: 2, err: fmt.Errorf("%w; another curate run is using the store %s: wait for it or stop it", err, dir)}
+	}
+	return err
+}
+
+// openLocked opens the store and the stages (openStages) and takes the
+// store's lock.
+func openLocked(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, error) {
+	e, err := openStages(ctx, env, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.lock(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
 
 // openStages opens the store and builds every stage from the flags.
 func openStages(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, error) {
@@ -79,12 +149,12 @@ func openStages(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, err
 	if err != nil {
 		return nil, err
 	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
 	heuristic, err := f.llm.heuristic()
 	if err != nil {
 		return nil, err
-	}
-	if f.budgetUSD > 0 && f.llm.prices == "" {
-		return nil, fmt.Errorf("%w: --budget-usd needs a --price table to count dollars", errUsage)
 	}
 	prices, err := f.llm.loadPrices()
 	if err != nil {

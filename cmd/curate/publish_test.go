@@ -1,0 +1,331 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/groundwork/curate/demo"
+	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/store"
+)
+
+// demoWorld serves the demo corpus on local servers that count requests,
+// and returns the environment that points curate at them.
+func demoWorld(t *testing.T, dir string) (map[string]string, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	env := map[string]string{"CURATE_STORE": dir + "/store", "SOURCE_DATE_EPOCH": "1767225600"}
+	for name, key := range map[string]string{demo.Arxiv: "CURATE_ARXIV_BASE", demo.Ar5iv: "CURATE_AR5IV_BASE", demo.S2: "CURATE_S2_BASE", demo.ArxivAPI: "CURATE_ARXIV_API_BASE"} {
+		h, err := demo.ServiceHandler(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			h.ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		env[key] = srv.URL
+	}
+	return env, &n
+}
+
+// runArgs are the flags a run against demoWorld needs.
+func runArgs(dir string, more ...string) []string {
+	args := []string{"run", "--out", dir + "/ds", "--arxiv-interval", "1ms", "--s2-interval", "1ms", "--retries", "1"}
+	return append(append(args, more...), demo.TargetIDs()...)
+}
+
+// treeDigest hashes every name and file under the directories (a missing
+// one hashes as absent): equal digests mean byte-identical trees.
+func treeDigest(t *testing.T, dirs ...string) string {
+	t.Helper()
+	h := sha256.New()
+	for _, dir := range dirs {
+		var lines []string
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			line := rel
+			if !d.IsDir() {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				sum := sha256.Sum256(b)
+				line += " " + hex.EncodeToString(sum[:])
+			}
+			lines = append(lines, line)
+			return nil
+		})
+		if os.IsNotExist(err) {
+			lines = []string{"absent"}
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		sort.Strings(lines)
+		h.Write([]byte(dir + "\n" + strings.Join(lines, "\n") + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// A run that fails on usage, on the lock, or before its stages complete
+// leaves the published dataset byte for byte as it was, and makes no
+// request.
+func TestFailedRunNeverPublishes(t *testing.T) {
+	dir := t.TempDir()
+	env, requests := demoWorld(t, dir)
+	if code, _, stderr := runCLI(t, env, runArgs(dir)...); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	before := treeDigest(t, dir+"/ds", dir+"/ds.prev")
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string // in stderr
+	}{
+		{"a price without output", []string{"--price", "sim-1=0.15"}, nil, "--price"},
+		{"dollars without prices", []string{"--budget-usd", "5"}, nil, "--budget-usd needs a --price"},
+		{"a base without a model", []string{"--llm-base", "http://127.0.0.1:1/v1"}, nil, "--llm-model"},
+		{"negative LLM concurrency", []string{"--llm-concurrency", "-1"}, nil, "--llm-concurrency -1"},
+		{"zero LLM concurrency", []string{"--llm-concurrency", "0"}, nil, "--llm-concurrency 0"},
+		{"negative retries", []string{"--retries", "-1"}, nil, "--retries -1"},
+		{"negative dollars", []string{"--budget-usd", "-1"}, nil, "--budget-usd -1"},
+		{"NaN dollars", []string{"--budget-usd", "NaN", "--price", "m=1/2"}, nil, "--budget-usd NaN"},
+		{"negative tokens", []string{"--budget-tokens", "-5"}, nil, "--budget-tokens -5"},
+		{"negative K", []string{"--num-ideas", "-3"}, nil, "--num-ideas -3"},
+		{"zero workers", []string{"--summarize-workers", "0"}, nil, "--summarize-workers 0"},
+		{"negative workers", []string{"--fetch-workers", "-2"}, nil, "--fetch-workers -2"},
+		{"negative shard rows", []string{"--shard-rows", "-1"}, nil, "--shard-rows -1"},
+		{"a bad cutoff", []string{"--test-from", "2026-13-01"}, nil, "--test-from"},
+		{"a bad creation date", []string{"--created-at", "yesterday"}, nil, "--created-at"},
+		{"a bad policy", []string{"--contamination", "ignore"}, nil, "--contamination"},
+		{"a bad SOURCE_DATE_EPOCH", nil, map[string]string{"SOURCE_DATE_EPOCH": "tomorrow"}, "SOURCE_DATE_EPOCH"},
+		{"an unknown stage", []string{"--stages", "fetch,publish"}, nil, `unknown stage "publish"`},
+		{"a zero timeout", []string{"--timeout", "0"}, nil, "--timeout 0"},
+		{"a zero LLM timeout", []string{"--llm-timeout", "0s"}, nil, "--llm-timeout 0s"},
+		{"a page limit over 1000", []string{"--s2-page-limit", "5000"}, nil, "--s2-page-limit 5000"},
+		{"a bad log level", []string{"--log", "loud"}, nil, "--log"},
+		{"a base that is no URL", []string{"--s2-base", "api.semanticscholar.org"}, nil, "--s2-base"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := map[string]string{}
+			for k, v := range env {
+				e[k] = v
+			}
+			for k, v := range tt.env {
+				e[k] = v
+			}
+			n := requests.Load()
+			code, _, stderr := runCLI(t, e, runArgs(dir, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 naming %q", code, stderr, tt.want)
+			}
+			if got := requests.Load() - n; got != 0 {
+				t.Errorf("%d requests made before refusing", got)
+			}
+			if after := treeDigest(t, dir+"/ds", dir+"/ds.prev"); after != before {
+				t.Error("the published dataset changed")
+			}
+		})
+	}
+
+	// A run refused by the lock publishes nothing either.
+	st, err := store.Open(context.Background(), dir+"/store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	unlock, err := st.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := requests.Load()
+	for _, args := range [][]string{runArgs(dir), {"dataset", "--out", dir + "/ds"}} {
+		code, _, stderr := runCLI(t, env, args...)
+		if code != 2 || !strings.Contains(stderr, "another curate run is using the store") {
+			t.Errorf("curate %s on a locked store: exit %d, stderr %q", args[0], code, stderr)
+		}
+	}
+	unlock()
+	if requests.Load() != n {
+		t.Errorf("%d requests on a locked store", requests.Load()-n)
+	}
+	if after := treeDigest(t, dir+"/ds", dir+"/ds.prev"); after != before {
+		t.Error("a refused run changed the published dataset")
+	}
+}
+
+// Two `curate dataset` at once on one store and one output: no panic,
+// each either publishes, finds it up to date or is refused by a lock, and
+// the published dataset passes --check every time.
+func TestConcurrentDatasetWriters(t *testing.T) {
+	dir := t.TempDir()
+	env, _ := demoWorld(t, dir)
+	if code, _, stderr := runCLI(t, env, runArgs(dir, "--stages", "fetch,citegraph,classify,summarize")...); code != 0 {
+		t.Fatalf("stages: exit %d\n%s", code, stderr)
+	}
+	// A copy of the store: two stores publishing to one place.
+	if err := os.CopyFS(dir+"/store2", os.DirFS(dir+"/store")); err != nil {
+		t.Fatal(err)
+	}
+	rounds := 12
+	if testing.Short() {
+		rounds = 4
+	}
+	for round := range rounds {
+		// A new cutoff each round: the inputs change, so both writers build.
+		testFrom := []string{"2025-06-01", "2025-09-01", "2026-01-01"}[round%3]
+		stores := []string{dir + "/store", dir + "/store"}
+		if round%2 == 1 {
+			stores[1] = dir + "/store2"
+		}
+		var wg sync.WaitGroup
+		codes := make([]int, 2)
+		errs := make([]string, 2)
+		for i := range 2 {
+			wg.Go(func() {
+				codes[i], _, errs[i] = runCLI(t, env, "dataset", "--store", stores[i], "--out", dir+"/ds", "--test-from", testFrom)
+			})
+		}
+		wg.Wait()
+		ok := 0
+		for i, code := range codes {
+			switch {
+			case strings.Contains(errs[i], "panic"):
+				t.Fatalf("round %d: panic:\n%s", round, errs[i])
+			case code == 0:
+				ok++
+			case code == 2 && (strings.Contains(errs[i], "another curate run is using the store") || strings.Contains(errs[i], "publishing there")):
+			default:
+				t.Fatalf("round %d: writer %d: exit %d\n%s", round, i, code, errs[i])
+			}
+		}
+		if ok == 0 {
+			t.Fatalf("round %d: neither writer published: %q", round, errs)
+		}
+		if code, out, stderr := runCLI(t, nil, "dataset", "--check", dir+"/ds"); code != 0 {
+			t.Fatalf("round %d: check: exit %d\n%s%s", round, code, out, stderr)
+		}
+	}
+}
+
+// A published dataset with a deleted or garbled Parquet file is never
+// "up to date": the next `curate dataset` rebuilds it, and --check names
+// what is wrong without panicking.
+func TestDamagedDatasetIsRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	env, _ := demoWorld(t, dir)
+	if code, _, stderr := runCLI(t, env, runArgs(dir)...); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	shards, _ := filepath.Glob(dir + "/ds/data/*.parquet")
+	if len(shards) == 0 {
+		t.Fatal("no shards")
+	}
+	good := treeDigest(t, dir+"/ds")
+	damages := []struct {
+		name   string
+		damage func(string) error
+		want   string
+	}{
+		{"deleted", os.Remove, "missing"},
+		{"garbled", func(p string) error { return os.WriteFile(p, []byte("PAR1 garbage PAR1"), 0o644) }, "unreadable"},
+		{"truncated", func(p string) error { return os.Truncate(p, 100) }, "unreadable"},
+	}
+	for _, d := range damages {
+		t.Run(d.name, func(t *testing.T) {
+			if err := d.damage(shards[0]); err != nil {
+				t.Fatal(err)
+			}
+			code, out, stderr := runCLI(t, nil, "dataset", "--check", dir+"/ds")
+			if code == 0 || strings.Contains(stderr, "panic") || !strings.Contains(out+stderr, filepath.Base(shards[0])) || !strings.Contains(out+stderr, d.want) {
+				t.Errorf("check of a dataset with a %s shard: exit %d\n%s%s", d.name, code, out, stderr)
+			}
+			for _, args := range [][]string{{"export", "--out", dir + "/x", dir + "/ds"}, {"report", dir + "/ds"}} {
+				if code, _, stderr := runCLI(t, nil, args...); code == 0 || !strings.Contains(stderr, "damaged") {
+					t.Errorf("curate %s of a damaged dataset: exit %d, %q", args[0], code, stderr)
+				}
+			}
+			code, _, stderr = runCLI(t, env, "dataset", "--out", dir+"/ds")
+			if code != 0 || strings.Contains(stderr, "up to date") {
+				t.Fatalf("dataset after damage: exit %d\n%s", code, stderr)
+			}
+			if code, out, stderr := runCLI(t, nil, "dataset", "--check", dir+"/ds"); code != 0 {
+				t.Fatalf("after the rebuild: exit %d\n%s%s", code, out, stderr)
+			}
+			if treeDigest(t, dir+"/ds") != good {
+				t.Error("the rebuilt dataset differs from the original")
+			}
+		})
+	}
+}
+
+// Exports keep the splits apart: one file per split by default; all of
+// them in one file only when asked, with a split on every row and unique
+// indexes; an unknown split is refused before anything is written.
+func TestExportSplits(t *testing.T) {
+	dir := t.TempDir()
+	env, _ := demoWorld(t, dir)
+	if code, _, stderr := runCLI(t, env, runArgs(dir)...); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	for _, format := range []string{"verl-rl", "verl-sft", "messages"} {
+		out := dir + "/" + format
+		if code, _, stderr := runCLI(t, nil, "export", "--format", format, "--encoding", "jsonl", "--out", out, dir+"/ds"); code != 0 {
+			t.Fatalf("export %s: exit %d\n%s", format, code, stderr)
+		}
+		for _, split := range []string{"train", "test"} {
+			b, err := os.ReadFile(out + "/" + split + ".jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			other := map[string]string{"train": "test", "test": "train"}[split]
+			if strings.Contains(string(b), `"split":"`+other+`"`) || !strings.Contains(string(b), `"split":"`+split+`"`) {
+				t.Errorf("%s %s file holds other rows:\n%.400s", format, split, b)
+			}
+		}
+		card, _ := os.ReadFile(out + "/README.md")
+		if !strings.Contains(string(card), "train and test splits") || !strings.Contains(string(card), "never train on it") {
+			t.Errorf("%s card does not say which splits it draws on:\n%s", format, card)
+		}
+	}
+	out := dir + "/all"
+	if code, _, stderr := runCLI(t, nil, "export", "--format", "verl-rl", "--encoding", "jsonl", "--split", "all", "--out", out, dir+"/ds"); code != 0 {
+		t.Fatalf("export --split all: exit %d\n%s", code, stderr)
+	}
+	b, _ := os.ReadFile(out + "/all.jsonl")
+	for i := range strings.Count(string(b), "\n") {
+		if strings.Count(string(b), `"index":`+strconv.Itoa(i)+`,`) != 1 {
+			t.Errorf("index %d is not unique in the all file:\n%s", i, b)
+		}
+	}
+	for _, bad := range []string{"val", "validation", "both"} {
+		code, _, stderr := runCLI(t, nil, "export", "--split", bad, "--out", dir+"/bad", dir+"/ds")
+		if code != 2 || !strings.Contains(stderr, bad) {
+			t.Errorf("--split %s: exit %d, %q", bad, code, stderr)
+		}
+		if _, err := os.Stat(dir + "/bad"); err == nil {
+			t.Errorf("--split %s wrote something", bad)
+		}
+	}
+	if _, problems, err := publish.Verify(out); err != nil || len(problems) > 0 {
+		t.Errorf("export does not verify: %v %v", problems, err)
+	}
+}
