@@ -28,11 +28,18 @@ const (
 	openingsBatch = 20
 )
 
-// Splits of the SFT data.
+// Splits of the SFT data. Train and validation hold the dataset's train
+// targets only; rows of test targets, made only when Options.Splits asks
+// for the dataset's test split, form their own split and never join the
+// other two.
 const (
 	SplitTrain      = "train"
 	SplitValidation = "validation"
+	SplitTest       = "test"
 )
+
+// Splits lists the SFT splits in file order.
+func Splits() []string { return []string{SplitTrain, SplitValidation, SplitTest} }
 
 // Options configure Generate. The zero value, with a Teacher, is usable.
 type Options struct {
@@ -80,7 +87,7 @@ type Options struct {
 // Row is one SFT example as the JSONL files hold it.
 type Row struct {
 	InstanceID   string        `json:"instance_id"`
-	Split        string        `json:"split"`         // SplitTrain or SplitValidation
+	Split        string        `json:"split"`         // SplitTrain, SplitValidation or SplitTest
 	DatasetSplit string        `json:"dataset_split"` // the instance's split in the input dataset
 	Prompt       string        `json:"prompt"`
 	Response     string        `json:"response"` // the completion: think block, then answer block
@@ -523,24 +530,24 @@ func (g *generation) finish() *Result {
 
 func isGateReason(reason string) bool { return slices.Contains(gate.Reasons(), reason) }
 
-func splitOrder(s string) int {
-	if s == SplitTrain {
-		return 0
-	}
-	return 1
-}
+func splitOrder(s string) int { return slices.Index(Splits(), s) }
 
-// holdOut marks the validation rows: the n rows whose instance IDs hash
-// lowest (n = valSize, at most half the rows), so the choice depends on
-// the IDs alone, not on order, teacher or K, and changes little when
-// rows come and go.
+// holdOut assigns the SFT splits: rows of the dataset's test targets go
+// to SplitTest; of the others, the n rows whose instance IDs hash lowest
+// (n = valSize, at most half of them) are validation, so the choice
+// depends on the IDs alone, not on order, teacher or K, and changes
+// little when rows come and go; the rest are train.
 func holdOut(rows []Row, valSize int) {
-	n := min(max(valSize, 0), len(rows)/2)
-	idx := make([]int, len(rows))
-	for i := range idx {
-		idx[i] = i
+	var idx []int
+	for i := range rows {
+		if rows[i].DatasetSplit == record.SplitTest {
+			rows[i].Split = SplitTest
+			continue
+		}
 		rows[i].Split = SplitTrain
+		idx = append(idx, i)
 	}
+	n := min(max(valSize, 0), len(idx)/2)
 	slices.SortFunc(idx, func(a, b int) int {
 		return cmp.Or(cmp.Compare(splitHash(rows[a].InstanceID), splitHash(rows[b].InstanceID)), cmp.Compare(rows[a].InstanceID, rows[b].InstanceID))
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/publish"
 )
 
 // Files and directories of an SFT output directory.
@@ -28,33 +29,69 @@ const (
 	rowGroupRows = 1_000
 )
 
+// VerlRow is one row of data/: verl's SFT layout (prompt, response,
+// extra_info), whose extra_info also names the split of the dataset the
+// row's instance came from.
+type VerlRow struct {
+	Prompt    string    `json:"prompt" parquet:"prompt"`
+	Response  string    `json:"response" parquet:"response"`
+	ExtraInfo ExtraInfo `json:"extra_info" parquet:"extra_info"`
+}
+
+// ExtraInfo is the extra_info of a VerlRow.
+type ExtraInfo struct {
+	Split        string `json:"split" parquet:"split"` // the SFT split: train, validation or test
+	Index        int    `json:"index" parquet:"index"` // position in the split
+	InstanceID   string `json:"instance_id" parquet:"instance_id"`
+	NumIdeas     int    `json:"num_ideas" parquet:"num_ideas"`
+	DatasetSplit string `json:"dataset_split" parquet:"dataset_split"`
+}
+
+// MessagesRow is one row of messages/: a chat conversation for TRL and
+// other chat trainers, with the row's SFT split and its dataset split.
+type MessagesRow struct {
+	Messages     []dataset.Message `json:"messages" parquet:"messages,list"`
+	InstanceID   string            `json:"instance_id" parquet:"instance_id"`
+	Split        string            `json:"split" parquet:"split"`
+	DatasetSplit string            `json:"dataset_split" parquet:"dataset_split"`
+	NumIdeas     int               `json:"num_ideas" parquet:"num_ideas"`
+}
+
 // WriteOptions configure Write.
 type WriteOptions struct {
 	// ShardRows is the most rows in one Parquet file (0: 10,000).
 	ShardRows int
+	// Version is curate's, for the manifest.
+	Version string
 }
+
+// ManifestKind is the kind an SFT output's manifest names.
+const ManifestKind = "sft"
 
 // Write publishes r in directory out:
 //
 //	out/README.md                                  dataset card (Hugging Face configs "default" and "messages")
-//	out/data/{train,validation}-NNNNN-of-NNNNN.parquet      verl SFT: prompt, response, extra_info
-//	out/messages/{train,validation}-NNNNN-of-NNNNN.parquet  TRL: messages [{role, content}], instance_id, split
-//	out/jsonl/{train,validation}.jsonl             every Row
+//	out/data/{train,validation,test}-NNNNN-of-NNNNN.parquet      verl SFT: prompt, response, extra_info
+//	out/messages/{train,validation,test}-NNNNN-of-NNNNN.parquet  TRL: messages [{role, content}], instance_id, split, dataset_split
+//	out/jsonl/{train,validation,test}.jsonl             every Row
+//	out/manifest.json                              every file's size and SHA-256
 //	out/rejects.jsonl                              every Reject, with its reason
 //	out/sft.json                                   the Report
 //
-// A split without rows has no files. The write is atomic like the dataset
-// stage's (atomicdir.Replace): everything is written and synced in a
-// temporary directory beside out, which then takes out's place (on Linux
-// by one atomic exchange); the output it replaces is kept as out.prev.
-// Write refuses to replace a directory that is neither empty nor an SFT
-// output.
+// A split without rows has no files; the test split exists only when the
+// dataset's test targets were asked for. The write goes through
+// publish.Dir, as the dataset's does: under a lock on out, everything is
+// written and synced in a temporary directory beside out, which then takes
+// out's place (on Linux by one atomic exchange); the output it replaces is
+// kept as out.prev. Write refuses to replace a directory that is neither
+// empty nor an SFT output.
 func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err error) {
 	out, err = filepath.Abs(out)
 	if err != nil {
 		return fmt.Errorf("write sft data %s: %w", out, err)
 	}
-	err = atomicdir.Replace(ctx, out, atomicdir.Options{
+	_, err = publish.Dir(ctx, out, publish.Options{
+		Kind: ManifestKind, Version: opts.Version, Splits: r.Report.Splits,
 		Owns:     atomicdir.HasAll(ReadmeFile, ReportFile),
 		Describe: fmt.Sprintf("an SFT output (no %s and %s)", ReadmeFile, ReportFile),
 		KeepPrev: true,
@@ -79,20 +116,20 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int) error 
 			return err
 		}
 	}
-	for _, split := range []string{SplitTrain, SplitValidation} {
+	for _, split := range Splits() {
 		rows := bySplit[split]
 		if len(rows) == 0 {
 			continue
 		}
-		verl := make([]dataset.VerlSFTRow, len(rows))
-		msgs := make([]dataset.MessagesRow, len(rows))
+		verl := make([]VerlRow, len(rows))
+		msgs := make([]MessagesRow, len(rows))
 		for i, row := range rows {
-			verl[i] = dataset.VerlSFTRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: dataset.ExtraInfo{
-				Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: row.NumIdeas,
+			verl[i] = VerlRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: ExtraInfo{
+				Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: row.NumIdeas, DatasetSplit: row.DatasetSplit,
 			}}
-			msgs[i] = dataset.MessagesRow{
+			msgs[i] = MessagesRow{
 				Messages:   []dataset.Message{{Role: "user", Content: row.Prompt}, {Role: "assistant", Content: row.Response}},
-				InstanceID: row.InstanceID, Split: split,
+				InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
 			}
 		}
 		n := max(1, (len(rows)+shardRows-1)/shardRows)

@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sft/gate"
 )
@@ -114,16 +114,16 @@ func TestWriteReadBack(t *testing.T) {
 		SplitValidation: {"validation-00000-of-00001.parquet"},
 	}
 	for split, names := range files {
-		var verl []dataset.VerlSFTRow
-		var msgs []dataset.MessagesRow
+		var verl []VerlRow
+		var msgs []MessagesRow
 		arrowRows := 0
 		for _, name := range names {
-			verl = append(verl, readGeneric[dataset.VerlSFTRow](t, filepath.Join(out, DataDir, name))...)
-			msgs = append(msgs, readGeneric[dataset.MessagesRow](t, filepath.Join(out, MessagesDir, name))...)
+			verl = append(verl, readGeneric[VerlRow](t, filepath.Join(out, DataDir, name))...)
+			msgs = append(msgs, readGeneric[MessagesRow](t, filepath.Join(out, MessagesDir, name))...)
 
 			schema, rows := readArrow(t, filepath.Join(out, DataDir, name))
 			arrowRows += len(rows)
-			for _, want := range []string{"prompt: type=utf8", "response: type=utf8", "extra_info: type=struct<split: utf8, index: int64, instance_id: utf8, num_ideas: int64>"} {
+			for _, want := range []string{"prompt: type=utf8", "response: type=utf8", "extra_info: type=struct<split: utf8, index: int64, instance_id: utf8, num_ideas: int64, dataset_split: utf8>"} {
 				if !strings.Contains(schema, want) {
 					t.Errorf("%s: arrow schema lacks %q:\n%s", name, want, schema)
 				}
@@ -150,7 +150,7 @@ func TestWriteReadBack(t *testing.T) {
 			t.Fatalf("%s: %d verl, %d messages, %d jsonl rows, want %d", split, len(verl), len(msgs), len(jl), len(rows))
 		}
 		for i, row := range rows {
-			want := dataset.VerlSFTRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: dataset.ExtraInfo{Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: 3}}
+			want := VerlRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: ExtraInfo{Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: 3, DatasetSplit: row.DatasetSplit}}
 			if !reflect.DeepEqual(verl[i], want) {
 				t.Errorf("%s verl row %d differs", split, i)
 			}
@@ -197,8 +197,8 @@ func TestWriteReadBack(t *testing.T) {
 			if c.Text != bySplit[SplitValidation][i].Response || c.InstanceID != bySplit[SplitValidation][i].InstanceID || c.Line != i+1 {
 				t.Errorf("%s row %d: %+v", p, i, c)
 			}
-			if strings.Contains(p, MessagesDir) != (c.NumIdeas == 0) {
-				t.Errorf("%s: num_ideas %d", p, c.NumIdeas)
+			if c.NumIdeas != 3 {
+				t.Errorf("%s: num_ideas %d, want 3 in every format", p, c.NumIdeas)
 			}
 		}
 	}
@@ -214,6 +214,9 @@ func TestWriteReplaces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if _, problems, err := publish.Verify(out); err != nil || len(problems) > 0 {
+		t.Errorf("the output does not verify: %v %v", problems, err)
+	}
 	for _, p := range []string{out, out + PrevSuffix} {
 		if _, err := os.Stat(filepath.Join(p, ReportFile)); err != nil {
 			t.Errorf("%v", err)
@@ -223,8 +226,14 @@ func TestWriteReplaces(t *testing.T) {
 		t.Errorf("a validation file without validation rows: %v", err)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("left behind: %v", entries)
+	var left []string
+	for _, e := range entries {
+		if e.Name() != ".sft.lock" { // the publishing lock stays, as the store's does
+			left = append(left, e.Name())
+		}
+	}
+	if len(left) != 2 {
+		t.Errorf("left behind: %v", left)
 	}
 	// A directory that is not an SFT output is never moved aside.
 	other := filepath.Join(dir, "mine")

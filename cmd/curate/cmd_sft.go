@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/sft"
 	"github.com/groundwork/curate/sft/gate"
@@ -48,10 +50,10 @@ func runSFTCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.BoolVar(&opt.noThink, "no-think", false, "write an empty think block with the same answers (no trace calls)")
 	fs.IntVar(&opt.maxTokens, "max-tokens", sft.DefaultMaxTokens, "drop rows whose prompt + completion exceed this many tokens (0: no limit)")
 	fs.StringVar(&opt.tokenizer, "tokenizer", "", "Hugging Face tokenizer.json to count tokens with (default: an estimate of one token per 3 bytes, on the long side)")
-	fs.IntVar(&opt.valSize, "val-size", sft.DefaultValSize, "rows held out as the validation split (at most half the rows; 0: none)")
-	fs.StringVar(&opt.splits, "splits", "train", "comma-separated dataset splits to use (train, test); test targets are for evaluation")
+	fs.IntVar(&opt.valSize, "val-size", sft.DefaultValSize, "rows held out as the validation split (at most half the train rows; 0: none)")
+	fs.StringVar(&opt.splits, "splits", "train", "comma-separated dataset splits to use (train, test); test targets are for evaluation: asked for here, they become the SFT test split, apart from train and validation")
 	fs.IntVar(&opt.limit, "limit", 0, "only the first N instances by ID (0: all), to try a teacher cheaply")
-	fs.IntVar(&opt.workers, "workers", sft.DefaultWorkers, "instances with the teacher at once")
+	fs.IntVar(&opt.workers, "workers", sft.DefaultWorkers, "instances with the teacher at once (1 or more)")
 	fs.StringVar(&opt.budget, "budget", "", "stop starting teacher calls once this run has spent this many dollars, e.g. 5 or $5 (needs --price for the model)")
 	fs.BoolVar(&opt.retryRejects, "retry-rejects", false, "ask the teacher again for answers it was rejected for in an earlier run")
 	fs.Float64Var(&opt.temperature, "temperature", sft.DefaultTemperature, "teacher sampling temperature")
@@ -72,7 +74,48 @@ func runSFTCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	if opt.noThink && thinkSet && opt.think {
 		return fmt.Errorf("%w: --think and --no-think together", errUsage)
 	}
+	if err := opt.validate(); err != nil {
+		return err
+	}
 	return runSFT(ctx, env, &opt)
+}
+
+// validate checks the flags of `curate sft` before anything is read,
+// requested or written.
+func (o *sftOptions) validate() error {
+	if err := o.global.validate(); err != nil {
+		return err
+	}
+	if err := o.llm.validate(); err != nil {
+		return err
+	}
+	for _, s := range splitList(o.splits) {
+		if s != "train" && s != "test" {
+			return fmt.Errorf("%w: --splits: unknown split %q (want train, test)", errUsage, s)
+		}
+	}
+	if len(splitList(o.splits)) == 0 {
+		return fmt.Errorf("%w: --splits %q names no split (want train, test)", errUsage, o.splits)
+	}
+	switch {
+	case o.numIdeas < 1:
+		return fmt.Errorf("%w: --num-ideas %d: want at least 1", errUsage, o.numIdeas)
+	case o.maxTokens < 0:
+		return fmt.Errorf("%w: --max-tokens %d: want 0 (no limit) or more", errUsage, o.maxTokens)
+	case o.valSize < 0:
+		return fmt.Errorf("%w: --val-size %d: want 0 (none) or more", errUsage, o.valSize)
+	case o.limit < 0:
+		return fmt.Errorf("%w: --limit %d: want 0 (all) or more", errUsage, o.limit)
+	case o.shardRows < 0:
+		return fmt.Errorf("%w: --shard-rows %d: want 0 (the default) or more", errUsage, o.shardRows)
+	case o.temperature < 0 || math.IsNaN(o.temperature) || math.IsInf(o.temperature, 0):
+		return fmt.Errorf("%w: --temperature %v: want 0 or more", errUsage, o.temperature)
+	}
+	if err := positive("--workers", o.workers); err != nil {
+		return err
+	}
+	_, err := parseBudget(o.budget)
+	return err
 }
 
 // runSFT regenerates the SFT data of a dataset and prints what it did.
@@ -104,20 +147,10 @@ func runSFT(ctx context.Context, env *cmdEnv, opt *sftOptions) error {
 		Limit: opt.limit, Workers: opt.workers, Meter: &llm.Meter{}, Prices: prices, Budget: budget,
 		Stop: env.drain, Logger: log, CounterName: "estimate (one token per 3 bytes)",
 	}
-	for _, s := range o.Splits {
-		if s != "train" && s != "test" {
-			return fmt.Errorf("%w: --splits: unknown split %q (want train, test)", errUsage, s)
-		}
-	}
-	switch {
-	case opt.numIdeas < 1:
-		return fmt.Errorf("%w: --num-ideas %d: want at least 1", errUsage, opt.numIdeas)
-	case opt.maxTokens == 0:
+	if opt.maxTokens == 0 {
 		o.MaxTokens = -1
-	case opt.maxTokens < 0:
-		return fmt.Errorf("%w: --max-tokens %d: want 0 (no limit) or more", errUsage, opt.maxTokens)
 	}
-	if opt.valSize <= 0 {
+	if opt.valSize == 0 {
 		o.ValSize = -1
 	}
 	if opt.tokenizer != "" {
@@ -138,7 +171,7 @@ func runSFT(ctx context.Context, env *cmdEnv, opt *sftOptions) error {
 		defer st.Close()
 		unlock, err := st.Lock()
 		if err != nil {
-			return fmt.Errorf("%w: another curate run is using the store %s; wait for it or stop it", err, st.Dir())
+			return lockError(err, st.Dir())
 		}
 		defer unlock()
 		lcfg := opt.llm.config(env, st, o.Meter, log)
@@ -158,7 +191,10 @@ func runSFT(ctx context.Context, env *cmdEnv, opt *sftOptions) error {
 		}
 	}
 
-	r, err := sft.Run(ctx, opt.dataset, opt.out, o, sft.WriteOptions{ShardRows: opt.shardRows})
+	r, err := sft.Run(ctx, opt.dataset, opt.out, o, sft.WriteOptions{ShardRows: opt.shardRows, Version: version})
+	if errors.Is(err, publish.ErrLocked) {
+		return &exitError{code: 2, err: err}
+	}
 	if err != nil {
 		return err
 	}
@@ -201,6 +237,9 @@ func printSFT(env *cmdEnv, r *sft.Result, out string) {
 	if !r.Stopped {
 		fmt.Fprintf(w, "curate sft: %d train and %d validation rows in %s (teacher %s, K=%d, %s)\n",
 			rep.Rows[sft.SplitTrain], rep.Rows[sft.SplitValidation], out, rep.Teacher, rep.NumIdeas, map[bool]string{true: "think", false: "no-think"}[rep.Think])
+		if n := rep.Rows[sft.SplitTest]; n > 0 {
+			fmt.Fprintf(w, "curate sft: and %d rows of the dataset's test targets, asked for with --splits, in the SFT test split (never train or validation)\n", n)
+		}
 	}
 	rate := "n/a"
 	if rep.Gate.Checked > 0 {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/sft"
 	"github.com/groundwork/curate/sft/gate"
 )
@@ -45,7 +44,8 @@ func TestSFTOnDemoCorpus(t *testing.T) {
 		t.Fatalf("sft: exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"curate sft: 4 train and 1 validation rows in " + out + " (teacher heuristic, K=3, think)",
+		"curate sft: 1 train and 1 validation rows in " + out + " (teacher heuristic, K=3, think)",
+		"and 3 rows of the dataset's test targets, asked for with --splits, in the SFT test split",
 		"gate: 100.0% pass rate (5 of 5 answers, 5 on the first attempt)", "rejects: 0",
 		"openings: 5 distinct of 5 traces", fmt.Sprintf("length: max %d tokens by estimate", sft.DefaultMaxTokens), "cost: $0.0000 spent",
 		"sft-ideas", "sft-trace", "$0 (heuristic)",
@@ -54,22 +54,40 @@ func TestSFTOnDemoCorpus(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	rows, err := parquet.ReadFile[dataset.VerlSFTRow](filepath.Join(out, "data", "train-00000-of-00001.parquet"))
-	if err != nil || len(rows) != 4 {
-		t.Fatalf("verl train: %d rows, %v", len(rows), err)
-	}
-	for _, r := range rows {
-		if _, err := gate.Check(r.Response, 3); err != nil || !strings.HasPrefix(r.Prompt, "Below are ") {
-			t.Errorf("row %s: %v", r.ExtraInfo.InstanceID, err)
+	// Test targets, asked for by name, are their own split: every format
+	// keeps each row's dataset split, and no test target is in train or
+	// validation.
+	for _, split := range sft.Splits() {
+		want := map[string]int{"train": 1, "validation": 1, "test": 3}[split]
+		rows, err := parquet.ReadFile[sft.VerlRow](filepath.Join(out, "data", split+"-00000-of-00001.parquet"))
+		if err != nil || len(rows) != want {
+			t.Fatalf("verl %s: %d rows, %v", split, len(rows), err)
+		}
+		msgs, err := parquet.ReadFile[sft.MessagesRow](filepath.Join(out, "messages", split+"-00000-of-00001.parquet"))
+		if err != nil || len(msgs) != want {
+			t.Fatalf("messages %s: %d rows, %v", split, len(msgs), err)
+		}
+		wantDS := map[string]string{"train": "train", "validation": "train", "test": "test"}[split]
+		for i, r := range rows {
+			if _, err := gate.Check(r.Response, 3); err != nil || !strings.HasPrefix(r.Prompt, "Below are ") {
+				t.Errorf("row %s: %v", r.ExtraInfo.InstanceID, err)
+			}
+			if r.ExtraInfo.Split != split || r.ExtraInfo.DatasetSplit != wantDS || msgs[i].DatasetSplit != wantDS || msgs[i].Split != split {
+				t.Errorf("%s row %s: split %q/%q, dataset split %q/%q, want %s and %s", split, r.ExtraInfo.InstanceID,
+					r.ExtraInfo.Split, msgs[i].Split, r.ExtraInfo.DatasetSplit, msgs[i].DatasetSplit, split, wantDS)
+			}
 		}
 	}
-	for _, f := range []string{"messages/validation-00000-of-00001.parquet", "jsonl/train.jsonl", "rejects.jsonl", "sft.json", "README.md"} {
+	for _, f := range []string{"messages/validation-00000-of-00001.parquet", "jsonl/train.jsonl", "jsonl/test.jsonl", "rejects.jsonl", "sft.json", "README.md", "manifest.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
 	}
-	code, stdout, stderr := runCLI(t, nil, "gate", "--strict", filepath.Join(out, "data", "train-00000-of-00001.parquet"), filepath.Join(out, "jsonl", "validation.jsonl"))
-	if code != 0 || !strings.Contains(stdout, "4 rows, 4 passed (100.0%), 0 failed") || !strings.Contains(stdout, "1 rows, 1 passed") {
+	if card, _ := os.ReadFile(filepath.Join(out, "README.md")); !strings.Contains(string(card), "drawn on its train and test splits") || !strings.Contains(string(card), "split: test") {
+		t.Errorf("the card does not say it draws on the test split:\n%s", card)
+	}
+	code, stdout, stderr := runCLI(t, nil, "gate", "--strict", filepath.Join(out, "data", "test-00000-of-00001.parquet"), filepath.Join(out, "jsonl", "validation.jsonl"))
+	if code != 0 || !strings.Contains(stdout, "3 rows, 3 passed (100.0%), 0 failed") || !strings.Contains(stdout, "1 rows, 1 passed") {
 		t.Errorf("gate: exit %d\n%s%s", code, stdout, stderr)
 	}
 
