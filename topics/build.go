@@ -44,12 +44,18 @@ type Options struct {
 	Budget        int     `json:"budget"`
 	// Seed chooses the first topic of the selection (see Select).
 	Seed uint64 `json:"seed"`
+	// TestFrom is the dataset's cutoff (YYYY-MM-DD) and Splits the splits
+	// whose papers the topics may hold, as supporting or background papers
+	// (default train only: a test target is for evaluation, and a topic
+	// holding one leaks it into training).
+	TestFrom string   `json:"test_from"`
+	Splits   []string `json:"splits"`
 }
 
 // DefaultOptions returns the recipe's settings.
 func DefaultOptions() Options {
 	return Options{IoU: DefaultIoU, MinSupport: DefaultMinSupport, MinBackground: DefaultMinBackground,
-		MaxBackground: DefaultMaxBackground, Budget: DefaultBudget}
+		MaxBackground: DefaultMaxBackground, Budget: DefaultBudget, TestFrom: DefaultTestFrom, Splits: []string{record.SplitTrain}}
 }
 
 // Check reports the first setting out of range.
@@ -66,7 +72,7 @@ func (o Options) Check() error {
 	case !(o.TopPercent >= 0 && o.TopPercent <= 100):
 		return fmt.Errorf("top percent %g: want 0 (all) to 100", o.TopPercent)
 	}
-	return nil
+	return o.checkSplits()
 }
 
 // Topic is one selected topic: a row of topics.parquet and a line of
@@ -113,6 +119,7 @@ type Background struct {
 	CardKind  string       `json:"card_kind,omitempty" parquet:"card_kind,optional"`
 	Card      *record.Card `json:"card,omitempty" parquet:"card,optional"`
 	Abstract  string       `json:"abstract,omitempty" parquet:"abstract,optional"`
+	Split     string       `json:"split" parquet:"split"` // the paper's dataset split (see splitOfRef)
 }
 
 // Text levels of a Background paper.
@@ -132,6 +139,7 @@ type Supporting struct {
 	PrimaryCategory string   `json:"primary_category,omitempty" parquet:"primary_category,optional"`
 	CitationCount   *int     `json:"citation_count,omitempty" parquet:"citation_count,optional"`
 	Influential     []string `json:"influential" parquet:"influential,list"`
+	Split           string   `json:"split" parquet:"split"` // the paper's dataset split
 }
 
 // Pair is the overlap of two supporting papers' influential sets.
@@ -236,8 +244,9 @@ func (b *Builder) Build(ctx context.Context, graphs []*citegraph.Graph, excluded
 	for _, g := range graphs {
 		seeds = append(seeds, NewSeed(g, ids, refs))
 	}
-	kept, status := Filter(seeds, opt)
-	status = append(status, excluded...)
+	seeds, status := applySplits(seeds, refs, opt)
+	kept, more := Filter(seeds, opt)
+	status = append(append(status, more...), excluded...)
 	slices.SortStableFunc(status, func(a, c SeedStatus) int { return cmp.Compare(a.ID, c.ID) })
 
 	groups, err := Groups(ctx, kept, opt)
@@ -319,7 +328,7 @@ func (b *Builder) topic(ctx context.Context, g Group, seeds map[string]Seed, ref
 		s := seeds[id]
 		t.Supporting = append(t.Supporting, Supporting{
 			ArxivID: s.ID, Title: s.Title, Venue: s.Venue, Year: s.Year, Published: s.Published,
-			PrimaryCategory: s.PrimaryCategory, CitationCount: s.CitationCount, Influential: s.Influential,
+			PrimaryCategory: s.PrimaryCategory, CitationCount: s.CitationCount, Influential: s.Influential, Split: s.Split,
 		})
 		for _, k := range s.Influential {
 			cited[k]++
@@ -353,7 +362,7 @@ func (b *Builder) topic(ctx context.Context, g Group, seeds map[string]Seed, ref
 		if r == nil {
 			r = &Ref{Key: k}
 		}
-		bg := Background{ID: k, S2PaperID: r.S2PaperID, ArxivID: r.ArxivID, DOI: r.DOI, Title: r.Title, Year: r.Year, CitedBy: cited[k]}
+		bg := Background{ID: k, S2PaperID: r.S2PaperID, ArxivID: r.ArxivID, DOI: r.DOI, Title: r.Title, Year: r.Year, CitedBy: cited[k], Split: r.Split}
 		if cited[k] == len(g.Members) {
 			t.Stats.Core++
 		}

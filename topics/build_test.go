@@ -135,7 +135,7 @@ func build(t *testing.T, st *store.Store, opt Options, reverse bool) (string, *R
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "topics")
-	if err := Write(ctx, out, res); err != nil {
+	if err := Write(ctx, out, res, "test"); err != nil {
 		t.Fatal(err)
 	}
 	return out, res
@@ -360,7 +360,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	// Rewrite over a: same bytes, no temporary directory left.
 	before, _ := os.ReadFile(filepath.Join(a, TopicsParquet))
-	if err := Write(context.Background(), a, res); err != nil {
+	if err := Write(context.Background(), a, res, "test"); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(filepath.Join(a, TopicsParquet))
@@ -382,7 +382,7 @@ func TestWriteRefusesForeignDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Write(context.Background(), dir, &Result{Options: DefaultOptions()})
+	err := Write(context.Background(), dir, &Result{Options: DefaultOptions()}, "test")
 	if err == nil || !strings.Contains(err.Error(), "not a topics directory") {
 		t.Errorf("Write over a foreign directory: %v", err)
 	}

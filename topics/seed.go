@@ -39,6 +39,13 @@ type Seed struct {
 	// arXiv ID or DOI: they cannot be compared across papers and are left
 	// out of Influential.
 	Unidentified int
+	// S2PaperID is the seed's own Semantic Scholar ID.
+	S2PaperID string
+	// Split is the seed's dataset split (by its arXiv v1 date), and
+	// OtherSplit counts the influential references left out of Influential
+	// because they belong to a split the build does not draw on.
+	Split      string
+	OtherSplit int
 }
 
 // Ref is what the citation graphs say about one influential reference,
@@ -51,6 +58,10 @@ type Ref struct {
 	Title     string
 	Year      int
 	Abstract  string
+	// PublicationDate is Semantic Scholar's (YYYY-MM-DD), and Split the
+	// split the paper belongs to (see splitOfRef).
+	PublicationDate string
+	Split           string
 }
 
 // Identities resolves reference edges to identity keys. An edge is known
@@ -128,7 +139,7 @@ func NewSeed(g *citegraph.Graph, ids *Identities, refs map[string]*Ref) Seed {
 	s := Seed{
 		ID: g.TargetID, Title: m.Title, Venue: strings.TrimSpace(m.Venue), Year: m.Year,
 		Published: m.Published, PrimaryCategory: m.PrimaryCategory, CitationCount: m.CitationCount,
-		S2Status: g.S2Status,
+		S2Status: g.S2Status, S2PaperID: m.S2PaperID,
 	}
 	if s.Year == 0 && len(m.Published) >= 4 {
 		s.Year, _ = strconv.Atoi(m.Published[:4])
@@ -168,6 +179,7 @@ func mergeRef(refs map[string]*Ref, key string, e record.Edge) {
 	fill(&r.DOI, citegraph.NormalizeDOI(str(e.DOI)))
 	fill(&r.Title, str(e.Title))
 	fill(&r.Abstract, str(e.Abstract))
+	fill(&r.PublicationDate, str(e.PublicationDate))
 	if r.Year == 0 && e.Year != nil {
 		r.Year = *e.Year
 	}
@@ -259,12 +271,17 @@ type SeedStatus struct {
 	Detail          string   `json:"detail,omitempty"`
 	Influential     []string `json:"influential,omitempty"` // the kept seed's set
 	Unidentified    int      `json:"unidentified_influential,omitempty"`
+	Split           string   `json:"split,omitempty"`
+	// OtherSplit counts influential references left out as papers of a
+	// split the build does not draw on.
+	OtherSplit int `json:"other_split_influential,omitempty"`
 }
 
 func statusOf(s Seed, reason, detail string) SeedStatus {
 	st := SeedStatus{
 		ID: s.ID, Title: s.Title, Venue: s.Venue, Year: s.Year, PrimaryCategory: s.PrimaryCategory,
 		CitationCount: s.CitationCount, Status: reason, Detail: detail, Unidentified: s.Unidentified,
+		Split: s.Split, OtherSplit: s.OtherSplit,
 	}
 	if reason == ReasonKept {
 		st.Influential = s.Influential

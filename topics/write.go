@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/publish"
 )
 
 // Files of a topics directory.
@@ -34,12 +35,13 @@ const (
 //
 // Nothing in them depends on the time or the order of the inputs, so the
 // same Result writes the same bytes. The write is atomic
-// (atomicdir.Replace): the files are written and synced in a temporary
-// directory beside out, which then takes out's place (on Linux by one
-// atomic exchange; elsewhere out is briefly absent between two renames);
-// the directory it replaces is removed. Write refuses to replace a
+// (publish.Dir, with a manifest of every file): under a lock on out, the
+// files are written and synced in a temporary directory beside out, which
+// then takes out's place (on Linux by one atomic exchange; elsewhere out
+// is briefly absent between two renames); the directory it replaces is
+// removed. Write refuses to replace a
 // directory that is neither empty nor a topics directory.
-func Write(ctx context.Context, out string, r *Result) (err error) {
+func Write(ctx context.Context, out string, r *Result, version string) (err error) {
 	out, err = filepath.Abs(out)
 	if err != nil {
 		return fmt.Errorf("write topics %s: %w", out, err)
@@ -54,7 +56,8 @@ func Write(ctx context.Context, out string, r *Result) (err error) {
 		{SeedsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Seeds) }},
 		{ReportFile, func(w io.Writer) error { return WriteReport(w, r) }},
 	}
-	err = atomicdir.Replace(ctx, out, atomicdir.Options{
+	_, err = publish.Dir(ctx, out, publish.Options{
+		Kind: ManifestKind, Version: version, Splits: r.Options.Splits,
 		Owns:     atomicdir.HasAll(TopicsParquet, ReportFile),
 		Describe: fmt.Sprintf("a topics directory (no %s and %s)", TopicsParquet, ReportFile),
 	}, func(tmp string) error {
@@ -73,6 +76,9 @@ func Write(ctx context.Context, out string, r *Result) (err error) {
 	}
 	return nil
 }
+
+// ManifestKind is the kind a topics directory's manifest names.
+const ManifestKind = "topics"
 
 // EncodeParquet writes r's topics to w as one Parquet file (zstd pages),
 // with the options as key/value metadata "groundwork.topics.options".
@@ -124,6 +130,12 @@ func WriteReport(w io.Writer, r *Result) error {
 		filters = append(filters, "none")
 	}
 	fmt.Fprintf(&b, "Seed filters: %s.\n\n", strings.Join(filters, "; "))
+	fmt.Fprintf(&b, "Splits drawn on: %s (a paper is test when first published on or after %s; supporting and background papers of other splits are left out, and every paper's split is recorded).",
+		strings.Join(o.Splits, " and "), o.TestFrom)
+	if slices.Contains(o.Splits, "test") {
+		b.WriteString(" **Test papers were asked for by name: these topics hold papers of the dataset's test split; do not train on them if you evaluate on that split.**")
+	}
+	b.WriteString("\n\n")
 
 	fmt.Fprintf(&b, "## Seeds\n\n| status | seeds |\n|---|---:|\n")
 	seedCounts := map[string]int{}

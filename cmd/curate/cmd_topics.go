@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/topics"
 )
 
@@ -38,6 +40,9 @@ func runTopicsCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&o.opt.MaxBackground, "max-background", o.opt.MaxBackground, "most background papers of a topic")
 	fs.IntVar(&o.opt.Budget, "budget", o.opt.Budget, "topics to select")
 	fs.Uint64Var(&o.opt.Seed, "seed", 0, "0 starts the selection at the best-supported topic; another value starts it at a topic drawn by the seed")
+	fs.StringVar(&o.opt.TestFrom, "test-from", topics.DefaultTestFrom, "the dataset's cutoff: papers first published on or after it are test papers")
+	splits := "train"
+	fs.StringVar(&splits, "splits", splits, "comma-separated splits whose papers topics may hold, as supporting or background papers (train, test); test papers are for evaluation")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -46,8 +51,18 @@ func runTopicsCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: --out DIR is required", errUsage)
 	}
+	o.opt.Splits = splitList(splits)
+	if _, err := time.Parse("2006-01-02", o.opt.TestFrom); err != nil {
+		return fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, o.opt.TestFrom)
+	}
 	if err := o.opt.Check(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if err := o.flags.validate(); err != nil {
+		return err
+	}
+	if err := positive("--workers", o.workers); err != nil {
+		return err
 	}
 	if len(rest) > 0 || o.flags.targets != "" {
 		if o.ids, err = o.flags.ids(env, rest); err != nil {
@@ -63,16 +78,11 @@ func runTopicsCmd(ctx context.Context, env *cmdEnv, args []string) error {
 func runTopics(ctx context.Context, env *cmdEnv, o *topicsOptions) error {
 	ctx, cancel := env.drainContext(ctx)
 	defer cancel()
-	e, err := openStages(ctx, env, &o.flags)
+	e, err := openLocked(ctx, env, &o.flags)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	unlock, err := e.store.Lock()
-	if err != nil {
-		return fmt.Errorf("%w: another curate run is using the store %s; wait for it or stop it", err, e.store.Dir())
-	}
-	defer unlock()
 
 	graphs, excluded, err := topics.LoadGraphs(ctx, e.store, o.ids, e.set.Citegraph, o.workers)
 	if err != nil {
@@ -83,7 +93,10 @@ func runTopics(ctx context.Context, env *cmdEnv, o *topicsOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := topics.Write(ctx, o.out, res); err != nil {
+	if err := topics.Write(ctx, o.out, res, version); err != nil {
+		if errors.Is(err, publish.ErrLocked) {
+			return &exitError{code: 2, err: err}
+		}
 		return err
 	}
 	for _, t := range res.Topics {
@@ -98,8 +111,9 @@ func runTopics(ctx context.Context, env *cmdEnv, o *topicsOptions) error {
 			failed = append(failed, s.ID+": "+s.Detail)
 		}
 	}
-	fmt.Fprintf(env.stderr, "curate topics: %d of %d seeds kept; %d groups, %d candidates, %d topics selected; written to %s\n",
-		kept, len(res.Seeds), len(res.Groups), res.Candidates, len(res.Topics), o.out)
+	fmt.Fprintf(env.stderr, "curate topics: %d of %d seeds kept; %d groups, %d candidates, %d topics selected from the %s split%s; written to %s\n",
+		kept, len(res.Seeds), len(res.Groups), res.Candidates, len(res.Topics), strings.Join(o.opt.Splits, " and "),
+		map[bool]string{true: "s", false: ""}[len(o.opt.Splits) > 1], o.out)
 	if len(res.Topics) == 0 {
 		fmt.Fprintf(env.stderr, "no topic met the bounds (see %s/report.md); try a lower --iou or --min-support, or wider background bounds\n", o.out)
 	}

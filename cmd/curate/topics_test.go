@@ -28,6 +28,9 @@ func TestTopicsUsage(t *testing.T) {
 		{[]string{"topics", "--out", "x", "--iou", "0"}, "want 0 < iou ≤ 1"},
 		{[]string{"topics", "--out", "x", "--min-background", "9"}, "want 1 ≤ min ≤ max"},
 		{[]string{"topics", "--out", "x", "--top-percent", "150"}, "want 0 (all) to 100"},
+		{[]string{"topics", "--out", "x", "--splits", "train,val"}, `unknown split "val"`},
+		{[]string{"topics", "--out", "x", "--test-from", "2026"}, "--test-from"},
+		{[]string{"topics", "--out", "x", "--workers", "0"}, "--workers 0"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runCLI(t, nil, tt.args...)
@@ -41,14 +44,27 @@ func TestTopicsUsage(t *testing.T) {
 // demo's six targets pair up (three pairs sharing two influential
 // references each, IoU 1/3, 1/4 and 1/3), so only thresholds below the
 // recipe's yield topics: --iou 0.25, --min-support 2, --min-background 4.
+// Each pair is a 2025 (train) and a 2026 (test) paper: by default no
+// topic forms, since no topic may hold a test target; --splits
+// train,test asks for them by name.
 func TestTopicsOnDemo(t *testing.T) {
 	dir := t.TempDir()
 	st := filepath.Join(dir, "store")
 	if code, _, stderr := runCLI(t, nil, "demo", "--store", st, "--out", filepath.Join(dir, "ds")); code != 0 {
 		t.Fatalf("demo: exit %d\n%s", code, stderr)
 	}
-	args := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4"}
-	code, out, stderr := runCLI(t, nil, append(args, "--out", filepath.Join(dir, "t1"))...)
+	base := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4"}
+	code, out, stderr := runCLI(t, nil, append(base, "--out", filepath.Join(dir, "t0"))...)
+	if code != 0 || out != "" || !strings.Contains(stderr, "3 of 6 seeds kept") || !strings.Contains(stderr, "0 topics selected from the train split") {
+		t.Errorf("train only: exit %d\n%s%s", code, out, stderr)
+	}
+	seeds, _ := os.ReadFile(filepath.Join(dir, "t0", topics.SeedsJSONL))
+	if strings.Count(string(seeds), `"status":"split_not_used"`) != 3 || strings.Count(string(seeds), `"split":"test"`) != 3 {
+		t.Errorf("the test seeds are not listed as left out:\n%s", seeds)
+	}
+
+	args := append(base, "--splits", "train,test")
+	code, out, stderr = runCLI(t, nil, append(args, "--out", filepath.Join(dir, "t1"))...)
 	if code != 0 {
 		t.Fatalf("topics: exit %d\n%s", code, stderr)
 	}
@@ -71,6 +87,11 @@ func TestTopicsOnDemo(t *testing.T) {
 		var tp topics.Topic
 		if err := json.Unmarshal([]byte(line), &tp); err != nil {
 			t.Fatal(err)
+		}
+		for _, sp := range tp.Supporting {
+			if want := map[bool]string{true: "test", false: "train"}[sp.Published >= "2026-01-01"]; sp.Split != want {
+				t.Errorf("%s: %s (%s) has split %q, want %s", tp.ID, sp.ArxivID, sp.Published, sp.Split, want)
+			}
 		}
 		var union []string
 		for _, sp := range tp.Supporting {
@@ -155,7 +176,7 @@ func TestTopicsLLMTags(t *testing.T) {
 		t.Fatalf("demo: exit %d\n%s", code, stderr)
 	}
 	env := map[string]string{"LLM_API_KEY": "sk-test"}
-	args := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4",
+	args := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4", "--splits", "train,test",
 		"--llm-base", srv.URL + "/v1", "--llm-model", "fake-1"}
 	code, out, stderr := runCLI(t, env, append(args, "--out", filepath.Join(dir, "t1"))...)
 	if code != 0 || strings.Count(out, "A shared research topic") != 3 || calls.Load() != 3 {
