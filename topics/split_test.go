@@ -90,7 +90,7 @@ func TestSplitOfRef(t *testing.T) {
 	}{
 		{Ref{ArxivID: "2512.00001"}, cutoff, record.SplitTrain},
 		{Ref{ArxivID: "2601.00001"}, cutoff, record.SplitTest},
-		{Ref{ArxivID: "2601.00001"}, mid, record.SplitTest}, // straddles the cutoff: test
+		{Ref{ArxivID: "2601.00001"}, mid, record.SplitTest},                 // straddles the cutoff: test
 		{Ref{ArxivID: "2512.00001", Year: 2026}, cutoff, record.SplitTrain}, // the arXiv date wins over a venue year
 		{Ref{ArxivID: "hep-th/9901001"}, cutoff, record.SplitTrain},
 		{Ref{PublicationDate: "2025-12-31"}, cutoff, record.SplitTrain},
