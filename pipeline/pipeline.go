@@ -22,6 +22,16 @@ const (
 	Skipped = "skipped" // the target does not go on (e.g. too few sources); not a failure
 )
 
+// HeldError is what a Step returns for a target it holds back: not a
+// failure of the step, but a result that must not go on (an implausible
+// classification, say). The pipeline lists it in Summary.Held.
+type HeldError struct{ Reason string }
+
+func (e *HeldError) Error() string { return "held back: " + e.Reason }
+
+// Hold returns the error that holds a target back for reason.
+func Hold(reason string) error { return &HeldError{Reason: reason} }
+
 // Step is one stage of per-target work.
 type Step struct {
 	Name    string
@@ -35,7 +45,7 @@ type Step struct {
 type Event struct {
 	Key     string
 	Step    string
-	Outcome string // Done, Reused, Skipped, or "failed"
+	Outcome string // Done, Reused, Skipped, "held" or "failed"
 	Err     error
 	Elapsed time.Duration
 }
@@ -53,6 +63,7 @@ type StepSummary struct {
 	Done     int           `json:"done"`
 	Reused   int           `json:"reused"`
 	Skipped  int           `json:"skipped"`
+	Held     int           `json:"held"`
 	Failed   int           `json:"failed"`
 	Pending  int           `json:"not_reached"` // targets that never got to the step
 	Busy     time.Duration `json:"busy_ns"`     // summed time in Run
@@ -68,7 +79,12 @@ type Summary struct {
 	Completed   int           `json:"completed"` // went through every step
 	Steps       []StepSummary `json:"stages"`
 	Failures    []Failure     `json:"failures"`
-	Interrupted bool          `json:"interrupted"`
+	// Held lists the targets a step held back (HeldError), with the reason.
+	Held        []Failure `json:"held,omitempty"`
+	Interrupted bool      `json:"interrupted"`
+	// Fatal is the error that stopped the run (Options.Fatal), if any:
+	// work in flight was abandoned and no new work started.
+	Fatal string `json:"fatal,omitempty"`
 	Started     time.Time     `json:"started"`
 	Wall        time.Duration `json:"wall_ns"`
 }
@@ -81,6 +97,10 @@ type Options struct {
 	Drain <-chan struct{}
 	// OnEvent is called after each step of each target (progress).
 	OnEvent func(Event)
+	// Fatal, when set, says which step errors stop the whole run (a full
+	// disk): the first one abandons work in flight, like cancelling ctx,
+	// and is reported in Summary.Fatal.
+	Fatal func(error) bool
 }
 
 // Run sends every key through the steps in order and returns what happened.
@@ -89,6 +109,9 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 	if len(steps) == 0 {
 		return sum
 	}
+	outer := ctx
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	var mu sync.Mutex
 	stats := make([]StepSummary, len(steps))
 	for i, s := range steps {
@@ -164,7 +187,18 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 					st.Busy += elapsed
 					st.last = time.Now()
 					next := false
+					var held *HeldError
 					switch {
+					case errors.As(err, &held):
+						ev.Outcome = "held"
+						st.Held++
+						sum.Held = append(sum.Held, Failure{Key: key, Step: s.Name, Reason: held.Reason})
+					case err != nil && opt.Fatal != nil && opt.Fatal(err) && sum.Fatal == "":
+						ev.Outcome = "failed"
+						st.Failed++
+						sum.Fatal = err.Error()
+						sum.Failures = append(sum.Failures, Failure{Key: key, Step: s.Name, Reason: err.Error()})
+						stop() // abandon the rest: it would fail the same way
 					case err != nil:
 						ev.Outcome = "failed"
 						st.Failed++
@@ -197,7 +231,7 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 
 	for _, key := range keys {
 		if draining() || ctx.Err() != nil {
-			sum.Interrupted = true
+			sum.Interrupted = draining() || outer.Err() != nil
 			break
 		}
 		inflight.Add(1)
@@ -215,7 +249,7 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 	}
 	workers.Wait()
 
-	if draining() || ctx.Err() != nil {
+	if draining() || outer.Err() != nil {
 		sum.Interrupted = true
 	}
 	reached := len(keys)
@@ -224,16 +258,18 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 		if !st.first.IsZero() {
 			st.Wall = st.last.Sub(st.first)
 		}
-		st.Pending = reached - (st.Done + st.Reused + st.Skipped + st.Failed)
+		st.Pending = reached - (st.Done + st.Reused + st.Skipped + st.Held + st.Failed)
 		reached = st.Done + st.Reused
 	}
 	sum.Steps = stats
-	sort.Slice(sum.Failures, func(a, b int) bool {
-		if sum.Failures[a].Key != sum.Failures[b].Key {
-			return sum.Failures[a].Key < sum.Failures[b].Key
-		}
-		return sum.Failures[a].Step < sum.Failures[b].Step
-	})
+	for _, list := range [][]Failure{sum.Failures, sum.Held} {
+		sort.Slice(list, func(a, b int) bool {
+			if list[a].Key != list[b].Key {
+				return list[a].Key < list[b].Key
+			}
+			return list[a].Step < list[b].Step
+		})
+	}
 	sum.Wall = time.Since(sum.Started)
 	return sum
 }

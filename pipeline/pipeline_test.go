@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -181,5 +182,54 @@ func TestRunCancel(t *testing.T) {
 	}
 	if len(sum.Failures) != 0 {
 		t.Errorf("abandoned work is not a failure of the target: %+v", sum.Failures)
+	}
+}
+
+// A held target stops where it was held and is listed with the reason;
+// it is neither a failure nor pending.
+func TestRunHeld(t *testing.T) {
+	c := &recorder{}
+	sum := Run(context.Background(), keys(4), []Step{
+		{Name: "a", Workers: 2, Run: func(ctx context.Context, key string) (string, error) {
+			if key == "t02" {
+				return "", Hold("too many sources")
+			}
+			return Done, nil
+		}},
+		{Name: "b", Workers: 1, Run: c.run},
+	}, Options{})
+	if len(sum.Failures) != 0 || len(sum.Held) != 1 || sum.Held[0].Key != "t02" || sum.Held[0].Reason != "too many sources" || sum.Held[0].Step != "a" {
+		t.Errorf("failures %+v, held %+v", sum.Failures, sum.Held)
+	}
+	if sum.Steps[0].Held != 1 || sum.Steps[0].Done != 3 || sum.Steps[1].Pending != 0 || len(c.seen) != 3 || sum.Completed != 3 {
+		t.Errorf("steps %+v, b saw %d", sum.Steps, len(c.seen))
+	}
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+// A fatal error stops the run: nothing new starts after it, work in
+// flight is abandoned, and the summary names the error.
+func TestRunFatal(t *testing.T) {
+	var started atomic.Int32
+	sum := Run(context.Background(), keys(50), []Step{{Name: "a", Workers: 2, Run: func(ctx context.Context, key string) (string, error) {
+		if started.Add(1) == 1 {
+			return "", fmt.Errorf("store %s: %w", key, errDiskFull)
+		}
+		<-ctx.Done() // in flight when the disk filled: abandoned
+		return "", ctx.Err()
+	}}}, Options{Fatal: func(err error) bool { return errors.Is(err, errDiskFull) }})
+	if sum.Fatal == "" || !strings.Contains(sum.Fatal, "no space left") {
+		t.Errorf("Fatal = %q", sum.Fatal)
+	}
+	// Two workers: at most the other one was already running.
+	if n := started.Load(); n > 2 {
+		t.Errorf("%d targets started; the run went on after the disk filled", n)
+	}
+	if sum.Interrupted {
+		t.Error("a fatal error is reported as an interrupt")
+	}
+	if len(sum.Failures) != 1 {
+		t.Errorf("failures %+v: the abandoned target is not a failure", sum.Failures)
 	}
 }
