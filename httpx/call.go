@@ -164,7 +164,7 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 		}
 		// Not context.DeadlineExceeded: net reports dial timeouts as that,
 		// and those deserve a retry.
-		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, errTooManyRedirects, errWaitPastDeadline} {
+		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, ErrPolicy, errTooManyRedirects, errWaitPastDeadline} {
 			if errors.Is(err, final) {
 				return false, err
 			}

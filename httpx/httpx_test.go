@@ -997,3 +997,24 @@ func TestNoRetry(t *testing.T) {
 		t.Errorf("%d attempts in all, want 3 (500, 503, 200)", srv.count())
 	}
 }
+
+// refusingTransport refuses every request by policy, as a dialer that
+// will not connect to an address does.
+type refusingTransport struct{ n atomic.Int64 }
+
+func (rt *refusingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	rt.n.Add(1)
+	return nil, fmt.Errorf("dial 10.0.0.1:80: %w", httpx.ErrPolicy)
+}
+
+func TestPolicyRefusalNotRetried(t *testing.T) {
+	rt := &refusingTransport{}
+	s := newService(t, "http://pdf.example.org", testConfig{Config: httpx.Config{Transport: rt, RetryMax: 3}})
+	_, err := s.Get(context.Background(), "/x.pdf", nil)
+	if !errors.Is(err, httpx.ErrPolicy) {
+		t.Fatalf("got %v, want ErrPolicy", err)
+	}
+	if n := rt.n.Load(); n != 1 {
+		t.Errorf("%d attempts, want 1: a refusal by policy is final", n)
+	}
+}
