@@ -17,7 +17,9 @@ import (
 
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
+	teiparse "github.com/groundwork/curate/tei"
 )
 
 var (
@@ -138,6 +140,10 @@ func TestProcessFulltext(t *testing.T) {
 	}
 	if !bytes.Equal(got, tei) {
 		t.Errorf("TEI of %d bytes, want the recorded %d bytes as they are", len(got), len(tei))
+	}
+	doc, err := teiparse.Parse(got, teiparse.Options{URL: "https://aclanthology.org/P19-1285.pdf"})
+	if err != nil || doc.ServedBy != record.ServedByGrobid || doc.ConverterVersion == "" || doc.Title == nil {
+		t.Errorf("the TEI does not parse into a GROBID Document: %v", err)
 	}
 	calls := e.g.Calls()
 	if len(calls) != 1 {

@@ -118,22 +118,19 @@ func (p *parser) sections(divs []*node) {
 		implied = append(implied, imp...)
 		switch {
 		case len(c.lead) == 0:
-		case i == 0:
-			for _, b := range c.lead {
-				p.doc.Preamble = append(p.doc.Preamble, p.blockTexts(b, SectionPreamble, nil)...)
-			}
-		case len(sections) > 0:
+		case i > 0 && len(sections) > 0:
 			// A back container (the annex) that opens without a heading:
 			// the text before its first heading belongs to its first
 			// section (GROBID lost that section's own heading).
 			first := sections[0]
 			first.blocks = append(append([]*node(nil), c.lead...), first.blocks...)
-		case lastRaw(top) != nil:
+		case i > 0 && lastRaw(top) != nil:
 			// A back container without any heading continues the section
 			// before it.
 			last := lastRaw(top)
 			last.blocks = append(last.blocks, c.lead...)
 		default:
+			// Text before the body's first heading.
 			for _, b := range c.lead {
 				p.doc.Preamble = append(p.doc.Preamble, p.blockTexts(b, SectionPreamble, nil)...)
 			}
@@ -358,11 +355,6 @@ func (p *parser) blockText(b *node, sectionID string, at *raw) string {
 	p.mentions(text, p.w.cites, p.w.sents, sectionID)
 	p.afterBlock(sectionID, at)
 	return text
-}
-
-// block is blockText for text outside the sections (the abstract).
-func (p *parser) block(b *node, sectionID string) string {
-	return p.blockText(b, sectionID, nil)
 }
 
 // afterBlock places what the writer met: referred floats and notes in

@@ -272,7 +272,7 @@ func (p *parser) abstract(abs *node) string {
 				walk(c, runIn(h))
 			case "head":
 			case "p", "formula", "list", "quote":
-				t := p.block(c, SectionAbstract)
+				t := p.blockText(c, SectionAbstract, nil)
 				if t == "" {
 					continue
 				}
