@@ -164,7 +164,7 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 		}
 		// Not context.DeadlineExceeded: net reports dial timeouts as that,
 		// and those deserve a retry.
-		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, errTooManyRedirects, errWaitPastDeadline} {
+		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, ErrPolicy, errTooManyRedirects, errWaitPastDeadline} {
 			if errors.Is(err, final) {
 				return false, err
 			}
@@ -174,6 +174,9 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 		return retryablehttp.DefaultRetryPolicy(ctx, nil, err)
 	}
 	code := resp.StatusCode
+	if slices.Contains(c.svc.noRetry, code) {
+		return false, nil
+	}
 	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 		if d, ok := retryAfter(resp); ok && d > c.svc.c.cfg.MaxRetryAfter {
 			return false, errRetryAfterTooLong

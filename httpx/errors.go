@@ -19,6 +19,10 @@ var (
 	// ErrForeignRedirect means a redirect pointed at a host that is not one
 	// of the configured services. It is not retried.
 	ErrForeignRedirect = errors.New("redirect to foreign host")
+	// ErrPolicy marks a transport error that is a refusal by policy, such
+	// as a dialer that must not connect to a private address: wrapped by
+	// a Config.Transport, it is not retried.
+	ErrPolicy = errors.New("refused by policy")
 )
 
 var (

@@ -89,6 +89,11 @@ type ServiceConfig struct {
 	// (an LLM generation may take minutes where a page takes seconds); 0
 	// means Config.Timeout.
 	Timeout time.Duration
+	// NoRetry lists statuses that httpx would retry (429, 5xx) but that
+	// this service means as final: they are returned as they are, for the
+	// caller to map. GROBID's 500 is a failed conversion of one PDF, which
+	// a retry only repeats at great cost.
+	NoRetry []int
 	// Header is added to every request sent to the service's own origin,
 	// e.g. S2's x-api-key. The values are secret: they are never logged,
 	// never put into errors, and never sent to another host.
@@ -115,6 +120,7 @@ type Service struct {
 	limiter *rate.Limiter
 	gate    chan struct{} // serialises limiter waits, see wait
 	slots   chan struct{} // nil when MaxInFlight is 0
+	noRetry []int         // see ServiceConfig.NoRetry
 	timeout time.Duration // per attempt
 	log     *slog.Logger
 	stats   counters
@@ -209,6 +215,7 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 		gate:    make(chan struct{}, 1),
 		log:     c.log.With(slog.String("service", sc.Name)),
 		timeout: cmp.Or(sc.Timeout, c.cfg.Timeout),
+		noRetry: slices.Clone(sc.NoRetry),
 	}
 	for k, vs := range sc.Header {
 		k = http.CanonicalHeaderKey(k)

@@ -967,3 +967,54 @@ func TestServiceTimeoutOverride(t *testing.T) {
 		t.Errorf("%d attempts, want 1", srv.count())
 	}
 }
+
+func TestNoRetry(t *testing.T) {
+	// The service's 500 is final: returned at once, not retried; its 503
+	// is still retried.
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		switch {
+		case r.URL.Path == "/fail":
+			http.Error(w, "[BAD_INPUT_DATA] conversion failed", http.StatusInternalServerError)
+		case n == 2: // the first /busy
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			io.WriteString(w, "done")
+		}
+	})
+	s := newService(t, srv.URL, testConfig{svc: httpx.ServiceConfig{NoRetry: []int{http.StatusInternalServerError}}})
+	resp, err := s.Get(context.Background(), "/fail", nil)
+	if err != nil || resp.Status != http.StatusInternalServerError || !strings.Contains(string(resp.Body), "BAD_INPUT_DATA") {
+		t.Fatalf("got %+v, %v; want the 500 with its body", resp, err)
+	}
+	if srv.count() != 1 {
+		t.Errorf("%d attempts for a final 500, want 1", srv.count())
+	}
+	resp, err = s.Get(context.Background(), "/busy", nil)
+	if err != nil || resp.Status != http.StatusOK {
+		t.Fatalf("got %+v, %v; want the 503 retried into a 200", resp, err)
+	}
+	if srv.count() != 3 {
+		t.Errorf("%d attempts in all, want 3 (500, 503, 200)", srv.count())
+	}
+}
+
+// refusingTransport refuses every request by policy, as a dialer that
+// will not connect to an address does.
+type refusingTransport struct{ n atomic.Int64 }
+
+func (rt *refusingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	rt.n.Add(1)
+	return nil, fmt.Errorf("dial 10.0.0.1:80: %w", httpx.ErrPolicy)
+}
+
+func TestPolicyRefusalNotRetried(t *testing.T) {
+	rt := &refusingTransport{}
+	s := newService(t, "http://pdf.example.org", testConfig{Config: httpx.Config{Transport: rt, RetryMax: 3}})
+	_, err := s.Get(context.Background(), "/x.pdf", nil)
+	if !errors.Is(err, httpx.ErrPolicy) {
+		t.Fatalf("got %v, want ErrPolicy", err)
+	}
+	if n := rt.n.Load(); n != 1 {
+		t.Errorf("%d attempts, want 1: a refusal by policy is final", n)
+	}
+}

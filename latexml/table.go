@@ -7,6 +7,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/groundwork/curate/internal/grid"
 	"github.com/groundwork/curate/record"
 )
 
@@ -85,11 +86,6 @@ func tableNumber(tag string) string {
 	return strings.TrimRight(f[len(f)-1], ".:")
 }
 
-type spanCell struct {
-	text string
-	left int // rows still covered
-}
-
 // rows reads a tabular's rows. A cell spanning columns or rows is repeated
 // in every position it covers, so rows of a regular table are equally long.
 // A row that cites references adds a mention whose sentence is the row.
@@ -98,40 +94,20 @@ func (p *parser) rows(tab *html.Node, sectionID string) [][]string {
 		return x != tab && (x.DataAtom == atom.Tr || hasClass(x, "ltx_tr"))
 	})
 	var out [][]string
-	var down []spanCell // rowspans carried into later rows, by column
+	var g grid.Grid
 	for _, tr := range trs {
-		var row []string
+		r := g.Row()
 		var rowCites []citeSpan
-		col := 0
-		fillDown := func() {
-			for col < len(down) && down[col].left > 0 {
-				row = append(row, down[col].text)
-				down[col].left--
-				col++
-			}
-		}
 		for c := tr.FirstChild; c != nil; c = c.NextSibling {
 			if !(c.DataAtom == atom.Td || c.DataAtom == atom.Th || hasClass(c, "ltx_td") || hasClass(c, "ltx_th")) {
 				continue
 			}
-			fillDown()
 			p.w.reset()
 			p.w.node(c)
-			text := p.w.String()
 			rowCites = append(rowCites, p.w.cites...)
-			cs, rs := span(c, "colspan", "ltx_colspan_"), span(c, "rowspan", "ltx_rowspan_")
-			for i := 0; i < cs; i++ {
-				row = append(row, text)
-				if rs > 1 {
-					for len(down) <= col {
-						down = append(down, spanCell{})
-					}
-					down[col] = spanCell{text: text, left: rs - 1}
-				}
-				col++
-			}
+			r.Cell(p.w.String(), span(c, "colspan", "ltx_colspan_"), span(c, "rowspan", "ltx_rowspan_"))
 		}
-		fillDown()
+		row := r.End()
 		if len(row) == 0 {
 			continue
 		}

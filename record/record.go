@@ -5,12 +5,18 @@
 // each here and add fields rather than renaming them.
 package record
 
-// Source names which service served a Document's HTML.
+// Source names which service served a Document's HTML, or SourcePDF for
+// a Document converted from a PDF (ServedBy then names the converter).
 const (
 	SourceArxiv   = "arxiv"
 	SourceAr5iv   = "ar5iv"
+	SourcePDF     = "pdf"
 	SourceUnknown = "unknown"
 )
+
+// ServedByGrobid is the ServedBy of a Document a GROBID service made from a
+// PDF.
+const ServedByGrobid = "grobid"
 
 // Severity values of a Document's conversion status.
 const (
@@ -21,19 +27,29 @@ const (
 	SeverityUnknown = "unknown"
 )
 
-// Document is a paper parsed from its arXiv or ar5iv LaTeXML HTML.
+// Document is a paper parsed from its arXiv or ar5iv LaTeXML HTML, or from
+// the TEI XML a GROBID service made of its PDF.
 type Document struct {
-	ID       string   `json:"id"`
-	Source   string   `json:"source"`
-	URL      string   `json:"url,omitempty"`
-	Title    *string  `json:"title"`
-	Authors  []string `json:"authors"`
-	Abstract string   `json:"abstract"`
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	// ServedBy names the converter that made the Document from a PDF
+	// (ServedByGrobid) and ConverterVersion its version as its output
+	// states it ("0.8.1"); both are empty for LaTeXML HTML, whose Source
+	// says which site served it.
+	ServedBy         string   `json:"served_by,omitempty"`
+	ConverterVersion string   `json:"converter_version,omitempty"`
+	URL              string   `json:"url,omitempty"`
+	Title            *string  `json:"title"`
+	Authors          []string `json:"authors"`
+	Abstract         string   `json:"abstract"`
 	// Preamble holds paragraphs outside every section (licence notes,
 	// front matter, the whole text of a paper without sections).
-	Preamble   []string    `json:"preamble,omitempty"`
-	Sections   []Section   `json:"sections"`
-	Tables     []Table     `json:"tables"`
+	Preamble []string  `json:"preamble,omitempty"`
+	Sections []Section `json:"sections"`
+	Tables   []Table   `json:"tables"`
+	// Figures are the captions of figures; only the TEI parser fills them
+	// (the HTML parser reads figure captions for their mentions only).
+	Figures    []Figure    `json:"figures,omitempty"`
 	References []Reference `json:"references"`
 	Mentions   []Mention   `json:"mentions"`
 	FullText   string      `json:"full_text"`
@@ -60,6 +76,13 @@ type Table struct {
 	Number  string     `json:"number,omitempty"`
 	Caption string     `json:"caption"`
 	Rows    [][]string `json:"rows"`
+}
+
+// Figure is a figure of the paper: its caption, not its image.
+type Figure struct {
+	ID      string `json:"id"`
+	Number  string `json:"number,omitempty"`
+	Caption string `json:"caption"`
 }
 
 // Reference is one bibliography entry of a Document.
