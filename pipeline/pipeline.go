@@ -75,18 +75,18 @@ type StepSummary struct {
 
 // Summary is what a run did.
 type Summary struct {
-	Targets     int           `json:"targets"`
-	Completed   int           `json:"completed"` // went through every step
-	Steps       []StepSummary `json:"stages"`
-	Failures    []Failure     `json:"failures"`
+	Targets   int           `json:"targets"`
+	Completed int           `json:"completed"` // went through every step
+	Steps     []StepSummary `json:"stages"`
+	Failures  []Failure     `json:"failures"`
 	// Held lists the targets a step held back (HeldError), with the reason.
 	Held        []Failure `json:"held,omitempty"`
 	Interrupted bool      `json:"interrupted"`
 	// Fatal is the error that stopped the run (Options.Fatal), if any:
 	// work in flight was abandoned and no new work started.
-	Fatal string `json:"fatal,omitempty"`
-	Started     time.Time     `json:"started"`
-	Wall        time.Duration `json:"wall_ns"`
+	Fatal   string        `json:"fatal,omitempty"`
+	Started time.Time     `json:"started"`
+	Wall    time.Duration `json:"wall_ns"`
 }
 
 // Options tune Run.
