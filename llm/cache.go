@@ -38,6 +38,7 @@ type cacheRequest struct {
 	Stage         string          `json:"stage"`
 	PromptVersion string          `json:"prompt_version"`
 	System        string          `json:"system"`
+	Static        string          `json:"static,omitempty"` // omitted when empty: older keys stay valid
 	User          string          `json:"user"`
 	Answer        string          `json:"answer"` // "text" or "json"
 	SchemaName    string          `json:"schema_name,omitempty"`
@@ -70,6 +71,7 @@ func newCacheRequest(model string, req *Request) cacheRequest {
 		Stage:         req.Stage,
 		PromptVersion: req.PromptVersion,
 		System:        req.System,
+		Static:        req.Static,
 		User:          req.User,
 		Answer:        "text",
 		Temperature:   req.Temperature,
