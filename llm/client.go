@@ -371,7 +371,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	cr := newCacheRequest(c.cfg.Model, &req)
 	key := cr.key()
 	if c.cfg.Store != nil {
-		if r := c.fromCache(ctx, key, &req); r != nil {
+		if r := c.fromCache(ctx, c.cfg.Store, key, &req); r != nil {
 			c.meter.add(req.Stage, c.cfg.Model, r.Usage, fromCache, false)
 			c.log.Debug("llm answer from cache", "stage", req.Stage, "prompt_version", req.PromptVersion, "cache_key", key)
 			return r, nil
@@ -400,7 +400,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 				"attempts", attempt, "prompt_tokens", total.PromptTokens, "cached_tokens", total.CachedTokens,
 				"completion_tokens", total.CompletionTokens, "estimated", total.Estimated)
 			if c.cfg.Store != nil {
-				c.cachePut(ctx, key, cr, r)
+				c.cachePut(ctx, c.cfg.Store, key, cr, r)
 			}
 			return r, nil
 		}
@@ -447,8 +447,8 @@ func checkRequest(req *Request) error {
 
 // fromCache returns the cached answer to req if there is one that still
 // passes the schema and the validator.
-func (c *Client) fromCache(ctx context.Context, key string, req *Request) *Response {
-	e := c.cacheGet(ctx, key)
+func (c *Client) fromCache(ctx context.Context, st *store.Store, key string, req *Request) *Response {
+	e := c.cacheGet(ctx, st, key)
 	if e == nil {
 		return nil
 	}

@@ -320,7 +320,7 @@ func (a *anthropicAPI) create(rw http.ResponseWriter, r *http.Request, body []by
 	}
 	a.mu.Lock()
 	n := len(a.batches)
-	created := time.Unix(1767225600+int64(n), 0).UTC()
+	created := time.Now().UTC()
 	b := &anthropicBatch{
 		ID: fmt.Sprintf("msgbatch_sim%06d", n+1), Type: "message_batch", ProcessingStatus: "in_progress",
 		RequestCounts: map[string]int{"processing": len(req.Requests), "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0},

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // openAIAPI is the llm service: OpenAI's chat completions, files and
@@ -345,7 +346,7 @@ func (a *openAIAPI) create(rw http.ResponseWriter, body []byte) {
 	}
 	b := &openAIBatch{
 		ID: fmt.Sprintf("batch_sim%06d", len(a.batches)+1), Object: "batch", Endpoint: req.Endpoint,
-		InputFileID: req.InputFileID, CompletionWindow: "24h", Status: "validating", CreatedAt: 1767225600 + int64(len(a.batches)),
+		InputFileID: req.InputFileID, CompletionWindow: "24h", Status: "validating", CreatedAt: time.Now().Unix(),
 		Metadata: req.Metadata,
 	}
 	a.batches[b.ID] = b
