@@ -184,3 +184,35 @@ func TestPacer(t *testing.T) {
 		t.Errorf("interval = %s, want capped at %s", interval, maxSlowInterval)
 	}
 }
+
+func TestCachedAndBatchPrices(t *testing.T) {
+	p, err := ParsePrices("claude-sonnet-4-6=3/15/0.30/3.75,gpt-4o=2.5/10/1.25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParsePrices("m=1/2/3/4/5"); err == nil {
+		t.Error("five prices accepted")
+	}
+	if _, err := ParsePrices("m=1/2/x"); err == nil || !strings.Contains(err.Error(), "cached input") {
+		t.Errorf("err = %v", err)
+	}
+	// 1M prompt tokens: 600k read from the cache, 100k written, 300k plain.
+	u := Usage{PromptTokens: 1_000_000, CachedTokens: 600_000, CacheWriteTokens: 100_000, CompletionTokens: 100_000}
+	got, _ := p.Cost("claude-sonnet-4-6", u)
+	if want := 0.3*3 + 0.6*0.30 + 0.1*3.75 + 0.1*15; math.Abs(got-want) > 1e-9 {
+		t.Errorf("cost = %v, want %v", got, want)
+	}
+	// Unset cached and write prices: cached at the input price, writes at 1.25×.
+	p2 := Prices{"m": {Input: 1, Output: 0}}
+	if got, _ := p2.Cost("m", Usage{PromptTokens: 2_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000}); got != 2.25 {
+		t.Errorf("defaults: cost = %v, want 2.25", got)
+	}
+	ta := Tally{Model: "gpt-4o", Spent: Usage{PromptTokens: 2_000_000}, Batch: Usage{PromptTokens: 1_000_000}}
+	if got, _ := p.TallyCost(ta); got != 2.5+1.25 {
+		t.Errorf("tally cost = %v, want the batch half at half price", got)
+	}
+	costs := p.Costs([]Tally{{Stage: "s", Model: "gpt-4o", Spent: ta.Spent, Batch: ta.Batch}})
+	if costs[0].BatchSaved != 1.25 {
+		t.Errorf("batch saved = %v", costs[0].BatchSaved)
+	}
+}
