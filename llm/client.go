@@ -763,6 +763,13 @@ func (c *Client) send(ctx context.Context, cl *call, req *Request, body []byte, 
 		var se *httpx.StatusError
 		if errors.As(err, &se) {
 			se.Body = []byte(c.scrub(string(se.Body)))
+			if se.RetryAfter > 0 {
+				// httpx gave up on a wait longer than its clamp: the other
+				// calls of this Client hold back instead of meeting the
+				// same answer.
+				c.room.pause(se.RetryAfter)
+				c.log.Warn("llm endpoint asks to wait; holding every call back", "retry_after", se.RetryAfter)
+			}
 			if se.Status == statusOverloaded {
 				return nil, fmt.Errorf("llm %s: %s with %s: overloaded: %w", req.Stage, c.proto.what(), c.cfg.Model, err)
 			}

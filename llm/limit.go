@@ -136,6 +136,19 @@ type headroom struct {
 	reqReset time.Time
 	tokLeft  int64 // -1: unknown
 	tokReset time.Time
+	// paused holds every request until then: the endpoint asked for a
+	// wait longer than httpx would make (Retry-After beyond its clamp).
+	paused time.Time
+}
+
+// pause holds all requests for d (each waits at most maxHeadroomWait at
+// a time, then tries).
+func (h *headroom) pause(d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t := h.now().Add(d); t.After(h.paused) {
+		h.paused = t
+	}
 }
 
 // maxHeadroomWait caps a wait a header asks for: a clock off by hours must
@@ -181,6 +194,9 @@ func (h *headroom) delay(need int64) time.Duration {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var until time.Time
+	if now.Before(h.paused) {
+		return min(h.paused.Sub(now), maxHeadroomWait)
+	}
 	if h.reqLeft == 0 && now.Before(h.reqReset) {
 		until = h.reqReset
 	}

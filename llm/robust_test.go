@@ -236,3 +236,22 @@ func TestRateLimitHeaders(t *testing.T) {
 		t.Errorf("input tokens: delay %s, want 3s", d)
 	}
 }
+
+// TestLongRetryAfterPausesAll: a Retry-After beyond httpx's clamp holds
+// every later call of the Client back, each wait capped.
+func TestLongRetryAfterPausesAll(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	h := newHeadroom(func() time.Time { return now })
+	h.pause(10 * time.Minute)
+	if d := h.delay(1); d != maxHeadroomWait {
+		t.Errorf("paused: delay %s, want the cap %s", d, maxHeadroomWait)
+	}
+	now = now.Add(9*time.Minute + 30*time.Second)
+	if d := h.delay(1); d != 30*time.Second {
+		t.Errorf("near the end: delay %s, want 30s", d)
+	}
+	now = now.Add(time.Minute)
+	if d := h.delay(1); d != 0 {
+		t.Errorf("after the pause: delay %s", d)
+	}
+}
