@@ -44,7 +44,7 @@ func (w *budgeted) check() error {
 	for _, t := range w.meter.Tallies() {
 		tokens += t.Spent.TotalTokens
 		if w.b.Prices != nil {
-			if c, ok := w.b.Prices.Cost(t.Model, t.Spent); ok {
+			if c, ok := w.b.Prices.TallyCost(t); ok {
 				usd += c
 			}
 		}

@@ -16,7 +16,7 @@ type spender struct {
 
 func (s *spender) Complete(_ context.Context, req Request) (*Response, error) {
 	s.calls++
-	s.meter.add(req.Stage, "m1", s.usage, answered)
+	s.meter.add(req.Stage, "m1", s.usage, answered, false)
 	return &Response{Text: "{}", JSON: json.RawMessage(`{}`), Model: "m1", Usage: s.usage}, nil
 }
 

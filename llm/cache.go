@@ -38,6 +38,7 @@ type cacheRequest struct {
 	Stage         string          `json:"stage"`
 	PromptVersion string          `json:"prompt_version"`
 	System        string          `json:"system"`
+	Static        string          `json:"static,omitempty"` // omitted when empty: older keys stay valid
 	User          string          `json:"user"`
 	Answer        string          `json:"answer"` // "text" or "json"
 	SchemaName    string          `json:"schema_name,omitempty"`
@@ -70,6 +71,7 @@ func newCacheRequest(model string, req *Request) cacheRequest {
 		Stage:         req.Stage,
 		PromptVersion: req.PromptVersion,
 		System:        req.System,
+		Static:        req.Static,
 		User:          req.User,
 		Answer:        "text",
 		Temperature:   req.Temperature,
@@ -106,9 +108,9 @@ func CacheKey(model string, req Request) string {
 
 // cacheGet returns the cached answer under key, or nil if there is none or
 // it cannot be read.
-func (c *Client) cacheGet(ctx context.Context, key string) *cacheEntry {
+func (c *Client) cacheGet(ctx context.Context, st *store.Store, key string) *cacheEntry {
 	var e cacheEntry
-	_, err := c.cfg.Store.GetJSON(ctx, cacheItemPrefix+key, CacheKind, &e)
+	_, err := st.GetJSON(ctx, cacheItemPrefix+key, CacheKind, &e)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil
@@ -122,7 +124,7 @@ func (c *Client) cacheGet(ctx context.Context, key string) *cacheEntry {
 	return &e
 }
 
-func (c *Client) cachePut(ctx context.Context, key string, cr cacheRequest, r *Response) {
+func (c *Client) cachePut(ctx context.Context, st *store.Store, key string, cr cacheRequest, r *Response) {
 	e := cacheEntry{
 		Key:     key,
 		Request: cr,
@@ -133,7 +135,7 @@ func (c *Client) cachePut(ctx context.Context, key string, cr cacheRequest, r *R
 		CreatedAt: time.Now().UTC(),
 	}
 	meta := map[string]string{"stage": cr.Stage, "model": cr.Model, "prompt_version": cr.PromptVersion}
-	if _, err := c.cfg.Store.PutJSON(ctx, cacheItemPrefix+key, CacheKind, e, meta); err != nil {
+	if _, err := st.PutJSON(ctx, cacheItemPrefix+key, CacheKind, e, meta); err != nil {
 		// The answer is good and paid for; losing only its cache entry
 		// costs a repeat call on the next run, so report and go on.
 		c.log.Warn("llm cache write failed", "stage", cr.Stage, "key", key, "err", err)

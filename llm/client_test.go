@@ -501,7 +501,7 @@ func TestResponseFormatFallback(t *testing.T) {
 			t.Errorf("request %d: system prompt lacks the schema instruction: %q", i, sys)
 		}
 	}
-	if n := strings.Count(env.logs.String(), "rejects response_format"); n != 1 {
+	if n := strings.Count(env.logs.String(), "rejects the structured output"); n != 1 {
 		t.Errorf("fallback logged %d times, want once", n)
 	}
 

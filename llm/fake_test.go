@@ -159,8 +159,12 @@ func newTestClient(t *testing.T, srv *fakeServer, cfg Config) *testEnv {
 	if cfg.Logger == nil {
 		cfg.Logger = log
 	}
+	if cfg.EnvelopeWait == 0 {
+		cfg.EnvelopeWait = time.Millisecond
+	}
 	hc, err := httpx.New(httpx.Config{
 		UserAgent:    "curate-test",
+		Timeout:      cfg.AttemptTimeout,
 		RetryMax:     3,
 		RetryWaitMin: 5 * time.Millisecond,
 		RetryWaitMax: 20 * time.Millisecond,

@@ -3,15 +3,24 @@
 // get back a validated answer, its token usage and whether it came from the
 // cache.
 //
-// A Client speaks the OpenAI-compatible chat-completions protocol (OpenAI,
-// vLLM, Ollama, llama.cpp, LiteLLM) through an httpx.Service, so LLM calls
-// share curate's one HTTP layer: its retries of 429 and 5xx with
-// Retry-After, its rate limiter and its redaction of secret headers. On top
-// of that the Client adds what is specific to LLMs: a concurrency limit, a
-// tokens-per-minute budget, a request rate that slows down after 429s,
-// JSON-schema structured output with validation and bounded repair
-// follow-ups, token and cost accounting per stage, and a response cache in
-// the store keyed by everything that determines the answer.
+// A Client speaks OpenAI's chat-completions protocol (OpenAI, vLLM,
+// Ollama, llama.cpp, LiteLLM) or Anthropic's native Messages API through
+// an httpx.Service, so LLM calls share curate's one HTTP layer: its retries
+// of 429 and 5xx with Retry-After, its rate limiter and its redaction of
+// secret headers. On top of that the Client adds what is specific to LLMs:
+// a concurrency limit, a tokens-per-minute budget fed by the provider's
+// rate-limit headers, a request rate that slows down after 429s,
+// structured output compiled for each endpoint (schemas derived from Go
+// types, see SchemaFor) with local validation and bounded repair
+// follow-ups, prompts laid out for the providers' prompt caches, token and
+// cost accounting per stage (cached and batch tokens priced as such), and
+// a response cache in the store keyed by everything that determines the
+// answer.
+//
+// A Batcher sends the same requests through the providers' batch APIs at
+// half price: it queues them, submits them in batches recorded in the
+// store, and answers a request once its batch is done, so a process can
+// exit while batches are pending and a later one collects them.
 //
 // Stages that can also run without a model (a heuristic backend) record
 // HeuristicModel as their model, so their outputs never pass for an LLM's.
@@ -41,7 +50,12 @@ type Request struct {
 	// System and User (see package prompts). It is part of the cache key, so
 	// bumping it re-runs the stage. Required.
 	PromptVersion string
-	System, User  string
+	// System is the instructions. Static, when set, is the part of the
+	// user prompt that is the same across the stage's calls (a taxonomy,
+	// examples); it goes before User. Both are sent first and marked for
+	// the provider's prompt cache, so put everything static in them and
+	// only the per-item text (the paper) in User.
+	System, Static, User string
 	// Schema, when set, asks for a JSON answer that conforms to it.
 	Schema *Schema
 	// Validate, when set, checks a JSON answer beyond the schema (e.g. that
@@ -81,9 +95,17 @@ type Response struct {
 
 // Usage is a token count.
 type Usage struct {
+	// PromptTokens counts all input tokens, those read from or written
+	// to the provider's prompt cache included.
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
 	TotalTokens      int64 `json:"total_tokens"`
+	// CachedTokens are the prompt tokens the provider served from its
+	// prompt cache (OpenAI's cached_tokens, Anthropic's
+	// cache_read_input_tokens), CacheWriteTokens those it wrote to it
+	// (Anthropic's cache_creation_input_tokens).
+	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 	// Estimated is set when the server reported no usage and the counts
 	// were estimated from the text length (4 bytes a token).
 	Estimated bool `json:"estimated,omitempty"`
@@ -95,6 +117,8 @@ func (u Usage) Add(v Usage) Usage {
 		PromptTokens:     u.PromptTokens + v.PromptTokens,
 		CompletionTokens: u.CompletionTokens + v.CompletionTokens,
 		TotalTokens:      u.TotalTokens + v.TotalTokens,
+		CachedTokens:     u.CachedTokens + v.CachedTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
 		Estimated:        u.Estimated || v.Estimated,
 	}
 }
@@ -129,8 +153,14 @@ type APIError struct {
 	Model   string
 	Status  int
 	Message string // the server's error message, secrets removed, shortened
+	// What names the call: "chat completion" (the default) or "message".
+	What string
 }
 
 func (e *APIError) Error() string {
-	return fmt.Sprintf("llm %s: chat completion with %s: status %d: %s", e.Stage, e.Model, e.Status, e.Message)
+	what := e.What
+	if what == "" {
+		what = "chat completion"
+	}
+	return fmt.Sprintf("llm %s: %s with %s: status %d: %s", e.Stage, what, e.Model, e.Status, e.Message)
 }

@@ -29,6 +29,10 @@ type Tally struct {
 	Failures     int64 // requests that ended in an error
 	Spent        Usage // tokens used by calls to the endpoint, failed ones included
 	Saved        Usage // tokens the cached answers originally cost
+	// BatchCalls and Batch are the part of Calls and Spent that went
+	// through a batch API, billed at the batch price.
+	BatchCalls int64
+	Batch      Usage
 }
 
 // outcome is how a request ended, for the Meter.
@@ -42,7 +46,7 @@ const (
 )
 
 // add records one request's outcome and the tokens it used.
-func (m *Meter) add(stage, model string, u Usage, o outcome) {
+func (m *Meter) add(stage, model string, u Usage, o outcome, batch bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.tallies == nil {
@@ -68,12 +72,18 @@ func (m *Meter) add(stage, model string, u Usage, o outcome) {
 		t.Failures++
 	}
 	t.Spent = t.Spent.Add(u)
+	if batch {
+		if o == answered || o == invalid {
+			t.BatchCalls++
+		}
+		t.Batch = t.Batch.Add(u)
+	}
 }
 
 // RecordHeuristic counts one answer of a stage's heuristic backend, so the
 // run's usage table shows how many items were decided without a model.
 func (m *Meter) RecordHeuristic(stage string) {
-	m.add(stage, HeuristicModel, Usage{}, answered)
+	m.add(stage, HeuristicModel, Usage{}, answered, false)
 }
 
 // Tallies returns a snapshot, sorted by stage and model.
@@ -106,6 +116,8 @@ func (m *Meter) ByStage() map[string]Tally {
 		s.Failures += t.Failures
 		s.Spent = s.Spent.Add(t.Spent)
 		s.Saved = s.Saved.Add(t.Saved)
+		s.BatchCalls += t.BatchCalls
+		s.Batch = s.Batch.Add(t.Batch)
 		out[t.Stage] = s
 	}
 	return out
@@ -115,14 +127,49 @@ func (m *Meter) ByStage() map[string]Tally {
 type Price struct {
 	Input  float64 `json:"input"`
 	Output float64 `json:"output"`
+	// CachedInput is the price of prompt tokens read from the provider's
+	// cache; nil means Input (no discount assumed).
+	CachedInput *float64 `json:"cached_input,omitempty"`
+	// CacheWrite is the price of prompt tokens written to the cache; nil
+	// means 1.25 × Input, Anthropic's five-minute write price (OpenAI
+	// reports no writes).
+	CacheWrite *float64 `json:"cache_write,omitempty"`
+	// Batch is the factor of batch-API calls; nil means 0.5, the batch
+	// price of OpenAI and Anthropic.
+	Batch *float64 `json:"batch,omitempty"`
+}
+
+// DefaultBatchFactor is what batch calls cost relative to the standard
+// price, when a Price says nothing else.
+const DefaultBatchFactor = 0.5
+
+func (p Price) cachedInput() float64 {
+	if p.CachedInput != nil {
+		return *p.CachedInput
+	}
+	return p.Input
+}
+
+func (p Price) cacheWrite() float64 {
+	if p.CacheWrite != nil {
+		return *p.CacheWrite
+	}
+	return 1.25 * p.Input
+}
+
+func (p Price) batch() float64 {
+	if p.Batch != nil {
+		return *p.Batch
+	}
+	return DefaultBatchFactor
 }
 
 // Prices maps model names to prices.
 type Prices map[string]Price
 
 // ParsePrices parses a --price value: comma-separated
-// model=input/output entries in dollars per million tokens, e.g.
-// "gpt-4o-mini=0.15/0.60,gpt-4o=2.50/10".
+// model=input/output[/cached_input[/cache_write]] entries in dollars per
+// million tokens, e.g. "gpt-4o-mini=0.15/0.60/0.075,claude-sonnet-4-6=3/15/0.30/3.75".
 func ParsePrices(s string) (Prices, error) {
 	p := Prices{}
 	for entry := range strings.SplitSeq(s, ",") {
@@ -131,18 +178,26 @@ func ParsePrices(s string) (Prices, error) {
 			continue
 		}
 		model, io, ok := strings.Cut(entry, "=")
-		in, out, ok2 := strings.Cut(io, "/")
 		model = strings.TrimSpace(model)
-		if !ok || !ok2 || model == "" {
-			return nil, fmt.Errorf("parse price %q: want model=input/output dollars per million tokens", entry)
+		parts := strings.Split(io, "/")
+		if !ok || model == "" || len(parts) < 2 || len(parts) > 4 {
+			return nil, fmt.Errorf("parse price %q: want model=input/output[/cached_input[/cache_write]] dollars per million tokens", entry)
 		}
-		var pr Price
-		var err error
-		if pr.Input, err = parseDollars(in); err != nil {
-			return nil, fmt.Errorf("parse price %q: input: %w", entry, err)
+		names := []string{"input", "output", "cached input", "cache write"}
+		vals := make([]float64, len(parts))
+		for i, part := range parts {
+			f, err := parseDollars(part)
+			if err != nil {
+				return nil, fmt.Errorf("parse price %q: %s: %w", entry, names[i], err)
+			}
+			vals[i] = f
 		}
-		if pr.Output, err = parseDollars(out); err != nil {
-			return nil, fmt.Errorf("parse price %q: output: %w", entry, err)
+		pr := Price{Input: vals[0], Output: vals[1]}
+		if len(vals) > 2 {
+			pr.CachedInput = &vals[2]
+		}
+		if len(vals) > 3 {
+			pr.CacheWrite = &vals[3]
 		}
 		p[model] = pr
 	}
@@ -173,7 +228,7 @@ func LoadPrices(path string) (Prices, error) {
 		return nil, fmt.Errorf("load prices %s: %w", path, err)
 	}
 	for m, pr := range p {
-		if m == "" || pr.Input < 0 || pr.Output < 0 {
+		if m == "" || pr.Input < 0 || pr.Output < 0 || pr.cachedInput() < 0 || pr.cacheWrite() < 0 || pr.batch() < 0 {
 			return nil, fmt.Errorf("load prices %s: model %q: empty name or negative price", path, m)
 		}
 	}
@@ -196,14 +251,39 @@ func (p Prices) Lookup(model string) (Price, bool) {
 	return p[best], found
 }
 
-// Cost returns the dollar cost of u with model, and false if the model has
-// no price.
+// Cost returns the dollar cost of u with model at the standard (not
+// batch) price, prompt tokens read from or written to the prompt cache
+// priced as such, and false if the model has no price.
 func (p Prices) Cost(model string, u Usage) (float64, bool) {
 	pr, ok := p.Lookup(model)
 	if !ok {
 		return 0, false
 	}
-	return (float64(u.PromptTokens)*pr.Input + float64(u.CompletionTokens)*pr.Output) / 1e6, true
+	plain := max(u.PromptTokens-u.CachedTokens-u.CacheWriteTokens, 0)
+	return (float64(plain)*pr.Input + float64(u.CachedTokens)*pr.cachedInput() +
+		float64(u.CacheWriteTokens)*pr.cacheWrite() + float64(u.CompletionTokens)*pr.Output) / 1e6, true
+}
+
+// BatchCost is Cost at the model's batch price.
+func (p Prices) BatchCost(model string, u Usage) (float64, bool) {
+	c, ok := p.Cost(model, u)
+	if !ok {
+		return 0, false
+	}
+	pr, _ := p.Lookup(model)
+	return c * pr.batch(), true
+}
+
+// TallyCost returns what a tally's spent tokens cost: its batch part at
+// the batch price, the rest at the standard price.
+func (p Prices) TallyCost(t Tally) (float64, bool) {
+	all, ok := p.Cost(t.Model, t.Spent)
+	if !ok {
+		return 0, false
+	}
+	batch, _ := p.Cost(t.Model, t.Batch)
+	discounted, _ := p.BatchCost(t.Model, t.Batch)
+	return all - batch + discounted, true
 }
 
 // StageCost is the estimated cost of one stage.
@@ -211,6 +291,9 @@ type StageCost struct {
 	Stage string
 	Spent float64 // dollars spent on calls to the endpoint
 	Saved float64 // dollars the cache hits would have cost
+	// BatchSaved is what the batch calls would have cost more at the
+	// standard price.
+	BatchSaved float64
 	// Unpriced lists models the stage used that have no price; their tokens
 	// are not in Spent or Saved.
 	Unpriced []string
@@ -231,14 +314,16 @@ func (p Prices) Costs(tallies []Tally) []StageCost {
 		if IsHeuristic(t.Model) {
 			continue
 		}
-		spent, ok1 := p.Cost(t.Model, t.Spent)
+		spent, ok1 := p.TallyCost(t)
 		saved, ok2 := p.Cost(t.Model, t.Saved)
 		if !ok1 || !ok2 {
 			out[i].Unpriced = append(out[i].Unpriced, t.Model)
 			continue
 		}
+		full, _ := p.Cost(t.Model, t.Spent)
 		out[i].Spent += spent
 		out[i].Saved += saved
+		out[i].BatchSaved += full - spent
 	}
 	slices.SortFunc(out, func(a, b StageCost) int { return cmp.Compare(a.Stage, b.Stage) })
 	return out

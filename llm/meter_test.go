@@ -16,9 +16,9 @@ func TestParsePrices(t *testing.T) {
 		want    Prices
 		wantErr string
 	}{
-		{"gpt-4o-mini=0.15/0.60", Prices{"gpt-4o-mini": {0.15, 0.60}}, ""},
-		{" gpt-4o-mini = $0.15 / 0.6 , gpt-4o=2.5/10,", Prices{"gpt-4o-mini": {0.15, 0.6}, "gpt-4o": {2.5, 10}}, ""},
-		{"local=0/0", Prices{"local": {0, 0}}, ""},
+		{"gpt-4o-mini=0.15/0.60", Prices{"gpt-4o-mini": {Input: 0.15, Output: 0.60}}, ""},
+		{" gpt-4o-mini = $0.15 / 0.6 , gpt-4o=2.5/10,", Prices{"gpt-4o-mini": {Input: 0.15, Output: 0.6}, "gpt-4o": {Input: 2.5, Output: 10}}, ""},
+		{"local=0/0", Prices{"local": {Input: 0, Output: 0}}, ""},
 		{"", Prices{}, ""},
 		{"gpt-4o", nil, "want model=input/output"},
 		{"gpt-4o=1", nil, "want model=input/output"},
@@ -49,7 +49,7 @@ func TestLoadPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Prices{"gpt-4o-mini": {0.15, 0.60}, "gpt-4o": {2.5, 10}}); !reflect.DeepEqual(p, want) {
+	if want := (Prices{"gpt-4o-mini": {Input: 0.15, Output: 0.60}, "gpt-4o": {Input: 2.5, Output: 10}}); !reflect.DeepEqual(p, want) {
 		t.Errorf("LoadPrices = %v, want %v", p, want)
 	}
 	bad := filepath.Join(dir, "bad.json")
@@ -62,7 +62,7 @@ func TestLoadPrices(t *testing.T) {
 }
 
 func TestCost(t *testing.T) {
-	p := Prices{"gpt-4o-mini": {0.15, 0.60}, "gpt-4o": {2.5, 10}}
+	p := Prices{"gpt-4o-mini": {Input: 0.15, Output: 0.60}, "gpt-4o": {Input: 2.5, Output: 10}}
 	tests := []struct {
 		model string
 		u     Usage
@@ -87,12 +87,12 @@ func TestMeterAndCosts(t *testing.T) {
 	u := func(in, out int64) Usage {
 		return Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}
 	}
-	m.add("classify", "gpt-4o-mini", u(1_000_000, 100_000), answered)
-	m.add("classify", "gpt-4o-mini", u(1_000_000, 100_000), fromCache)
-	m.add("classify", "gpt-4o-mini", u(500_000, 0), invalid)
-	m.add("classify", "gpt-4o-mini", Usage{}, failed)
-	m.add("summarize", "gpt-4o", u(100_000, 100_000), answered)
-	m.add("summarize", "llama3", u(5, 5), answered)
+	m.add("classify", "gpt-4o-mini", u(1_000_000, 100_000), answered, false)
+	m.add("classify", "gpt-4o-mini", u(1_000_000, 100_000), fromCache, false)
+	m.add("classify", "gpt-4o-mini", u(500_000, 0), invalid, false)
+	m.add("classify", "gpt-4o-mini", Usage{}, failed, false)
+	m.add("summarize", "gpt-4o", u(100_000, 100_000), answered, false)
+	m.add("summarize", "llama3", u(5, 5), answered, false)
 	m.RecordHeuristic("classify")
 
 	byStage := m.ByStage()
@@ -103,7 +103,7 @@ func TestMeterAndCosts(t *testing.T) {
 		t.Errorf("classify = %+v\nwant %+v", c, want)
 	}
 
-	prices := Prices{"gpt-4o-mini": {0.15, 0.60}, "gpt-4o": {2.5, 10}}
+	prices := Prices{"gpt-4o-mini": {Input: 0.15, Output: 0.60}, "gpt-4o": {Input: 2.5, Output: 10}}
 	costs := prices.Costs(m.Tallies())
 	if len(costs) != 2 || costs[0].Stage != "classify" || costs[1].Stage != "summarize" {
 		t.Fatalf("costs = %+v", costs)
@@ -182,5 +182,37 @@ func TestPacer(t *testing.T) {
 	}
 	if interval != maxSlowInterval {
 		t.Errorf("interval = %s, want capped at %s", interval, maxSlowInterval)
+	}
+}
+
+func TestCachedAndBatchPrices(t *testing.T) {
+	p, err := ParsePrices("claude-sonnet-4-6=3/15/0.30/3.75,gpt-4o=2.5/10/1.25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParsePrices("m=1/2/3/4/5"); err == nil {
+		t.Error("five prices accepted")
+	}
+	if _, err := ParsePrices("m=1/2/x"); err == nil || !strings.Contains(err.Error(), "cached input") {
+		t.Errorf("err = %v", err)
+	}
+	// 1M prompt tokens: 600k read from the cache, 100k written, 300k plain.
+	u := Usage{PromptTokens: 1_000_000, CachedTokens: 600_000, CacheWriteTokens: 100_000, CompletionTokens: 100_000}
+	got, _ := p.Cost("claude-sonnet-4-6", u)
+	if want := 0.3*3 + 0.6*0.30 + 0.1*3.75 + 0.1*15; math.Abs(got-want) > 1e-9 {
+		t.Errorf("cost = %v, want %v", got, want)
+	}
+	// Unset cached and write prices: cached at the input price, writes at 1.25×.
+	p2 := Prices{"m": {Input: 1, Output: 0}}
+	if got, _ := p2.Cost("m", Usage{PromptTokens: 2_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000}); got != 2.25 {
+		t.Errorf("defaults: cost = %v, want 2.25", got)
+	}
+	ta := Tally{Model: "gpt-4o", Spent: Usage{PromptTokens: 2_000_000}, Batch: Usage{PromptTokens: 1_000_000}}
+	if got, _ := p.TallyCost(ta); got != 2.5+1.25 {
+		t.Errorf("tally cost = %v, want the batch half at half price", got)
+	}
+	costs := p.Costs([]Tally{{Stage: "s", Model: "gpt-4o", Spent: ta.Spent, Batch: ta.Batch}})
+	if costs[0].BatchSaved != 1.25 {
+		t.Errorf("batch saved = %v", costs[0].BatchSaved)
 	}
 }

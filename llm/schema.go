@@ -6,76 +6,101 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Schema is a JSON schema an answer must conform to, under a name sent to
 // the server with structured output.
 //
-// It supports the subset of JSON Schema that structured-output servers
-// accept and stage schemas need: type (one or a list), properties,
-// required, additionalProperties, items, minItems, maxItems, enum, const,
-// minLength, maxLength, pattern, minimum, maximum, anyOf, and $ref into
-// $defs or definitions. Annotations (title, description, default,
-// examples, format, $schema, $id, $comment) are accepted and not checked.
-// NewSchema rejects any other keyword, so a schema never looks enforced
-// while part of it is silently ignored.
+// Stages derive it from the Go type they decode the answer into
+// (SchemaFor), with the constraints a type cannot say — label enums from
+// the taxonomy, non-empty strings, list sizes — given as SchemaOptions. The
+// full schema validates every answer locally; what is sent on the wire is
+// compiled for each endpoint (see WireSchema), since OpenAI's strict mode,
+// Anthropic and local servers each accept a different subset.
+//
+// Validation supports type (one or a list), properties, required,
+// additionalProperties, items, minItems, maxItems, enum, const, minLength,
+// maxLength, pattern, minimum, maximum, anyOf, and $ref into $defs or
+// definitions; annotations (title, description, default, examples,
+// format, $schema, $id, $comment) are not checked. Any other keyword is
+// refused when the schema is built, so a schema never looks enforced while
+// part of it is silently ignored.
 type Schema struct {
 	name string
-	raw  json.RawMessage // compact
-	root *node
-	defs map[string]*node
+	root *jsonschema.Schema
+	raw  json.RawMessage // compact JSON of root: the schema's identity in cache keys
+	defs map[string]*jsonschema.Schema
+	pats map[string]*regexp.Regexp
+	// optional: some property is not required, so strict mode may send
+	// it as null (see normalize).
+	optional bool
+
+	wireMu sync.Mutex
+	wire   map[Dialect]json.RawMessage
 }
 
-// NewSchema compiles schema under name (letters, digits, '_' and '-', as
-// OpenAI requires).
-func NewSchema(name string, schema []byte) (*Schema, error) {
-	if !validSchemaName(name) {
-		return nil, fmt.Errorf("compile schema %q: name must be 1-64 letters, digits, '_' or '-'", name)
+// SchemaOption adds a constraint that the Go type cannot express.
+type SchemaOption func(*jsonschema.Schema) error
+
+// SchemaFor derives the schema of the JSON encoding of T: struct fields
+// become properties (named by their json tags), required unless tagged
+// omitempty or omitzero, no other property allowed; slices are arrays,
+// never null. Options add enums and bounds at paths (see At).
+func SchemaFor[T any](name string, opts ...SchemaOption) (*Schema, error) {
+	js, err := jsonschema.For[T](nil)
+	if err != nil {
+		return nil, fmt.Errorf("derive schema %q: %w", name, err)
 	}
+	noNullArrays(js)
+	for _, o := range opts {
+		if err := o(js); err != nil {
+			return nil, fmt.Errorf("derive schema %q: %w", name, err)
+		}
+	}
+	return newSchema(name, js)
+}
+
+// MustSchemaFor is SchemaFor for schemas fixed in the source; it panics on
+// error.
+func MustSchemaFor[T any](name string, opts ...SchemaOption) *Schema {
+	s, err := SchemaFor[T](name, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// NewSchema compiles a schema written as JSON under name (letters, digits,
+// '_' and '-', as OpenAI requires). Prefer SchemaFor: a literal is a second
+// description of a Go type, kept in step by hand.
+func NewSchema(name string, schema []byte) (*Schema, error) {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, schema); err != nil {
 		return nil, fmt.Errorf("compile schema %q: %w", name, err)
 	}
-	v, err := decodeJSON(buf.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("compile schema %q: %w", name, err)
-	}
-	s := &Schema{name: name, raw: buf.Bytes(), defs: map[string]*node{}}
-	top, ok := v.(map[string]any)
-	if !ok {
+	if t := bytes.TrimSpace(buf.Bytes()); len(t) == 0 || t[0] != '{' {
 		return nil, fmt.Errorf("compile schema %q: top level is not an object", name)
 	}
-	for _, key := range []string{"$defs", "definitions"} {
-		defs, ok := top[key].(map[string]any)
-		if !ok {
-			if _, present := top[key]; present {
-				return nil, fmt.Errorf("compile schema %q: %s is not an object", name, key)
-			}
-			continue
-		}
-		for dn, dv := range defs {
-			n, err := compile(dv, "#/"+key+"/"+dn)
-			if err != nil {
-				return nil, fmt.Errorf("compile schema %q: %w", name, err)
-			}
-			s.defs["#/"+key+"/"+dn] = n
-		}
-	}
-	if s.root, err = compile(top, "#"); err != nil {
+	if err := checkLiteral(buf.Bytes(), "#"); err != nil {
 		return nil, fmt.Errorf("compile schema %q: %w", name, err)
 	}
-	if err := s.checkRefs(s.root); err != nil {
+	js := new(jsonschema.Schema)
+	if err := json.Unmarshal(buf.Bytes(), js); err != nil {
 		return nil, fmt.Errorf("compile schema %q: %w", name, err)
 	}
-	for _, n := range s.defs {
-		if err := s.checkRefs(n); err != nil {
-			return nil, fmt.Errorf("compile schema %q: %w", name, err)
-		}
+	s, err := newSchema(name, js)
+	if err != nil {
+		return nil, err
 	}
+	s.raw = buf.Bytes() // the literal as written keeps its cache keys
 	return s, nil
 }
 
@@ -89,20 +114,243 @@ func MustSchema(name string, schema []byte) *Schema {
 	return s
 }
 
+func newSchema(name string, js *jsonschema.Schema) (*Schema, error) {
+	if !validSchemaName(name) {
+		return nil, fmt.Errorf("compile schema %q: name must be 1-64 letters, digits, '_' or '-'", name)
+	}
+	s := &Schema{name: name, root: js, defs: map[string]*jsonschema.Schema{}, pats: map[string]*regexp.Regexp{}}
+	for k, d := range js.Defs {
+		s.defs["#/$defs/"+k] = d
+	}
+	for k, d := range js.Definitions {
+		s.defs["#/definitions/"+k] = d
+	}
+	if err := s.check(js, "#", map[*jsonschema.Schema]bool{}); err != nil {
+		return nil, fmt.Errorf("compile schema %q: %w", name, err)
+	}
+	raw, err := json.Marshal(js)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema %q: %w", name, err)
+	}
+	s.raw = raw
+	s.optional = hasOptional(js)
+	return s, nil
+}
+
 // Name returns the schema's name.
 func (s *Schema) Name() string { return s.name }
 
-// JSON returns the schema as compact JSON.
+// JSON returns the full schema as compact JSON.
 func (s *Schema) JSON() json.RawMessage { return bytes.Clone(s.raw) }
 
 // Validate checks a JSON document against the schema. The error names the
-// first offending location as a JSON path ($.refs[2].labels).
+// first offending location as a JSON path ($.refs[2].labels), which is
+// what the model is told in a follow-up.
 func (s *Schema) Validate(doc json.RawMessage) error {
 	v, err := decodeJSON(doc)
 	if err != nil {
 		return err
 	}
 	return s.validate(s.root, v, "$", 0)
+}
+
+// At applies opts to the subschema at path: property names joined by '.',
+// "[]" for the items of an array, "" for the root. For example
+// At("references[].labels[]", Enum(record.Labels()...)).
+func At(path string, opts ...SchemaOption) SchemaOption {
+	return func(root *jsonschema.Schema) error {
+		n, err := walkPath(root, path)
+		if err != nil {
+			return err
+		}
+		for _, o := range opts {
+			if err := o(n); err != nil {
+				return fmt.Errorf("%s: %w", cmpPath(path), err)
+			}
+		}
+		return nil
+	}
+}
+
+// Enum restricts a value to the given ones.
+func Enum[T any](values ...T) SchemaOption {
+	return func(s *jsonschema.Schema) error {
+		if len(values) == 0 {
+			return errors.New("enum: no values")
+		}
+		s.Enum = make([]any, len(values))
+		for i, v := range values {
+			s.Enum[i] = v
+		}
+		return nil
+	}
+}
+
+// MinLength and MaxLength bound a string's length in characters.
+func MinLength(n int) SchemaOption {
+	return func(s *jsonschema.Schema) error { s.MinLength = &n; return nil }
+}
+
+// MaxLength bounds a string's length in characters.
+func MaxLength(n int) SchemaOption {
+	return func(s *jsonschema.Schema) error { s.MaxLength = &n; return nil }
+}
+
+// MinItems bounds an array's length from below.
+func MinItems(n int) SchemaOption {
+	return func(s *jsonschema.Schema) error { s.MinItems = &n; return nil }
+}
+
+// MaxItems bounds an array's length from above.
+func MaxItems(n int) SchemaOption {
+	return func(s *jsonschema.Schema) error { s.MaxItems = &n; return nil }
+}
+
+// Pattern requires a string to match a regular expression.
+func Pattern(re string) SchemaOption {
+	return func(s *jsonschema.Schema) error {
+		if _, err := regexp.Compile(re); err != nil {
+			return fmt.Errorf("pattern: %w", err)
+		}
+		s.Pattern = re
+		return nil
+	}
+}
+
+// Minimum and Maximum bound a number.
+func Minimum(f float64) SchemaOption {
+	return func(s *jsonschema.Schema) error { s.Minimum = &f; return nil }
+}
+
+// Maximum bounds a number from above.
+func Maximum(f float64) SchemaOption {
+	return func(s *jsonschema.Schema) error { s.Maximum = &f; return nil }
+}
+
+// Type replaces the JSON type derived from the Go type, e.g. "integer"
+// for a float64 field that must hold a whole number.
+func Type(t string) SchemaOption {
+	return func(s *jsonschema.Schema) error {
+		if !slices.Contains(jsonTypes, t) {
+			return fmt.Errorf("type: unknown type %q", t)
+		}
+		s.Type, s.Types = t, nil
+		return nil
+	}
+}
+
+// Description documents a property for the model.
+func Description(d string) SchemaOption {
+	return func(s *jsonschema.Schema) error { s.Description = d; return nil }
+}
+
+// NonEmptyStrings gives every string property of the schema (not array
+// items) a minimum length of 1: the model must say something in each.
+func NonEmptyStrings() SchemaOption {
+	return func(root *jsonschema.Schema) error {
+		eachSchema(root, func(n *jsonschema.Schema) {
+			for _, p := range n.Properties {
+				if p.Type == "string" && p.MinLength == nil {
+					p.MinLength = new(int)
+					*p.MinLength = 1
+				}
+			}
+		})
+		return nil
+	}
+}
+
+func cmpPath(p string) string {
+	if p == "" {
+		return "$"
+	}
+	return "$." + p
+}
+
+// walkPath finds the subschema at path (see At).
+func walkPath(root *jsonschema.Schema, path string) (*jsonschema.Schema, error) {
+	n := root
+	if path == "" {
+		return n, nil
+	}
+	for seg := range strings.SplitSeq(path, ".") {
+		name, items := seg, 0
+		for strings.HasSuffix(name, "[]") {
+			name, items = name[:len(name)-2], items+1
+		}
+		if name != "" {
+			p, ok := n.Properties[name]
+			if !ok {
+				return nil, fmt.Errorf("%s: no property %q", cmpPath(path), name)
+			}
+			n = p
+		}
+		for range items {
+			if n.Items == nil {
+				return nil, fmt.Errorf("%s: %q is not an array", cmpPath(path), seg)
+			}
+			n = n.Items
+		}
+	}
+	return n, nil
+}
+
+// noNullArrays makes the arrays jsonschema.For allows to be null (a nil
+// slice marshals so) plain arrays: an answer gives a list, if empty.
+func noNullArrays(root *jsonschema.Schema) {
+	eachSchema(root, func(n *jsonschema.Schema) {
+		if len(n.Types) == 2 && slices.Contains(n.Types, "null") && slices.Contains(n.Types, "array") {
+			n.Types, n.Type = nil, "array"
+		}
+	})
+}
+
+// eachSchema calls f on root and every subschema below it.
+func eachSchema(root *jsonschema.Schema, f func(*jsonschema.Schema)) {
+	if root == nil {
+		return
+	}
+	f(root)
+	for _, k := range sortedKeys(root.Properties) {
+		eachSchema(root.Properties[k], f)
+	}
+	for _, k := range sortedKeys(root.Defs) {
+		eachSchema(root.Defs[k], f)
+	}
+	for _, k := range sortedKeys(root.Definitions) {
+		eachSchema(root.Definitions[k], f)
+	}
+	eachSchema(root.Items, f)
+	if !isFalse(root.AdditionalProperties) {
+		eachSchema(root.AdditionalProperties, f)
+	}
+	for _, a := range root.AnyOf {
+		eachSchema(a, f)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// isFalse reports whether s is the schema false ({"not": {}}).
+func isFalse(s *jsonschema.Schema) bool {
+	if s == nil || s.Not == nil || !reflect.ValueOf(*s.Not).IsZero() {
+		return false
+	}
+	c := *s
+	c.Not = nil
+	return reflect.ValueOf(c).IsZero()
+}
+
+// isTrue reports whether s admits anything: the empty schema.
+func isTrue(s *jsonschema.Schema) bool {
+	return s != nil && reflect.ValueOf(*s).IsZero()
 }
 
 func validSchemaName(name string) bool {
@@ -131,259 +379,205 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// node is one compiled schema.
-type node struct {
-	types      []string // empty: any
-	props      map[string]*node
-	propOrder  []string
-	required   []string
-	addlFalse  bool
-	addl       *node
-	items      *node
-	minItems   int // -1: none
-	maxItems   int
-	enum       []any
-	constVal   any
-	hasConst   bool
-	minLen     int
-	maxLen     int
-	pattern    *regexp.Regexp
-	minimum    *float64
-	maximum    *float64
-	anyOf      []*node
-	ref        string
-	ignoreSelf bool // true for the boolean schema true
-}
+// Keywords of a schema literal: the ones validated, and annotations.
+var (
+	validated   = []string{"type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "enum", "const", "minLength", "maxLength", "pattern", "minimum", "maximum", "anyOf", "$ref"}
+	annotations = []string{"title", "description", "default", "examples", "format", "$schema", "$id", "$comment", "$defs", "definitions"}
+	jsonTypes   = []string{"object", "array", "string", "number", "integer", "boolean", "null"}
+)
 
-var annotations = []string{"title", "description", "default", "examples", "format", "$schema", "$id", "$comment", "$defs", "definitions"}
-
-func compile(v any, at string) (*node, error) {
-	if b, ok := v.(bool); ok {
+// checkLiteral refuses keywords a literal uses that Validate would not
+// check, and malformed values of those it would, naming where.
+func checkLiteral(raw json.RawMessage, at string) error {
+	var b bool
+	if json.Unmarshal(raw, &b) == nil {
 		if !b {
 			// A false schema admits nothing; no stage needs it.
-			return nil, fmt.Errorf("%s: the false schema is not supported", at)
+			return fmt.Errorf("%s: the false schema is not supported", at)
 		}
-		return &node{ignoreSelf: true, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}, nil
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%s: schema is not an object", at)
-	}
-	n := &node{minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
-	for k, kv := range m {
-		var err error
-		switch k {
-		case "type":
-			n.types, err = compileTypes(kv)
-		case "properties":
-			pm, ok := kv.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s: properties is not an object", at)
-			}
-			n.props = make(map[string]*node, len(pm))
-			for pn, pv := range pm {
-				if n.props[pn], err = compile(pv, at+"/properties/"+pn); err != nil {
-					return nil, err
-				}
-				n.propOrder = append(n.propOrder, pn)
-			}
-			slices.Sort(n.propOrder)
-		case "required":
-			n.required, err = stringList(kv)
-		case "additionalProperties":
-			if b, ok := kv.(bool); ok {
-				n.addlFalse = !b
-			} else {
-				n.addl, err = compile(kv, at+"/additionalProperties")
-			}
-		case "items":
-			n.items, err = compile(kv, at+"/items")
-		case "minItems":
-			n.minItems, err = nonNegInt(kv)
-		case "maxItems":
-			n.maxItems, err = nonNegInt(kv)
-		case "minLength":
-			n.minLen, err = nonNegInt(kv)
-		case "maxLength":
-			n.maxLen, err = nonNegInt(kv)
-		case "enum":
-			l, ok := kv.([]any)
-			if !ok || len(l) == 0 {
-				err = errors.New("want a non-empty array")
-			}
-			n.enum = l
-		case "const":
-			n.constVal, n.hasConst = kv, true
-		case "pattern":
-			s, ok := kv.(string)
-			if !ok {
-				err = errors.New("want a string")
-				break
-			}
-			n.pattern, err = regexp.Compile(s)
-		case "minimum", "maximum":
-			num, ok := kv.(json.Number)
-			if !ok {
-				err = errors.New("want a number")
-				break
-			}
-			f, ferr := num.Float64()
-			if ferr != nil {
-				err = ferr
-				break
-			}
-			if k == "minimum" {
-				n.minimum = &f
-			} else {
-				n.maximum = &f
-			}
-		case "anyOf":
-			l, ok := kv.([]any)
-			if !ok || len(l) == 0 {
-				err = errors.New("want a non-empty array")
-				break
-			}
-			for i, sub := range l {
-				c, cerr := compile(sub, at+"/anyOf/"+strconv.Itoa(i))
-				if cerr != nil {
-					return nil, cerr
-				}
-				n.anyOf = append(n.anyOf, c)
-			}
-		case "$ref":
-			s, ok := kv.(string)
-			if !ok {
-				err = errors.New("want a string")
-			}
-			n.ref = s
-		default:
-			if !slices.Contains(annotations, k) {
-				return nil, fmt.Errorf("%s: keyword %q is not supported", at, k)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", at, k, err)
-		}
-	}
-	return n, nil
-}
-
-var jsonTypes = []string{"object", "array", "string", "number", "integer", "boolean", "null"}
-
-func compileTypes(v any) ([]string, error) {
-	if s, ok := v.(string); ok {
-		v = []any{s}
-	}
-	l, err := stringList(v)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range l {
-		if !slices.Contains(jsonTypes, t) {
-			return nil, fmt.Errorf("unknown type %q", t)
-		}
-	}
-	return l, nil
-}
-
-func stringList(v any) ([]string, error) {
-	l, ok := v.([]any)
-	if !ok {
-		return nil, errors.New("want an array of strings")
-	}
-	out := make([]string, 0, len(l))
-	for _, e := range l {
-		s, ok := e.(string)
-		if !ok {
-			return nil, errors.New("want an array of strings")
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-func nonNegInt(v any) (int, error) {
-	num, ok := v.(json.Number)
-	if !ok {
-		return 0, errors.New("want a non-negative integer")
-	}
-	i, err := strconv.Atoi(num.String())
-	if err != nil || i < 0 {
-		return 0, errors.New("want a non-negative integer")
-	}
-	return i, nil
-}
-
-func (s *Schema) checkRefs(n *node) error {
-	if n == nil {
 		return nil
 	}
-	if n.ref != "" {
-		if _, ok := s.defs[n.ref]; !ok {
-			return fmt.Errorf("$ref %q: only #/$defs/NAME and #/definitions/NAME are supported", n.ref)
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return fmt.Errorf("%s: schema is not an object", at)
+	}
+	for _, k := range sortedKeys(m) {
+		v := m[k]
+		switch {
+		case !slices.Contains(validated, k) && !slices.Contains(annotations, k):
+			return fmt.Errorf("%s: keyword %q is not supported", at, k)
+		case k == "properties" || k == "$defs" || k == "definitions":
+			var sub map[string]json.RawMessage
+			if err := json.Unmarshal(v, &sub); err != nil {
+				return fmt.Errorf("%s: %s is not an object", at, k)
+			}
+			for _, sk := range sortedKeys(sub) {
+				if err := checkLiteral(sub[sk], at+"/"+k+"/"+sk); err != nil {
+					return err
+				}
+			}
+		case k == "items" || k == "additionalProperties" && string(v) != "false" && string(v) != "true":
+			if err := checkLiteral(v, at+"/"+k); err != nil {
+				return err
+			}
+		case k == "anyOf":
+			var l []json.RawMessage
+			if json.Unmarshal(v, &l) != nil || len(l) == 0 {
+				return fmt.Errorf("%s: anyOf: want a non-empty array", at)
+			}
+			for i, sub := range l {
+				if err := checkLiteral(sub, at+"/anyOf/"+strconv.Itoa(i)); err != nil {
+					return err
+				}
+			}
+		case k == "enum":
+			var l []any
+			if json.Unmarshal(v, &l) != nil || len(l) == 0 {
+				return fmt.Errorf("%s: enum: want a non-empty array", at)
+			}
+		case k == "minItems" || k == "maxItems" || k == "minLength" || k == "maxLength":
+			if n, err := strconv.Atoi(string(v)); err != nil || n < 0 {
+				return fmt.Errorf("%s: %s: want a non-negative integer", at, k)
+			}
+		case k == "type":
+			var one string
+			list := []string{}
+			if json.Unmarshal(v, &one) == nil {
+				list = []string{one}
+			} else if json.Unmarshal(v, &list) != nil {
+				return fmt.Errorf("%s: type: want a string or an array of strings", at)
+			}
+			for _, t := range list {
+				if !slices.Contains(jsonTypes, t) {
+					return fmt.Errorf("%s: type: unknown type %q", at, t)
+				}
+			}
 		}
 	}
-	subs := []*node{n.addl, n.items}
-	for _, p := range n.propOrder {
-		subs = append(subs, n.props[p])
+	return nil
+}
+
+// check verifies what a built schema uses: supported keywords, valid
+// patterns, $refs that resolve. It compiles the patterns.
+func (s *Schema) check(n *jsonschema.Schema, at string, seen map[*jsonschema.Schema]bool) error {
+	if n == nil || seen[n] {
+		return nil
 	}
-	subs = append(subs, n.anyOf...)
-	for _, c := range subs {
-		if err := s.checkRefs(c); err != nil {
+	seen[n] = true
+	switch {
+	case len(n.Extra) > 0:
+		return fmt.Errorf("%s: keyword %q is not supported", at, sortedKeys(n.Extra)[0])
+	case n.AllOf != nil || n.OneOf != nil || n.Not != nil && !isFalse(n) || n.If != nil || n.Then != nil || n.Else != nil ||
+		n.PrefixItems != nil || n.ItemsArray != nil || n.Contains != nil || n.UniqueItems || n.PatternProperties != nil ||
+		n.PropertyNames != nil || n.MinProperties != nil || n.MaxProperties != nil || n.DependentRequired != nil ||
+		n.DependentSchemas != nil || n.UnevaluatedItems != nil || n.UnevaluatedProperties != nil || n.MultipleOf != nil ||
+		n.ExclusiveMinimum != nil || n.ExclusiveMaximum != nil || n.AdditionalItems != nil:
+		b, _ := json.Marshal(n)
+		return fmt.Errorf("%s: a keyword of %s is not supported", at, clip(string(b), 120))
+	case isFalse(n):
+		return fmt.Errorf("%s: the false schema is not supported", at)
+	}
+	if n.Ref != "" {
+		if _, ok := s.defs[n.Ref]; !ok {
+			return fmt.Errorf("%s: $ref %q: only #/$defs/NAME and #/definitions/NAME are supported", at, n.Ref)
+		}
+	}
+	if n.Pattern != "" {
+		re, err := regexp.Compile(n.Pattern)
+		if err != nil {
+			return fmt.Errorf("%s: pattern: %w", at, err)
+		}
+		s.pats[n.Pattern] = re
+	}
+	if n.Enum != nil && len(n.Enum) == 0 {
+		return fmt.Errorf("%s: enum: want a non-empty array", at)
+	}
+	for _, t := range append([]string{n.Type}, n.Types...) {
+		if t != "" && !slices.Contains(jsonTypes, t) {
+			return fmt.Errorf("%s: type: unknown type %q", at, t)
+		}
+	}
+	for _, k := range sortedKeys(n.Properties) {
+		if err := s.check(n.Properties[k], at+"/properties/"+k, seen); err != nil {
+			return err
+		}
+	}
+	for _, k := range sortedKeys(n.Defs) {
+		if err := s.check(n.Defs[k], at+"/$defs/"+k, seen); err != nil {
+			return err
+		}
+	}
+	for _, k := range sortedKeys(n.Definitions) {
+		if err := s.check(n.Definitions[k], at+"/definitions/"+k, seen); err != nil {
+			return err
+		}
+	}
+	if err := s.check(n.Items, at+"/items", seen); err != nil {
+		return err
+	}
+	if !isFalse(n.AdditionalProperties) {
+		if err := s.check(n.AdditionalProperties, at+"/additionalProperties", seen); err != nil {
+			return err
+		}
+	}
+	for i, a := range n.AnyOf {
+		if err := s.check(a, at+"/anyOf/"+strconv.Itoa(i), seen); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+func types(n *jsonschema.Schema) []string {
+	if n.Type != "" {
+		return []string{n.Type}
+	}
+	return n.Types
+}
+
 // maxDepth stops a recursive $ref on a pathological document.
 const maxDepth = 200
 
-func (s *Schema) validate(n *node, v any, path string, depth int) error {
+func (s *Schema) validate(n *jsonschema.Schema, v any, path string, depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("%s: nested deeper than %d", path, maxDepth)
 	}
-	if n.ignoreSelf {
+	if n == nil || isTrue(n) {
 		return nil
 	}
-	if n.ref != "" {
-		if err := s.validate(s.defs[n.ref], v, path, depth+1); err != nil {
+	if n.Ref != "" {
+		if err := s.validate(s.defs[n.Ref], v, path, depth+1); err != nil {
 			return err
 		}
 	}
-	if len(n.types) > 0 && !slices.ContainsFunc(n.types, func(t string) bool { return hasType(v, t) }) {
-		return fmt.Errorf("%s: got %s, want %s", path, typeName(v), strings.Join(n.types, " or "))
+	if ts := types(n); len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return hasType(v, t) }) {
+		return fmt.Errorf("%s: got %s, want %s", path, typeName(v), strings.Join(ts, " or "))
 	}
-	if n.hasConst && !jsonEqual(v, n.constVal) {
-		return fmt.Errorf("%s: got %s, want %s", path, short(v), short(n.constVal))
+	if n.Const != nil && !jsonEqual(v, *n.Const) {
+		return fmt.Errorf("%s: got %s, want %s", path, short(v), short(*n.Const))
 	}
-	if n.enum != nil && !slices.ContainsFunc(n.enum, func(e any) bool { return jsonEqual(v, e) }) {
-		opts := make([]string, len(n.enum))
-		for i, e := range n.enum {
+	if n.Enum != nil && !slices.ContainsFunc(n.Enum, func(e any) bool { return jsonEqual(v, e) }) {
+		opts := make([]string, len(n.Enum))
+		for i, e := range n.Enum {
 			opts[i] = short(e)
 		}
 		return fmt.Errorf("%s: got %s, want one of %s", path, short(v), strings.Join(opts, ", "))
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		for _, r := range n.required {
+		for _, r := range n.Required {
 			if _, ok := v[r]; !ok {
 				return fmt.Errorf("%s: missing required property %q", path, r)
 			}
 		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys) // report the same first error every time
-		for _, k := range keys {
-			sub, ok := n.props[k]
+		for _, k := range sortedKeys(v) { // the same first error every time
+			sub, ok := n.Properties[k]
 			switch {
 			case ok:
-			case n.addlFalse:
+			case isFalse(n.AdditionalProperties):
 				return fmt.Errorf("%s: unexpected property %q", path, k)
-			case n.addl != nil:
-				sub = n.addl
+			case n.AdditionalProperties != nil:
+				sub = n.AdditionalProperties
 			default:
 				continue
 			}
@@ -392,45 +586,45 @@ func (s *Schema) validate(n *node, v any, path string, depth int) error {
 			}
 		}
 	case []any:
-		if n.minItems >= 0 && len(v) < n.minItems {
-			return fmt.Errorf("%s: %d items, want at least %d", path, len(v), n.minItems)
+		if n.MinItems != nil && len(v) < *n.MinItems {
+			return fmt.Errorf("%s: %d items, want at least %d", path, len(v), *n.MinItems)
 		}
-		if n.maxItems >= 0 && len(v) > n.maxItems {
-			return fmt.Errorf("%s: %d items, want at most %d", path, len(v), n.maxItems)
+		if n.MaxItems != nil && len(v) > *n.MaxItems {
+			return fmt.Errorf("%s: %d items, want at most %d", path, len(v), *n.MaxItems)
 		}
-		if n.items != nil {
+		if n.Items != nil {
 			for i, e := range v {
-				if err := s.validate(n.items, e, path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
+				if err := s.validate(n.Items, e, path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
 					return err
 				}
 			}
 		}
 	case string:
 		l := len([]rune(v))
-		if n.minLen >= 0 && l < n.minLen {
-			return fmt.Errorf("%s: string of %d characters, want at least %d", path, l, n.minLen)
+		if n.MinLength != nil && l < *n.MinLength {
+			return fmt.Errorf("%s: string of %d characters, want at least %d", path, l, *n.MinLength)
 		}
-		if n.maxLen >= 0 && l > n.maxLen {
-			return fmt.Errorf("%s: string of %d characters, want at most %d", path, l, n.maxLen)
+		if n.MaxLength != nil && l > *n.MaxLength {
+			return fmt.Errorf("%s: string of %d characters, want at most %d", path, l, *n.MaxLength)
 		}
-		if n.pattern != nil && !n.pattern.MatchString(v) {
-			return fmt.Errorf("%s: %s does not match pattern %q", path, short(v), n.pattern)
+		if re := s.pats[n.Pattern]; re != nil && !re.MatchString(v) {
+			return fmt.Errorf("%s: %s does not match pattern %q", path, short(v), n.Pattern)
 		}
 	case json.Number:
 		f, err := v.Float64()
 		if err != nil {
 			return fmt.Errorf("%s: number %s: %w", path, v, err)
 		}
-		if n.minimum != nil && f < *n.minimum {
-			return fmt.Errorf("%s: %s is below the minimum %g", path, v, *n.minimum)
+		if n.Minimum != nil && f < *n.Minimum {
+			return fmt.Errorf("%s: %s is below the minimum %g", path, v, *n.Minimum)
 		}
-		if n.maximum != nil && f > *n.maximum {
-			return fmt.Errorf("%s: %s is above the maximum %g", path, v, *n.maximum)
+		if n.Maximum != nil && f > *n.Maximum {
+			return fmt.Errorf("%s: %s is above the maximum %g", path, v, *n.Maximum)
 		}
 	}
-	if len(n.anyOf) > 0 {
+	if len(n.AnyOf) > 0 {
 		var errs []string
-		for _, sub := range n.anyOf {
+		for _, sub := range n.AnyOf {
 			err := s.validate(sub, v, path, depth+1)
 			if err == nil {
 				return nil
@@ -487,17 +681,30 @@ func typeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// jsonEqual compares decoded JSON values; numbers compare by value.
-func jsonEqual(a, b any) bool {
-	switch a := a.(type) {
+// number returns v as a float64 if it is a JSON number in any of the
+// forms a decoder or a schema option leaves it.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
 	case json.Number:
-		bn, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		fa, ea := a.Float64()
-		fb, eb := bn.Float64()
-		return ea == nil && eb == nil && fa == fb
+		f, err := n.Float64()
+		return f, err == nil
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// jsonEqual compares JSON values; numbers compare by value.
+func jsonEqual(a, b any) bool {
+	if fa, ok := number(a); ok {
+		fb, ok := number(b)
+		return ok && fa == fb
+	}
+	switch a := a.(type) {
 	case map[string]any:
 		bm, ok := b.(map[string]any)
 		if !ok || len(a) != len(bm) {

@@ -22,21 +22,29 @@ type chatRequest struct {
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	Seed                *int            `json:"seed,omitempty"`
 	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
-	Stream              bool            `json:"stream"` // false, said explicitly for servers that default otherwise
+	// Format is Ollama's own structured-output field.
+	Format json.RawMessage `json:"format,omitempty"`
+	// PromptCacheKey groups requests that share a prefix on OpenAI, so
+	// they reach the same cache.
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
+	Stream         bool   `json:"stream"` // false, said explicitly for servers that default otherwise
 }
 
 type responseFormat struct {
-	Type       string      `json:"type"` // "json_schema"
+	Type       string      `json:"type"` // "json_schema", or llama.cpp's "json_object"
 	JSONSchema *jsonSchema `json:"json_schema,omitempty"`
+	// Schema is llama.cpp's place for the schema.
+	Schema json.RawMessage `json:"schema,omitempty"`
 }
 
 type jsonSchema struct {
 	Name   string          `json:"name"`
 	Schema json.RawMessage `json:"schema"`
-	Strict bool            `json:"strict"`
+	Strict *bool           `json:"strict,omitempty"`
 }
 
 type chatResponse struct {
+	Object  string `json:"object"`
 	Model   string `json:"model"`
 	Choices []struct {
 		Message struct {
@@ -48,9 +56,12 @@ type chatResponse struct {
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-		TotalTokens      int64 `json:"total_tokens"`
+		PromptTokens        int64 `json:"prompt_tokens"`
+		CompletionTokens    int64 `json:"completion_tokens"`
+		TotalTokens         int64 `json:"total_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 }
 
@@ -77,9 +88,9 @@ func contentText(raw json.RawMessage) string {
 	return ""
 }
 
-// errorMessage pulls the message out of an error body: OpenAI's
-// {"error":{"message":…}}, Ollama's {"error":"…"}, vLLM's {"message":…},
-// else the body itself.
+// errorMessage pulls the message out of an error body: OpenAI's and
+// Anthropic's {"error":{"message":…}}, Ollama's {"error":"…"}, vLLM's
+// {"message":…}, else the body itself.
 func errorMessage(body []byte) string {
 	var e struct {
 		Error   json.RawMessage `json:"error"`

@@ -11,7 +11,7 @@
 // no memory. Every title carries a coined name no other paper has; all of
 // it is invented.
 //
-// Start serves a World as five services, each on its own port of
+// Start serves a World as six services, each on its own port of
 // 127.0.0.1, speaking the real protocols:
 //
 //	arxiv      GET /html/ID: a LaTeXML page, or 404 "No HTML for"
@@ -22,14 +22,21 @@
 //	           /graph/v1/paper/batch
 //	arxiv-api  GET /api/query?id_list=: Atom entries with v1 dates and
 //	           categories
-//	llm        POST /v1/chat/completions: a model that reads curate's
-//	           classify and summarize prompts and answers validly (see
-//	           Answer)
+//	llm        OpenAI: POST /v1/chat/completions, a model that reads
+//	           curate's classify and summarize prompts and answers validly
+//	           (see Answer), reporting prefix-cache hits as cached_tokens;
+//	           POST /v1/files (multipart, purpose=batch), GET
+//	           /v1/files/ID/content, /v1/batches (create, get, list,
+//	           cancel) with OpenAI's batch lifecycle
+//	anthropic  Anthropic: POST /v1/messages (tool use, cache_control
+//	           breakpoints, cache read/creation usage, rate-limit headers)
+//	           and /v1/messages/batches with results out of order
 //
 // Each Service enforces Limits — a token-bucket rate (a request over it
 // gets 429, with Retry-After if set), a cap on requests in flight, and a
 // latency — and injects Faults: server errors, reset connections, bursts
-// of 429 and, for the LLM, invalid answers. Fault decisions are drawn from
+// of 429 and, for the LLMs, invalid answers, Anthropic's 529 and failed,
+// expired and errored batches and batch lines. Fault decisions are drawn from
 // the seed and each request's identity, so they repeat run after run.
 // Every request is logged as a Call with its identity and outcome, and
 // counted in Stats, so tests can assert what was asked, how often, and

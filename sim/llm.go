@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -85,44 +84,6 @@ func promptNote(user string) string {
 		return "gold: " + title
 	}
 	return ""
-}
-
-// llmHandler answers POST /v1/chat/completions. invalid asks for an
-// unusable answer (the Service decided to inject one).
-func llmHandler(rw http.ResponseWriter, r *http.Request, body []byte, invalid bool) {
-	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
-		http.Error(rw, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
-		return
-	}
-	var req chatRequest
-	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
-		rw.Header().Set("Content-Type", "application/json")
-		rw.WriteHeader(http.StatusBadRequest)
-		fmt.Fprintf(rw, `{"error":{"message":"malformed request","type":"invalid_request_error"}}`)
-		return
-	}
-	var user string
-	promptLen := 0
-	for _, m := range req.Messages {
-		promptLen += len(m.Content)
-		if m.Role == "user" && user == "" {
-			user = m.Content
-		}
-	}
-	_, task, _ := llmIdentity(body)
-	answer := Answer(user, invalid, task+strconv.Itoa(len(req.Messages)))
-	resp := map[string]any{
-		"id": "chatcmpl-sim-" + task[5:], "object": "chat.completion", "created": 1767225600, "model": req.Model,
-		"choices": []map[string]any{{
-			"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": answer},
-		}},
-		"usage": map[string]int{
-			"prompt_tokens": promptLen / 4, "completion_tokens": len(answer) / 4,
-			"total_tokens": promptLen/4 + len(answer)/4,
-		},
-	}
-	writeJSON(rw, resp)
 }
 
 var (

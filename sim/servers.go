@@ -16,11 +16,13 @@ const (
 	Ar5iv    = "ar5iv"     // ar5iv.labs.arxiv.org: GET /html/ID
 	S2       = "s2"        // api.semanticscholar.org: /graph/v1/paper/...
 	ArxivAPI = "arxiv-api" // export.arxiv.org: GET /api/query?id_list=
-	LLM      = "llm"       // an OpenAI-compatible endpoint: POST /v1/chat/completions
+	LLM      = "llm"       // OpenAI's API: chat completions, files, batches
+	// Anthropic is Anthropic's API: messages and message batches.
+	Anthropic = "anthropic"
 )
 
 // Services lists the service names in a fixed order.
-var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, LLM}
+var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, LLM, Anthropic}
 
 // Model is the model name the simulated LLM is meant to be asked for; it
 // answers any.
@@ -31,6 +33,9 @@ const Model = "sim-1"
 type Options struct {
 	Limits map[string]Limits
 	Faults map[string]Faults
+	// StrictOpenAI makes the llm service refuse, as OpenAI does, a strict
+	// response_format whose schema strict mode does not accept.
+	StrictOpenAI bool
 }
 
 // Servers are the simulated services of a World, each listening on its
@@ -40,16 +45,28 @@ type Servers struct {
 	urls     map[string]string
 	services map[string]*Service
 	servers  []*http.Server
+
+	openai    *openAIAPI
+	anthropic *anthropicAPI
 }
 
 // Start starts the five services over w.
 func Start(w *World, opt Options) (*Servers, error) {
 	s := &Servers{World: w, urls: map[string]string{}, services: map[string]*Service{}}
+	s.openai, s.anthropic = newOpenAIAPI(), newAnthropicAPI()
+	s.openai.strict = opt.StrictOpenAI
 	handlers := map[string]handlerFunc{
-		Arxiv: w.arxivHandler, Ar5iv: w.ar5ivHandler, S2: w.s2Handler, ArxivAPI: w.atomHandler, LLM: llmHandler,
+		Arxiv: w.arxivHandler, Ar5iv: w.ar5ivHandler, S2: w.s2Handler, ArxivAPI: w.atomHandler,
+		LLM: s.openai.handle, Anthropic: s.anthropic.handle,
 	}
 	for _, name := range Services {
 		svc := newService(name, w.cfg.Seed, handlers[name])
+		switch name {
+		case LLM:
+			s.openai.svc = svc
+		case Anthropic:
+			s.anthropic.svc = svc
+		}
 		svc.SetLimits(opt.Limits[name])
 		svc.SetFaults(opt.Faults[name])
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -67,9 +84,9 @@ func Start(w *World, opt Options) (*Servers, error) {
 }
 
 // URL returns the base URL of a service as curate's flags take it (the
-// LLM's with its /v1), "" for an unknown name.
+// LLMs' with their /v1), "" for an unknown name.
 func (s *Servers) URL(name string) string {
-	if name == LLM && s.urls[name] != "" {
+	if (name == LLM || name == Anthropic) && s.urls[name] != "" {
 		return s.urls[name] + "/v1"
 	}
 	return s.urls[name]

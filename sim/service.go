@@ -51,8 +51,17 @@ type Faults struct {
 	Burst429Every, Burst429Len int
 	// PInvalid is the probability that the LLM answers with something
 	// unusable: prose, JSON that breaks the schema, or JSON that breaks
-	// the stage's rules. Other services ignore it.
+	// the stage's rules. Other services ignore it. It applies to batch
+	// lines too.
 	PInvalid float64
+	// POverloaded is the probability of Anthropic's 529 overloaded_error
+	// (the anthropic service only).
+	POverloaded float64
+	// Batch faults, drawn per batch or per line of a batch (the llm and
+	// anthropic services): a batch that fails validation (OpenAI) or
+	// expires before all its lines are done, a line that ends in an error
+	// or expires.
+	PBatchFailed, PBatchExpired, PLineErrored, PLineExpired float64
 }
 
 // Outcomes of a request, in Call.Outcome.
@@ -64,7 +73,11 @@ const (
 	Outcome5xx       = "5xx"       // an injected server error
 	OutcomeReset     = "reset"     // an injected connection reset
 	OutcomeAborted   = "aborted"   // the client went away before the answer
+	// OutcomeOverloaded is Anthropic's 529, injected.
+	OutcomeOverloaded = "overloaded"
 )
+
+const statusOverloaded = 529
 
 // Call is one request a Service received.
 type Call struct {
@@ -138,10 +151,31 @@ func newService(name string, seed uint64, h handlerFunc) *Service {
 		}
 		return k, k, ""
 	}
-	if name == LLM {
-		s.identify = func(_ *http.Request, body []byte) (string, string, string) { return llmIdentity(body) }
+	plain := s.identify
+	switch name {
+	case LLM:
+		s.identify = func(r *http.Request, body []byte) (string, string, string) {
+			if r.URL.Path != "/v1/chat/completions" {
+				return plain(r, body)
+			}
+			return llmIdentity(body)
+		}
+	case Anthropic:
+		s.identify = func(r *http.Request, body []byte) (string, string, string) {
+			if r.URL.Path != "/v1/messages" {
+				return plain(r, body)
+			}
+			return anthropicIdentity(body)
+		}
 	}
 	return s
+}
+
+// faultsNow returns the faults in force.
+func (s *Service) faultsNow() Faults {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.faults
 }
 
 // Name returns the service's name.
@@ -235,10 +269,12 @@ func (s *Service) admit(key, task, note string, now time.Time) (seq int, outcome
 		return seq, OutcomeReset, false, l
 	case f.P5xx > 0 && s.draw(key, n, "5xx") < f.P5xx:
 		return seq, Outcome5xx, false, l
+	case f.POverloaded > 0 && s.name == Anthropic && s.draw(key, n, "529") < f.POverloaded:
+		return seq, OutcomeOverloaded, false, l
 	}
 	s.inFlight++
 	s.stats.MaxInFlight = max(s.stats.MaxInFlight, s.inFlight)
-	invalid = s.name == LLM && f.PInvalid > 0 && s.draw(key, n, "invalid") < f.PInvalid
+	invalid = (s.name == LLM || s.name == Anthropic) && f.PInvalid > 0 && s.draw(key, n, "invalid") < f.PInvalid
 	return seq, "", invalid, l
 }
 
@@ -261,7 +297,7 @@ func (s *Service) finish(seq int, outcome string, status int, inFlight bool) {
 		s.stats.Throttled++
 	case OutcomeBurst:
 		s.stats.Burst429++
-	case Outcome5xx:
+	case Outcome5xx, OutcomeOverloaded:
 		s.stats.Errors5xx++
 	case OutcomeReset:
 		s.stats.Resets++
@@ -290,6 +326,12 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		status := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable}[seq%3]
 		http.Error(w, http.StatusText(status), status)
 		s.finish(seq, outcome, status, false)
+		return
+	case OutcomeOverloaded:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(statusOverloaded)
+		io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+		s.finish(seq, outcome, statusOverloaded, false)
 		return
 	case OutcomeReset:
 		s.finish(seq, outcome, 0, false)

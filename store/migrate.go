@@ -39,6 +39,32 @@ var migrations = []string{
 	);
 	CREATE INDEX ledger_stage_status ON ledger (stage, status, item);
 	CREATE INDEX records_kind ON records (kind, item);`,
+	// 3: the LLM batch ledger: batches submitted to a provider's batch API
+	// and the state of each request in them.
+	`CREATE TABLE llm_batches (
+		id         TEXT NOT NULL PRIMARY KEY,
+		remote     TEXT NOT NULL DEFAULT '',
+		provider   TEXT NOT NULL,
+		model      TEXT NOT NULL,
+		state      TEXT NOT NULL,
+		requests   INTEGER NOT NULL,
+		info       BLOB,
+		created_at TEXT NOT NULL,
+		updated_at TEXT NOT NULL
+	);
+	CREATE TABLE llm_batch_requests (
+		key        TEXT NOT NULL PRIMARY KEY,
+		custom_id  TEXT NOT NULL,
+		stage      TEXT NOT NULL,
+		batch      TEXT NOT NULL,
+		state      TEXT NOT NULL,
+		round      INTEGER NOT NULL DEFAULT 0,
+		result     BLOB,
+		conv       BLOB,
+		error      TEXT NOT NULL DEFAULT '',
+		updated_at TEXT NOT NULL
+	);
+	CREATE INDEX llm_batch_requests_batch ON llm_batch_requests (batch);`,
 }
 
 // migrate brings the ledger in db to schema version target in one

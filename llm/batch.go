@@ -1,0 +1,632 @@
+package llm
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/groundwork/curate/store"
+)
+
+// Batch request and batch states in the store's batch ledger.
+const (
+	BatchSubmitting = "submitting" // written before the provider is asked
+	BatchSubmitted  = "submitted"  // the provider has it
+	BatchSucceeded  = "succeeded"  // an answer is in the ledger, not yet judged
+	BatchErrored    = "errored"    // the provider could not answer it: resubmitted
+	BatchExpired    = "expired"    // not done in the batch's window: resubmitted
+	BatchCanceled   = "canceled"   // its batch was cancelled: resubmitted
+	// BatchCollected is a batch whose results are all in the ledger.
+	BatchCollected = "collected"
+	// BatchFailed is a batch the provider refused as a whole.
+	BatchFailed = "failed"
+)
+
+// ErrPending says an answer is not there yet: its request waits in a batch.
+var ErrPending = errors.New("llm answer pending in a batch")
+
+// PendingError is what Batcher.Complete returns for a request whose answer
+// is not there yet. errors.Is(err, ErrPending) holds. The stage records
+// the item as pending (not failed) and asks again on a later pass or run.
+type PendingError struct {
+	Stage string
+	Key   string // the request's cache key
+	State string // "queued" (not submitted yet), or a batch request state
+	Batch string // the batch's id in the ledger; "" while queued
+}
+
+func (e *PendingError) Error() string {
+	if e.Batch == "" {
+		return fmt.Sprintf("llm %s: answer pending: request queued for the next batch", e.Stage)
+	}
+	return fmt.Sprintf("llm %s: answer pending: request %s in batch %s", e.Stage, e.State, e.Batch)
+}
+
+// Is makes errors.Is(err, ErrPending) hold.
+func (e *PendingError) Is(target error) bool { return target == ErrPending }
+
+// BatchConfig configures a Batcher.
+type BatchConfig struct {
+	// Store holds the batch ledger and the answers; required (it is also
+	// the Client's response cache, when the Client has one).
+	Store *store.Store
+	// PollInterval is the least time between two looks at one batch
+	// (default 30s); Wait sleeps this long between rounds.
+	PollInterval time.Duration
+	// MaxRequests and MaxBytes split submissions below the provider's
+	// limits (defaults: OpenAI 50,000 lines and 200 MB a file, Anthropic
+	// 100,000 requests and 256 MB a batch).
+	MaxRequests int
+	MaxBytes    int64
+	// Budget is checked before each submission, with the submission's
+	// estimated cost at the batch price added to what was spent.
+	Budget Budget
+}
+
+// Provider limits of a batch.
+const (
+	OpenAIBatchMaxRequests    = 50_000
+	OpenAIBatchMaxBytes       = 200 << 20
+	AnthropicBatchMaxRequests = 100_000
+	AnthropicBatchMaxBytes    = 256 << 20
+	defaultPollInterval       = 30 * time.Second
+)
+
+// Batcher answers requests through the provider's batch API at the batch
+// price. It is a Completer whose Complete returns a *PendingError until
+// the answer is there:
+//
+//   - The first Complete of a request queues it (in memory). Flush, or a
+//     queue that reaches the provider's limits, submits the queue as
+//     batches; each batch and each request's state is recorded in the
+//     store before and after the provider is asked.
+//   - A later Complete of the same request (same cache key), in this
+//     process or another one, finds it in the ledger; Poll (or Complete,
+//     at most once a PollInterval per batch) collects the results of
+//     ended batches into the ledger, matched by custom_id.
+//   - An answer that passes the request's schema and validator is cached
+//     like a synchronous one and returned; an invalid one gets its
+//     follow-up queued for the next batch, up to the Client's
+//     InvalidRetries; errored, expired and cancelled requests are queued
+//     again. Nothing that the provider answered is ever submitted again.
+//
+// A process may exit with batches pending; the next one resumes them
+// from the ledger, including a submission cut short by a crash (found by
+// its id among the provider's batches).
+type Batcher struct {
+	c   *Client
+	st  *store.Store
+	api batchAPI
+	cfg BatchConfig
+
+	flushMu sync.Mutex // one submission at a time
+	mu      sync.Mutex
+	queue   map[string]*queued // by key
+	polled  map[string]time.Time
+}
+
+type queued struct {
+	key, stage string
+	round      int
+	line       []byte // the provider's request, ready to send
+	estimate   Usage  // for the budget
+	conv       batchConv
+}
+
+// batchConv is what a request carries from one round to the next.
+type batchConv struct {
+	Turns []chatMessage `json:"turns,omitempty"`
+	Usage Usage         `json:"usage"`
+}
+
+// NewBatcher returns a Batcher over c, whose provider must have a batch
+// API (OpenAI or Anthropic).
+func NewBatcher(c *Client, cfg BatchConfig) (*Batcher, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("new llm batcher: no store for the batch ledger")
+	}
+	b := &Batcher{c: c, st: cfg.Store, cfg: cfg, queue: map[string]*queued{}, polled: map[string]time.Time{}}
+	switch c.cfg.Provider {
+	case ProviderOpenAI:
+		b.api = &openAIBatchAPI{c: c}
+		b.cfg.MaxRequests = cmp.Or(cfg.MaxRequests, OpenAIBatchMaxRequests)
+		b.cfg.MaxBytes = cmp.Or(cfg.MaxBytes, OpenAIBatchMaxBytes)
+	case ProviderAnthropic:
+		b.api = &anthropicBatchAPI{c: c}
+		b.cfg.MaxRequests = cmp.Or(cfg.MaxRequests, AnthropicBatchMaxRequests)
+		b.cfg.MaxBytes = cmp.Or(cfg.MaxBytes, AnthropicBatchMaxBytes)
+	default:
+		return nil, fmt.Errorf("new llm batcher: provider %q has no batch API (openai or anthropic)", c.cfg.Provider)
+	}
+	b.cfg.PollInterval = cmp.Or(cfg.PollInterval, defaultPollInterval)
+	return b, nil
+}
+
+var _ Completer = (*Batcher)(nil)
+
+// Model returns the Client's model.
+func (b *Batcher) Model() string { return b.c.Model() }
+
+// CompleteJSON is Complete with a validator, as *Client offers it.
+func (b *Batcher) CompleteJSON(ctx context.Context, req Request, validate func(json.RawMessage) error) (*Response, error) {
+	if validate != nil {
+		req.Validate = validate
+	}
+	if !req.wantJSON() {
+		req.Validate = func(json.RawMessage) error { return nil }
+	}
+	return b.Complete(ctx, req)
+}
+
+// customID names a request's round in a batch: the providers allow 64
+// characters of [A-Za-z0-9_-].
+func customID(key string, round int) string { return fmt.Sprintf("%s-r%d", key[:48], round) }
+
+// Complete returns the answer to req if it is cached or collected, else
+// queues or leaves it in its batch and returns a *PendingError.
+func (b *Batcher) Complete(ctx context.Context, req Request) (*Response, error) {
+	if err := checkRequest(&req); err != nil {
+		return nil, err
+	}
+	c := b.c
+	cr := newCacheRequest(c.cfg.Model, &req)
+	key := cr.key()
+	if r := c.fromCache(ctx, b.st, key, &req); r != nil {
+		c.meter.add(req.Stage, c.cfg.Model, r.Usage, fromCache, false)
+		return r, nil
+	}
+	b.mu.Lock()
+	_, inQueue := b.queue[key]
+	b.mu.Unlock()
+	if inQueue {
+		return nil, &PendingError{Stage: req.Stage, Key: key, State: "queued"}
+	}
+	row, err := b.st.BatchRequest(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, b.enqueue(ctx, &req, key, 0, batchConv{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("llm %s: %w", req.Stage, err)
+	}
+	if row.State == BatchSubmitting || row.State == BatchSubmitted {
+		if err := b.pollBatch(ctx, row.Batch, false); err != nil {
+			c.log.Warn("llm batch poll failed", "batch", row.Batch, "err", err)
+		}
+		if row, err = b.st.BatchRequest(ctx, key); err != nil {
+			if errors.Is(err, store.ErrNotFound) { // a submission found never made
+				return nil, b.enqueue(ctx, &req, key, 0, batchConv{})
+			}
+			return nil, fmt.Errorf("llm %s: %w", req.Stage, err)
+		}
+	}
+	var conv batchConv
+	if len(row.Conv) > 0 {
+		if err := json.Unmarshal(row.Conv, &conv); err != nil {
+			return nil, fmt.Errorf("llm %s: batch request %s: conversation: %w", req.Stage, key, err)
+		}
+	}
+	switch row.State {
+	case BatchSubmitting, BatchSubmitted:
+		return nil, &PendingError{Stage: req.Stage, Key: key, State: row.State, Batch: row.Batch}
+	case BatchErrored, BatchExpired, BatchCanceled:
+		c.log.Info("llm batch request resubmitted", "stage", req.Stage, "state", row.State, "error", row.Error)
+		return nil, b.enqueue(ctx, &req, key, row.Round, conv)
+	case BatchSucceeded:
+		return b.judge(ctx, &req, key, cr, row, conv)
+	}
+	return nil, fmt.Errorf("llm %s: batch request %s in unknown state %q", req.Stage, key, row.State)
+}
+
+// judge reads a collected answer.
+func (b *Batcher) judge(ctx context.Context, req *Request, key string, cr cacheRequest, row store.BatchRequest, conv batchConv) (*Response, error) {
+	c := b.c
+	a, err := c.proto.decode(c, row.Result, 0)
+	if err != nil {
+		// Not the API's answer: ask again, as a broken envelope is.
+		return nil, b.enqueue(ctx, req, key, row.Round, conv)
+	}
+	total := conv.Usage.Add(a.usage)
+	r, reason := judge(req, a)
+	attempt := row.Round + 1
+	if reason == "" {
+		r.Usage, r.Attempts = total, attempt
+		c.meter.add(req.Stage, c.cfg.Model, total, answered, true)
+		c.cachePut(ctx, b.st, key, cr, r)
+		if err := b.st.DeleteBatchRequests(ctx, key); err != nil {
+			c.log.Warn("llm batch ledger cleanup failed", "key", key, "err", err)
+		}
+		return r, nil
+	}
+	if attempt > c.cfg.InvalidRetries {
+		c.meter.add(req.Stage, c.cfg.Model, total, invalid, true)
+		if err := b.st.DeleteBatchRequests(ctx, key); err != nil {
+			c.log.Warn("llm batch ledger cleanup failed", "key", key, "err", err)
+		}
+		return nil, &InvalidError{Stage: req.Stage, Model: c.cfg.Model, Attempts: attempt, Reason: reason, Raw: a.content}
+	}
+	c.log.Warn("llm batch answer invalid, follow-up queued", "stage", req.Stage, "attempt", attempt, "reason", clip(reason, 300))
+	conv.Turns = append(conv.Turns, followUpTurns(req, cmp.Or(a.answer, a.content), reason, c.cfg.FollowUpAnswerBytes)...)
+	conv.Usage = total
+	return nil, b.enqueue(ctx, req, key, row.Round+1, conv)
+}
+
+// enqueue queues a round of req and returns the PendingError saying so;
+// a full queue is submitted at once.
+func (b *Batcher) enqueue(ctx context.Context, req *Request, key string, round int, conv batchConv) error {
+	c := b.c
+	body, promptEst, err := c.proto.encode(c, req, conv.Turns, c.formatFor(req))
+	if err != nil {
+		return fmt.Errorf("llm %s: encode request: %w", req.Stage, err)
+	}
+	line, err := b.api.line(customID(key, round), body)
+	if err != nil {
+		return fmt.Errorf("llm %s: batch line: %w", req.Stage, err)
+	}
+	est := Usage{PromptTokens: promptEst, CompletionTokens: int64(cmp.Or(req.MaxTokens, defaultCompletionReserve))}
+	b.mu.Lock()
+	b.queue[key] = &queued{key: key, stage: req.Stage, round: round, line: line, estimate: est, conv: conv}
+	full := len(b.queue) >= b.cfg.MaxRequests
+	b.mu.Unlock()
+	if full {
+		if err := b.Flush(ctx); err != nil {
+			c.log.Warn("llm batch submission failed; the requests stay queued", "err", err)
+		}
+	}
+	return &PendingError{Stage: req.Stage, Key: key, State: "queued"}
+}
+
+// Queued returns the number of requests waiting for the next submission.
+func (b *Batcher) Queued() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.queue)
+}
+
+// Flush submits the queued requests, split into batches at the
+// provider's limits, after checking the budget. Requests whose
+// submission failed stay queued.
+func (b *Batcher) Flush(ctx context.Context) error {
+	b.flushMu.Lock()
+	defer b.flushMu.Unlock()
+	b.mu.Lock()
+	all := make([]*queued, 0, len(b.queue))
+	for _, q := range b.queue {
+		all = append(all, q)
+	}
+	b.mu.Unlock()
+	slices.SortFunc(all, func(x, y *queued) int { return cmp.Compare(x.key, y.key) })
+	var errs []error
+	for _, chunk := range b.split(all) {
+		if err := b.checkBudget(chunk); err != nil {
+			return err
+		}
+		if err := b.submit(ctx, chunk); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		b.mu.Lock()
+		for _, q := range chunk {
+			delete(b.queue, q.key)
+		}
+		b.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// split cuts the queue into batches below the request and byte limits.
+func (b *Batcher) split(all []*queued) [][]*queued {
+	var out [][]*queued
+	var cur []*queued
+	var size int64
+	for _, q := range all {
+		n := int64(len(q.line)) + 64 // separators and the batch envelope
+		if len(cur) > 0 && (len(cur) >= b.cfg.MaxRequests || size+n > b.cfg.MaxBytes) {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, q)
+		size += n
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func (b *Batcher) checkBudget(chunk []*queued) error {
+	bud := b.cfg.Budget
+	if bud.MaxTokens <= 0 && bud.MaxUSD <= 0 {
+		return nil
+	}
+	var est Usage
+	for _, q := range chunk {
+		est = est.Add(q.estimate)
+	}
+	est.TotalTokens = est.PromptTokens + est.CompletionTokens
+	var tokens int64
+	var usd float64
+	for _, t := range b.c.meter.Tallies() {
+		tokens += t.Spent.TotalTokens
+		if c, ok := bud.Prices.TallyCost(t); ok {
+			usd += c
+		}
+	}
+	add, _ := bud.Prices.BatchCost(b.c.cfg.Model, est)
+	switch {
+	case bud.MaxTokens > 0 && tokens+est.TotalTokens > bud.MaxTokens:
+		return fmt.Errorf("llm batch of %d requests: %w: %d tokens spent and about %d more asked, of %d",
+			len(chunk), ErrBudget, tokens, est.TotalTokens, bud.MaxTokens)
+	case bud.MaxUSD > 0 && usd+add > bud.MaxUSD:
+		return fmt.Errorf("llm batch of %d requests: %w: $%.4f spent and about $%.4f more asked, of $%.4f",
+			len(chunk), ErrBudget, usd, add, bud.MaxUSD)
+	}
+	return nil
+}
+
+func newBatchID() string {
+	var r [6]byte
+	rand.Read(r[:])
+	return "cb-" + time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(r[:])
+}
+
+// submit records chunk as submitting, hands it to the provider and
+// records the provider's id.
+func (b *Batcher) submit(ctx context.Context, chunk []*queued) error {
+	c := b.c
+	bt := store.Batch{ID: newBatchID(), Provider: c.cfg.Provider, Model: c.cfg.Model, State: BatchSubmitting, Requests: len(chunk), Created: time.Now()}
+	if err := b.st.PutBatch(ctx, bt); err != nil {
+		return err
+	}
+	rows := make([]store.BatchRequest, len(chunk))
+	lines := make([][]byte, len(chunk))
+	for i, q := range chunk {
+		conv, _ := json.Marshal(q.conv)
+		rows[i] = store.BatchRequest{Key: q.key, CustomID: customID(q.key, q.round), Stage: q.stage, Batch: bt.ID,
+			State: BatchSubmitting, Round: q.round, Conv: conv}
+		lines[i] = q.line
+	}
+	if err := b.st.PutBatchRequests(ctx, rows); err != nil {
+		return err
+	}
+	remote, info, err := b.api.submit(ctx, bt.ID, lines)
+	if err != nil {
+		var ae *APIError
+		if errors.As(err, &ae) {
+			// Refused: the provider has nothing; the rows go, the queue stays.
+			bt.State = BatchFailed
+			b.st.PutBatch(ctx, bt)
+			keys := make([]string, len(rows))
+			for i, r := range rows {
+				keys[i] = r.Key
+			}
+			b.st.DeleteBatchRequests(ctx, keys...)
+		}
+		// Otherwise the provider may have it: the next poll looks for it.
+		return fmt.Errorf("llm submit batch %s of %d requests: %w", bt.ID, len(chunk), err)
+	}
+	bt.Remote, bt.Info, bt.State = remote, info, BatchSubmitted
+	if err := b.st.PutBatch(ctx, bt); err != nil {
+		return err
+	}
+	for i := range rows {
+		rows[i].State = BatchSubmitted
+	}
+	c.log.Info("llm batch submitted", "batch", bt.ID, "remote", remote, "requests", len(chunk))
+	return b.st.PutBatchRequests(ctx, rows)
+}
+
+// Poll looks at every batch not yet collected: it finds submissions a
+// crash cut short, and collects the results of ended batches into the
+// ledger. It returns how many batches are still pending.
+func (b *Batcher) Poll(ctx context.Context) (pending int, err error) {
+	bs, err := b.st.Batches(ctx, BatchSubmitting, BatchSubmitted)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, bt := range bs {
+		if bt.Provider != b.c.cfg.Provider {
+			continue
+		}
+		if err := b.pollBatch(ctx, bt.ID, true); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	left, err := b.st.Batches(ctx, BatchSubmitting, BatchSubmitted)
+	if err != nil {
+		return 0, err
+	}
+	return len(left), errors.Join(errs...)
+}
+
+// Wait polls until no batch is pending or ctx ends, PollInterval apart.
+func (b *Batcher) Wait(ctx context.Context) error {
+	for {
+		n, err := b.Poll(ctx)
+		if err != nil {
+			b.c.log.Warn("llm batch poll failed", "err", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		t := time.NewTimer(b.cfg.PollInterval)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+// pollBatch looks at batch id unless it was looked at within the poll
+// interval (force skips that).
+func (b *Batcher) pollBatch(ctx context.Context, id string, force bool) error {
+	b.mu.Lock()
+	last := b.polled[id]
+	if !force && time.Since(last) < b.cfg.PollInterval {
+		b.mu.Unlock()
+		return nil
+	}
+	b.polled[id] = time.Now()
+	b.mu.Unlock()
+
+	bs, err := b.st.Batches(ctx)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(bs, func(x store.Batch) bool { return x.ID == id })
+	if i < 0 {
+		return fmt.Errorf("llm batch %s: not in the ledger", id)
+	}
+	bt := bs[i]
+	switch bt.State {
+	case BatchSubmitting:
+		return b.recover(ctx, bt)
+	case BatchSubmitted:
+	default:
+		return nil
+	}
+	st, err := b.api.status(ctx, bt.Remote, bt.Info)
+	if err != nil {
+		return fmt.Errorf("llm batch %s (%s): %w", bt.ID, bt.Remote, err)
+	}
+	if !st.ended {
+		return nil
+	}
+	rows, err := b.st.BatchRequestsOf(ctx, bt.ID)
+	if err != nil {
+		return err
+	}
+	results := map[string]lineResult{}
+	if !st.failed {
+		if results, err = b.api.results(ctx, bt.Remote, st.info); err != nil {
+			return fmt.Errorf("llm batch %s (%s): results: %w", bt.ID, bt.Remote, err)
+		}
+	}
+	counts := map[string]int{}
+	for i, r := range rows {
+		res, ok := results[r.CustomID]
+		switch {
+		case st.failed:
+			rows[i].State, rows[i].Error = BatchErrored, "the batch failed: "+st.message
+		case !ok:
+			rows[i].State, rows[i].Error = BatchExpired, "no result for "+r.CustomID
+		default:
+			rows[i].State, rows[i].Result, rows[i].Error = res.state, res.body, res.err
+		}
+		counts[rows[i].State]++
+	}
+	if err := b.st.PutBatchRequests(ctx, rows); err != nil {
+		return err
+	}
+	bt.State, bt.Info = BatchCollected, st.info
+	if st.failed {
+		bt.State = BatchFailed
+	}
+	b.c.log.Info("llm batch collected", "batch", bt.ID, "remote", bt.Remote, "status", st.status, "counts", counts)
+	return b.st.PutBatch(ctx, bt)
+}
+
+// recover settles a batch left submitting by a process that stopped
+// between recording it and recording the provider's id: the provider's
+// batch made from it is adopted, and if there is none its requests are
+// dropped from the ledger, to be queued again.
+func (b *Batcher) recover(ctx context.Context, bt store.Batch) error {
+	all, err := b.st.Batches(ctx)
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, x := range all {
+		if x.Remote != "" {
+			known[x.Remote] = true
+		}
+	}
+	remote, err := b.api.find(ctx, bt.ID, bt.Created, bt.Requests, known)
+	if err != nil {
+		return fmt.Errorf("llm batch %s: look for the submission: %w", bt.ID, err)
+	}
+	rows, err := b.st.BatchRequestsOf(ctx, bt.ID)
+	if err != nil {
+		return err
+	}
+	if remote == "" {
+		keys := make([]string, len(rows))
+		for i, r := range rows {
+			keys[i] = r.Key
+		}
+		if err := b.st.DeleteBatchRequests(ctx, keys...); err != nil {
+			return err
+		}
+		bt.State = BatchFailed
+		b.c.log.Info("llm batch was never submitted; its requests will be queued again", "batch", bt.ID, "requests", len(rows))
+		return b.st.PutBatch(ctx, bt)
+	}
+	bt.Remote, bt.State = remote, BatchSubmitted
+	if err := b.st.PutBatch(ctx, bt); err != nil {
+		return err
+	}
+	for i := range rows {
+		rows[i].State = BatchSubmitted
+	}
+	b.c.log.Info("llm batch submission found after a restart", "batch", bt.ID, "remote", remote)
+	return b.st.PutBatchRequests(ctx, rows)
+}
+
+// BatchInfo is a batch as curate status shows it.
+type BatchInfo struct {
+	ID, Remote, Provider, Model, State string
+	Requests                           int
+	Created                            time.Time
+	Age                                time.Duration
+}
+
+// PendingBatches lists the batches in st not yet collected, oldest first.
+func PendingBatches(ctx context.Context, st *store.Store) ([]BatchInfo, error) {
+	bs, err := st.Batches(ctx, BatchSubmitting, BatchSubmitted)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BatchInfo, len(bs))
+	for i, b := range bs {
+		out[i] = BatchInfo{ID: b.ID, Remote: b.Remote, Provider: b.Provider, Model: b.Model, State: b.State,
+			Requests: b.Requests, Created: b.Created, Age: time.Since(b.Created)}
+	}
+	return out, nil
+}
+
+// batchStatus is what a provider says of a batch.
+type batchStatus struct {
+	status  string // the provider's word
+	ended   bool
+	failed  bool // refused as a whole: no results
+	message string
+	info    json.RawMessage
+}
+
+// lineResult is one request's outcome in a batch.
+type lineResult struct {
+	state string // BatchSucceeded, BatchErrored, BatchExpired, BatchCanceled
+	body  []byte // the API's answer (a chat completion or a message)
+	err   string
+}
+
+// batchAPI is a provider's batch protocol.
+type batchAPI interface {
+	// line wraps one request body as the provider's batch wants it.
+	line(customID string, body []byte) ([]byte, error)
+	submit(ctx context.Context, localID string, lines [][]byte) (remote string, info json.RawMessage, err error)
+	// find returns the provider's batch made from localID, or "";
+	// known are the provider ids the ledger has already.
+	find(ctx context.Context, localID string, since time.Time, requests int, known map[string]bool) (string, error)
+	status(ctx context.Context, remote string, info json.RawMessage) (*batchStatus, error)
+	results(ctx context.Context, remote string, info json.RawMessage) (map[string]lineResult, error)
+}

@@ -1,0 +1,404 @@
+package sim
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// anthropicAPI is the anthropic service: Anthropic's Messages API and its
+// Message Batches, as Anthropic speaks them.
+//
+// A message request must carry anthropic-version and max_tokens, keep the
+// system prompt out of the messages, and alternate user and assistant
+// turns starting with the user; otherwise it gets Anthropic's 400. The
+// answer is a text block, or a tool_use block whose input is the answer
+// when the request forces a tool. Usage reports input_tokens beside
+// cache_read_input_tokens and cache_creation_input_tokens, computed from
+// the cache_control breakpoints of the request (see promptCache), and
+// every answer carries anthropic-ratelimit-* headers.
+//
+// A batch (POST /v1/messages/batches) is in_progress until its third
+// poll, then ended with a results_url; its results JSONL comes in an order
+// of its own, with errored and expired entries as Faults draw them
+// (PLineErrored, PLineExpired; PBatchExpired expires half the batch).
+type anthropicAPI struct {
+	svc   *Service
+	cache *promptCache
+	book  batchBook
+
+	mu      sync.Mutex
+	batches map[string]*anthropicBatch
+	order   []string
+}
+
+// Batch limits of Anthropic's Message Batches.
+const (
+	AnthropicBatchMaxRequests = 100_000
+	AnthropicBatchMaxBytes    = 256 << 20
+)
+
+type anthropicBatch struct {
+	ID                string         `json:"id"`
+	Type              string         `json:"type"`
+	ProcessingStatus  string         `json:"processing_status"`
+	RequestCounts     map[string]int `json:"request_counts"`
+	CreatedAt         string         `json:"created_at"`
+	EndedAt           *string        `json:"ended_at"`
+	ExpiresAt         string         `json:"expires_at"`
+	CancelInitiatedAt *string        `json:"cancel_initiated_at"`
+	ResultsURL        *string        `json:"results_url"`
+
+	polls    int
+	requests []anthropicBatchRequest
+	results  []byte
+	base     string
+}
+
+type anthropicBatchRequest struct {
+	CustomID string          `json:"custom_id"`
+	Params   json.RawMessage `json:"params"`
+}
+
+func newAnthropicAPI() *anthropicAPI {
+	return &anthropicAPI{cache: newPromptCache(0), batches: map[string]*anthropicBatch{}, book: newBatchBook()}
+}
+
+type anthropicBlockIn struct {
+	Type         string          `json:"type"`
+	Text         string          `json:"text"`
+	CacheControl json.RawMessage `json:"cache_control"`
+}
+
+type anthropicIn struct {
+	Model     string                       `json:"model"`
+	MaxTokens int                          `json:"max_tokens"`
+	System    json.RawMessage              `json:"system"`
+	Messages  []anthropicMsgIn             `json:"messages"`
+	Tools     []json.RawMessage            `json:"tools"`
+	Choice    *struct{ Type, Name string } `json:"tool_choice"`
+	Output    *struct {
+		Format *struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"format"`
+	} `json:"output_config"`
+}
+
+type anthropicMsgIn struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// blocks reads a content or system field: a string or a list of blocks.
+func blocks(raw json.RawMessage) []anthropicBlockIn {
+	if len(raw) == 0 {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []anthropicBlockIn{{Type: "text", Text: s}}
+	}
+	var l []anthropicBlockIn
+	json.Unmarshal(raw, &l)
+	return l
+}
+
+// anthropicIdentity is llmIdentity for a Messages request.
+func anthropicIdentity(body []byte) (key, task, note string) {
+	var req anthropicIn
+	if err := json.Unmarshal(body, &req); err != nil {
+		return "unreadable", "unreadable", ""
+	}
+	h, t := sha256.New(), sha256.New()
+	fmt.Fprintf(h, "%s\x00", req.Model)
+	fmt.Fprintf(t, "%s\x00", req.Model)
+	for _, b := range blocks(req.System) {
+		fmt.Fprintf(h, "system\x00%s\x00", b.Text)
+		fmt.Fprintf(t, "system\x00%s\x00", b.Text)
+	}
+	for i, m := range req.Messages {
+		for _, b := range blocks(m.Content) {
+			fmt.Fprintf(h, "%s\x00%s\x00", m.Role, b.Text)
+			if i == 0 {
+				fmt.Fprintf(t, "%s\x00%s\x00", m.Role, b.Text)
+			}
+		}
+	}
+	if len(req.Messages) > 0 {
+		note = promptNote(firstUser(&req))
+	}
+	return "msg " + hex.EncodeToString(h.Sum(nil)[:12]), "task " + hex.EncodeToString(t.Sum(nil)[:12]), note
+}
+
+func firstUser(req *anthropicIn) string {
+	var b strings.Builder
+	for _, bl := range blocks(req.Messages[0].Content) {
+		b.WriteString(bl.Text)
+		b.WriteString("\n\n")
+	}
+	return b.String()
+}
+
+func (a *anthropicAPI) handle(rw http.ResponseWriter, r *http.Request, body []byte, invalid bool) {
+	if r.Header.Get("anthropic-version") == "" {
+		anthropicError(rw, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required")
+		return
+	}
+	p := r.URL.Path
+	switch {
+	case p == "/v1/messages" && r.Method == http.MethodPost:
+		status, resp := a.message(body, invalid)
+		a.rateHeaders(rw)
+		writeStatusJSON(rw, status, resp)
+	case p == "/v1/messages/batches" && r.Method == http.MethodPost:
+		a.create(rw, r, body)
+	case p == "/v1/messages/batches" && r.Method == http.MethodGet:
+		a.list(rw)
+	case strings.HasPrefix(p, "/v1/messages/batches/"):
+		id, action, _ := strings.Cut(strings.TrimPrefix(p, "/v1/messages/batches/"), "/")
+		a.mu.Lock()
+		b, ok := a.batches[id]
+		a.mu.Unlock()
+		switch {
+		case !ok:
+			anthropicError(rw, http.StatusNotFound, "not_found_error", "batch "+id+" not found")
+		case action == "" && r.Method == http.MethodGet:
+			writeJSON(rw, a.poll(b))
+		case action == "results" && r.Method == http.MethodGet:
+			a.mu.Lock()
+			res := b.results
+			a.mu.Unlock()
+			if res == nil {
+				anthropicError(rw, http.StatusBadRequest, "invalid_request_error", "batch "+id+" has not ended")
+				return
+			}
+			writeBody(rw, "application/binary", res)
+		case action == "cancel" && r.Method == http.MethodPost:
+			a.mu.Lock()
+			if b.ProcessingStatus == "in_progress" {
+				b.ProcessingStatus = "canceling"
+				now := time.Unix(1767225600, 0).UTC().Format(time.RFC3339)
+				b.CancelInitiatedAt = &now
+			}
+			c := *b
+			a.mu.Unlock()
+			writeJSON(rw, &c)
+		default:
+			anthropicError(rw, http.StatusNotFound, "not_found_error", "not found")
+		}
+	default:
+		anthropicError(rw, http.StatusNotFound, "not_found_error", "not found")
+	}
+}
+
+func anthropicError(rw http.ResponseWriter, status int, typ, msg string) {
+	writeStatusJSON(rw, status, anthropicErrorBody(typ, msg))
+}
+
+func anthropicErrorBody(typ, msg string) map[string]any {
+	return map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}}
+}
+
+// rateHeaders sends generous limits that reset a minute from now.
+func (a *anthropicAPI) rateHeaders(rw http.ResponseWriter) {
+	reset := time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+	h := rw.Header()
+	h.Set("anthropic-ratelimit-requests-limit", "4000")
+	h.Set("anthropic-ratelimit-requests-remaining", "3999")
+	h.Set("anthropic-ratelimit-requests-reset", reset)
+	h.Set("anthropic-ratelimit-tokens-limit", "4000000")
+	h.Set("anthropic-ratelimit-tokens-remaining", "3990000")
+	h.Set("anthropic-ratelimit-tokens-reset", reset)
+}
+
+var customIDPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// message answers one Messages request: the status and the body.
+func (a *anthropicAPI) message(body []byte, invalid bool) (int, any) {
+	var req anthropicIn
+	if err := json.Unmarshal(body, &req); err != nil {
+		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "request body is not valid JSON")
+	}
+	switch {
+	case req.Model == "":
+		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "model: Field required")
+	case req.MaxTokens <= 0:
+		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "max_tokens: Field required")
+	case len(req.Messages) == 0:
+		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "messages: at least one message is required")
+	}
+	for i, m := range req.Messages {
+		want := []string{"user", "assistant"}[i%2]
+		if m.Role != want {
+			return http.StatusBadRequest, anthropicErrorBody("invalid_request_error",
+				fmt.Sprintf("messages.%d.role: Input should be '%s' (roles must alternate, starting with user; the system prompt is the top-level system field)", i, want))
+		}
+	}
+	// The prompt as the cache sees it: tools, output format, system, then
+	// messages; a breakpoint after each block marked cache_control.
+	var prompt bytes.Buffer
+	var marks []int
+	for _, t := range req.Tools {
+		prompt.Write(t)
+	}
+	if req.Output != nil && req.Output.Format != nil {
+		prompt.Write(req.Output.Format.Schema)
+	}
+	for _, b := range blocks(req.System) {
+		prompt.WriteString(b.Text)
+		if len(b.CacheControl) > 0 {
+			marks = append(marks, prompt.Len())
+		}
+	}
+	for _, m := range req.Messages {
+		prompt.WriteString(m.Role)
+		for _, b := range blocks(m.Content) {
+			prompt.WriteString(b.Text)
+			if len(b.CacheControl) > 0 {
+				marks = append(marks, prompt.Len())
+			}
+		}
+	}
+	if len(marks) > 4 {
+		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "A maximum of 4 blocks with cache_control may be provided.")
+	}
+	read, written := a.cache.breakpoints(prompt.Bytes(), marks)
+	_, task, _ := anthropicIdentity(body)
+	answer := Answer(firstUser(&req), invalid, task+strconv.Itoa(len(req.Messages)))
+	content := []map[string]any{{"type": "text", "text": answer}}
+	stop := "end_turn"
+	if req.Choice != nil && req.Choice.Type == "tool" {
+		var input map[string]any
+		if json.Unmarshal([]byte(answer), &input) == nil {
+			content = []map[string]any{{"type": "tool_use", "id": "toolu_sim_" + task[5:], "name": req.Choice.Name, "input": input}}
+			stop = "tool_use"
+		}
+	}
+	total := tokens(prompt.Len())
+	return http.StatusOK, map[string]any{
+		"id": "msg_sim_" + task[5:], "type": "message", "role": "assistant", "model": req.Model,
+		"content": content, "stop_reason": stop, "stop_sequence": nil,
+		"usage": map[string]int{
+			"input_tokens": max(total-read-written, 0), "output_tokens": tokens(len(answer)),
+			"cache_read_input_tokens": read, "cache_creation_input_tokens": written,
+		},
+	}
+}
+
+func (a *anthropicAPI) create(rw http.ResponseWriter, r *http.Request, body []byte) {
+	var req struct {
+		Requests []anthropicBatchRequest `json:"requests"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || len(req.Requests) == 0 {
+		anthropicError(rw, http.StatusBadRequest, "invalid_request_error", "requests: at least one request is required")
+		return
+	}
+	if len(req.Requests) > AnthropicBatchMaxRequests || len(body) > AnthropicBatchMaxBytes {
+		anthropicError(rw, http.StatusRequestEntityTooLarge, "request_too_large", "a batch holds at most 100,000 requests and 256 MB")
+		return
+	}
+	seen := map[string]bool{}
+	ids := make([]string, 0, len(req.Requests))
+	for _, q := range req.Requests {
+		if !customIDPattern.MatchString(q.CustomID) || seen[q.CustomID] {
+			anthropicError(rw, http.StatusBadRequest, "invalid_request_error", "custom_id "+strconv.Quote(q.CustomID)+" is invalid or not unique")
+			return
+		}
+		seen[q.CustomID] = true
+		ids = append(ids, q.CustomID)
+	}
+	a.mu.Lock()
+	n := len(a.batches)
+	created := time.Now().UTC()
+	b := &anthropicBatch{
+		ID: fmt.Sprintf("msgbatch_sim%06d", n+1), Type: "message_batch", ProcessingStatus: "in_progress",
+		RequestCounts: map[string]int{"processing": len(req.Requests), "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0},
+		CreatedAt:     created.Format(time.RFC3339), ExpiresAt: created.Add(24 * time.Hour).Format(time.RFC3339),
+		requests: req.Requests, base: "http://" + r.Host,
+	}
+	a.batches[b.ID] = b
+	a.order = append(a.order, b.ID)
+	c := *b
+	a.mu.Unlock()
+	a.book.submitted(b.ID, ids)
+	writeJSON(rw, &c)
+}
+
+func (a *anthropicAPI) poll(b *anthropicBatch) *anthropicBatch {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.book.poll()
+	b.polls++
+	if (b.ProcessingStatus == "in_progress" && b.polls >= 3) || b.ProcessingStatus == "canceling" {
+		a.finish(b)
+	}
+	c := *b
+	return &c
+}
+
+// finish runs b's requests and writes its results, in an order of the
+// batch's own.
+func (a *anthropicAPI) finish(b *anthropicBatch) {
+	f := a.svc.faultsNow()
+	reqs := slices.Clone(b.requests)
+	slices.SortFunc(reqs, func(x, y anthropicBatchRequest) int {
+		return cmp.Compare(a.svc.draw(x.CustomID, 0, "order"), a.svc.draw(y.CustomID, 0, "order"))
+	})
+	half := b.ProcessingStatus == "canceling" || a.svc.draw(b.ID, 0, "batch-expired") < f.PBatchExpired
+	var out bytes.Buffer
+	counts := map[string]int{"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+	for i, q := range reqs {
+		key := b.ID + "\x00" + q.CustomID
+		var result map[string]any
+		switch {
+		case half && i >= len(reqs)/2 && b.ProcessingStatus == "canceling":
+			result = map[string]any{"type": "canceled"}
+		case half && i >= len(reqs)/2, a.svc.draw(key, 0, "line-expired") < f.PLineExpired:
+			result = map[string]any{"type": "expired"}
+		case a.svc.draw(key, 0, "line-errored") < f.PLineErrored:
+			result = map[string]any{"type": "errored", "error": anthropicErrorBody("api_error", "Internal server error")}
+		default:
+			invalid := f.PInvalid > 0 && a.svc.draw(key, 0, "invalid") < f.PInvalid
+			status, msg := a.message(q.Params, invalid)
+			if status == http.StatusOK {
+				result = map[string]any{"type": "succeeded", "message": msg}
+			} else {
+				result = map[string]any{"type": "errored", "error": msg}
+			}
+		}
+		counts[result["type"].(string)]++
+		writeLine(&out, map[string]any{"custom_id": q.CustomID, "result": result})
+	}
+	b.results = out.Bytes()
+	b.RequestCounts = counts
+	ended := time.Unix(1767225600+int64(b.polls), 0).UTC().Format(time.RFC3339)
+	b.EndedAt = &ended
+	url := b.base + "/v1/messages/batches/" + b.ID + "/results"
+	b.ResultsURL = &url
+	b.ProcessingStatus = "ended"
+}
+
+func (a *anthropicAPI) list(rw http.ResponseWriter) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	data := []anthropicBatch{}
+	for i := len(a.order) - 1; i >= 0; i-- {
+		data = append(data, *a.batches[a.order[i]])
+	}
+	resp := map[string]any{"data": data, "has_more": false, "first_id": nil, "last_id": nil}
+	if len(data) > 0 {
+		resp["first_id"], resp["last_id"] = data[0].ID, data[len(data)-1].ID
+	}
+	writeJSON(rw, resp)
+}

@@ -1,0 +1,59 @@
+package sim
+
+import (
+	"maps"
+	"sync"
+)
+
+// BatchStats is what a simulated batch API was asked: the batches
+// created, the lines they held, the polls, and how often each custom_id
+// was submitted, so tests can check that no request was submitted twice.
+type BatchStats struct {
+	Batches     int
+	Lines       int
+	Polls       int
+	Submissions map[string]int // custom_id -> batches it was submitted in
+}
+
+type batchBook struct {
+	mu sync.Mutex
+	st BatchStats
+}
+
+func newBatchBook() batchBook { return batchBook{st: BatchStats{Submissions: map[string]int{}}} }
+
+func (b *batchBook) submitted(_ string, ids []string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.st.Batches++
+	b.st.Lines += len(ids)
+	for _, id := range ids {
+		b.st.Submissions[id]++
+	}
+}
+
+func (b *batchBook) poll() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.st.Polls++
+}
+
+func (b *batchBook) stats() BatchStats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.st
+	s.Submissions = maps.Clone(b.st.Submissions)
+	return s
+}
+
+// BatchStats returns what the batch API of service name (LLM or
+// Anthropic) was asked.
+func (s *Servers) BatchStats(name string) BatchStats {
+	switch name {
+	case LLM:
+		return s.openai.book.stats()
+	case Anthropic:
+		return s.anthropic.book.stats()
+	}
+	return BatchStats{}
+}
