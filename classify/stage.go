@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/groundwork/curate/citegraph"
@@ -67,6 +69,9 @@ type Selections struct {
 	// CachedAnswer says the model's answer came from the LLM cache.
 	CachedAnswer bool      `json:"cached_answer,omitempty"`
 	CreatedAt    time.Time `json:"created_at"`
+	// Suspect lists why the selections look implausible (Plausibility);
+	// a suspect target is held back unless asked for by name.
+	Suspect []string `json:"suspect,omitempty"`
 }
 
 // count fills Sources and Unquoted from the selections.
@@ -130,6 +135,9 @@ type Stage struct {
 	Force bool
 	// Prompt replaces the embedded classify prompt (experiments, tests).
 	Prompt *prompts.Prompt
+	// Plausibility bounds the selections before they are held back as
+	// suspect (zero: the defaults).
+	Plausibility Plausibility
 }
 
 func (s *Stage) log() *slog.Logger {
@@ -239,7 +247,17 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 			old.InputDigest == digest && len(old.Selections) == len(g.Edges) {
 			s.log().Debug("classify: selections already stored", "target", targetKey, "model", model, "prompt_version", version)
 			res.Selections, res.Stored = old, true
-			s.mark(ctx, targetKey, store.StatusDone, nil)
+			// The bounds may have changed since: judge again, and keep the
+			// record saying what it says now.
+			if suspect := s.Plausibility.Check(old.Selections); !slices.Equal(suspect, old.Suspect) {
+				old.Suspect = suspect
+				if _, err := s.Store.PutJSON(ctx, targetKey, KindSelections, old, selectionsMeta(old)); err != nil {
+					err = fmt.Errorf("classify %s: %w", targetKey, err)
+					s.mark(ctx, targetKey, store.StatusFailed, err)
+					return res, err
+				}
+			}
+			s.markSelections(ctx, targetKey, old)
 			return res, nil
 		}
 	}
@@ -265,8 +283,11 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 		s.mark(ctx, targetKey, store.StatusFailed, err)
 		return res, err
 	}
-	meta := map[string]string{"model": sels.Model, "prompt_version": sels.PromptVersion, "sources": strconv.Itoa(sels.Sources)}
-	if _, err := s.Store.PutJSON(ctx, targetKey, KindSelections, sels, meta); err != nil {
+	sels.Suspect = s.Plausibility.Check(sels.Selections)
+	if len(sels.Suspect) > 0 {
+		s.log().Warn("classify: implausible selections held back as suspect", "target", targetKey, "model", sels.Model, "reasons", sels.Suspect)
+	}
+	if _, err := s.Store.PutJSON(ctx, targetKey, KindSelections, sels, selectionsMeta(sels)); err != nil {
 		err = fmt.Errorf("classify %s: %w", targetKey, err)
 		s.mark(ctx, targetKey, store.StatusFailed, err)
 		return res, err
@@ -277,8 +298,28 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	s.log().Debug("classified", "target", targetKey, "model", sels.Model, "references", len(sels.Selections),
 		"sources", sels.Sources, "quotes_dropped", sels.QuotesDropped, "attempts", sels.Attempts, "cached_answer", sels.CachedAnswer)
 	res.Selections = sels
-	s.mark(ctx, targetKey, store.StatusDone, nil)
+	s.markSelections(ctx, targetKey, sels)
 	return res, nil
+}
+
+// selectionsMeta is the record metadata of stored selections.
+func selectionsMeta(sels *Selections) map[string]string {
+	meta := map[string]string{"model": sels.Model, "prompt_version": sels.PromptVersion, "sources": strconv.Itoa(sels.Sources)}
+	if len(sels.Suspect) > 0 {
+		meta["suspect"] = strings.Join(sels.Suspect, "; ")
+	}
+	return meta
+}
+
+// markSelections records done, or suspect with the reasons.
+func (s *Stage) markSelections(ctx context.Context, key string, sels *Selections) {
+	if len(sels.Suspect) == 0 {
+		s.mark(ctx, key, store.StatusDone, nil)
+		return
+	}
+	if e := s.Store.SetStatus(context.WithoutCancel(ctx), key, StageName, store.StatusSuspect, strings.Join(sels.Suspect, "; ")); e != nil {
+		s.log().Error("classify: record status", "target", key, "err", e)
+	}
 }
 
 // stored returns the target's stored selections, or nil.

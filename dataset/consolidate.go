@@ -24,6 +24,10 @@ const (
 // dateLayout is the layout of arXiv v1 dates and of Options.TestFrom.
 const dateLayout = "2006-01-02"
 
+// MetaFromArxivAPI is the source (citegraph's TargetMeta.Sources) of a v1
+// date and categories read from the arXiv API.
+const MetaFromArxivAPI = "arxiv-api"
+
 // Reasons a target is dropped.
 const (
 	DropInvalidID    = "invalid_id"      // the target ID is not an arXiv ID
@@ -32,6 +36,12 @@ const (
 	DropNoDate       = "no_date"         // no arXiv v1 date to split by
 	DropCategory     = "category_filter" // the split's category filter rejects it
 	DropContaminated = "contamination"   // resolved by the contamination policy
+	// DropSuspect: the classification looks implausible (an instruction
+	// planted in the paper obeyed, say); Options.IncludeSuspect keeps it.
+	DropSuspect = "suspect_classification"
+	// DropNoMetadata: the target's arXiv metadata (v1 date, categories)
+	// could not be read, so neither its split nor its domain is known.
+	DropNoMetadata = "no_arxiv_metadata"
 )
 
 // TargetInputs is what the dataset stage reads for one target: the
@@ -46,6 +56,8 @@ type TargetInputs struct {
 	// cites them. Optional: without it sources are numbered in
 	// bibliography order.
 	MentionOrder []string
+	// Suspect lists why the classification looks implausible, if it does.
+	Suspect []string
 }
 
 // SourceInput is the summarize stage's output for one selected source.
@@ -75,6 +87,9 @@ type Options struct {
 	// now; set it (e.g. from SOURCE_DATE_EPOCH) to make two runs over the
 	// same store write identical rows.
 	CreatedAt time.Time
+	// IncludeSuspect keeps targets whose classification looks
+	// implausible; by default they are dropped (DropSuspect).
+	IncludeSuspect bool `json:",omitempty"`
 }
 
 func (o Options) withDefaults() Options {
@@ -151,6 +166,9 @@ func consolidate(t *TargetInputs, opts Options, tmpl *Template, createdAt string
 	if id == "" {
 		return drop(DropInvalidID, "%q is not an arXiv ID", targetID)
 	}
+	if len(t.Suspect) > 0 && !opts.IncludeSuspect {
+		return drop(DropSuspect, "%s (include it with --include-suspect)", strings.Join(t.Suspect, "; "))
+	}
 	if t.Gold == nil {
 		return drop(DropNoGold, "no gold card")
 	}
@@ -160,6 +178,12 @@ func consolidate(t *TargetInputs, opts Options, tmpl *Template, createdAt string
 	published, err := time.Parse(dateLayout, meta.Published)
 	if err != nil {
 		return drop(DropNoDate, "arXiv v1 date %q is not YYYY-MM-DD", meta.Published)
+	}
+	if src := meta.Sources["published"]; src != "" && src != MetaFromArxivAPI {
+		// A date from the ID's month and no categories: the split and the
+		// domain would be guesses, and the record would publish empty
+		// fields. The next run that reads the metadata brings it back.
+		return drop(DropNoMetadata, "the arXiv API gave no metadata for it (its date %s comes from the %s, its categories are unknown)", meta.Published, src)
 	}
 
 	target := record.InstanceTarget{

@@ -123,10 +123,21 @@ func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, mi
 		{classify.KindSelections, classify.StageName, &sels},
 		{summarize.KindResult, "summarize", &res},
 	} {
-		if ok, err := get(r.kind, r.stage, r.v); !ok || err != nil {
+		ok, err := get(r.kind, r.stage, r.v)
+		if err != nil {
 			return TargetInputs{}, missing, err
 		}
+		if !ok && r.kind == summarize.KindResult && len(sels.Suspect) > 0 {
+			// A suspect target is not summarized: it is dropped for what
+			// it is, not as incomplete.
+			missing = ""
+			break
+		}
+		if !ok {
+			return TargetInputs{}, missing, nil
+		}
 	}
+	t.Suspect = sels.Suspect
 	if t.Graph.Meta.ArxivID == "" {
 		t.Graph.Meta.ArxivID = key
 	}

@@ -182,6 +182,9 @@ func (a *openAIAPI) complete(body []byte, invalid bool) (int, any) {
 	}
 	_, task, _ := llmIdentity(body)
 	answer := Answer(user, invalid, task+strconv.Itoa(len(req.Messages)))
+	if f := a.svc.faultsNow(); !invalid && f.PObey > 0 && a.svc.draw(task, 0, "obey") < f.PObey {
+		answer = ObeyingAnswer(user)
+	}
 	promptTokens := tokens(prompt.Len())
 	cached := a.cache.automatic(prompt.Bytes())
 	return http.StatusOK, map[string]any{

@@ -54,6 +54,11 @@ type Faults struct {
 	// the stage's rules. Other services ignore it. It applies to batch
 	// lines too.
 	PInvalid float64
+	// PObey is the probability that the LLM obeys an instruction planted
+	// in a paper to mark every reference a source: its classify answer,
+	// drawn per task, then makes every reference a source with one label
+	// and one rationale (the llm service's chat completions).
+	PObey float64
 	// POverloaded is the probability of Anthropic's 529 overloaded_error
 	// (the anthropic service only).
 	POverloaded float64

@@ -44,6 +44,10 @@ type Set struct {
 	Citegraph *citegraph.Runner
 	Classify  *classify.Stage
 	Summarize *summarize.Stage
+	// IncludeSuspect lets targets whose classification looks implausible
+	// (classify.Plausibility) go on to summarize; by default they are held
+	// back.
+	IncludeSuspect bool
 }
 
 // Key returns the store key of a target given as an arXiv ID.
@@ -90,6 +94,9 @@ func (s *Set) RunClassify(ctx context.Context, key string) (string, error) {
 	if r.Failure != nil {
 		return "", fmt.Errorf("classify %s: %s", key, r.Failure.Reason)
 	}
+	if sus := r.Selections.Suspect; len(sus) > 0 && !s.IncludeSuspect {
+		return "", pipeline.Hold(suspectReason(sus))
+	}
 	if r.Stored {
 		return pipeline.Reused, nil
 	}
@@ -100,9 +107,12 @@ func (s *Set) RunClassify(ctx context.Context, key string) (string, error) {
 // target with fewer than MinSources sources is skipped: it cannot become an
 // instance, and carding it would only cost tokens.
 func (s *Set) RunSummarize(ctx context.Context, key string) (string, error) {
-	refs, err := SourceRefs(ctx, s.Store, key)
+	refs, suspect, err := sourceRefs(ctx, s.Store, key)
 	if err != nil {
 		return "", err
+	}
+	if len(suspect) > 0 && !s.IncludeSuspect {
+		return "", pipeline.Hold(suspectReason(suspect))
 	}
 	if len(refs) < MinSources {
 		return pipeline.Skipped, nil
@@ -158,16 +168,27 @@ func (s *Set) Steps(names []string, workers map[string]int) ([]pipeline.Step, er
 	return steps, nil
 }
 
+// suspectReason is the reason a suspect target is held back.
+func suspectReason(reasons []string) string {
+	return "suspect classification (" + strings.Join(reasons, "; ") + "); --include-suspect keeps it"
+}
+
 // SourceRefs returns the references the classify stage chose as sources of
 // a target, as the summarize stage wants them, in edge order.
 func SourceRefs(ctx context.Context, st *store.Store, key string) ([]summarize.SourceRef, error) {
+	refs, _, err := sourceRefs(ctx, st, key)
+	return refs, err
+}
+
+// sourceRefs is SourceRefs, with the reasons the selections are suspect.
+func sourceRefs(ctx context.Context, st *store.Store, key string) ([]summarize.SourceRef, []string, error) {
 	var g citegraph.Graph
 	if _, err := st.GetJSON(ctx, key, citegraph.KindGraph, &g); err != nil {
-		return nil, fmt.Errorf("sources of %s: no edges (run citegraph first): %w", key, err)
+		return nil, nil, fmt.Errorf("sources of %s: no edges (run citegraph first): %w", key, err)
 	}
 	var sel classify.Selections
 	if _, err := st.GetJSON(ctx, key, classify.KindSelections, &sel); err != nil {
-		return nil, fmt.Errorf("sources of %s: no selections (run classify first): %w", key, err)
+		return nil, nil, fmt.Errorf("sources of %s: no selections (run classify first): %w", key, err)
 	}
 	keys := classify.RefKeys(g.Edges)
 	edgeOf := make(map[string]*record.Edge, len(keys))
@@ -181,14 +202,14 @@ func SourceRefs(ctx context.Context, st *store.Store, key string) ([]summarize.S
 		}
 		e := edgeOf[s.RefKey]
 		if e == nil {
-			return nil, fmt.Errorf("sources of %s: selection %q names no edge: %w", key, s.RefKey, errStale)
+			return nil, nil, fmt.Errorf("sources of %s: selection %q names no edge: %w", key, s.RefKey, errStale)
 		}
 		refs = append(refs, summarize.SourceRef{
 			Key: s.RefKey, ArxivID: deref(e.ArxivID), S2PaperID: deref(e.S2PaperID),
 			Title: deref(e.Title), Abstract: deref(e.Abstract),
 		})
 	}
-	return refs, nil
+	return refs, sel.Suspect, nil
 }
 
 // errStale marks selections made for other edges than the stored ones.

@@ -13,6 +13,10 @@ const (
 	StatusDone    = "done"
 	StatusFailed  = "failed"
 	StatusSkipped = "skipped"
+	// StatusSuspect: the stage's result is stored but held back as
+	// implausible (an injected instruction obeyed, say); the entry's error
+	// says why.
+	StatusSuspect = "suspect"
 )
 
 // Entry is the status of one item in one stage.
@@ -28,7 +32,7 @@ type Entry struct {
 
 func checkStatus(status string) error {
 	switch status {
-	case StatusPending, StatusRunning, StatusDone, StatusFailed, StatusSkipped:
+	case StatusPending, StatusRunning, StatusDone, StatusFailed, StatusSkipped, StatusSuspect:
 		return nil
 	}
 	return fmt.Errorf("unknown status %q", status)

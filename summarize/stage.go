@@ -439,6 +439,12 @@ func (s *Stage) summarize(ctx context.Context, in Input, cardKind, model string)
 // recordFailure keeps the last failed attempt at a card, with the model's
 // raw answer when it gave one, for inspection.
 func (s *Stage) recordFailure(ctx context.Context, item, cardKind, model, version, level string, err error) {
+	if ctx.Err() != nil {
+		// Abandoned (an interrupt, a run stopping), not failed: the next
+		// run writes it.
+		s.log().Debug("card abandoned", "paper", item, "card", cardKind, "err", err)
+		return
+	}
 	f := Failure{Paper: item, CardKind: cardKind, Model: model, PromptVersion: version, TextLevel: level,
 		Reason: err.Error(), At: time.Now().UTC()}
 	var ie *llm.InvalidError

@@ -38,6 +38,7 @@ type datasetFlags struct {
 	jsonl           bool
 	createdAt       string
 	noReport        bool
+	includeSuspect  bool // set from the stage flags' --include-suspect, or dataset's own
 }
 
 func addDatasetFlags(fs *flag.FlagSet, d *datasetFlags) {
@@ -54,7 +55,7 @@ func addDatasetFlags(fs *flag.FlagSet, d *datasetFlags) {
 // options turns the flags into dataset.Options, refusing any value the
 // help does not allow (commands call it before they open anything).
 func (d *datasetFlags) options(getenv func(string) string) (dataset.Options, error) {
-	o := dataset.Options{NumIdeas: d.numIdeas, PipelineVersion: version}
+	o := dataset.Options{NumIdeas: d.numIdeas, PipelineVersion: version, IncludeSuspect: d.includeSuspect}
 	var err error
 	if d.numIdeas < 1 {
 		return o, fmt.Errorf("%w: --num-ideas %d: want 1 or more", errUsage, d.numIdeas)
@@ -120,6 +121,7 @@ func runDatasetCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.StringVar(&opt.check, "check", "", "re-verify a published dataset directory and exit non-zero on any violation")
 	fs.StringVar(&opt.targets, "targets", "", "only these targets (file of arXiv IDs); default every target in the store")
 	fs.BoolVar(&opt.report, "report", true, "also write report.html and report.json into the dataset")
+	addSuspectFlags(fs, &opt.data.includeSuspect)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err

@@ -53,6 +53,7 @@ func (w workerFlags) validate() error {
 // validate checks every flag and environment value of `curate run`
 // before anything is opened, requested or written.
 func (o *runOptions) validate(env *cmdEnv) error {
+	o.data.includeSuspect = o.flags.includeSuspect
 	if err := o.flags.validate(); err != nil {
 		return err
 	}

@@ -11,8 +11,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/groundwork/curate/citegraph"
+	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/pipeline"
 	"github.com/groundwork/curate/stages"
+	"github.com/groundwork/curate/store"
 )
 
 // stageCommand returns the run function of a command that runs one
@@ -88,10 +91,14 @@ func runStages(ctx context.Context, env *cmdEnv, e *stageEnv, names, keys, bad [
 	if len(bad) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs (left out):\n  %s\n", strings.Join(bad, "\n  "))
 	}
+	var metaErr error
 	if slices.Contains(names, stages.Citegraph) {
 		// One arXiv API request per hundred targets rather than one each.
-		if err := e.set.Citegraph.LookupArxiv(ctx, keys); err != nil {
-			e.log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", err)
+		if metaErr = e.set.Citegraph.LookupArxiv(ctx, keys); metaErr != nil {
+			if store.IsDiskFull(metaErr) {
+				return diskFull(e, metaErr)
+			}
+			e.log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", metaErr)
 		}
 	}
 
@@ -100,7 +107,12 @@ func runStages(ctx context.Context, env *cmdEnv, e *stageEnv, names, keys, bad [
 	counts := map[string]int{}
 	sum := pipeline.Run(ctx, keys, steps, pipeline.Options{
 		Drain: env.drain,
+		Fatal: store.IsDiskFull,
 		OnEvent: func(ev pipeline.Event) {
+			if ev.Err != nil && store.IsDiskFull(ev.Err) && e.stopping.CompareAndSwap(false, true) {
+				// A string, not the error: the quiet handler drops full-disk errors.
+				e.log.Error("the disk holding the store is full: stopping the run", "store", e.store.Dir(), "target", ev.Key, "stage", ev.Step, "reason", ev.Err.Error())
+			}
 			mu.Lock()
 			counts[ev.Step]++
 			var parts []string
@@ -113,8 +125,22 @@ func runStages(ctx context.Context, env *cmdEnv, e *stageEnv, names, keys, bad [
 	})
 	bar.Finish()
 
+	if sum.Fatal != "" {
+		printSummary(env, sum)
+		return diskFull(e, errors.New(sum.Fatal))
+	}
 	for _, fl := range sum.Failures {
 		fmt.Fprintf(env.stdout, "%s\t%s\tfailed\t%s\n", fl.Key, fl.Step, fl.Reason)
+	}
+	for _, h := range sum.Held {
+		fmt.Fprintf(env.stdout, "%s\t%s\tsuspect\t%s\n", h.Key, h.Step, h.Reason)
+	}
+	var degraded []string
+	if slices.Contains(names, stages.Citegraph) {
+		degraded = withoutArxivMeta(ctx, e, keys, sum)
+		for _, k := range degraded {
+			fmt.Fprintf(env.stdout, "%s\tcitegraph\tno arXiv metadata\tno v1 date or categories from the arXiv API: left out of the dataset until a run reads them\n", k)
+		}
 	}
 	printSummary(env, sum)
 	printRequests(env, e)
@@ -125,13 +151,64 @@ func runStages(ctx context.Context, env *cmdEnv, e *stageEnv, names, keys, bad [
 	if len(bad) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs:\n  %s\n", strings.Join(bad, "\n  "))
 	}
+	if len(sum.Held) > 0 {
+		fmt.Fprintf(env.stderr, "%s held back as suspect (listed above; --include-suspect keeps them)\n", plural(len(sum.Held), "target"))
+	}
+	if len(degraded) > 0 {
+		why := "it gave no entry"
+		if metaErr != nil {
+			why = metaErr.Error()
+		}
+		fmt.Fprintf(env.stderr, "%s without arXiv metadata (%s): left out of the dataset until a run reads it\n", plural(len(degraded), "target"), why)
+	}
 	switch {
 	case sum.Interrupted:
 		return &exitError{code: 130, err: errors.New("interrupted")}
-	case len(sum.Failures) > 0 || len(bad) > 0:
-		return &exitError{code: 1, err: fmt.Errorf("%s failed", plural(len(sum.Failures)+len(bad), "target"))}
+	case len(sum.Failures) > 0 || len(bad) > 0 || len(sum.Held) > 0 || len(degraded) > 0:
+		var parts []string
+		for _, p := range []struct {
+			n    int
+			what string
+		}{{len(sum.Failures) + len(bad), "failed"}, {len(sum.Held), "held back as suspect"}, {len(degraded), "without arXiv metadata"}} {
+			if p.n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %s", plural(p.n, "target"), p.what))
+			}
+		}
+		return &exitError{code: 1, err: errors.New(strings.Join(parts, ", "))}
 	}
 	return nil
+}
+
+// diskFull is the end of a run whose store can take no more: exit 2, with
+// one message naming the store. What was stored is kept (every record is
+// written whole or not at all) and the next run resumes from it.
+func diskFull(e *stageEnv, err error) error {
+	return &exitError{code: 2, err: fmt.Errorf("the disk holding the store %s is full (%v); the run stopped and started nothing more. "+
+		"Everything stored so far is kept: free some space and run the same command again to resume", e.store.Dir(), err)}
+}
+
+// withoutArxivMeta lists the keys that went through citegraph in this run
+// and whose stored metadata did not come from the arXiv API (its date is
+// the ID's month, its categories unknown): the dataset leaves them out.
+func withoutArxivMeta(ctx context.Context, e *stageEnv, keys []string, sum *pipeline.Summary) []string {
+	failed := map[string]bool{}
+	for _, f := range sum.Failures {
+		failed[f.Key] = true
+	}
+	var out []string
+	for _, k := range keys {
+		if failed[k] {
+			continue
+		}
+		var g citegraph.Graph
+		if _, err := e.store.GetJSON(ctx, k, citegraph.KindGraph, &g); err != nil {
+			continue
+		}
+		if src := g.Meta.Sources["published"]; src != "" && src != dataset.MetaFromArxivAPI {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // completed reports whether a run that returned err finished its work,
@@ -154,17 +231,24 @@ func plural(n int, noun string) string {
 // printSummary writes the per-stage counts of a run.
 func printSummary(env *cmdEnv, sum *pipeline.Summary) {
 	tw := tabwriter.NewWriter(env.stderr, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "stage\tdone\treused\tskipped\tfailed\tnot reached\twall\n")
+	fmt.Fprintf(tw, "stage\tdone\treused\tskipped\theld\tfailed\tnot reached\twall\n")
 	for _, s := range sum.Steps {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Done, s.Reused, s.Skipped, s.Failed, s.Pending, s.Wall.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Done, s.Reused, s.Skipped, s.Held, s.Failed, s.Pending, s.Wall.Round(time.Millisecond))
 	}
 	tw.Flush()
 	state := "completed"
 	if sum.Interrupted {
 		state = "interrupted (run the same command again to resume)"
 	}
-	fmt.Fprintf(env.stderr, "%d of %d targets through every stage, %d failed; %s in %s\n",
-		sum.Completed, sum.Targets, len(sum.Failures), state, sum.Wall.Round(time.Millisecond))
+	held := ""
+	if len(sum.Held) > 0 {
+		held = fmt.Sprintf(", %d held back as suspect", len(sum.Held))
+	}
+	if sum.Fatal != "" {
+		state = "stopped: the store's disk is full"
+	}
+	fmt.Fprintf(env.stderr, "%d of %d targets through every stage, %d failed%s; %s in %s\n",
+		sum.Completed, sum.Targets, len(sum.Failures), held, state, sum.Wall.Round(time.Millisecond))
 }
 
 // serviceNames are the remote services a run may call.

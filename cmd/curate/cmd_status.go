@@ -66,7 +66,9 @@ type storeStatus struct {
 	Running  string                    `json:"running,omitempty"`
 	Stages   map[string]map[string]int `json:"stages"`
 	Failures []store.Entry             `json:"failures"`
-	LastRun  json.RawMessage           `json:"last_run,omitempty"`
+	// Suspect lists the targets held back as implausible, with why.
+	Suspect []store.Entry   `json:"suspect"`
+	LastRun json.RawMessage `json:"last_run,omitempty"`
 }
 
 // runStatus prints the ledger's counts per stage and status, the failures
@@ -100,6 +102,11 @@ func runStatus(ctx context.Context, env *cmdEnv, opt statusOptions) error {
 			return err
 		}
 		s.Failures = append(s.Failures, failed...)
+		suspect, err := st.ByStatus(ctx, name, store.StatusSuspect)
+		if err != nil {
+			return err
+		}
+		s.Suspect = append(s.Suspect, suspect...)
 	}
 	if v, err := st.Value(ctx, runSummaryKey); err == nil {
 		s.LastRun = v
@@ -121,13 +128,23 @@ func runStatus(ctx context.Context, env *cmdEnv, opt statusOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "stage\tdone\tfailed\trunning\tinterrupted\tpending\tskipped")
+	fmt.Fprintln(tw, "stage\tdone\tsuspect\tfailed\trunning\tinterrupted\tpending\tskipped")
 	for _, name := range stages {
 		c := s.Stages[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", name, c[store.StatusDone], c[store.StatusFailed],
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", name, c[store.StatusDone], c[store.StatusSuspect], c[store.StatusFailed],
 			c[store.StatusRunning], c[statusInterrupted], c[store.StatusPending], c[store.StatusSkipped])
 	}
 	tw.Flush()
+	if len(s.Suspect) > 0 {
+		fmt.Fprintf(env.stdout, "\nheld back as suspect (%d; curate run --include-suspect keeps them):\n", len(s.Suspect))
+		for i, f := range s.Suspect {
+			if opt.failures > 0 && i == opt.failures {
+				fmt.Fprintf(env.stdout, "  ... %d more (--failures 0 lists all)\n", len(s.Suspect)-i)
+				break
+			}
+			fmt.Fprintf(env.stdout, "  %s\t%s\t%s\n", f.Stage, f.Item, f.Error)
+		}
+	}
 	if len(s.Failures) > 0 {
 		fmt.Fprintf(env.stdout, "\nfailures (%d):\n", len(s.Failures))
 		for i, f := range s.Failures {

@@ -58,8 +58,10 @@ func runTopicsCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := o.opt.Check(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if err := o.flags.validate(); err != nil {
-		return err
+	for _, v := range []func() error{o.flags.global.validate, o.flags.s2.validate, o.flags.llm.validate} {
+		if err := v(); err != nil {
+			return err
+		}
 	}
 	if err := positive("--workers", o.workers); err != nil {
 		return err

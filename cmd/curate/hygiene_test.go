@@ -86,7 +86,7 @@ func TestStatusInterrupted(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "interrupted") || !regexpLine(out, `summarize\s+0\s+0\s+0\s+2\s`) {
+	if !strings.Contains(out, "interrupted") || !regexpLine(out, `summarize\s+0\s+0\s+0\s+0\s+2\s`) {
 		t.Errorf("without a run, running items are not shown interrupted:\n%s", out)
 	}
 	// Pipeline order: fetch before summarize.
@@ -99,7 +99,7 @@ func TestStatusInterrupted(t *testing.T) {
 	}
 	defer unlock()
 	_, out, _ = runCLI(t, nil, "status", "--store", dir)
-	if !strings.Contains(out, "a run is in progress") || !regexpLine(out, `summarize\s+0\s+0\s+2\s+0\s`) {
+	if !strings.Contains(out, "a run is in progress") || !regexpLine(out, `summarize\s+0\s+0\s+0\s+2\s+0\s`) {
 		t.Errorf("with a run holding the lock:\n%s", out)
 	}
 }

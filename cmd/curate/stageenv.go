@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sync/atomic"
 
 	"github.com/groundwork/curate/arxivapi"
 	"github.com/groundwork/curate/citegraph"
@@ -34,6 +35,10 @@ type stageFlags struct {
 	summaryBudget int
 	budgetTokens  int64
 	budgetUSD     float64
+	// includeSuspect lets implausible classifications go on; plausible
+	// bounds them.
+	includeSuspect bool
+	plausible      classify.Plausibility
 }
 
 func addStageFlags(fs *flag.FlagSet, env *cmdEnv, f *stageFlags) {
@@ -47,6 +52,18 @@ func addStageFlags(fs *flag.FlagSet, env *cmdEnv, f *stageFlags) {
 	fs.Float64Var(&f.budgetUSD, "budget-usd", 0, "stop calling the LLM once this run has spent this many dollars by the --price table (0: no cap)")
 	fs.IntVar(&f.budget, "classify-budget", 0, "token budget of the classify prompt (0: the stage's default)")
 	fs.IntVar(&f.summaryBudget, "summarize-budget", 0, "token budget of a paper's text for its card (0: the stage's default)")
+	addSuspectFlags(fs, &f.includeSuspect)
+	p := &f.plausible
+	fs.IntVar(&p.MaxSources, "suspect-max-sources", classify.DefaultMaxSources, "a classification with more sources than this and than --suspect-max-share of the references is suspect (negative: no bound)")
+	fs.Float64Var(&p.MaxShare, "suspect-max-share", classify.DefaultMaxShare, "the share of references above which (and above --suspect-max-sources) sources are suspect")
+	fs.IntVar(&p.NearlyAll, "suspect-nearly-all", classify.DefaultNearlyAll, "this many sources or more making up 80% of the references is suspect (negative: off)")
+	fs.IntVar(&p.UniformLabels, "suspect-uniform-labels", classify.DefaultUniformLabels, "this many sources or more all with the same labels is suspect (negative: off)")
+	fs.IntVar(&p.RepeatedRationale, "suspect-repeated-rationale", classify.DefaultRepeatedRationale, "one rationale given for this many sources, and half of them, is suspect (negative: off)")
+}
+
+// addSuspectFlags registers --include-suspect.
+func addSuspectFlags(fs *flag.FlagSet, p *bool) {
+	fs.BoolVar(p, "include-suspect", false, "keep targets whose classification looks implausible (too many sources, one label or rationale for all: an instruction in the paper obeyed?); by default they are held back and listed")
 }
 
 // validate checks every flag of a stage command before anything is opened,
@@ -72,6 +89,17 @@ func (f *stageFlags) validate() error {
 		return fmt.Errorf("%w: --classify-budget %d: want 0 (the stage's default) or more tokens", errUsage, f.budget)
 	case f.summaryBudget < 0:
 		return fmt.Errorf("%w: --summarize-budget %d: want 0 (the stage's default) or more tokens", errUsage, f.summaryBudget)
+	case f.plausible.MaxShare <= 0 || f.plausible.MaxShare > 1 || math.IsNaN(f.plausible.MaxShare):
+		return fmt.Errorf("%w: --suspect-max-share %v: want more than 0 and at most 1", errUsage, f.plausible.MaxShare)
+	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"--suspect-max-sources", f.plausible.MaxSources}, {"--suspect-nearly-all", f.plausible.NearlyAll},
+		{"--suspect-uniform-labels", f.plausible.UniformLabels}, {"--suspect-repeated-rationale", f.plausible.RepeatedRationale}} {
+		if c.n == 0 {
+			return fmt.Errorf("%w: %s 0: want a positive bound, or a negative value to turn the rule off", errUsage, c.flag)
+		}
 	}
 	return nil
 }
@@ -94,11 +122,14 @@ type stageEnv struct {
 	log    *slog.Logger
 	store  *store.Store
 	unlock func() error // set by lock
-	http   *httpx.Client
-	set    *stages.Set
-	meter  *llm.Meter
-	prices llm.Prices
-	model  string // the LLM model, or "heuristic"
+	// stopping is set when the run stops on a full disk (see
+	// quietOnFullDisk).
+	stopping *atomic.Bool
+	http     *httpx.Client
+	set      *stages.Set
+	meter    *llm.Meter
+	prices   llm.Prices
+	model    string // the LLM model, or "heuristic"
 }
 
 // Close releases the store's lock, if taken, and closes the store.
@@ -143,15 +174,15 @@ func openLocked(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, err
 	return e, nil
 }
 
-// openStages opens the store and builds every stage from the flags.
+// openStages opens the store and builds every stage from the flags, which
+// the command has validated.
 func openStages(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, error) {
 	log, err := f.global.logger(env.stderr)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.validate(); err != nil {
-		return nil, err
-	}
+	stopping := &atomic.Bool{}
+	log = slog.New(quietOnFullDisk{log.Handler(), stopping})
 	heuristic, err := f.llm.heuristic()
 	if err != nil {
 		return nil, err
@@ -164,7 +195,7 @@ func openStages(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, err
 	if err != nil {
 		return nil, err
 	}
-	e := &stageEnv{log: log, store: st, meter: &llm.Meter{}, prices: prices, model: llm.HeuristicModel}
+	e := &stageEnv{log: log, store: st, meter: &llm.Meter{}, prices: prices, model: llm.HeuristicModel, stopping: stopping}
 	fail := func(err error) (*stageEnv, error) {
 		st.Close()
 		return nil, err
@@ -206,7 +237,9 @@ func openStages(ctx context.Context, env *cmdEnv, f *stageFlags) (*stageEnv, err
 				return r.Doc, r.Err
 			},
 		},
-		Classify: &classify.Stage{Store: st, LLM: completer, Model: e.model, Budget: f.budget, Log: log, Meter: e.meter, Force: f.force},
+		Classify: &classify.Stage{Store: st, LLM: completer, Model: e.model, Budget: f.budget, Log: log, Meter: e.meter, Force: f.force,
+			Plausibility: f.plausible},
+		IncludeSuspect: f.includeSuspect,
 		Summarize: &summarize.Stage{
 			Store: st, LLM: completer, Model: e.model, Log: log, Meter: e.meter, Force: f.force, Budget: f.summaryBudget,
 			Fetch: func(ctx context.Context, id string) error { return fetcher.Fetch(ctx, id).Err },
