@@ -53,7 +53,7 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	defer p.release()
-	if err := p.wait(ctx); err != nil {
+	if err := p.wait(ctx, req); err != nil {
 		closeBody(req)
 		return nil, err
 	}
@@ -314,7 +314,7 @@ func (s *Service) release() {
 // a shorter gap (170ms at a 200ms interval, seen under -race). Taking the
 // token with AllowN at the real start time, with burst 1, keeps real starts
 // at least one interval apart. The gate queues waiters in order.
-func (s *Service) wait(ctx context.Context) error {
+func (s *Service) wait(ctx context.Context, req *http.Request) error {
 	select {
 	case s.gate <- struct{}{}:
 	case <-ctx.Done():
@@ -324,6 +324,9 @@ func (s *Service) wait(ctx context.Context) error {
 	for {
 		now := time.Now()
 		if s.limiter.AllowN(now, 1) {
+			if f := s.c.cfg.OnGrant; f != nil {
+				f(Grant{Service: s.name, Method: req.Method, URL: s.redact(req.URL), At: now, Interval: s.Interval()})
+			}
 			return nil
 		}
 		need := (1 - s.limiter.TokensAt(now)) / float64(s.limiter.Limit()) * float64(time.Second)

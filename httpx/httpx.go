@@ -70,6 +70,21 @@ type Config struct {
 	// Transport sends the requests; nil means a pooled clone of
 	// http.DefaultTransport.
 	Transport http.RoundTripper
+	// OnGrant, when set, is called each time a service's limiter lets an
+	// attempt or redirect hop start, in the order of the grants and before
+	// the request is sent. It runs under the limiter's lock, so it must be
+	// quick. Tests check a limiter's own schedule with it, which scheduling
+	// delay cannot disturb, rather than arrival times at a server.
+	OnGrant func(Grant)
+}
+
+// Grant is one decision of a service's limiter: a request may start.
+type Grant struct {
+	Service  string        // the service whose limiter granted it (the host's owner)
+	Method   string        // request method
+	URL      string        // request URL, secret query values redacted
+	At       time.Time     // when the limiter granted it; the request is sent after
+	Interval time.Duration // the spacing in force at the grant; 0: unlimited
 }
 
 // ServiceConfig describes one remote service.
