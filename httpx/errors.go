@@ -19,6 +19,10 @@ var (
 	// ErrForeignRedirect means a redirect pointed at a host that is not one
 	// of the configured services. It is not retried.
 	ErrForeignRedirect = errors.New("redirect to foreign host")
+	// ErrPaused means the request was not sent: the service is paused by
+	// a Retry-After longer than Config.MaxRetryAfter. Service.PausedUntil
+	// says until when.
+	ErrPaused = errors.New("service paused by the server's retry-after")
 )
 
 var (
