@@ -47,6 +47,12 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 	s := c.svc
 	p := s.c.pacer(req.URL, s)
 	ctx := req.Context()
+	if g := p.guard.Load(); g != nil {
+		if err := (*g)(ctx, req.URL); err != nil {
+			closeBody(req)
+			return nil, &refusal{err}
+		}
+	}
 	if err := p.acquire(ctx); err != nil {
 		closeBody(req)
 		return nil, err
@@ -191,6 +197,9 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 			if errors.Is(err, final) {
 				return false, err
 			}
+		}
+		if r := (*refusal)(nil); errors.As(err, &r) {
+			return false, err
 		}
 		// Keeps retryablehttp's judgement on bad schemes, headers and
 		// untrusted certificates; it returns a nil error, so Do sees err.

@@ -33,6 +33,13 @@ var (
 	errWaitPastDeadline  = errors.New("rate limit wait would pass the deadline")
 )
 
+// refusal is a Guard's error: the request was never sent, and is not
+// retried.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
 // StatusError reports a retryable status (429, or 5xx other than 501)
 // that persisted after the retries, or a Retry-After longer than
 // Config.MaxRetryAfter, in which case retrying stopped at once and

@@ -140,6 +140,24 @@ type Service struct {
 	timeout time.Duration // per attempt
 	log     *slog.Logger
 	stats   counters
+	guard   atomic.Pointer[Guard] // see SetGuard
+}
+
+// Guard decides whether a request may be sent at all; an error refuses it.
+type Guard func(ctx context.Context, u *url.URL) error
+
+// SetGuard installs g as the check every request to the service's host
+// must pass before it waits for a slot or a token: first attempts, retries
+// and redirect hops that land on the host, whichever service sent them.
+// A refusal ends the call at once, unretried, with an error wrapping g's.
+// A nil g removes the guard. robots.Checker installs one that enforces
+// the host's robots.txt.
+func (s *Service) SetGuard(g Guard) {
+	if g == nil {
+		s.guard.Store(nil)
+		return
+	}
+	s.guard.Store(&g)
 }
 
 // New validates cfg and services and returns a Client.

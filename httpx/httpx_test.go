@@ -1020,3 +1020,61 @@ func TestServiceTimeoutOverride(t *testing.T) {
 		t.Errorf("%d attempts, want 1", srv.count())
 	}
 }
+
+func TestGuard(t *testing.T) {
+	errNo := errors.New("not here")
+	var flaky atomic.Int32
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		switch r.URL.Path {
+		case "/to-secret":
+			http.Redirect(w, r, "/secret/x", http.StatusFound)
+		case "/flaky":
+			if flaky.Add(1) == 1 {
+				w.WriteHeader(503)
+				return
+			}
+			io.WriteString(w, "ok")
+		default:
+			io.WriteString(w, "ok")
+		}
+	})
+	s := newService(t, srv.URL, testConfig{})
+	var mu sync.Mutex
+	var checked []string
+	s.SetGuard(func(_ context.Context, u *url.URL) error {
+		mu.Lock()
+		checked = append(checked, u.Path)
+		mu.Unlock()
+		if strings.HasPrefix(u.Path, "/secret") {
+			return fmt.Errorf("guard: %s: %w", u.Path, errNo)
+		}
+		return nil
+	})
+	ctx := context.Background()
+	for _, p := range []string{"/secret/y", "/to-secret"} {
+		_, err := s.Get(ctx, p, nil)
+		if !errors.Is(err, errNo) || !strings.Contains(err.Error(), "/secret") {
+			t.Errorf("%s: err = %v, want the guard's refusal", p, err)
+		}
+	}
+	if _, err := s.Get(ctx, "/flaky", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range srv.recorded() {
+		if strings.HasPrefix(h.path, "/secret") {
+			t.Errorf("refused request %s reached the server", h.path)
+		}
+	}
+	mu.Lock()
+	got := slices.Clone(checked)
+	mu.Unlock()
+	// Refusals are not retried; the redirect hop and the retry are checked.
+	want := []string{"/secret/y", "/to-secret", "/secret/x", "/flaky", "/flaky"}
+	if !slices.Equal(got, want) {
+		t.Errorf("guard checked %q, want %q", got, want)
+	}
+	s.SetGuard(nil)
+	if _, err := s.Get(ctx, "/secret/z", nil); err != nil {
+		t.Errorf("guard removed, still refused: %v", err)
+	}
+}

@@ -31,6 +31,9 @@ const Model = "sim-1"
 type Options struct {
 	Limits map[string]Limits
 	Faults map[string]Faults
+	// Robots, by service name, is a robots.txt served at /robots.txt (see
+	// ArxivRobots); a service not named answers it 404.
+	Robots map[string]string
 }
 
 // Servers are the simulated services of a World, each listening on its
@@ -49,7 +52,11 @@ func Start(w *World, opt Options) (*Servers, error) {
 		Arxiv: w.arxivHandler, Ar5iv: w.ar5ivHandler, S2: w.s2Handler, ArxivAPI: w.atomHandler, LLM: llmHandler,
 	}
 	for _, name := range Services {
-		svc := newService(name, w.cfg.Seed, handlers[name])
+		h := handlers[name]
+		if body, ok := opt.Robots[name]; ok {
+			h = withRobots(body, h)
+		}
+		svc := newService(name, w.cfg.Seed, h)
 		svc.SetLimits(opt.Limits[name])
 		svc.SetFaults(opt.Faults[name])
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
