@@ -184,7 +184,7 @@ func TestRender(t *testing.T) {
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
 	}
-	if w := back["wall"].(map[string]any); w["text"] != "8d16h" || w["seconds"].(float64) != (49_999*15 + 1) {
+	if w := back["wall"].(map[string]any); w["text"] != "8d16h" || w["seconds"].(float64) != (49_999*15+1) {
 		t.Errorf("json wall %v", w)
 	}
 }
