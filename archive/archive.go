@@ -92,7 +92,6 @@ type Index struct {
 	opt     Options
 	sources []Source
 	zips    []*zip.ReadCloser
-	dirs    map[string]string // archive path -> directory, for reads
 	pages   map[string][]entry
 }
 
@@ -108,7 +107,7 @@ type entry struct {
 // cannot be read, or an archive holding no page named by an arXiv ID.
 func Open(opt Options, paths ...string) (*Index, error) {
 	opt.MaxPage = cmp.Or(opt.MaxPage, DefaultMaxPage)
-	x := &Index{opt: opt, dirs: map[string]string{}, pages: map[string][]entry{}}
+	x := &Index{opt: opt, pages: map[string][]entry{}}
 	for _, p := range paths {
 		if err := x.add(p); err != nil {
 			x.Close()
@@ -149,7 +148,6 @@ func (x *Index) add(p string) error {
 func (x *Index) addDir(dir string) error {
 	src := len(x.sources)
 	x.sources = append(x.sources, Source{Path: dir, Kind: KindDir})
-	x.dirs[dir] = dir
 	var zips []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -412,7 +410,7 @@ func (x *Index) read(e entry) ([]byte, error) {
 	if e.zf != nil {
 		r, err = e.zf.Open()
 	} else {
-		r, err = os.Open(filepath.Join(x.dirs[e.loc.Archive], filepath.FromSlash(e.loc.Entry)))
+		r, err = os.Open(filepath.Join(e.loc.Archive, filepath.FromSlash(e.loc.Entry)))
 	}
 	if err != nil {
 		return nil, err
