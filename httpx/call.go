@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -48,12 +47,19 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 	s := c.svc
 	p := s.c.pacer(req.URL, s)
 	ctx := req.Context()
+	if g := p.guard.Load(); g != nil {
+		if err := (*g)(ctx, req.URL); err != nil {
+			closeBody(req)
+			return nil, &refusal{err}
+		}
+	}
 	if err := p.acquire(ctx); err != nil {
 		closeBody(req)
 		return nil, err
 	}
 	defer p.release()
-	if err := p.wait(ctx); err != nil {
+	granted, err := p.wait(ctx, req)
+	if err != nil {
 		closeBody(req)
 		return nil, err
 	}
@@ -109,7 +115,30 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 		s.stats.status5xx.Add(1)
 	}
 	s.log.LogAttrs(ctx, slog.LevelDebug, "http attempt", append(attrs, slog.Int("status", resp.StatusCode), slog.Int64("bytes", n))...)
+	p.adapt(ctx, granted, resp)
 	return resp, nil
+}
+
+// adapt tells the limiter how a request it granted was answered, and logs
+// what changed: a slowdown after a 429 and a pause for a Retry-After at
+// Info and Warn, recovery at Debug.
+func (s *Service) adapt(ctx context.Context, granted time.Time, resp *http.Response) {
+	ra := time.Duration(-1)
+	if d, ok := retryAfter(resp); ok {
+		ra = d
+	}
+	from, to, until := s.limiter.observe(time.Now(), granted, resp.StatusCode, ra)
+	switch {
+	case to > from:
+		s.log.LogAttrs(ctx, slog.LevelInfo, "http slowing down", slog.Int("status", resp.StatusCode),
+			slog.Duration("interval", to), slog.Duration("was", from))
+	case to < from:
+		s.log.LogAttrs(ctx, slog.LevelDebug, "http speeding up", slog.Duration("interval", to), slog.Duration("was", from))
+	}
+	if !until.IsZero() {
+		s.log.LogAttrs(ctx, slog.LevelWarn, "http pause", slog.Int("status", resp.StatusCode),
+			slog.Duration("retry_after", ra), slog.Time("until", until))
+	}
 }
 
 // readBody replaces resp.Body by its content, read in full under the
@@ -164,10 +193,13 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 		}
 		// Not context.DeadlineExceeded: net reports dial timeouts as that,
 		// and those deserve a retry.
-		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, ErrPolicy, errTooManyRedirects, errWaitPastDeadline} {
+		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, ErrPolicy, ErrPaused, errTooManyRedirects, errWaitPastDeadline} {
 			if errors.Is(err, final) {
 				return false, err
 			}
+		}
+		if r := (*refusal)(nil); errors.As(err, &r) {
+			return false, err
 		}
 		// Keeps retryablehttp's judgement on bad schemes, headers and
 		// untrusted certificates; it returns a nil error, so Do sees err.
@@ -310,37 +342,45 @@ func (s *Service) release() {
 	}
 }
 
-// wait takes a limiter token at the moment the request is about to start.
+// wait takes a limiter token at the moment the request is about to start
+// and returns the time of the grant.
 //
-// It does not use rate.Limiter.Wait: that books a slot in the limiter's
-// virtual time, so a goroutine the scheduler wakes late hands the next one
-// a shorter gap (170ms at a 200ms interval, seen under -race). Taking the
-// token with AllowN at the real start time, with burst 1, keeps real starts
-// at least one interval apart. The gate queues waiters in order.
-func (s *Service) wait(ctx context.Context) error {
+// It asks the limiter with the real time at each wake-up rather than
+// booking a slot in advance: a goroutine the scheduler wakes late must not
+// hand the next one a shorter gap. Grants are therefore at least an
+// interval apart whatever the delays (see Config.OnGrant). The gate queues
+// waiters one at a time. A pause longer than MaxRetryAfter is not waited
+// out: the request fails with ErrPaused.
+func (s *Service) wait(ctx context.Context, req *http.Request) (time.Time, error) {
 	select {
 	case s.gate <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return time.Time{}, ctx.Err()
 	}
 	defer func() { <-s.gate }()
 	for {
 		now := time.Now()
-		if s.limiter.AllowN(now, 1) {
-			return nil
+		sl := s.limiter.reserve(now)
+		if sl.ok {
+			if f := s.c.cfg.OnGrant; f != nil {
+				f(Grant{Service: s.name, Method: req.Method, URL: s.redact(req.URL), At: now, Interval: sl.interval})
+			}
+			return now, nil
 		}
-		need := (1 - s.limiter.TokensAt(now)) / float64(s.limiter.Limit()) * float64(time.Second)
-		d := max(time.Duration(math.Ceil(need)), time.Millisecond)
-		if dl, ok := ctx.Deadline(); ok && now.Add(d).After(dl) {
+		if sl.paused && sl.wait > s.c.cfg.MaxRetryAfter {
+			until := now.Add(sl.wait)
+			return time.Time{}, fmt.Errorf("%w until %s (%s from now)", ErrPaused, until.Format(time.RFC3339), sl.wait.Round(time.Second))
+		}
+		if dl, ok := ctx.Deadline(); ok && now.Add(sl.wait).After(dl) {
 			// Fail now rather than sleep into a certain timeout.
-			return fmt.Errorf("%w: %w", errWaitPastDeadline, context.DeadlineExceeded)
+			return time.Time{}, fmt.Errorf("%w: %w", errWaitPastDeadline, context.DeadlineExceeded)
 		}
-		t := time.NewTimer(d)
+		t := time.NewTimer(sl.wait)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return time.Time{}, ctx.Err()
 		}
 	}
 }

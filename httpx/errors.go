@@ -23,6 +23,10 @@ var (
 	// as a dialer that must not connect to a private address: wrapped by
 	// a Config.Transport, it is not retried.
 	ErrPolicy = errors.New("refused by policy")
+	// ErrPaused means the request was not sent: the service is paused by
+	// a Retry-After longer than Config.MaxRetryAfter. Service.PausedUntil
+	// says until when.
+	ErrPaused = errors.New("service paused by the server's retry-after")
 )
 
 var (
@@ -32,6 +36,13 @@ var (
 	errRetryAfterTooLong = errors.New("retry-after too long")
 	errWaitPastDeadline  = errors.New("rate limit wait would pass the deadline")
 )
+
+// refusal is a Guard's error: the request was never sent, and is not
+// retried.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
 
 // StatusError reports a retryable status (429, or 5xx other than 501)
 // that persisted after the retries, or a Retry-After longer than

@@ -4,7 +4,9 @@
 // A Client holds one Service per remote API. Each Service owns a rate
 // limiter shared by all goroutines that use it. The limiter sits in a
 // RoundTripper under the go-retryablehttp retry loop, so the first attempt
-// and every retry take a token. Response bodies are read fully inside that
+// and every retry take a token. The limiter adapts to the service: a 429
+// lengthens its interval for every worker (see Pacing), and a Retry-After
+// pauses the whole service, not just the request that got it. Response bodies are read fully inside that
 // layer under a size cap, so a truncated body is a retryable transport error
 // rather than silently short data. Redirects are followed only between the
 // configured hosts, and a service's secret headers go only to that service's
@@ -28,7 +30,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
-	"golang.org/x/time/rate"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -62,7 +63,10 @@ type Config struct {
 	RetryWaitMin, RetryWaitMax time.Duration
 	// MaxRetryAfter clamps a server's Retry-After (default 5min). A server
 	// asking for longer ends the call with a *StatusError carrying the
-	// requested delay, so the caller can requeue the work.
+	// requested delay, so the caller can requeue the work, and pauses the
+	// service for that long: until then every request to it fails at once
+	// with ErrPaused, without being sent. A shorter Retry-After pauses the
+	// service too, and the requests wait it out.
 	MaxRetryAfter time.Duration
 	// Logger receives Debug lines per attempt and Warn lines per retry;
 	// nil discards. go-retryablehttp's own logging is always off.
@@ -70,6 +74,21 @@ type Config struct {
 	// Transport sends the requests; nil means a pooled clone of
 	// http.DefaultTransport.
 	Transport http.RoundTripper
+	// OnGrant, when set, is called each time a service's limiter lets an
+	// attempt or redirect hop start, in the order of the grants and before
+	// the request is sent. It runs under the limiter's lock, so it must be
+	// quick. Tests check a limiter's own schedule with it, which scheduling
+	// delay cannot disturb, rather than arrival times at a server.
+	OnGrant func(Grant)
+}
+
+// Grant is one decision of a service's limiter: a request may start.
+type Grant struct {
+	Service  string        // the service whose limiter granted it (the host's owner)
+	Method   string        // request method
+	URL      string        // request URL, secret query values redacted
+	At       time.Time     // when the limiter granted it; the request is sent after
+	Interval time.Duration // the spacing in force at the grant; 0: unlimited
 }
 
 // ServiceConfig describes one remote service.
@@ -82,6 +101,9 @@ type ServiceConfig struct {
 	// Burst is how many requests may start back to back before Interval
 	// applies (default 1).
 	Burst int
+	// Pacing tunes how Interval adapts to 429s; the zero value adapts
+	// with the defaults (see Pacing).
+	Pacing Pacing
 	// MaxInFlight caps concurrent requests to the service (arXiv asks for a
 	// single connection at a time); 0 means no cap.
 	MaxInFlight int
@@ -117,13 +139,31 @@ type Service struct {
 	base    *url.URL
 	header  http.Header // secret, see ServiceConfig.Header
 	secrets []string    // header values, scrubbed from anything we emit
-	limiter *rate.Limiter
+	limiter *limiter
 	gate    chan struct{} // serialises limiter waits, see wait
 	slots   chan struct{} // nil when MaxInFlight is 0
 	noRetry []int         // see ServiceConfig.NoRetry
 	timeout time.Duration // per attempt
 	log     *slog.Logger
 	stats   counters
+	guard   atomic.Pointer[Guard] // see SetGuard
+}
+
+// Guard decides whether a request may be sent at all; an error refuses it.
+type Guard func(ctx context.Context, u *url.URL) error
+
+// SetGuard installs g as the check every request to the service's host
+// must pass before it waits for a slot or a token: first attempts, retries
+// and redirect hops that land on the host, whichever service sent them.
+// A refusal ends the call at once, unretried, with an error wrapping g's.
+// A nil g removes the guard. robots.Checker installs one that enforces
+// the host's robots.txt.
+func (s *Service) SetGuard(g Guard) {
+	if g == nil {
+		s.guard.Store(nil)
+		return
+	}
+	s.guard.Store(&g)
 }
 
 // New validates cfg and services and returns a Client.
@@ -206,12 +246,15 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 	if sc.Interval < 0 || sc.Burst < 0 || sc.MaxInFlight < 0 || sc.Timeout < 0 {
 		return nil, fmt.Errorf("httpx: service %q: negative interval, burst, max in flight or timeout", sc.Name)
 	}
+	if p := sc.Pacing; p.Factor != 0 && !(p.Factor > 1 && p.Factor <= 10) || p.RecoverAfter < 0 || p.MaxInterval < 0 {
+		return nil, fmt.Errorf("httpx: service %q: pacing factor %v, recover after %d, max interval %s: want a factor in (1, 10] and no negative values", sc.Name, p.Factor, p.RecoverAfter, p.MaxInterval)
+	}
 	s := &Service{
 		c:       c,
 		name:    sc.Name,
 		base:    base,
 		header:  make(http.Header, len(sc.Header)),
-		limiter: rate.NewLimiter(rate.Every(sc.Interval), cmp.Or(sc.Burst, 1)),
+		limiter: newLimiter(sc.Interval, sc.Burst, sc.Pacing),
 		gate:    make(chan struct{}, 1),
 		log:     c.log.With(slog.String("service", sc.Name)),
 		timeout: cmp.Or(sc.Timeout, c.cfg.Timeout),
@@ -273,20 +316,24 @@ func (s *Service) BaseURL() *url.URL {
 	return &u
 }
 
-// SetInterval changes the minimum spacing between requests, e.g. to slow
-// down after repeated 429s; d <= 0 removes the limit.
+// SetInterval changes the configured minimum spacing between requests,
+// e.g. to a robots.txt Crawl-delay; d <= 0 removes the limit. The interval
+// in force starts from d again, and adapting to 429s never takes it below
+// d.
 func (s *Service) SetInterval(d time.Duration) {
-	s.limiter.SetLimit(rate.Every(d))
+	s.limiter.set(d)
 }
 
-// Interval returns the current minimum spacing between requests; 0 means
-// unlimited.
+// Interval returns the minimum spacing between requests in force now: the
+// configured one, or longer after 429s. 0 means unlimited.
 func (s *Service) Interval() time.Duration {
-	l := s.limiter.Limit()
-	if l == rate.Inf || l <= 0 {
-		return 0
-	}
-	return time.Duration(float64(time.Second) / float64(l))
+	return s.limiter.snapshot().interval
+}
+
+// PausedUntil returns when a pause the server asked for with Retry-After
+// ends; the zero time, or one in the past, when the service is not paused.
+func (s *Service) PausedUntil() time.Time {
+	return s.limiter.snapshot().paused
 }
 
 // Request is one logical request; retries and redirects happen inside Do.
@@ -420,7 +467,8 @@ func joinQuery(a, b string) string {
 	return a + "&" + b
 }
 
-// Stats counts a service's traffic since the Client was made.
+// Stats counts a service's traffic since the Client was made, and says
+// how its pacing adapted.
 type Stats struct {
 	Requests  int64 // attempts sent, retries and redirect hops included
 	Retries   int64 // attempts after the first of a call
@@ -428,6 +476,12 @@ type Stats struct {
 	Status5xx int64 // 5xx responses seen
 	Bytes     int64 // response body bytes read
 	Errors    int64 // Do calls that returned an error
+
+	Interval     time.Duration // spacing in force now
+	PeakInterval time.Duration // the longest spacing in force so far
+	Slowdowns    int64         // times a 429 lengthened the interval
+	Pauses       int64         // Retry-After pauses of the whole service
+	PausedUntil  time.Time     // end of the latest pause; zero if none
 }
 
 type counters struct {
@@ -438,13 +492,19 @@ type counters struct {
 // behalf of the service count here even when a redirect took them to
 // another configured host.
 func (s *Service) Stats() Stats {
+	p := s.limiter.snapshot()
 	return Stats{
-		Requests:  s.stats.requests.Load(),
-		Retries:   s.stats.retries.Load(),
-		Status429: s.stats.status429.Load(),
-		Status5xx: s.stats.status5xx.Load(),
-		Bytes:     s.stats.bytes.Load(),
-		Errors:    s.stats.errors.Load(),
+		Interval:     p.interval,
+		PeakInterval: p.peak,
+		Slowdowns:    p.slowdowns,
+		Pauses:       p.pauses,
+		PausedUntil:  p.paused,
+		Requests:     s.stats.requests.Load(),
+		Retries:      s.stats.retries.Load(),
+		Status429:    s.stats.status429.Load(),
+		Status5xx:    s.stats.status5xx.Load(),
+		Bytes:        s.stats.bytes.Load(),
+		Errors:       s.stats.errors.Load(),
 	}
 }
 

@@ -159,15 +159,6 @@ func newClient(t *testing.T, cfg httpx.Config, svcs ...httpx.ServiceConfig) *htt
 	return c
 }
 
-// gaps returns the spacing between consecutive arrivals.
-func gaps(hits []hit) []time.Duration {
-	var out []time.Duration
-	for i := 1; i < len(hits); i++ {
-		out = append(out, hits[i].at.Sub(hits[i-1].at))
-	}
-	return out
-}
-
 func TestGet(t *testing.T) {
 	srv := newServer(t, reply(200, "hello", "Content-Type", "text/plain"))
 	s := newService(t, srv.URL+"/graph/v1", testConfig{svc: httpx.ServiceConfig{
@@ -467,8 +458,11 @@ func TestAttemptTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Status != 200 || srv.count() != 2 {
-		t.Errorf("status %d after %d hits", resp.Status, srv.count())
+	// At least 2: on a loaded machine the quick second answer may itself
+	// miss the 100ms budget and take a third attempt; that is not what is
+	// tested here.
+	if resp.Status != 200 || srv.count() < 2 {
+		t.Errorf("status %d after %d hits, want 200 after the hung attempt was abandoned", resp.Status, srv.count())
 	}
 }
 
@@ -598,36 +592,81 @@ func TestRedirects(t *testing.T) {
 	})
 }
 
-func TestRateLimit(t *testing.T) {
-	const interval = 200 * time.Millisecond
-	const tolerance = 10 * time.Millisecond
-	check := func(t *testing.T, hits []hit, want int) {
-		t.Helper()
-		if len(hits) != want {
-			t.Fatalf("server hit %d times, want %d", len(hits), want)
-		}
-		for i, g := range gaps(hits) {
-			if g < interval-tolerance {
-				t.Errorf("gap %d = %s, want >= %s", i, g, interval)
-			}
+// grantLog records a client's limiter grants (Config.OnGrant).
+type grantLog struct {
+	mu     sync.Mutex
+	grants []httpx.Grant
+}
+
+func (g *grantLog) record(gr httpx.Grant) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.grants = append(g.grants, gr)
+}
+
+func (g *grantLog) of(service string) []httpx.Grant {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []httpx.Grant
+	for _, gr := range g.grants {
+		if gr.Service == service {
+			out = append(out, gr)
 		}
 	}
-	cfg := testConfig{svc: httpx.ServiceConfig{Interval: interval}}
+	return out
+}
+
+// checkSchedule asserts a limiter's own schedule: every request the server
+// saw was granted, grants are at least the interval in force apart (never
+// below interval), and no request
+// reached the server before its grant. None of these can be broken by a
+// slow scheduler, unlike a gap between arrivals.
+func checkSchedule(t *testing.T, grants []httpx.Grant, hits []hit, want int, interval time.Duration) {
+	t.Helper()
+	if len(hits) != want || len(grants) != want {
+		t.Fatalf("server hit %d times, limiter granted %d, want %d", len(hits), len(grants), want)
+	}
+	for i := 1; i < len(grants); i++ {
+		// The interval in force at a grant spaces it from the one before,
+		// however the pacing changed it in between.
+		if grants[i].Interval < interval {
+			t.Errorf("grant %d at interval %s, below the configured %s", i, grants[i].Interval, interval)
+		}
+		if g := grants[i].At.Sub(grants[i-1].At); g < grants[i].Interval {
+			t.Errorf("grants %d and %d %s apart, want >= %s", i-1, i, g, grants[i].Interval)
+		}
+	}
+	// Hits are in order of arrival; the k-th arrival cannot precede the
+	// k-th grant, whatever the order the requests overtook each other in.
+	for k := range hits {
+		if hits[k].at.Before(grants[k].At) {
+			t.Errorf("request %d arrived at %s, before its grant at %s", k, hits[k].at.Format(time.StampMicro), grants[k].At.Format(time.StampMicro))
+		}
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	const interval = 200 * time.Millisecond
+	setup := func(t *testing.T, handle func(http.ResponseWriter, *http.Request, int), svc httpx.ServiceConfig) (*server, *httpx.Service, *grantLog) {
+		srv := newServer(t, handle)
+		gl := &grantLog{}
+		s := newService(t, srv.URL, testConfig{Config: httpx.Config{OnGrant: gl.record}, svc: svc})
+		return srv, s, gl
+	}
+	paced := httpx.ServiceConfig{Interval: interval}
 
 	t.Run("sequential", func(t *testing.T) {
-		srv := newServer(t, reply(200, "ok"))
-		s := newService(t, srv.URL, cfg)
+		srv, s, gl := setup(t, reply(200, "ok"), paced)
 		for range 5 {
 			if _, err := s.Get(context.Background(), "/x", nil); err != nil {
 				t.Fatal(err)
 			}
 		}
-		check(t, srv.recorded(), 5)
+		checkSchedule(t, gl.of("svc"), srv.recorded(), 5, interval)
 	})
 
 	t.Run("concurrent", func(t *testing.T) {
-		srv := newServer(t, reply(200, "ok"))
-		s := newService(t, srv.URL, cfg)
+		srv, s, gl := setup(t, reply(200, "ok"), paced)
 		var wg sync.WaitGroup
 		for range 5 {
 			wg.Go(func() {
@@ -637,21 +676,20 @@ func TestRateLimit(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		check(t, srv.recorded(), 5)
+		checkSchedule(t, gl.of("svc"), srv.recorded(), 5, interval)
 	})
 
 	t.Run("retries take tokens too", func(t *testing.T) {
-		srv := newServer(t, seq(reply(503, ""), reply(200, "ok")))
-		s := newService(t, srv.URL, cfg) // backoff of a few ms, far below interval
+		// The backoff of a few ms is far below the interval.
+		srv, s, gl := setup(t, seq(reply(503, ""), reply(200, "ok")), paced)
 		if _, err := s.Get(context.Background(), "/x", nil); err != nil {
 			t.Fatal(err)
 		}
-		check(t, srv.recorded(), 2)
+		checkSchedule(t, gl.of("svc"), srv.recorded(), 2, interval)
 	})
 
 	t.Run("SetInterval", func(t *testing.T) {
-		srv := newServer(t, reply(200, "ok"))
-		s := newService(t, srv.URL, testConfig{})
+		srv, s, gl := setup(t, reply(200, "ok"), httpx.ServiceConfig{})
 		if s.Interval() != 0 {
 			t.Errorf("Interval = %s, want 0", s.Interval())
 		}
@@ -664,7 +702,22 @@ func TestRateLimit(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		check(t, srv.recorded(), 3)
+		checkSchedule(t, gl.of("svc"), srv.recorded(), 3, interval)
+		for _, g := range gl.of("svc") {
+			if g.Interval != s.Interval() || g.Method != "GET" || g.URL != srv.URL+"/x" {
+				t.Errorf("grant %+v, want GET %s at interval %s", g, srv.URL+"/x", s.Interval())
+			}
+		}
+	})
+
+	t.Run("unlimited", func(t *testing.T) {
+		srv, s, gl := setup(t, reply(200, "ok"), httpx.ServiceConfig{})
+		for range 3 {
+			if _, err := s.Get(context.Background(), "/x", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkSchedule(t, gl.of("svc"), srv.recorded(), 3, 0)
 	})
 }
 
@@ -1016,5 +1069,63 @@ func TestPolicyRefusalNotRetried(t *testing.T) {
 	}
 	if n := rt.n.Load(); n != 1 {
 		t.Errorf("%d attempts, want 1: a refusal by policy is final", n)
+	}
+}
+
+func TestGuard(t *testing.T) {
+	errNo := errors.New("not here")
+	var flaky atomic.Int32
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		switch r.URL.Path {
+		case "/to-secret":
+			http.Redirect(w, r, "/secret/x", http.StatusFound)
+		case "/flaky":
+			if flaky.Add(1) == 1 {
+				w.WriteHeader(503)
+				return
+			}
+			io.WriteString(w, "ok")
+		default:
+			io.WriteString(w, "ok")
+		}
+	})
+	s := newService(t, srv.URL, testConfig{})
+	var mu sync.Mutex
+	var checked []string
+	s.SetGuard(func(_ context.Context, u *url.URL) error {
+		mu.Lock()
+		checked = append(checked, u.Path)
+		mu.Unlock()
+		if strings.HasPrefix(u.Path, "/secret") {
+			return fmt.Errorf("guard: %s: %w", u.Path, errNo)
+		}
+		return nil
+	})
+	ctx := context.Background()
+	for _, p := range []string{"/secret/y", "/to-secret"} {
+		_, err := s.Get(ctx, p, nil)
+		if !errors.Is(err, errNo) || !strings.Contains(err.Error(), "/secret") {
+			t.Errorf("%s: err = %v, want the guard's refusal", p, err)
+		}
+	}
+	if _, err := s.Get(ctx, "/flaky", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range srv.recorded() {
+		if strings.HasPrefix(h.path, "/secret") {
+			t.Errorf("refused request %s reached the server", h.path)
+		}
+	}
+	mu.Lock()
+	got := slices.Clone(checked)
+	mu.Unlock()
+	// Refusals are not retried; the redirect hop and the retry are checked.
+	want := []string{"/secret/y", "/to-secret", "/secret/x", "/flaky", "/flaky"}
+	if !slices.Equal(got, want) {
+		t.Errorf("guard checked %q, want %q", got, want)
+	}
+	s.SetGuard(nil)
+	if _, err := s.Get(ctx, "/secret/z", nil); err != nil {
+		t.Errorf("guard removed, still refused: %v", err)
 	}
 }

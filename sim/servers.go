@@ -36,6 +36,9 @@ type Options struct {
 	// StrictOpenAI makes the llm service refuse, as OpenAI does, a strict
 	// response_format whose schema strict mode does not accept.
 	StrictOpenAI bool
+	// Robots, by service name, is a robots.txt served at /robots.txt (see
+	// ArxivRobots); a service not named answers it 404.
+	Robots map[string]string
 }
 
 // Servers are the simulated services of a World, each listening on its
@@ -60,7 +63,11 @@ func Start(w *World, opt Options) (*Servers, error) {
 		LLM: s.openai.handle, Anthropic: s.anthropic.handle,
 	}
 	for _, name := range Services {
-		svc := newService(name, w.cfg.Seed, handlers[name])
+		h := handlers[name]
+		if body, ok := opt.Robots[name]; ok {
+			h = withRobots(body, h)
+		}
+		svc := newService(name, w.cfg.Seed, h)
 		switch name {
 		case LLM:
 			s.openai.svc = svc
