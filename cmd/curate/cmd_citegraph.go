@@ -28,9 +28,17 @@ func runCitegraphCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	addS2Flags(fs, env, &opt.s2)
 	addTargetsFlag(fs, &opt.targets)
 	fs.BoolVar(&opt.refresh, "refresh", false, "ask Semantic Scholar and arXiv again instead of reusing stored responses")
-	fs.IntVar(&opt.workers, "workers", 4, "targets processed at once (the per-service rate limits still apply)")
+	fs.IntVar(&opt.workers, "workers", 4, "targets processed at once, 1 or more (the per-service rate limits still apply)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
+		return err
+	}
+	for _, v := range []func() error{opt.global.validate, opt.s2.validate} {
+		if err := v(); err != nil {
+			return err
+		}
+	}
+	if err := positive("--workers", opt.workers); err != nil {
 		return err
 	}
 	if opt.ids, err = targetIDs(env, fs, opt.targets, rest); err != nil {

@@ -24,9 +24,15 @@ func runFetchCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	addGlobalFlags(fs, env, &opt.global)
 	addTargetsFlag(fs, &opt.targets)
 	fs.BoolVar(&opt.refetch, "refetch", false, "fetch papers again even when the store holds them")
-	fs.IntVar(&opt.workers, "workers", 4, "papers fetched at once (the per-site rate limits still apply)")
+	fs.IntVar(&opt.workers, "workers", 4, "papers fetched at once, 1 or more (the per-site rate limits still apply)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := opt.global.validate(); err != nil {
+		return err
+	}
+	if err := positive("--workers", opt.workers); err != nil {
 		return err
 	}
 	if opt.ids, err = targetIDs(env, fs, opt.targets, rest); err != nil {

@@ -91,10 +91,19 @@ func TestE2EArxivAPIDown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run")
 	}
-	s := e2eSim(t, sim.WorldConfig{Seed: 12, Targets: 12}, sim.Options{Faults: map[string]sim.Faults{sim.ArxivAPI: {P5xx: 1}}})
+	t.Run("failing", func(t *testing.T) {
+		testArxivAPIDown(t, sim.Options{Faults: map[string]sim.Faults{sim.ArxivAPI: {P5xx: 1}}})
+	})
+	t.Run("hung", func(t *testing.T) {
+		testArxivAPIDown(t, sim.Options{Limits: map[string]sim.Limits{sim.ArxivAPI: {Latency: time.Hour}}}, "--timeout", "300ms")
+	})
+}
+
+func testArxivAPIDown(t *testing.T, opt sim.Options, flags ...string) {
+	s := e2eSim(t, sim.WorldConfig{Seed: 12, Targets: 12}, opt)
 	dir := t.TempDir()
 	env := map[string]string{"SOURCE_DATE_EPOCH": e2eEpoch}
-	args := e2eRunArgs(t, s, dir+"/store", dir+"/dataset", "--arxiv-interval", "1ms", "--s2-interval", "1ms", "--retries", "1")
+	args := e2eRunArgs(t, s, dir+"/store", dir+"/dataset", append([]string{"--arxiv-interval", "1ms", "--s2-interval", "1ms", "--retries", "1"}, flags...)...)
 	code, stdout, stderr := runCLI(t, env, args...)
 	if code != 1 || !strings.Contains(stderr, "12 targets without arXiv metadata") || strings.Count(stdout, "no arXiv metadata") != 12 {
 		t.Fatalf("exit %d, want 1 naming the 12 targets without metadata\n%s\n%s", code, stdout, stderr)
@@ -112,6 +121,7 @@ func TestE2EArxivAPIDown(t *testing.T) {
 		}
 	}
 	s.SetFaults(nil)
+	s.Service(sim.ArxivAPI).SetLimits(sim.Limits{})
 	code, _, stderr = runCLI(t, env, args...)
 	if code != 0 {
 		t.Fatalf("with the API back: exit %d\n%s", code, stderr)

@@ -12,6 +12,6 @@
 // nor recognized by the caller's Owns predicate.
 //
 // One Replace per OUT at a time: a second would remove the first's
-// temporary directory as stale. Callers serialize (the CLI holds the
-// store lock while it writes).
+// temporary directory as stale. Callers serialize: internal/publish, the
+// one way curate publishes, holds a lock on OUT around Replace.
 package atomicdir
