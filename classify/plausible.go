@@ -26,7 +26,7 @@ type Plausibility struct {
 	// references is suspect (default 6).
 	NearlyAll int
 	// UniformLabels: at least this many sources all carrying the same
-	// labels is suspect (default 5).
+	// labels is suspect (default 8: with the 3 to 5 sources a target has, one label on all of them is common).
 	UniformLabels int
 	// RepeatedRationale: one rationale given, word for word, for at least
 	// this many sources and half of them is suspect (default 3).
@@ -38,7 +38,7 @@ const (
 	DefaultMaxSources        = 8
 	DefaultMaxShare          = 0.30
 	DefaultNearlyAll         = 6
-	DefaultUniformLabels     = 5
+	DefaultUniformLabels     = 8
 	DefaultRepeatedRationale = 3
 	nearlyAllShare           = 0.8
 )

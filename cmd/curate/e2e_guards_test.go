@@ -75,10 +75,12 @@ func TestE2ESuspectClassification(t *testing.T) {
 		t.Errorf("--include-suspect kept none of the %d suspects", len(held))
 	}
 
-	// The same world with a careful model: nothing is suspect.
-	s.SetFaults(nil)
+	// A careful model on a larger world: nothing is suspect (the bounds
+	// leave room for what careful readings look like).
+	c := e2eSim(t, sim.WorldConfig{Seed: 11, Targets: 150}, sim.Options{})
 	clean := t.TempDir()
-	code, stdout, stderr = runCLI(t, env, e2eRunArgs(t, s, clean+"/store", clean+"/dataset", "--arxiv-interval", "1ms", "--s2-interval", "1ms")...)
+	code, stdout, stderr = runCLI(t, env, e2eRunArgs(t, c, clean+"/store", clean+"/dataset", "--arxiv-interval", "0", "--s2-interval", "1ms",
+		"--llm-concurrency", "8", "--classify-workers", "8", "--summarize-workers", "8")...)
 	if code != 0 || strings.Contains(stdout, "\tsuspect\t") {
 		t.Errorf("a careful model: exit %d\n%s\n%s", code, stdout, stderr)
 	}
