@@ -27,34 +27,6 @@ type Ref struct {
 	IsInfluential   bool
 }
 
-// LinkReport says how a target's S2 edges met its bibliography.
-type LinkReport struct {
-	S2Edges      int `json:"s2_edges"`
-	Bibliography int `json:"bibliography"`
-	ByArxivID    int `json:"linked_by_arxiv_id"`
-	ByDOI        int `json:"linked_by_doi"`
-	ByTitle      int `json:"linked_by_title"`
-	// WithID counts S2 edges carrying an arXiv ID or DOI; WithIDLinked those
-	// of them that met a bibliography entry.
-	WithID       int `json:"s2_edges_with_id"`
-	WithIDLinked int `json:"s2_edges_with_id_linked"`
-	S2Only       int `json:"s2_only"`
-	BibOnly      int `json:"bibliography_only"`
-	Unresolved   int `json:"unresolved_s2_edges"`
-}
-
-// Linked returns the number of S2 edges joined to a bibliography entry.
-func (r LinkReport) Linked() int { return r.ByArxivID + r.ByDOI + r.ByTitle }
-
-// Rate is the share of S2 edges joined to a bibliography entry (1 when
-// there are none to join).
-func (r LinkReport) Rate() float64 {
-	if r.S2Edges == 0 {
-		return 1
-	}
-	return float64(r.Linked()) / float64(r.S2Edges)
-}
-
 // bibEntry is a bibliography entry with its folded fields.
 type bibEntry struct {
 	ref    *record.Reference
@@ -71,7 +43,7 @@ type bibEntry struct {
 // S2 edge and every bibliography entry becomes one Edge, in bibliography
 // order followed by the S2 edges the bibliography lacks; mention sentences
 // from the HTML and S2 contexts are merged without duplicates.
-func Link(targetID string, doc *record.Document, refs []Ref) ([]record.Edge, LinkReport) {
+func Link(targetID string, doc *record.Document, refs []Ref) ([]record.Edge, record.LinkReport) {
 	var bib []*bibEntry
 	if doc != nil {
 		for i := range doc.References {
@@ -79,13 +51,13 @@ func Link(targetID string, doc *record.Document, refs []Ref) ([]record.Edge, Lin
 			bib = append(bib, &bibEntry{
 				ref:   r,
 				arxiv: arxiv.Normalize(r.ArxivID),
-				doi:   NormalizeDOI(r.DOI),
+				doi:   record.NormalizeDOI(r.DOI),
 				title: linkTitle(r.Title),
 				text:  linkTitle(r.Text),
 			})
 		}
 	}
-	rep := LinkReport{S2Edges: len(refs), Bibliography: len(bib)}
+	rep := record.LinkReport{S2Edges: len(refs), Bibliography: len(bib)}
 	match := make([]*bibEntry, len(refs))
 	how := make([]string, len(refs))
 
@@ -104,7 +76,7 @@ func Link(targetID string, doc *record.Document, refs []Ref) ([]record.Edge, Lin
 		}
 	}
 	for i, r := range refs {
-		d := NormalizeDOI(r.DOI)
+		d := record.NormalizeDOI(r.DOI)
 		if match[i] != nil || d == "" {
 			continue
 		}
@@ -215,7 +187,7 @@ func Link(targetID string, doc *record.Document, refs []Ref) ([]record.Edge, Lin
 // which would drop the command and lose the letter.
 func linkTitle(s string) string {
 	if strings.IndexByte(s, '\\') < 0 {
-		return NormalizeTitle(s)
+		return record.NormalizeTitle(s)
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -234,7 +206,7 @@ func linkTitle(s string) string {
 		}
 		b.WriteByte(s[i])
 	}
-	return NormalizeTitle(b.String())
+	return record.NormalizeTitle(b.String())
 }
 
 // greekLetters maps LaTeX's Greek letter commands to the letters.
@@ -257,7 +229,7 @@ func conflicting(b *bibEntry, r Ref) bool {
 	if a := arxiv.Normalize(r.ArxivID); a != "" && b.arxiv != "" && a != b.arxiv {
 		return true
 	}
-	if d := NormalizeDOI(r.DOI); d != "" && b.doi != "" && d != b.doi {
+	if d := record.NormalizeDOI(r.DOI); d != "" && b.doi != "" && d != b.doi {
 		return true
 	}
 	return false

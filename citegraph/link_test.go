@@ -100,7 +100,7 @@ func TestNormalizeTitle(t *testing.T) {
 		{"  ", ""},
 	}
 	for _, tt := range tests {
-		if got := NormalizeTitle(tt.in); got != tt.want {
+		if got := record.NormalizeTitle(tt.in); got != tt.want {
 			t.Errorf("NormalizeTitle(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/arxivapi"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/store"
@@ -44,7 +43,7 @@ type Runner struct {
 type Result struct {
 	Input string
 	Key   string
-	Graph *Graph
+	Graph *record.Graph
 	// Requests says whether any request was made for this target (false
 	// on a re-run that reused stored responses).
 	Requests bool
@@ -75,7 +74,7 @@ func (s *Runner) All(ctx context.Context, inputs []string, workers int, onDone f
 			results[i] = Result{Input: in, Err: err}
 			continue
 		}
-		k := fetch.Key(id)
+		k := record.Key(id)
 		results[i] = Result{Input: in, Key: k}
 		if _, ok := first[k]; ok {
 			// Processing it twice at once would fetch every page twice.
@@ -139,7 +138,7 @@ func (s *Runner) Build(ctx context.Context, input string) Result {
 		res.Err = err
 		return res
 	}
-	res.Key = fetch.Key(id)
+	res.Key = record.Key(id)
 	res.Graph, res.Requests, res.Err = s.process(ctx, res.Key)
 	return res
 }
@@ -151,7 +150,7 @@ func (s *Runner) LookupArxiv(ctx context.Context, keys []string) error {
 	}
 	var want []string
 	for _, k := range keys {
-		if !s.Refresh && s.has(ctx, k, KindArxivMeta) {
+		if !s.Refresh && s.has(ctx, k, record.ArxivMetas.Name()) {
 			continue
 		}
 		want = append(want, k)
@@ -168,31 +167,16 @@ func (s *Runner) LookupArxiv(ctx context.Context, keys []string) error {
 		}
 		for _, k := range chunk {
 			e, ok := entries[k]
-			rec := arxivMeta{Found: ok, CheckedAt: time.Now().UTC().Format(time.RFC3339)}
+			rec := record.ArxivMeta{Found: ok, CheckedAt: time.Now().UTC().Format(time.RFC3339)}
 			if ok {
 				rec.Entry = &e
 			}
-			if _, err := s.Store.PutJSON(ctx, k, KindArxivMeta, rec, nil); err != nil {
+			if _, err := s.Store.PutJSON(ctx, k, record.ArxivMetas.Name(), rec, nil); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// arxivMeta is the stored answer of the arXiv API for one paper; Found
-// false records that arXiv does not know it, so it is not asked again.
-type arxivMeta struct {
-	Found     bool            `json:"found"`
-	CheckedAt string          `json:"checked_at"`
-	Entry     *arxivapi.Entry `json:"entry,omitempty"`
-}
-
-// s2References is the stored S2 answer for a target's references.
-type s2References struct {
-	Status string            `json:"status"`
-	Error  string            `json:"error,omitempty"`
-	List   *s2.ReferenceList `json:"list,omitempty"`
 }
 
 func (s *Runner) has(ctx context.Context, key, kind string) bool {
@@ -201,7 +185,7 @@ func (s *Runner) has(ctx context.Context, key, kind string) bool {
 }
 
 // process builds and stores one target's Graph.
-func (s *Runner) process(ctx context.Context, key string) (g *Graph, requested bool, err error) {
+func (s *Runner) process(ctx context.Context, key string) (g *record.Graph, requested bool, err error) {
 	defer func() {
 		status, msg := store.StatusDone, ""
 		if err != nil {
@@ -221,7 +205,7 @@ func (s *Runner) process(ctx context.Context, key string) (g *Graph, requested b
 
 	// The target's own S2 record tells whether S2 knows the paper at all.
 	var target *s2.Paper
-	refs := s2References{Status: S2OK}
+	refs := record.S2ReferenceList{Status: record.S2OK}
 	if s.S2 != nil {
 		target, requested, err = s.s2Target(ctx, key)
 		if err != nil {
@@ -244,7 +228,7 @@ func (s *Runner) process(ctx context.Context, key string) (g *Graph, requested b
 		}
 	}
 
-	g = &Graph{TargetID: key, S2Status: refs.Status}
+	g = &record.Graph{TargetID: key, S2Status: refs.Status}
 	if s.S2 == nil {
 		g.S2Status = "skipped"
 	}
@@ -257,7 +241,7 @@ func (s *Runner) process(ctx context.Context, key string) (g *Graph, requested b
 	}
 	g.Edges, g.Report = Link(key, doc, in)
 	g.Meta = s.meta(ctx, key, doc, target)
-	if _, err := s.Store.PutJSON(ctx, key, KindGraph, g, map[string]string{"s2_status": g.S2Status}); err != nil {
+	if _, err := s.Store.PutJSON(ctx, key, record.Graphs.Name(), g, map[string]string{"s2_status": g.S2Status}); err != nil {
 		return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
 	}
 	return g, requested, nil
@@ -266,7 +250,7 @@ func (s *Runner) process(ctx context.Context, key string) (g *Graph, requested b
 // document returns the target's stored Document, fetching it if allowed.
 func (s *Runner) document(ctx context.Context, key string) (*record.Document, error) {
 	var doc record.Document
-	_, err := s.Store.GetJSON(ctx, key, fetch.KindDocument, &doc)
+	_, err := s.Store.GetJSON(ctx, key, record.Documents.Name(), &doc)
 	if err == nil {
 		return &doc, nil
 	}
@@ -284,7 +268,7 @@ func (s *Runner) s2Target(ctx context.Context, key string) (*s2.Paper, bool, err
 		Paper *s2.Paper `json:"paper,omitempty"`
 	}
 	if !s.Refresh {
-		if _, err := s.Store.GetJSON(ctx, key, KindS2Paper, &stored); err == nil {
+		if _, err := s.Store.GetJSON(ctx, key, record.S2Papers.Name(), &stored); err == nil {
 			return stored.Paper, false, nil
 		}
 	}
@@ -297,42 +281,42 @@ func (s *Runner) s2Target(ctx context.Context, key string) (*s2.Paper, bool, err
 	default:
 		stored.Found, stored.Paper = true, p
 	}
-	if _, err := s.Store.PutJSON(ctx, key, KindS2Paper, stored, nil); err != nil {
+	if _, err := s.Store.PutJSON(ctx, key, record.S2Papers.Name(), stored, nil); err != nil {
 		return nil, true, err
 	}
 	return stored.Paper, true, nil
 }
 
 // s2References returns the target's S2 reference list, stored or asked.
-func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper) (s2References, bool, error) {
-	var refs s2References
+func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper) (record.S2ReferenceList, bool, error) {
+	var refs record.S2ReferenceList
 	if !s.Refresh {
-		if _, err := s.Store.GetJSON(ctx, key, KindS2References, &refs); err == nil {
+		if _, err := s.Store.GetJSON(ctx, key, record.S2References.Name(), &refs); err == nil {
 			return refs, false, nil
 		}
 	}
 	if target == nil {
 		// S2 does not know the paper: recorded as missing, edges come from
 		// the bibliography, and the run goes on.
-		refs = s2References{Status: S2Missing, Error: "semantic scholar has no paper " + s2.ArxivPaperID(key)}
+		refs = record.S2ReferenceList{Status: record.S2Missing, Error: "semantic scholar has no paper " + s2.ArxivPaperID(key)}
 	} else {
 		list, err := s.S2.References(ctx, s2.ArxivPaperID(key))
 		switch {
 		case errors.Is(err, s2.ErrNotFound):
-			refs = s2References{Status: S2Missing, Error: err.Error()}
+			refs = record.S2ReferenceList{Status: record.S2Missing, Error: err.Error()}
 		case err != nil:
 			return refs, true, err
 		default:
-			refs = s2References{Status: S2OK, List: list}
+			refs = record.S2ReferenceList{Status: record.S2OK, List: list}
 			switch {
 			case list.Elided:
-				refs.Status = S2Withheld
+				refs.Status = record.S2Withheld
 			case !list.Complete():
-				refs.Status = S2Partial
+				refs.Status = record.S2Partial
 			}
 		}
 	}
-	if _, err := s.Store.PutJSON(ctx, key, KindS2References, refs, map[string]string{"status": refs.Status}); err != nil {
+	if _, err := s.Store.PutJSON(ctx, key, record.S2References.Name(), refs, map[string]string{"status": refs.Status}); err != nil {
 		return refs, true, err
 	}
 	return refs, true, nil
@@ -343,7 +327,7 @@ func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper)
 func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList) (map[string]*s2.Paper, bool, error) {
 	filled := map[string]*s2.Paper{}
 	if !s.Refresh {
-		if _, err := s.Store.GetJSON(ctx, key, KindS2Batch, &filled); err == nil {
+		if _, err := s.Store.GetJSON(ctx, key, record.S2Batches.Name(), &filled); err == nil {
 			return filled, false, nil
 		}
 	}
@@ -370,7 +354,7 @@ func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList) (
 			}
 		}
 	}
-	if _, err := s.Store.PutJSON(ctx, key, KindS2Batch, filled, nil); err != nil {
+	if _, err := s.Store.PutJSON(ctx, key, record.S2Batches.Name(), filled, nil); err != nil {
 		return nil, true, err
 	}
 	return filled, len(ids) > 0, nil
@@ -448,13 +432,13 @@ func toRef(r s2.Reference, extra *s2.Paper) Ref {
 // meta assembles the target's metadata. The date that decides the split is
 // arXiv's v1 date from the arXiv API; without it, the year and month of the
 // ID (the month the paper entered arXiv) are used and the source says so.
-func (s *Runner) meta(ctx context.Context, key string, doc *record.Document, target *s2.Paper) TargetMeta {
-	m := TargetMeta{ArxivID: key, Sources: map[string]string{}}
+func (s *Runner) meta(ctx context.Context, key string, doc *record.Document, target *s2.Paper) record.TargetMeta {
+	m := record.TargetMeta{ArxivID: key, Sources: map[string]string{}}
 	if doc != nil && doc.Title != nil {
 		m.Title, m.Sources["title"] = *doc.Title, "html"
 	}
-	var am arxivMeta
-	if _, err := s.Store.GetJSON(ctx, key, KindArxivMeta, &am); err == nil && am.Entry != nil {
+	var am record.ArxivMeta
+	if _, err := s.Store.GetJSON(ctx, key, record.ArxivMetas.Name(), &am); err == nil && am.Entry != nil {
 		e := am.Entry
 		m.Published, m.Sources["published"] = e.Published.UTC().Format("2006-01-02"), "arxiv-api"
 		m.PrimaryCategory, m.Categories = e.PrimaryCategory, e.Categories

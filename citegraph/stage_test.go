@@ -204,7 +204,7 @@ func newStageEnv(t *testing.T) *stageEnv {
 func (e *stageEnv) putDoc(key, file string) *record.Document {
 	e.t.Helper()
 	doc := fixtureDocument(e.t, file, key)
-	if _, err := e.store.PutJSON(e.ctx, key, fetch.KindDocument, doc, map[string]string{"source": doc.Source}); err != nil {
+	if _, err := e.store.PutJSON(e.ctx, key, record.Documents.Name(), doc, map[string]string{"source": doc.Source}); err != nil {
 		e.t.Fatal(err)
 	}
 	if len(doc.References) == 0 {
@@ -254,10 +254,10 @@ func (e *stageEnv) run(r *Runner, inputs ...string) []Result {
 }
 
 // graph returns the stored Graph of key and its blob.
-func (e *stageEnv) graph(key string) (*Graph, store.Hash) {
+func (e *stageEnv) graph(key string) (*record.Graph, store.Hash) {
 	e.t.Helper()
-	var g Graph
-	rec, err := e.store.GetJSON(e.ctx, key, KindGraph, &g)
+	var g record.Graph
+	rec, err := e.store.GetJSON(e.ctx, key, record.Graphs.Name(), &g)
 	if err != nil {
 		e.t.Fatalf("stored graph of %s: %v", key, err)
 	}
@@ -367,7 +367,7 @@ func TestStageLargeList(t *testing.T) {
 	}
 
 	g := res.Graph
-	if g.S2Status != S2OK || g.Report.S2Edges != 1234 || g.Report.Unresolved != 1234/25 {
+	if g.S2Status != record.S2OK || g.Report.S2Edges != 1234 || g.Report.Unresolved != 1234/25 {
 		t.Errorf("status %q, %d S2 edges (%d unresolved); want ok, 1234 (49)", g.S2Status, g.Report.S2Edges, g.Report.Unresolved)
 	}
 	if g.Report.Bibliography != len(doc.References) || len(g.Edges) != g.Report.Bibliography+g.Report.S2Only {
@@ -444,7 +444,7 @@ func TestStageLargeList(t *testing.T) {
 	// A changed linker input (here the bibliography) is linked again from
 	// the stored responses.
 	doc.References = doc.References[10:]
-	if _, err := e.store.PutJSON(e.ctx, key, fetch.KindDocument, doc, nil); err != nil {
+	if _, err := e.store.PutJSON(e.ctx, key, record.Documents.Name(), doc, nil); err != nil {
 		t.Fatal(err)
 	}
 	relinked := e.run(e.runner(testKey, false), key)[0]
@@ -551,7 +551,7 @@ func TestStageFallbacks(t *testing.T) {
 
 	// Withheld: the bibliography, never zero references.
 	g := byKey[withheld].Graph
-	if g.S2Status != S2Withheld || g.Disclaimer != disclaimer {
+	if g.S2Status != record.S2Withheld || g.Disclaimer != disclaimer {
 		t.Errorf("withheld: status %q disclaimer %q", g.S2Status, g.Disclaimer)
 	}
 	if n := len(docs[withheld].References); len(g.Edges) != n || n == 0 || g.Report.Bibliography != n || g.Report.S2Edges != 0 {
@@ -566,15 +566,15 @@ func TestStageFallbacks(t *testing.T) {
 	if got := e.requestsByOffset("ARXIV:" + withheld); len(got) != 1 || got[0] != 1 {
 		t.Errorf("withheld: pages fetched %v, want offset 0 once", got)
 	}
-	var refs s2References
-	if rec, err := e.store.GetJSON(e.ctx, withheld, KindS2References, &refs); err != nil || rec.Meta["status"] != S2Withheld || !refs.List.Elided {
+	var refs record.S2ReferenceList
+	if rec, err := e.store.GetJSON(e.ctx, withheld, record.S2References.Name(), &refs); err != nil || rec.Meta["status"] != record.S2Withheld || !refs.List.Elided {
 		t.Errorf("withheld: stored references %+v, %v", refs, err)
 	}
 
 	// Unknown: recorded as not found, edges from the bibliography, and no
 	// reference list asked for.
 	g = byKey[unknown].Graph
-	if g.S2Status != S2Missing || len(g.Edges) != len(docs[unknown].References) || g.Report.S2Edges != 0 {
+	if g.S2Status != record.S2Missing || len(g.Edges) != len(docs[unknown].References) || g.Report.S2Edges != 0 {
 		t.Errorf("unknown: status %q, %d edges for %d entries", g.S2Status, len(g.Edges), len(docs[unknown].References))
 	}
 	if r := e.s2.RequestsTo(s2test.PaperPath("ARXIV:" + unknown)); len(r) != 1 || r[0].Status != http.StatusNotFound {
@@ -586,7 +586,7 @@ func TestStageFallbacks(t *testing.T) {
 
 	// Unresolved references are edges too, under S2's raw titles.
 	g = byKey[unresolved].Graph
-	if g.S2Status != S2OK || g.Report.S2Edges != 156 || g.Report.Unresolved != 9 || len(rawTitles) != 9 {
+	if g.S2Status != record.S2OK || g.Report.S2Edges != 156 || g.Report.Unresolved != 9 || len(rawTitles) != 9 {
 		t.Errorf("unresolved: status %q, %d S2 edges, %d unresolved (%d recorded)", g.S2Status, g.Report.S2Edges, g.Report.Unresolved, len(rawTitles))
 	}
 	kept := 0
@@ -632,7 +632,7 @@ func TestStageRateLimited(t *testing.T) {
 	e.s2.Script(s2test.BatchPath, s2test.TooManyRequests, 2)
 
 	results := e.run(e.runner(testKey, false), retried, blocked, calm)
-	if r := results[0]; r.Err != nil || r.Graph.Report.S2Edges != 30 || r.Graph.S2Status != S2OK {
+	if r := results[0]; r.Err != nil || r.Graph.Report.S2Edges != 30 || r.Graph.S2Status != record.S2OK {
 		t.Errorf("retried: %+v", r)
 	}
 	var statuses []int
@@ -654,7 +654,7 @@ func TestStageRateLimited(t *testing.T) {
 	if en := e.ledger(blocked); en.Status != store.StatusFailed || !strings.Contains(en.Error, blocked) || !strings.Contains(en.Error, "429") {
 		t.Errorf("blocked: ledger %+v", en)
 	}
-	if _, _, err := e.store.GetBytes(e.ctx, blocked, KindGraph); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := e.store.GetBytes(e.ctx, blocked, record.Graphs.Name()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("blocked: a graph was stored (%v)", err)
 	}
 	if n := len(e.s2.RequestsTo(s2test.PaperPath("ARXIV:" + blocked))); n != 5 {
@@ -721,8 +721,8 @@ func TestStageTargetMetadata(t *testing.T) {
 	if q := e.api.requests(); len(q) != 1 || !strings.Contains(q[0], listed) || !strings.Contains(q[0], unlisted) {
 		t.Errorf("arXiv API requests %q", q)
 	}
-	var am arxivMeta
-	if _, err := e.store.GetJSON(e.ctx, unlisted, KindArxivMeta, &am); err != nil || am.Found {
+	var am record.ArxivMeta
+	if _, err := e.store.GetJSON(e.ctx, unlisted, record.ArxivMetas.Name(), &am); err != nil || am.Found {
 		t.Errorf("unlisted: stored %+v, %v", am, err)
 	}
 	e.api.reset()
@@ -1031,7 +1031,7 @@ func TestStageFetchesMissingDocument(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	var doc record.Document
-	if _, err := e.store.GetJSON(e.ctx, key, fetch.KindDocument, &doc); err != nil || len(doc.References) != res.Graph.Report.Bibliography {
+	if _, err := e.store.GetJSON(e.ctx, key, record.Documents.Name(), &doc); err != nil || len(doc.References) != res.Graph.Report.Bibliography {
 		t.Errorf("stored document: %d references, %v", len(doc.References), err)
 	}
 	if res = run(); res.Err != nil || len(site.Hits("")) != 1 {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/citegraph"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -35,12 +34,12 @@ func openStore(t *testing.T) *store.Store {
 }
 
 // putTarget stores doc and its graph under key as fetch and citegraph do.
-func putTarget(t *testing.T, st *store.Store, key string, doc *record.Document, g *citegraph.Graph) {
+func putTarget(t *testing.T, st *store.Store, key string, doc *record.Document, g *record.Graph) {
 	t.Helper()
-	if _, err := st.PutJSON(t.Context(), key, fetch.KindDocument, doc, nil); err != nil {
+	if _, err := st.PutJSON(t.Context(), key, record.Documents.Name(), doc, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutJSON(t.Context(), key, citegraph.KindGraph, g, nil); err != nil {
+	if _, err := st.PutJSON(t.Context(), key, record.Graphs.Name(), g, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -92,7 +91,7 @@ const handEdges = 10
 // and extends [3] and answers the failure of [5]; [7] is a tool, [8] a
 // baseline, [1, 2, 4, 6] background; one S2 edge is influential but never
 // mentioned, another has only a context that is not in the page.
-func handPaper(extra ...string) (*record.Document, *citegraph.Graph) {
+func handPaper(extra ...string) (*record.Document, *record.Graph) {
 	title := "Sparse Routers for Long Documents"
 	intro := []string{
 		"Long documents remain hard for attention models. " + sentBuildOn + " " + sentFails,
@@ -144,7 +143,7 @@ func handPaper(extra ...string) (*record.Document, *citegraph.Graph) {
 		record.Edge{TargetID: doc.ID, S2PaperID: &s2b, Intents: []string{"background"},
 			Contexts: []string{"We build on the ideas of this unseen paper, as the PDF says."}, Link: record.LinkNone},
 	)
-	return doc, &citegraph.Graph{TargetID: "2601.00001", S2Status: citegraph.S2OK, Edges: edges, Report: rep}
+	return doc, &record.Graph{TargetID: "2601.00001", S2Status: record.S2OK, Edges: edges, Report: rep}
 }
 
 // fullText renders title, abstract and sections as latexml does.

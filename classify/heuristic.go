@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/record"
 )
 
@@ -138,7 +137,7 @@ type scored struct {
 }
 
 // heuristic classifies every edge of g from the evidence the pipeline has.
-func heuristic(doc *record.Document, g *citegraph.Graph, keys []string, target string) *Selections {
+func heuristic(doc *record.Document, g *record.Graph, keys []string, target string) *record.Selections {
 	secs := sectionMap(doc)
 	ver := NewVerifier(doc)
 	byKey := map[string][]record.Mention{}
@@ -187,7 +186,7 @@ func heuristic(doc *record.Document, g *citegraph.Graph, keys []string, target s
 		n++
 	}
 
-	out := &Selections{
+	out := &record.Selections{
 		TargetID:      target,
 		Model:         HeuristicModel,
 		PromptVersion: HeuristicPromptVersion,
@@ -219,7 +218,7 @@ func heuristic(doc *record.Document, g *citegraph.Graph, keys []string, target s
 		}
 		out.Selections[i] = sel
 	}
-	out.count()
+	out.Count()
 	return out
 }
 

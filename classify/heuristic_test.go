@@ -143,7 +143,7 @@ func TestHeuristicFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			edges, rep := citegraph.Link(doc.ID, doc, nil)
-			g := &citegraph.Graph{TargetID: doc.ID, S2Status: citegraph.S2Withheld, Edges: edges, Report: rep}
+			g := &record.Graph{TargetID: doc.ID, S2Status: record.S2Withheld, Edges: edges, Report: rep}
 			out, err := (&Stage{}).Classify(t.Context(), doc, g)
 			if err != nil {
 				t.Fatal(err)
@@ -288,7 +288,7 @@ func TestRefKeys(t *testing.T) {
 		{RefKey: s("edge:7")}, // a bibliography key that looks like a fallback
 		{},
 	}
-	got := RefKeys(edges)
+	got := record.RefKeys(edges)
 	want := []string{"bib.bib1", "s2:abc", "edge:3", "edge:4", "edge:5", "edge:7", "edge:7.2"}
 	if !slices.Equal(got, want) {
 		t.Errorf("RefKeys = %q, want %q", got, want)
@@ -297,7 +297,7 @@ func TestRefKeys(t *testing.T) {
 
 func TestHeuristicEmptyGraph(t *testing.T) {
 	doc, _ := handPaper()
-	out, err := (&Stage{}).Classify(t.Context(), doc, &citegraph.Graph{TargetID: "x"})
+	out, err := (&Stage{}).Classify(t.Context(), doc, &record.Graph{TargetID: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}

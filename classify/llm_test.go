@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/llm/prompts"
@@ -28,7 +27,7 @@ type llmEnv struct {
 	stage  *Stage
 }
 
-func newLLMEnv(t *testing.T, doc *record.Document, g *citegraph.Graph, reply func(n int, req chatRequest) fakeReply) *llmEnv {
+func newLLMEnv(t *testing.T, doc *record.Document, g *record.Graph, reply func(n int, req chatRequest) fakeReply) *llmEnv {
 	t.Helper()
 	e := &llmEnv{st: openStore(t), srv: newFakeLLM(t, reply)}
 	putTarget(t, e.st, handKey, doc, g)
@@ -274,8 +273,8 @@ func TestLLMFailures(t *testing.T) {
 				t.Fatalf("result = %+v", res)
 			}
 			e := ledger(t, env.st, handKey)
-			var f Failure
-			if _, err := env.st.GetJSON(t.Context(), handKey, KindFailure, &f); err != nil {
+			var f record.ClassifyFailure
+			if _, err := env.st.GetJSON(t.Context(), handKey, record.ClassifyFailures.Name(), &f); err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range tt.reason {
@@ -292,7 +291,7 @@ func TestLLMFailures(t *testing.T) {
 			if tt.raw && f.Attempts != 3 {
 				t.Errorf("failure says %d attempts", f.Attempts)
 			}
-			if _, err := env.st.GetJSON(t.Context(), handKey, KindSelections, new(Selections)); !errors.Is(err, store.ErrNotFound) {
+			if _, err := env.st.GetJSON(t.Context(), handKey, record.SelectionSets.Name(), new(record.Selections)); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("selections stored for a failed target: %v", err)
 			}
 		})
@@ -316,9 +315,9 @@ func TestLLMInjection(t *testing.T) {
 	type outcome struct {
 		system, user, followUp string
 		format                 any
-		sel                    *Selections
+		sel                    *record.Selections
 	}
-	run := func(doc *record.Document, g *citegraph.Graph) outcome {
+	run := func(doc *record.Document, g *record.Graph) outcome {
 		env := newLLMEnv(t, doc, g, replies)
 		res, err := env.stage.Process(t.Context(), handKey)
 		if err != nil {
@@ -369,7 +368,7 @@ func TestLLMInjection(t *testing.T) {
 
 func TestLLMNoReferences(t *testing.T) {
 	doc, _ := handPaper()
-	env := newLLMEnv(t, doc, &citegraph.Graph{TargetID: handKey}, sequence(ok("{}")))
+	env := newLLMEnv(t, doc, &record.Graph{TargetID: handKey}, sequence(ok("{}")))
 	res, err := env.stage.Process(t.Context(), handKey)
 	if err != nil {
 		t.Fatal(err)

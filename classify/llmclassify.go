@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/llm/prompts"
 	"github.com/groundwork/curate/record"
@@ -98,7 +97,7 @@ var delimiters = regexp.MustCompile(`(?i)<\s*(/?)\s*(paper|references)`)
 func fence(s string) string { return delimiters.ReplaceAllString(s, "‹$1$2") }
 
 // render builds the system and user prompts within the token budget.
-func render(p *prompts.Prompt, doc *record.Document, g *citegraph.Graph, budget int) (system, user string, err error) {
+func render(p *prompts.Prompt, doc *record.Document, g *record.Graph, budget int) (system, user string, err error) {
 	d := promptData{Labels: record.Labels(), N: len(g.Edges)}
 	refText := map[string]string{}
 	if doc != nil {
@@ -293,9 +292,9 @@ type jsonCompleter interface {
 
 // classifyLLM asks the model once for all edges and turns the validated
 // answer into selections, keeping only quotes that occur in the target.
-func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *citegraph.Graph, keys []string,
-	target, model string, p *prompts.Prompt) (*Selections, error) {
-	out := &Selections{
+func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record.Graph, keys []string,
+	target, model string, p *prompts.Prompt) (*record.Selections, error) {
+	out := &record.Selections{
 		TargetID:      target,
 		Model:         model,
 		PromptVersion: p.Version,
@@ -369,7 +368,7 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *citegr
 		}
 		out.Selections[i] = sel
 	}
-	out.count()
+	out.Count()
 	out.ServedBy = resp.Model
 	out.Attempts = resp.Attempts
 	out.InvalidAnswers = max(resp.Attempts-1, 0)

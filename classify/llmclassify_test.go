@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/record"
 )
 
@@ -220,7 +219,7 @@ func TestRenderBudget(t *testing.T) {
 			t.Errorf("trimmed prompt lacks %q", want)
 		}
 	}
-	_, _, err = render(p, doc, &citegraph.Graph{}, 10)
+	_, _, err = render(p, doc, &record.Graph{}, 10)
 	if err != nil {
 		t.Errorf("render with a tiny budget: %v", err)
 	}

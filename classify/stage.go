@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/citegraph"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/llm/prompts"
 	"github.com/groundwork/curate/record"
@@ -26,88 +24,20 @@ import (
 // usage.
 const StageName = "classify"
 
-// Record kinds the classify stage writes for a target.
-const (
-	KindSelections = "selections"       // the Selections
-	KindFailure    = "classify-failure" // the last Failure, kept for inspection
-)
-
 // HeuristicModel is the model name of the heuristic backend's outputs.
 const HeuristicModel = llm.HeuristicModel
 
 // DefaultBudget is the prompt token budget when Stage.Budget is 0.
 const DefaultBudget = 12000
 
-// Selections is what the stage stores for a target (kind "selections"):
-// exactly one Selection per edge of the target's Graph, in edge order.
-type Selections struct {
-	TargetID      string `json:"target_id"`
-	Model         string `json:"model"`
-	PromptVersion string `json:"prompt_version"`
-	// ServedBy is the model name the endpoint reported, which may be more
-	// specific than Model ("gpt-4o-mini-2024-07-18").
-	ServedBy string `json:"served_by,omitempty"`
-	// InputDigest hashes what the selections were made from (document,
-	// edges, prompt file, budget); a stored record with another digest is
-	// redone.
-	InputDigest string             `json:"input_digest"`
-	Selections  []record.Selection `json:"selections"`
-	Sources     int                `json:"sources"`
-	QuotesKept  int                `json:"quotes_kept"`
-	// QuotesDropped counts quotes of sources that did not occur in the
-	// target's text (or were too short to be evidence).
-	QuotesDropped int `json:"quotes_dropped"`
-	// Unquoted lists the ref keys of sources left without a verified
-	// quote: they keep their role, flagged here.
-	Unquoted []string `json:"unquoted_sources,omitempty"`
-	// InvalidAnswers counts the model's answers that failed validation and
-	// were asked again; Attempts is all answers requested (0: none, as for
-	// the heuristic or a target without references).
-	InvalidAnswers int       `json:"invalid_answers"`
-	Attempts       int       `json:"attempts"`
-	Usage          llm.Usage `json:"usage"`
-	// CachedAnswer says the model's answer came from the LLM cache.
-	CachedAnswer bool      `json:"cached_answer,omitempty"`
-	CreatedAt    time.Time `json:"created_at"`
-	// Suspect lists why the selections look implausible (Plausibility);
-	// a suspect target is held back unless asked for by name.
-	Suspect []string `json:"suspect,omitempty"`
-}
-
-// count fills Sources and Unquoted from the selections.
-func (s *Selections) count() {
-	s.Sources, s.Unquoted = 0, nil
-	for _, sel := range s.Selections {
-		if sel.Role == record.RoleSource {
-			s.Sources++
-			if len(sel.Quotes) == 0 {
-				s.Unquoted = append(s.Unquoted, sel.RefKey)
-			}
-		}
-	}
-}
-
-// Failure is what the stage stores (kind "classify-failure") when a target
-// could not be classified: the reason and, for an unusable model answer,
-// the answer as the model gave it.
-type Failure struct {
-	TargetID      string    `json:"target_id"`
-	Model         string    `json:"model"`
-	PromptVersion string    `json:"prompt_version"`
-	Reason        string    `json:"reason"`
-	Raw           string    `json:"raw,omitempty"`
-	Attempts      int       `json:"attempts,omitempty"`
-	At            time.Time `json:"at"`
-}
-
 // Result is the outcome of Process for one target.
 type Result struct {
 	TargetID   string
-	Selections *Selections // nil when the target failed
+	Selections *record.Selections // nil when the target failed
 	// Stored says the selections were already in the store: nothing was
 	// classified and no model was called.
 	Stored  bool
-	Failure *Failure // set when the classification itself failed
+	Failure *record.ClassifyFailure // set when the classification itself failed
 }
 
 // Stage classifies the references of targets. Its methods are safe for
@@ -177,7 +107,7 @@ func (s *Stage) budget() int { return cmp.Or(s.Budget, DefaultBudget) }
 // touched. The heuristic backend never fails; the LLM backend returns an
 // error wrapping the llm error (*llm.InvalidError keeps the raw answer)
 // when the model gave no usable answer.
-func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *citegraph.Graph) (*Selections, error) {
+func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *record.Graph) (*record.Selections, error) {
 	if g == nil {
 		return nil, errors.New("classify: no reference graph")
 	}
@@ -186,8 +116,8 @@ func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *citegraph
 	if err != nil {
 		return nil, fmt.Errorf("classify %s: %w", target, err)
 	}
-	keys := RefKeys(g.Edges)
-	var out *Selections
+	keys := record.RefKeys(g.Edges)
+	var out *record.Selections
 	if heur {
 		out = heuristic(doc, g, keys, target)
 		if s.Meter != nil {
@@ -224,13 +154,13 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 		return res, err
 	}
 	var doc record.Document
-	if _, err := s.Store.GetJSON(ctx, targetKey, fetch.KindDocument, &doc); err != nil {
+	if _, err := s.Store.GetJSON(ctx, targetKey, record.Documents.Name(), &doc); err != nil {
 		err = fmt.Errorf("classify %s: read document: %w", targetKey, err)
 		s.mark(ctx, targetKey, store.StatusFailed, err)
 		return res, err
 	}
-	var g citegraph.Graph
-	if _, err := s.Store.GetJSON(ctx, targetKey, citegraph.KindGraph, &g); err != nil {
+	var g record.Graph
+	if _, err := s.Store.GetJSON(ctx, targetKey, record.Graphs.Name(), &g); err != nil {
 		err = fmt.Errorf("classify %s: read reference graph: %w", targetKey, err)
 		s.mark(ctx, targetKey, store.StatusFailed, err)
 		return res, err
@@ -251,7 +181,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 			// record saying what it says now.
 			if suspect := s.Plausibility.Check(old.Selections); !slices.Equal(suspect, old.Suspect) {
 				old.Suspect = suspect
-				if _, err := s.Store.PutJSON(ctx, targetKey, KindSelections, old, selectionsMeta(old)); err != nil {
+				if _, err := s.Store.PutJSON(ctx, targetKey, record.SelectionSets.Name(), old, selectionsMeta(old)); err != nil {
 					err = fmt.Errorf("classify %s: %w", targetKey, err)
 					s.mark(ctx, targetKey, store.StatusFailed, err)
 					return res, err
@@ -267,7 +197,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	}
 	sels, err := s.Classify(ctx, &doc, &g)
 	if err != nil {
-		res.Failure = &Failure{
+		res.Failure = &record.ClassifyFailure{
 			TargetID: targetKey, Model: model, PromptVersion: version,
 			Reason: err.Error(), At: time.Now().UTC(),
 		}
@@ -275,7 +205,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 		if errors.As(err, &ie) {
 			res.Failure.Raw, res.Failure.Attempts = ie.Raw, ie.Attempts
 		}
-		if _, perr := s.Store.PutJSON(context.WithoutCancel(ctx), targetKey, KindFailure, res.Failure,
+		if _, perr := s.Store.PutJSON(context.WithoutCancel(ctx), targetKey, record.ClassifyFailures.Name(), res.Failure,
 			map[string]string{"model": model, "prompt_version": version}); perr != nil {
 			s.log().Error("classify: store failure record", "target", targetKey, "err", perr)
 		}
@@ -287,7 +217,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	if len(sels.Suspect) > 0 {
 		s.log().Warn("classify: implausible selections held back as suspect", "target", targetKey, "model", sels.Model, "reasons", sels.Suspect)
 	}
-	if _, err := s.Store.PutJSON(ctx, targetKey, KindSelections, sels, selectionsMeta(sels)); err != nil {
+	if _, err := s.Store.PutJSON(ctx, targetKey, record.SelectionSets.Name(), sels, selectionsMeta(sels)); err != nil {
 		err = fmt.Errorf("classify %s: %w", targetKey, err)
 		s.mark(ctx, targetKey, store.StatusFailed, err)
 		return res, err
@@ -303,7 +233,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 }
 
 // selectionsMeta is the record metadata of stored selections.
-func selectionsMeta(sels *Selections) map[string]string {
+func selectionsMeta(sels *record.Selections) map[string]string {
 	meta := map[string]string{"model": sels.Model, "prompt_version": sels.PromptVersion, "sources": strconv.Itoa(sels.Sources)}
 	if len(sels.Suspect) > 0 {
 		meta["suspect"] = strings.Join(sels.Suspect, "; ")
@@ -312,7 +242,7 @@ func selectionsMeta(sels *Selections) map[string]string {
 }
 
 // markSelections records done, or suspect with the reasons.
-func (s *Stage) markSelections(ctx context.Context, key string, sels *Selections) {
+func (s *Stage) markSelections(ctx context.Context, key string, sels *record.Selections) {
 	if len(sels.Suspect) == 0 {
 		s.mark(ctx, key, store.StatusDone, nil)
 		return
@@ -323,9 +253,9 @@ func (s *Stage) markSelections(ctx context.Context, key string, sels *Selections
 }
 
 // stored returns the target's stored selections, or nil.
-func (s *Stage) stored(ctx context.Context, key string) *Selections {
-	var old Selections
-	if _, err := s.Store.GetJSON(ctx, key, KindSelections, &old); err != nil {
+func (s *Stage) stored(ctx context.Context, key string) *record.Selections {
+	var old record.Selections
+	if _, err := s.Store.GetJSON(ctx, key, record.SelectionSets.Name(), &old); err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
 			s.log().Warn("classify: stored selections unreadable; classifying again", "target", key, "err", err)
 		}
@@ -347,40 +277,10 @@ func (s *Stage) mark(ctx context.Context, key, status string, err error) {
 	}
 }
 
-// RefKeys returns the ref_key of each edge, in order, unique within the
-// target: the bibliography key when the edge has one ("bib.bib12"), else
-// "s2:" and the Semantic Scholar paper ID, else "edge:N" with N the edge's
-// 1-based position in the Graph (the number the prompt gives it). A key
-// already taken by an earlier edge (S2 listing a paper twice) falls back to
-// the position, with ".2", ".3", … appended in the unlikely case that is
-// taken too.
-func RefKeys(edges []record.Edge) []string {
-	keys := make([]string, len(edges))
-	used := make(map[string]bool, len(edges))
-	for i, e := range edges {
-		k := ""
-		switch {
-		case e.RefKey != nil && *e.RefKey != "":
-			k = *e.RefKey
-		case e.S2PaperID != nil && *e.S2PaperID != "":
-			k = "s2:" + *e.S2PaperID
-		}
-		if k == "" || used[k] {
-			k = "edge:" + strconv.Itoa(i+1)
-			for j := 2; used[k]; j++ {
-				k = "edge:" + strconv.Itoa(i+1) + "." + strconv.Itoa(j)
-			}
-		}
-		used[k] = true
-		keys[i] = k
-	}
-	return keys
-}
-
 // inputDigest hashes what a classification depends on besides the model:
 // the document, the edges and, for the LLM, the prompt file and the
 // budget.
-func inputDigest(doc *record.Document, g *citegraph.Graph, p *prompts.Prompt, heuristic bool, budget int) string {
+func inputDigest(doc *record.Document, g *record.Graph, p *prompts.Prompt, heuristic bool, budget int) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	// Encoding a Document and Edges cannot fail: strings, numbers, slices.

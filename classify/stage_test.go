@@ -13,10 +13,10 @@ import (
 const handKey = "2601.00001"
 
 // storedSelections reads the stored selections of key.
-func storedSelections(t *testing.T, st *store.Store, key string) *Selections {
+func storedSelections(t *testing.T, st *store.Store, key string) *record.Selections {
 	t.Helper()
-	var s Selections
-	if _, err := st.GetJSON(t.Context(), key, KindSelections, &s); err != nil {
+	var s record.Selections
+	if _, err := st.GetJSON(t.Context(), key, record.SelectionSets.Name(), &s); err != nil {
 		t.Fatal(err)
 	}
 	return &s

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/citegraph"
-	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/record"
 )
 
@@ -48,7 +46,7 @@ const (
 // citegraph Graph (edges and metadata), the classifier's Selections, the
 // gold card and the cards of the selected sources.
 type TargetInputs struct {
-	Graph      citegraph.Graph
+	Graph      record.Graph
 	Selections []record.Selection
 	Gold       *record.Card // nil when the target has no gold card
 	Sources    []SourceInput
@@ -62,7 +60,7 @@ type TargetInputs struct {
 
 // SourceInput is the summarize stage's output for one selected source.
 type SourceInput struct {
-	RefKey    string       // the Selection's RefKey (classify.RefKeys)
+	RefKey    string       // the Selection's RefKey (record.RefKeys)
 	Card      *record.Card // nil when the source could not be summarized
 	TextLevel string       // record.TextFull or record.TextAbstract
 }
@@ -238,7 +236,7 @@ func consolidate(t *TargetInputs, opts Options, tmpl *Template, createdAt string
 func selectSources(t *TargetInputs, target []identity) ([]record.InstanceSource, string) {
 	// Selections name edges by the classify stage's keys.
 	edges := make(map[string]int, len(t.Graph.Edges))
-	for i, k := range classify.RefKeys(t.Graph.Edges) {
+	for i, k := range record.RefKeys(t.Graph.Edges) {
 		edges[k] = i
 	}
 	cards := make(map[string]SourceInput, len(t.Sources))

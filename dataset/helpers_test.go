@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/record"
 )
 
@@ -87,9 +86,9 @@ func hashN(s string) int {
 
 func makeTargetWith(id, published, cat string, specs []srcSpec) TargetInputs {
 	t := TargetInputs{
-		Graph: citegraph.Graph{
+		Graph: record.Graph{
 			TargetID: id,
-			Meta: citegraph.TargetMeta{
+			Meta: record.TargetMeta{
 				ArxivID: id, Title: "Target paper " + id + " about " + text(id+"/title", 4),
 				Published: published, PrimaryCategory: cat, Categories: []string{cat, "cs.AI"},
 				DOI: "10.48550/arXiv." + id, S2PaperID: "s2-target-" + id,

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/record"
 )
 
@@ -13,7 +12,7 @@ const (
 	MatchArxivID = "arxiv_id"    // arXiv ID without version
 	MatchDOI     = "doi"         // DOI, lower case, resolver prefix removed
 	MatchS2      = "s2_paper_id" // Semantic Scholar paper ID
-	MatchTitle   = "title"       // normalized title (citegraph.NormalizeTitle)
+	MatchTitle   = "title"       // normalized title (record.NormalizeTitle)
 )
 
 // minTitleWords and minTitleLen keep short, generic titles ("Introduction",
@@ -37,7 +36,7 @@ func paperIdentities(arxivID, doi, s2, title string) []identity {
 	if a := arxiv.Normalize(arxivID); a != "" {
 		ids = append(ids, identity{MatchArxivID, a})
 	}
-	if d := citegraph.NormalizeDOI(doi); d != "" {
+	if d := record.NormalizeDOI(doi); d != "" {
 		ids = append(ids, identity{MatchDOI, d})
 	}
 	if s := strings.TrimSpace(s2); s != "" {
@@ -52,7 +51,7 @@ func paperIdentities(arxivID, doi, s2, title string) []identity {
 // titleKey is the normalized title used as an identity, or "" when the
 // title is too short to identify a paper.
 func titleKey(title string) string {
-	t := citegraph.NormalizeTitle(title)
+	t := record.NormalizeTitle(title)
 	if len(t) < minTitleLen || len(strings.Fields(t)) < minTitleWords {
 		return ""
 	}

@@ -35,7 +35,7 @@ type Records interface {
 func LoadTargets(ctx context.Context, st Records, ids []string) ([]TargetInputs, []Dropped, error) {
 	if ids == nil {
 		var err error
-		if ids, err = st.Items(ctx, citegraph.KindGraph); err != nil {
+		if ids, err = st.Items(ctx, record.Graphs.Name()); err != nil {
 			return nil, nil, fmt.Errorf("load dataset targets: %w", err)
 		}
 	}
@@ -52,12 +52,12 @@ func LoadTargets(ctx context.Context, st Records, ids []string) ([]TargetInputs,
 			dropped = append(dropped, Dropped{TargetID: id, Reason: DropInvalidID, Detail: err.Error()})
 			continue
 		}
-		t, missing, err := loadTarget(ctx, st, fetch.Key(aid))
+		t, missing, err := loadTarget(ctx, st, record.Key(aid))
 		if err != nil {
 			return nil, nil, err
 		}
 		if missing == "" {
-			if missing, err = failedStage(ctx, st, fetch.Key(aid)); err != nil {
+			if missing, err = failedStage(ctx, st, record.Key(aid)); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -112,22 +112,22 @@ func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, mi
 		return true, nil
 	}
 	var (
-		sels classify.Selections
-		res  summarize.Result
+		sels record.Selections
+		res  record.Summary
 	)
 	for _, r := range []struct {
 		kind, stage string
 		v           any
 	}{
-		{citegraph.KindGraph, citegraph.Stage, &t.Graph},
-		{classify.KindSelections, classify.StageName, &sels},
-		{summarize.KindResult, "summarize", &res},
+		{record.Graphs.Name(), citegraph.Stage, &t.Graph},
+		{record.SelectionSets.Name(), classify.StageName, &sels},
+		{record.Summaries.Name(), "summarize", &res},
 	} {
 		ok, err := get(r.kind, r.stage, r.v)
 		if err != nil {
 			return TargetInputs{}, missing, err
 		}
-		if !ok && r.kind == summarize.KindResult && len(sels.Suspect) > 0 {
+		if !ok && r.kind == record.Summaries.Name() && len(sels.Suspect) > 0 {
 			// A suspect target is not summarized: it is dropped for what
 			// it is, not as incomplete.
 			missing = ""
@@ -148,7 +148,7 @@ func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, mi
 		t.Sources = append(t.Sources, SourceInput{RefKey: s.Key, Card: s.Card, TextLevel: s.TextLevel})
 	}
 	var doc record.Document
-	if ok, err := get(fetch.KindDocument, fetch.Stage, &doc); err != nil {
+	if ok, err := get(record.Documents.Name(), fetch.Stage, &doc); err != nil {
 		return TargetInputs{}, "", err
 	} else if ok {
 		t.MentionOrder = mentionOrder(&doc)
@@ -160,14 +160,14 @@ func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, mi
 // (citation contexts, author lists, the abstracts of references that are
 // not sources), so a corpus of thousands of targets fits in memory. Edges
 // themselves stay: their positions name the references.
-func trimEdges(g *citegraph.Graph, sels []record.Selection) {
+func trimEdges(g *record.Graph, sels []record.Selection) {
 	source := map[string]bool{}
 	for _, s := range sels {
 		if s.Role == record.RoleSource {
 			source[s.RefKey] = true
 		}
 	}
-	for i, k := range classify.RefKeys(g.Edges) {
+	for i, k := range record.RefKeys(g.Edges) {
 		e := &g.Edges[i]
 		e.Contexts, e.Authors, e.MentionSections = nil, nil, nil
 		if !source[k] {

@@ -5,12 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/groundwork/curate/citegraph"
-	"github.com/groundwork/curate/classify"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/summarize"
 )
 
 // putTarget stores t the way the citegraph, classify, summarize and fetch
@@ -23,19 +19,19 @@ func putTarget(t *testing.T, st *store.Store, key string, in TargetInputs, withS
 			t.Fatal(err)
 		}
 	}
-	put(citegraph.KindGraph, in.Graph)
-	put(classify.KindSelections, classify.Selections{TargetID: key, Selections: in.Selections})
+	put(record.Graphs.Name(), in.Graph)
+	put(record.SelectionSets.Name(), record.Selections{TargetID: key, Selections: in.Selections})
 	if withSummary {
-		res := summarize.Result{Target: key, Gold: summarize.CardResult{Key: key, Card: in.Gold}}
+		res := record.Summary{Target: key, Gold: record.CardResult{Key: key, Card: in.Gold}}
 		for _, s := range in.Sources {
-			res.Sources = append(res.Sources, summarize.CardResult{Key: s.RefKey, Card: s.Card, TextLevel: s.TextLevel})
+			res.Sources = append(res.Sources, record.CardResult{Key: s.RefKey, Card: s.Card, TextLevel: s.TextLevel})
 		}
-		put(summarize.KindResult, res)
+		put(record.Summaries.Name(), res)
 	}
 	if withDoc {
 		// The target cites its last source first.
 		keys := []string{"bib.bib3", "bib.bib1"}
-		put(fetch.KindDocument, record.Document{ID: key, Mentions: []record.Mention{{RefKeys: keys[:1]}, {RefKeys: keys}}})
+		put(record.Documents.Name(), record.Document{ID: key, Mentions: []record.Mention{{RefKeys: keys[:1]}, {RefKeys: keys}}})
 	}
 }
 

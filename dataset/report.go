@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/summarize"
 )
 
 // Report files.
@@ -183,13 +182,13 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 	d.SourceLabels = counts(labels, record.Labels(), nLabels)
 	d.TextLevels = counts(levels, []string{record.TextFull, record.TextAbstract}, nLevels)
 	d.TestDomains = counts(domains, nil, nTest)
-	d.Opportunity = counts(opp, append(summarize.OpportunityLabels(), summarize.Other), len(ins))
-	d.Paradigm = counts(par, append(summarize.ParadigmLabels(), summarize.Other), len(ins))
+	d.Opportunity = counts(opp, append(record.OpportunityLabels(), record.Other), len(ins))
+	d.Paradigm = counts(par, append(record.ParadigmLabels(), record.Other), len(ins))
 	for _, f := range []struct {
 		dist  []ReportCount
 		label string
 		rate  float64
-	}{{d.Opportunity, summarize.Bridge, bridgeRate}, {d.Paradigm, summarize.Synthesis, synthesisRate}} {
+	}{{d.Opportunity, record.Bridge, bridgeRate}, {d.Paradigm, record.Synthesis, synthesisRate}} {
 		for _, c := range f.dist {
 			if c.Label == f.label && c.Share > collapseRatio*f.rate {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("%s is %.0f%% of gold cards (%d of %d), over %d times the ~%.0f%% of human papers: the labeler may be collapsing onto it",
@@ -350,9 +349,9 @@ func reportHTML(d *ReportData) ([]byte, error) {
 			"The split follows the arXiv v1 date."},
 		{"Test split domains", template.HTML(barChart("Test domains", countBars(d.TestDomains, "", 0), total(d.TestDomains))),
 			"Domain from the primary arXiv category."},
-		{"Opportunity labels of gold cards", template.HTML(barChart("Gold opportunity", countBars(d.Opportunity, summarize.Bridge, bridgeRate), total(d.Opportunity))),
+		{"Opportunity labels of gold cards", template.HTML(barChart("Gold opportunity", countBars(d.Opportunity, record.Bridge, bridgeRate), total(d.Opportunity))),
 			fmt.Sprintf("In human papers Bridge Opportunity is about %.0f%%; red means over %d times that.", 100*bridgeRate, collapseRatio)},
-		{"Paradigm labels of gold cards", template.HTML(barChart("Gold paradigm", countBars(d.Paradigm, summarize.Synthesis, synthesisRate), total(d.Paradigm))),
+		{"Paradigm labels of gold cards", template.HTML(barChart("Gold paradigm", countBars(d.Paradigm, record.Synthesis, synthesisRate), total(d.Paradigm))),
 			fmt.Sprintf("In human papers Synthesis / Unification is about %.0f%%; red means over %d times that.", 100*synthesisRate, collapseRatio)},
 	}
 	page, err := template.New("report").Parse(reportPage)

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/groundwork/curate/summarize"
+	"github.com/groundwork/curate/record"
 )
 
 func TestReport(t *testing.T) {
 	targets := corpus()
 	for i := range 8 {
 		tg := makeTarget("2402.0010"+string(rune('0'+i)), "2024-02-01", "cs.CL", 3+i%3)
-		tg.Gold.Opportunity, tg.Gold.Paradigm = summarize.Bridge, summarize.Synthesis
+		tg.Gold.Opportunity, tg.Gold.Paradigm = record.Bridge, record.Synthesis
 		targets = append(targets, tg)
 	}
 	targets = append(targets, makeTarget("2402.00200", "2024-02-01", "cs.CL", 2)) // dropped
@@ -32,7 +32,7 @@ func TestReport(t *testing.T) {
 	if len(d.Warnings) != 2 {
 		t.Errorf("warnings %q, want Bridge and Synthesis collapse", d.Warnings)
 	}
-	if len(d.Opportunity) != 8 || d.Opportunity[4].Label != summarize.Bridge || d.Opportunity[4].N != 8 {
+	if len(d.Opportunity) != 8 || d.Opportunity[4].Label != record.Bridge || d.Opportunity[4].N != 8 {
 		t.Errorf("opportunity %+v", d.Opportunity)
 	}
 	total := 0

@@ -29,19 +29,6 @@ import (
 // Stage is the fetch stage's name in the store's ledger.
 const Stage = "fetch"
 
-// Record kinds the fetch stage writes for a paper.
-const (
-	KindRaw      = "raw"      // the page as served (bytes), meta: source, url, status
-	KindDocument = "document" // the parsed record.Document (JSON)
-	KindMissing  = "no-html"  // when arXiv and ar5iv last had no HTML for it
-)
-
-// missing is the record of a paper without HTML anywhere.
-type missing struct {
-	CheckedAt string `json:"checked_at"`
-	Reason    string `json:"reason"`
-}
-
 func (f *Fetcher) missingTTL() time.Duration {
 	if f.MissingTTL == 0 {
 		return 7 * 24 * time.Hour
@@ -51,12 +38,12 @@ func (f *Fetcher) missingTTL() time.Duration {
 
 // knownMissing reports whether the paper was found without HTML recently
 // enough not to ask again: a nightly run would otherwise ask every night.
-func (f *Fetcher) knownMissing(ctx context.Context, id arxiv.ID) (missing, bool) {
-	var m missing
+func (f *Fetcher) knownMissing(ctx context.Context, id arxiv.ID) (record.NoHTML, bool) {
+	var m record.NoHTML
 	if f.missingTTL() < 0 {
 		return m, false
 	}
-	if _, err := f.Store.GetJSON(ctx, Key(id), KindMissing, &m); err != nil {
+	if _, err := f.Store.GetJSON(ctx, record.Key(id), record.NoHTMLs.Name(), &m); err != nil {
 		return m, false
 	}
 	at, err := time.Parse(time.RFC3339, m.CheckedAt)
@@ -67,8 +54,8 @@ func (f *Fetcher) knownMissing(ctx context.Context, id arxiv.ID) (missing, bool)
 }
 
 func (f *Fetcher) rememberMissing(ctx context.Context, id arxiv.ID, err error) {
-	m := missing{CheckedAt: f.now().UTC().Format(time.RFC3339), Reason: err.Error()}
-	if _, e := f.Store.PutJSON(context.WithoutCancel(ctx), Key(id), KindMissing, m, nil); e != nil {
+	m := record.NoHTML{CheckedAt: f.now().UTC().Format(time.RFC3339), Reason: err.Error()}
+	if _, e := f.Store.PutJSON(context.WithoutCancel(ctx), record.Key(id), record.NoHTMLs.Name(), m, nil); e != nil {
 		f.log().Warn("record a paper without HTML", "id", id.String(), "err", e)
 	}
 }
@@ -149,9 +136,6 @@ type Result struct {
 	Err     error
 }
 
-// Key returns the store key of an arXiv ID: its versionless canonical form.
-func Key(id arxiv.ID) string { return id.Canonical() }
-
 // Fetch fetches one paper given as text (an arXiv ID with or without
 // version). It never returns an error itself: the Result carries it.
 func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
@@ -161,7 +145,7 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
-	res.ID = Key(id)
+	res.ID = record.Key(id)
 	defer f.lock(res.ID)()
 	if !f.Refetch {
 		if doc, ok := f.stored(ctx, id); ok {
@@ -242,7 +226,7 @@ func (f *Fetcher) markDone(ctx context.Context, key string) {
 
 // reparse parses a stored raw page that has no Document yet.
 func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
-	page, rec, err := f.Store.GetBytes(ctx, Key(id), KindRaw)
+	page, rec, err := f.Store.GetBytes(ctx, record.Key(id), record.Raw)
 	if err != nil {
 		return nil, false
 	}
@@ -255,7 +239,7 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 	if err != nil {
 		return nil, false
 	}
-	if _, err := f.Store.PutJSON(ctx, Key(id), KindDocument, doc, map[string]string{"source": rec.Meta["source"]}); err != nil {
+	if _, err := f.Store.PutJSON(ctx, record.Key(id), record.Documents.Name(), doc, map[string]string{"source": rec.Meta["source"]}); err != nil {
 		return nil, false
 	}
 	return doc, true
@@ -266,9 +250,9 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 // that version.
 func (f *Fetcher) stored(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
 	var doc record.Document
-	if _, err := f.Store.GetJSON(ctx, Key(id), KindDocument, &doc); err != nil {
+	if _, err := f.Store.GetJSON(ctx, record.Key(id), record.Documents.Name(), &doc); err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
-			f.log().Warn("stored document unreadable; fetching again", "id", Key(id), "err", err)
+			f.log().Warn("stored document unreadable; fetching again", "id", record.Key(id), "err", err)
 		}
 		return nil, false
 	}
@@ -293,7 +277,7 @@ func (f *Fetcher) download(ctx context.Context, id arxiv.ID) (*record.Document, 
 	if err != nil {
 		return nil, "", err
 	}
-	key := Key(id)
+	key := record.Key(id)
 	meta := map[string]string{
 		"source":     source,
 		"url":        pageURL,
@@ -302,14 +286,14 @@ func (f *Fetcher) download(ctx context.Context, id arxiv.ID) (*record.Document, 
 	}
 	// The raw page is kept before parsing, so a parser bug loses nothing:
 	// a later parser version can re-read it without a request.
-	if _, err := f.Store.PutBytes(ctx, key, KindRaw, page, meta); err != nil {
+	if _, err := f.Store.PutBytes(ctx, key, record.Raw, page, meta); err != nil {
 		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
 	}
 	doc, err := Parse(page, id, source, pageURL)
 	if err != nil {
 		return nil, source, fmt.Errorf("fetch %s from %s: %w", id, source, err)
 	}
-	if _, err := f.Store.PutJSON(ctx, key, KindDocument, doc, map[string]string{"source": source}); err != nil {
+	if _, err := f.Store.PutJSON(ctx, key, record.Documents.Name(), doc, map[string]string{"source": source}); err != nil {
 		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
 	}
 	return doc, source, nil
@@ -407,11 +391,11 @@ func (f *Fetcher) All(ctx context.Context, inputs []string, workers int, onDone 
 	var dups []int
 	for i, in := range inputs {
 		if id, err := arxiv.Parse(in); err == nil {
-			if _, ok := first[Key(id)]; ok {
+			if _, ok := first[record.Key(id)]; ok {
 				dups = append(dups, i)
 				continue
 			}
-			first[Key(id)] = i
+			first[record.Key(id)] = i
 		}
 		if ctx.Err() != nil {
 			results[i] = Result{Input: in, Outcome: Failed, Err: fmt.Errorf("fetch %s: %w", in, ctx.Err())}
@@ -423,7 +407,7 @@ func (f *Fetcher) All(ctx context.Context, inputs []string, workers int, onDone 
 	wg.Wait()
 	for _, i := range dups {
 		id, _ := arxiv.Parse(inputs[i])
-		r := results[first[Key(id)]]
+		r := results[first[record.Key(id)]]
 		r.Input = inputs[i]
 		results[i] = r
 	}

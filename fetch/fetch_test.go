@@ -139,10 +139,10 @@ func TestFetchMisbehavingServers(t *testing.T) {
 		}
 		// Both the raw page and the Document are in the store.
 		var doc record.Document
-		if _, err := st.GetJSON(context.Background(), r.ID, fetch.KindDocument, &doc); err != nil {
+		if _, err := st.GetJSON(context.Background(), r.ID, record.Documents.Name(), &doc); err != nil {
 			t.Errorf("%s: document not stored: %v", tt.id, err)
 		}
-		raw, rec, err := st.GetBytes(context.Background(), r.ID, fetch.KindRaw)
+		raw, rec, err := st.GetBytes(context.Background(), r.ID, record.Raw)
 		if err != nil || len(raw) == 0 || rec.Meta["source"] != tt.source {
 			t.Errorf("%s: raw page not stored with its source: %v %v", tt.id, err, rec.Meta)
 		}
@@ -255,11 +255,11 @@ func TestFetchWrongPage(t *testing.T) {
 	if r.Outcome != fetch.Failed || r.Err == nil || !strings.Contains(r.Err.Error(), "2507.11127v1") {
 		t.Fatalf("outcome %s, err %v; want a failure naming the page's paper", r.Outcome, r.Err)
 	}
-	if _, err := st.GetJSON(context.Background(), "2401.00001", fetch.KindDocument, new(record.Document)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.GetJSON(context.Background(), "2401.00001", record.Documents.Name(), new(record.Document)); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("wrong page stored as a document: %v", err)
 	}
 	// The raw page is kept for inspection.
-	if _, _, err := st.GetBytes(context.Background(), "2401.00001", fetch.KindRaw); err != nil {
+	if _, _, err := st.GetBytes(context.Background(), "2401.00001", record.Raw); err != nil {
 		t.Errorf("raw page not kept: %v", err)
 	}
 }
@@ -323,7 +323,7 @@ func TestFetchReparsesStoredPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutBytes(context.Background(), "2507.11127", fetch.KindRaw, page, map[string]string{"source": "arxiv", "url": "https://arxiv.org/html/2507.11127"}); err != nil {
+	if _, err := st.PutBytes(context.Background(), "2507.11127", record.Raw, page, map[string]string{"source": "arxiv", "url": "https://arxiv.org/html/2507.11127"}); err != nil {
 		t.Fatal(err)
 	}
 	r := f.Fetch(context.Background(), "2507.11127")

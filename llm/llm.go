@@ -30,6 +30,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/groundwork/curate/record"
 )
 
 // HeuristicModel is the model name a non-LLM backend records on its
@@ -93,35 +95,10 @@ type Response struct {
 	Attempts int
 }
 
-// Usage is a token count.
-type Usage struct {
-	// PromptTokens counts all input tokens, those read from or written
-	// to the provider's prompt cache included.
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
-	TotalTokens      int64 `json:"total_tokens"`
-	// CachedTokens are the prompt tokens the provider served from its
-	// prompt cache (OpenAI's cached_tokens, Anthropic's
-	// cache_read_input_tokens), CacheWriteTokens those it wrote to it
-	// (Anthropic's cache_creation_input_tokens).
-	CachedTokens     int64 `json:"cached_tokens,omitempty"`
-	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
-	// Estimated is set when the server reported no usage and the counts
-	// were estimated from the text length (4 bytes a token).
-	Estimated bool `json:"estimated,omitempty"`
-}
-
-// Add returns the sum of u and v; the sum is estimated if either is.
-func (u Usage) Add(v Usage) Usage {
-	return Usage{
-		PromptTokens:     u.PromptTokens + v.PromptTokens,
-		CompletionTokens: u.CompletionTokens + v.CompletionTokens,
-		TotalTokens:      u.TotalTokens + v.TotalTokens,
-		CachedTokens:     u.CachedTokens + v.CachedTokens,
-		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
-		Estimated:        u.Estimated || v.Estimated,
-	}
-}
+// Usage is a token count. It is defined in record because stored records
+// (a classification, an SFT row) carry the usage of the calls that made
+// them.
+type Usage = record.Usage
 
 // Completer answers LLM requests. *Client implements it; stage tests use
 // fakes.

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/llm"
@@ -68,7 +67,7 @@ func ptr[T any](v T) *T { return &v }
 // makeTarget is a train target (2024) with n sources.
 func makeTarget(id string, n int) dataset.TargetInputs {
 	t := dataset.TargetInputs{
-		Graph: citegraph.Graph{TargetID: id, Meta: citegraph.TargetMeta{
+		Graph: record.Graph{TargetID: id, Meta: record.TargetMeta{
 			ArxivID: id, Title: "Target " + id, Published: fmt.Sprintf("2024-03-%02d", 1+hash64(id)%28), PrimaryCategory: "cs.CL", Categories: []string{"cs.CL"},
 		}},
 		Gold: &record.Card{

@@ -10,7 +10,6 @@ import (
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sft/gate"
-	"github.com/groundwork/curate/summarize"
 )
 
 // HeuristicVersion is the prompt version the heuristic teacher records
@@ -66,8 +65,8 @@ func (Heuristic) Ideas(_ context.Context, in *Input) (*Ideas, error) {
 
 // recombine writes the card that carries the method of b to the gap of a.
 func recombine(a, b Document, docs []Document) record.Card {
-	opp, gap := labelled(a.ProblemGap, summarize.AxisOpportunity, a.Opportunity)
-	par, how := labelled(b.Method, summarize.AxisParadigm, b.Paradigm)
+	opp, gap := labelled(a.ProblemGap, record.AxisOpportunity, a.Opportunity)
+	par, how := labelled(b.Method, record.AxisParadigm, b.Paradigm)
 	gapSentence := firstSentence(gap, "its problem is left open")
 	howSentence := firstSentence(how, "its method")
 	c := record.Card{Opportunity: opp, Paradigm: par}
@@ -96,13 +95,13 @@ func recombine(a, b Document, docs []Document) record.Card {
 // labelled splits a source field into its label (axis) and text; a field
 // whose label does not parse keeps the card's recorded label, else Other.
 func labelled(field, axis, recorded string) (label, text string) {
-	if l, rest, err := summarize.ParseLabel(field, axis); err == nil {
+	if l, rest, err := record.ParseCardLabel(field, axis); err == nil {
 		return l, rest
 	}
-	if summarize.IsLabel(axis, recorded) {
+	if record.IsCardLabel(axis, recorded) {
 		return recorded, strings.TrimSpace(field)
 	}
-	return summarize.Other, strings.TrimSpace(field)
+	return record.Other, strings.TrimSpace(field)
 }
 
 // Openings returns the next n sentences of the fixed pool, skipping any
@@ -138,8 +137,8 @@ func (Heuristic) Trace(_ context.Context, in *Input, cards []record.Card, openin
 	b.WriteString("\n\n")
 	b.WriteString(pick(1, "Let me go through the documents one by one.", "I'll read the documents in order first.", "First, what does each document actually give me?"))
 	for _, d := range in.Documents {
-		_, gap := labelled(d.ProblemGap, summarize.AxisOpportunity, d.Opportunity)
-		_, how := labelled(d.Method, summarize.AxisParadigm, d.Paradigm)
+		_, gap := labelled(d.ProblemGap, record.AxisOpportunity, d.Opportunity)
+		_, how := labelled(d.Method, record.AxisParadigm, d.Paradigm)
 		fmt.Fprintf(&b, " Document %d (%s) is concerned with this: %s Its approach, roughly: %s", d.N, cmp.Or(d.Title, "untitled"),
 			firstSentence(gap, "a problem it states only loosely."), firstSentence(how, "an approach it describes only loosely."))
 	}
@@ -157,8 +156,8 @@ func (Heuristic) Trace(_ context.Context, in *Input, cards []record.Card, openin
 		if i < len(ordinals) {
 			ord = ordinals[i]
 		}
-		_, gap := labelled(c.ProblemGap, summarize.AxisOpportunity, c.Opportunity)
-		_, how := labelled(c.Method, summarize.AxisParadigm, c.Paradigm)
+		_, gap := labelled(c.ProblemGap, record.AxisOpportunity, c.Opportunity)
+		_, how := labelled(c.Method, record.AxisParadigm, c.Paradigm)
 		claim := strings.TrimSpace(strings.TrimPrefix(c.CoreClaim, "We claim that"))
 		fmt.Fprintf(&b, "The %s idea: %s The bet would be that %s As for how: %s I'd call the gap %s and the method %s; ",
 			ord, firstSentence(gap, ""), claim, firstSentence(how, ""), article(c.Opportunity), article(c.Paradigm))
@@ -174,7 +173,7 @@ func (Heuristic) Trace(_ context.Context, in *Input, cards []record.Card, openin
 }
 
 func article(label string) string {
-	if label == summarize.Other {
+	if label == record.Other {
 		return "Other, since no label really fits"
 	}
 	return "[" + label + "]"

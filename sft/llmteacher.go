@@ -16,7 +16,6 @@ import (
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sft/gate"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/summarize"
 )
 
 //go:embed prompts/*.prompt
@@ -166,10 +165,10 @@ func (t *LLMTeacher) Ideas(ctx context.Context, in *Input) (*Ideas, error) {
 // canonical rewrites the labels of a card that passed the gate in their
 // canonical spelling, so training targets spell each label one way.
 func canonical(c *record.Card) {
-	if _, rest, err := summarize.ParseLabel(c.ProblemGap, summarize.AxisOpportunity); err == nil {
+	if _, rest, err := record.ParseCardLabel(c.ProblemGap, record.AxisOpportunity); err == nil {
 		c.ProblemGap = "[" + c.Opportunity + "] " + rest
 	}
-	if _, rest, err := summarize.ParseLabel(c.Method, summarize.AxisParadigm); err == nil {
+	if _, rest, err := record.ParseCardLabel(c.Method, record.AxisParadigm); err == nil {
 		c.Method = "[" + c.Paradigm + "] " + rest
 	}
 	c.CoreClaim, c.Inspiration = strings.TrimSpace(c.CoreClaim), strings.TrimSpace(c.Inspiration)

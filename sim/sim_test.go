@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/latexml"
 	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/summarize"
 )
@@ -300,7 +301,7 @@ func TestLLMAnswersPassTheStages(t *testing.T) {
 			t.Fatal(err)
 		}
 		edges, _ := citegraph.Link(p.ArxivID, doc, nil)
-		sels, err := stage.Classify(ctx, doc, &citegraph.Graph{TargetID: p.ArxivID, Edges: edges})
+		sels, err := stage.Classify(ctx, doc, &record.Graph{TargetID: p.ArxivID, Edges: edges})
 		if err != nil {
 			t.Fatalf("%s: %v", p.ArxivID, err)
 		}
@@ -314,7 +315,7 @@ func TestLLMAnswersPassTheStages(t *testing.T) {
 		if sels.QuotesDropped != 0 || len(sels.Unquoted) != 0 {
 			t.Errorf("%s: %d quotes dropped, unquoted %v", p.ArxivID, sels.QuotesDropped, sels.Unquoted)
 		}
-		for _, kind := range []string{summarize.CardGold, summarize.CardSource} {
+		for _, kind := range []string{record.CardGold, record.CardSource} {
 			card, err := summarize.Summarize(ctx, c, summarize.Input{Key: p.ArxivID, Doc: doc}, kind)
 			if err != nil {
 				t.Fatalf("%s %s card: %v", p.ArxivID, kind, err)
@@ -326,7 +327,7 @@ func TestLLMAnswersPassTheStages(t *testing.T) {
 	}
 	// An abstract-only source card too.
 	q := w.Background(0)
-	if _, err := summarize.Summarize(ctx, c, summarize.Input{Key: "x", Title: q.Title, Abstract: q.Abstract}, summarize.CardSource); err != nil {
+	if _, err := summarize.Summarize(ctx, c, summarize.Input{Key: "x", Title: q.Title, Abstract: q.Abstract}, record.CardSource); err != nil {
 		t.Errorf("abstract card: %v", err)
 	}
 	if st := s.Service(sim.LLM).Stats(); st.Invalid != 0 || st.OK != st.Requests {
@@ -340,7 +341,7 @@ func TestLLMAnswersPassTheStages(t *testing.T) {
 	fails := 0
 	for i := range 10 {
 		doc.Abstract += " " + strconv.Itoa(i) // a new prompt each time
-		if _, err := summarize.Summarize(ctx, c, summarize.Input{Key: p.ArxivID, Doc: doc}, summarize.CardGold); err != nil {
+		if _, err := summarize.Summarize(ctx, c, summarize.Input{Key: p.ArxivID, Doc: doc}, record.CardGold); err != nil {
 			var ie *llm.InvalidError
 			if !errors.As(err, &ie) {
 				t.Fatalf("not an invalid-answer error: %v", err)

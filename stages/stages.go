@@ -56,7 +56,7 @@ func Key(input string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fetch.Key(id), nil
+	return record.Key(id), nil
 }
 
 // RunFetch fetches one target.
@@ -182,15 +182,15 @@ func SourceRefs(ctx context.Context, st *store.Store, key string) ([]summarize.S
 
 // sourceRefs is SourceRefs, with the reasons the selections are suspect.
 func sourceRefs(ctx context.Context, st *store.Store, key string) ([]summarize.SourceRef, []string, error) {
-	var g citegraph.Graph
-	if _, err := st.GetJSON(ctx, key, citegraph.KindGraph, &g); err != nil {
+	var g record.Graph
+	if _, err := st.GetJSON(ctx, key, record.Graphs.Name(), &g); err != nil {
 		return nil, nil, fmt.Errorf("sources of %s: no edges (run citegraph first): %w", key, err)
 	}
-	var sel classify.Selections
-	if _, err := st.GetJSON(ctx, key, classify.KindSelections, &sel); err != nil {
+	var sel record.Selections
+	if _, err := st.GetJSON(ctx, key, record.SelectionSets.Name(), &sel); err != nil {
 		return nil, nil, fmt.Errorf("sources of %s: no selections (run classify first): %w", key, err)
 	}
-	keys := classify.RefKeys(g.Edges)
+	keys := record.RefKeys(g.Edges)
 	edgeOf := make(map[string]*record.Edge, len(keys))
 	for i, k := range keys {
 		edgeOf[k] = &g.Edges[i]

@@ -84,7 +84,7 @@ func gather(paper Input) (*material, error) {
 		return nil, ErrNoText
 	}
 	m.abstract = usable(sentences(paper.abstract()))
-	if m.level == TextFull {
+	if m.level == record.TextFull {
 		doc := paper.Doc
 		prio := map[string]int{} // section id -> priority, for mentions
 		var firstBody []string
@@ -176,7 +176,7 @@ func (m *material) card(kind string) (*record.Card, error) {
 		Method:      "[" + paradigmLabel(m.title, m.abstract, method) + "] " + method,
 		Inspiration: m.inspiration(),
 	}
-	if kind == CardSource {
+	if kind == record.CardSource {
 		card.Results = m.resultsText(used)
 		card.Takeaways = m.takeawaysText(used)
 	}
@@ -189,7 +189,7 @@ func (m *material) inspiration() string {
 		picked = first(3, withCue(m.abstract, priorCues, nil), withCue(m.intro, priorCues, nil))
 	}
 	if len(picked) == 0 {
-		if m.level == TextAbstract {
+		if m.level == record.TextAbstract {
 			return "Only the abstract was available, and it does not name the earlier work the idea builds on."
 		}
 		return "The paper's text does not name the earlier work the idea builds on."
@@ -342,13 +342,13 @@ type labelRule struct {
 // LLM summarizer collapses onto, so a tie never resolves to it).
 func opportunityRules() []labelRule {
 	return []labelRule{
-		{Puzzle, []string{"paradox*", "surpris*", "contradict*", "trade-off*", "tradeoff*", "puzzl*", "counterintuitive*", "counter-intuitive*", "conflicting", "tension*", "inconsisten*", "discrepanc*"}},
-		{FailureRisk, []string{"robust*", "bias", "biases", "biased", "safety", "unsafe", "privacy", "risk*", "brittle*", "uncertain*", "unreliab*", "reliab*", "reproducib*", "secur*", "attack*", "adversar*", "fail*", "hallucinat*", "vulnerab*", "misalign*", "backdoor*"}},
-		{Resource, []string{"efficien*", "inefficien*", "cost*", "expensive", "scalab*", "scaling", "compute", "computational*", "memory", "latency", "speed*", "cheap*", "budget*", "scarc*", "resource*"}},
-		{Explanation, []string{"theorem*", "bound", "bounds", "proof*", "prove*", "formal*", "explain*", "explanation*", "mechanis*", "why", "understand*", "theoretical*", "causal*"}},
-		{Scope, []string{"generaliz*", "generalis*", "transfer*", "assumption*", "assume*", "realistic", "unrealistic", "restrictive", "out-of-distribution", "regime*", "heterogene*", "nonlinear*", "non-linear*"}},
-		{Evidence, []string{"benchmark*", "measur*", "evaluat*", "dataset*", "metric*", "quantif*", "assess*", "diagnos*", "audit*", "estimat*", "observ*", "validat*", "test", "testing"}},
-		{Bridge, []string{"bridg*", "unif*", "connect*", "reconcil*", "integrat*", "interdisciplin*", "cross-domain"}},
+		{record.Puzzle, []string{"paradox*", "surpris*", "contradict*", "trade-off*", "tradeoff*", "puzzl*", "counterintuitive*", "counter-intuitive*", "conflicting", "tension*", "inconsisten*", "discrepanc*"}},
+		{record.FailureRisk, []string{"robust*", "bias", "biases", "biased", "safety", "unsafe", "privacy", "risk*", "brittle*", "uncertain*", "unreliab*", "reliab*", "reproducib*", "secur*", "attack*", "adversar*", "fail*", "hallucinat*", "vulnerab*", "misalign*", "backdoor*"}},
+		{record.Resource, []string{"efficien*", "inefficien*", "cost*", "expensive", "scalab*", "scaling", "compute", "computational*", "memory", "latency", "speed*", "cheap*", "budget*", "scarc*", "resource*"}},
+		{record.Explanation, []string{"theorem*", "bound", "bounds", "proof*", "prove*", "formal*", "explain*", "explanation*", "mechanis*", "why", "understand*", "theoretical*", "causal*"}},
+		{record.Scope, []string{"generaliz*", "generalis*", "transfer*", "assumption*", "assume*", "realistic", "unrealistic", "restrictive", "out-of-distribution", "regime*", "heterogene*", "nonlinear*", "non-linear*"}},
+		{record.Evidence, []string{"benchmark*", "measur*", "evaluat*", "dataset*", "metric*", "quantif*", "assess*", "diagnos*", "audit*", "estimat*", "observ*", "validat*", "test", "testing"}},
+		{record.Bridge, []string{"bridg*", "unif*", "connect*", "reconcil*", "integrat*", "interdisciplin*", "cross-domain"}},
 	}
 }
 
@@ -358,13 +358,13 @@ func opportunityRules() []labelRule {
 // of Synthesis).
 func paradigmRules() []labelRule {
 	return []labelRule{
-		{Formal, []string{"theorem*", "bound", "bounds", "proof*", "prove*", "formal*", "deriv*", "defin*", "taxonom*", "axiom*", "lemma*", "analytic*", "closed-form", "equation*", "formulat*"}},
-		{Robustify, []string{"robust*", "debias*", "mitigat*", "defen*", "safety", "privacy", "reliab*", "calibrat*", "uncertaint*"}},
-		{Optimization, []string{"efficien*", "optimi*", "search*", "tuning", "scalab*", "scaling", "speed*", "fast*", "allocat*", "select*", "accelerat*", "cost*", "cheap*", "compress*", "prun*", "quantiz*"}},
-		{RelaxExtend, []string{"generaliz*", "generalis*", "extend*", "extension*", "transfer*", "relax*", "broader", "broaden*", "assumption*", "adapt*", "nonlinear*", "non-linear*", "arbitrary"}},
-		{Artifact, []string{"framework*", "system", "systems", "tool", "tools", "toolkit*", "library", "libraries", "platform*", "software", "prototyp*", "open-source", "implement*", "pipeline*", "device*"}},
-		{Empirical, []string{"benchmark*", "measur*", "evaluat*", "dataset*", "empiric*", "survey*", "analys*", "analyz*", "quantif*", "characteriz*", "characteris*", "audit*", "diagnos*", "estimat*", "compar*", "experiment*", "simulat*", "observ*"}},
-		{Synthesis, []string{"bridg*", "unif*", "reconcil*", "integrat*", "connect*"}},
+		{record.Formal, []string{"theorem*", "bound", "bounds", "proof*", "prove*", "formal*", "deriv*", "defin*", "taxonom*", "axiom*", "lemma*", "analytic*", "closed-form", "equation*", "formulat*"}},
+		{record.Robustify, []string{"robust*", "debias*", "mitigat*", "defen*", "safety", "privacy", "reliab*", "calibrat*", "uncertaint*"}},
+		{record.Optimization, []string{"efficien*", "optimi*", "search*", "tuning", "scalab*", "scaling", "speed*", "fast*", "allocat*", "select*", "accelerat*", "cost*", "cheap*", "compress*", "prun*", "quantiz*"}},
+		{record.RelaxExtend, []string{"generaliz*", "generalis*", "extend*", "extension*", "transfer*", "relax*", "broader", "broaden*", "assumption*", "adapt*", "nonlinear*", "non-linear*", "arbitrary"}},
+		{record.Artifact, []string{"framework*", "system", "systems", "tool", "tools", "toolkit*", "library", "libraries", "platform*", "software", "prototyp*", "open-source", "implement*", "pipeline*", "device*"}},
+		{record.Empirical, []string{"benchmark*", "measur*", "evaluat*", "dataset*", "empiric*", "survey*", "analys*", "analyz*", "quantif*", "characteriz*", "characteris*", "audit*", "diagnos*", "estimat*", "compar*", "experiment*", "simulat*", "observ*"}},
+		{record.Synthesis, []string{"bridg*", "unif*", "reconcil*", "integrat*", "connect*"}},
 	}
 }
 
@@ -390,7 +390,7 @@ func bestLabel(rules []labelRule, title string, abstract []string, focus string)
 		text string
 		w    int
 	}{{title, 2}, {focus, 2}, {strings.Join(abstract, " "), 1}}
-	best, bestScore := Other, 0
+	best, bestScore := record.Other, 0
 	for _, r := range rules {
 		score := 0
 		for _, t := range weighted {

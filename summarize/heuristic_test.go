@@ -33,7 +33,7 @@ func TestHeuristicFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for _, kind := range []string{CardGold, CardSource} {
+		for _, kind := range []string{record.CardGold, record.CardSource} {
 			in := Input{Key: name, Doc: doc}
 			card, err := Heuristic(in, kind)
 			if doc.Conversion.Empty {
@@ -57,7 +57,7 @@ func TestHeuristicFixtures(t *testing.T) {
 			if err != nil || !reflect.DeepEqual(card, again) {
 				t.Errorf("%s %s: second run differs", name, kind)
 			}
-			if kind == CardGold {
+			if kind == record.CardGold {
 				opportunities[card.Opportunity]++
 				paradigms[card.Paradigm]++
 			}
@@ -74,7 +74,7 @@ func TestHeuristicFixtures(t *testing.T) {
 
 func TestHeuristicCard(t *testing.T) {
 	doc := testDoc("2507.11538v1", "IFScale")
-	card, err := Heuristic(Input{Key: "2507.11538", Doc: doc}, CardSource)
+	card, err := Heuristic(Input{Key: "2507.11538", Doc: doc}, record.CardSource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +85,8 @@ func TestHeuristicCard(t *testing.T) {
 		Inspiration:   "Previous benchmarks (Smith et al., 2020) evaluate models with a single instruction only.",
 		Results:       "The best model reaches 68% accuracy at five hundred instructions. Smaller models degrade much faster than larger ones.",
 		Takeaways:     "These findings suggest that instruction density should be reported alongside accuracy. Future work should study ordering effects.",
-		Opportunity:   Evidence,
-		Paradigm:      Empirical,
+		Opportunity:   record.Evidence,
+		Paradigm:      record.Empirical,
 		Model:         llm.HeuristicModel,
 		PromptVersion: HeuristicPromptVersion,
 	}
@@ -94,7 +94,7 @@ func TestHeuristicCard(t *testing.T) {
 		t.Errorf("card =\n%+v\nwant\n%+v", *card, want)
 	}
 
-	gold, err := Heuristic(Input{Key: "2507.11538", Doc: doc}, CardGold)
+	gold, err := Heuristic(Input{Key: "2507.11538", Doc: doc}, record.CardGold)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,18 +106,18 @@ func TestHeuristicCard(t *testing.T) {
 func TestHeuristicAbstractOnly(t *testing.T) {
 	abstract := "Epidemics spread through chains of transmission. However, the role of correlated superspreading remains unclear. " +
 		"We develop a branching model with correlated individual reproductive numbers. We show that correlated chains sustain epidemics below the classic threshold."
-	card, err := Heuristic(Input{Key: "s2:abc", Title: "Correlated superspreading", Abstract: abstract}, CardSource)
+	card, err := Heuristic(Input{Key: "s2:abc", Title: "Correlated superspreading", Abstract: abstract}, record.CardSource)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Validate(card, CardSource); err != nil {
+	if err := Validate(card, record.CardSource); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(card.Inspiration, "Only the abstract was available") {
 		t.Errorf("inspiration %q", card.Inspiration)
 	}
 
-	if _, err := Heuristic(Input{Key: "s2:x", Abstract: "Too short to split."}, CardSource); !errors.Is(err, ErrTooLittleText) {
+	if _, err := Heuristic(Input{Key: "s2:x", Abstract: "Too short to split."}, record.CardSource); !errors.Is(err, ErrTooLittleText) {
 		t.Errorf("one-sentence abstract: %v, want ErrTooLittleText", err)
 	}
 }
@@ -127,14 +127,14 @@ func TestLabelRules(t *testing.T) {
 		title, focus string
 		opp, par     string
 	}{
-		{"A surprising trade-off in sparse attention", "Yet sparse models lose accuracy in a paradoxical way.", Puzzle, Other},
-		{"Efficient scaling of retrieval", "Indexing is too expensive at web scale.", Resource, Optimization},
-		{"Robust and private federated learning", "Clients leak data and attacks succeed.", FailureRisk, Robustify},
-		{"A theorem on the generalization of transformers", "We prove a bound on the error.", Explanation, Formal},
-		{"A benchmark for measuring reasoning", "We evaluate forty models.", Evidence, Empirical},
-		{"An open-source toolkit", "We release a library and a platform.", Other, Artifact},
-		{"Bridging symbolic and neural reasoning", "We unify the two views.", Bridge, Synthesis},
-		{"On the weather", "Clouds are grey.", Other, Other},
+		{"A surprising trade-off in sparse attention", "Yet sparse models lose accuracy in a paradoxical way.", record.Puzzle, record.Other},
+		{"Efficient scaling of retrieval", "Indexing is too expensive at web scale.", record.Resource, record.Optimization},
+		{"Robust and private federated learning", "Clients leak data and attacks succeed.", record.FailureRisk, record.Robustify},
+		{"A theorem on the generalization of transformers", "We prove a bound on the error.", record.Explanation, record.Formal},
+		{"A benchmark for measuring reasoning", "We evaluate forty models.", record.Evidence, record.Empirical},
+		{"An open-source toolkit", "We release a library and a platform.", record.Other, record.Artifact},
+		{"Bridging symbolic and neural reasoning", "We unify the two views.", record.Bridge, record.Synthesis},
+		{"On the weather", "Clouds are grey.", record.Other, record.Other},
 	}
 	for _, tt := range tests {
 		if got := opportunityLabel(tt.title, nil, tt.focus); got != tt.opp {

@@ -3,6 +3,8 @@ package summarize
 import (
 	"slices"
 	"testing"
+
+	"github.com/groundwork/curate/record"
 )
 
 func TestPaperItems(t *testing.T) {
@@ -16,7 +18,7 @@ func TestPaperItems(t *testing.T) {
 		{"", "", "", nil},
 	}
 	for _, tt := range tests {
-		if got := PaperItems(tt.arxiv, tt.s2, tt.title); !slices.Equal(got, tt.want) {
+		if got := record.PaperItems(tt.arxiv, tt.s2, tt.title); !slices.Equal(got, tt.want) {
 			t.Errorf("PaperItems(%q, %q, %q) = %q, want %q", tt.arxiv, tt.s2, tt.title, got, tt.want)
 		}
 	}

@@ -10,47 +10,15 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
 
-// Record kinds the stage writes. Card kinds carry the card kind, model and
-// prompt version (see CardKind), so each combination is its own record.
-const (
-	// KindCardIndex marks a paper item that holds cards, so CardsInStore
-	// can find them; its content is only the paper's key.
-	KindCardIndex = "card-index"
-	// KindResult is a target's Result: its gold card and, per source, the
-	// text level and card or the reason there is none.
-	KindResult = "summary"
-
-	cardKindPrefix    = "card:"
-	failureKindPrefix = "card-failure:"
-	s2ItemPrefix      = "s2:"
-	titleItemPrefix   = "title:"
-)
-
 // sourceConcurrency bounds the sources of one target summarized at once;
 // the LLM client and the fetcher apply their own limits below it.
 const sourceConcurrency = 4
-
-// CardKind returns the store record kind of a card: "card:" + card kind
-// ("gold" or "source") + ":" + model + ":" + prompt version, e.g.
-// "card:source:heuristic:heuristic-v1". Cards live under the paper's own
-// item, so a paper has at most one card per (card kind, model, prompt
-// version), whichever target asked for it.
-func CardKind(cardKind, model, promptVersion string) string {
-	return cardKindPrefix + cardKind + ":" + model + ":" + promptVersion
-}
-
-// FailureKind returns the record kind of the last failed attempt at the
-// card CardKind names: a Failure with the reason and the raw answer.
-func FailureKind(cardKind, model, promptVersion string) string {
-	return failureKindPrefix + cardKind + ":" + model + ":" + promptVersion
-}
 
 // SourceRef is a source of a target, as the classify stage selected it.
 type SourceRef struct {
@@ -59,49 +27,6 @@ type SourceRef struct {
 	S2PaperID string
 	Title     string
 	Abstract  string // Semantic Scholar's, for sources without full text
-}
-
-// CardResult is the outcome for one card of a target: a card (written now
-// or reused), or why there is none.
-type CardResult struct {
-	Key   string `json:"key"`             // SourceRef.Key, or the target ID for the gold card
-	Paper string `json:"paper,omitempty"` // the store item of the paper
-	// StoreKind is the record kind the card is stored under (CardKind).
-	StoreKind string       `json:"store_kind,omitempty"`
-	TextLevel string       `json:"text_level,omitempty"` // TextFull or TextAbstract
-	Card      *record.Card `json:"card,omitempty"`
-	Reused    bool         `json:"reused,omitempty"`
-	// Unsummarizable is set when the paper has no text to summarize
-	// (Failure says why); such a source does not fail the target.
-	Unsummarizable bool   `json:"unsummarizable,omitempty"`
-	Failure        string `json:"failure,omitempty"`
-}
-
-// Result is the outcome of summarizing one target.
-type Result struct {
-	Target         string       `json:"target"`
-	Model          string       `json:"model"`
-	Gold           CardResult   `json:"gold"`
-	Sources        []CardResult `json:"sources"`
-	Written        int          `json:"written"`        // cards summarized in this run
-	Reused         int          `json:"reused"`         // cards found in the store
-	Failed         int          `json:"failed"`         // cards that failed (LLM, fetch, store)
-	Unsummarizable int          `json:"unsummarizable"` // papers without text
-	// OtherLabels counts [Other] labels among this target's cards.
-	OtherLabels int `json:"other_labels"`
-}
-
-// Failure is the stored record of a card that could not be written.
-type Failure struct {
-	Paper         string    `json:"paper"`
-	CardKind      string    `json:"card_kind"`
-	Model         string    `json:"model"`
-	PromptVersion string    `json:"prompt_version"`
-	TextLevel     string    `json:"text_level,omitempty"`
-	Reason        string    `json:"reason"`
-	Attempts      int       `json:"attempts,omitempty"`
-	Raw           string    `json:"raw,omitempty"` // the last answer as the model sent it
-	At            time.Time `json:"at"`
 }
 
 // Stage writes the idea cards of targets and their sources into the store.
@@ -218,10 +143,10 @@ func (s *Stage) Versions() (model, gold, source string, err error) {
 	if heuristic {
 		return model, HeuristicPromptVersion, HeuristicPromptVersion, nil
 	}
-	if gold, err = PromptVersion(CardGold); err != nil {
+	if gold, err = PromptVersion(record.CardGold); err != nil {
 		return "", "", "", fmt.Errorf("summarize: %w", err)
 	}
-	if source, err = PromptVersion(CardSource); err != nil {
+	if source, err = PromptVersion(record.CardSource); err != nil {
 		return "", "", "", fmt.Errorf("summarize: %w", err)
 	}
 	return model, gold, source, nil
@@ -245,12 +170,12 @@ func unsummarizable(format string, args ...any) error {
 // Failures of single cards are reported in the Result; the error is for
 // an invalid target ID, a cancelled context or a store that cannot record
 // the outcome.
-func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []SourceRef) (*Result, error) {
+func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []SourceRef) (*record.Summary, error) {
 	id, err := arxiv.Parse(targetKey)
 	if err != nil {
 		return nil, fmt.Errorf("summarize target %q: %w", targetKey, err)
 	}
-	key := fetch.Key(id)
+	key := record.Key(id)
 	model, gold, source, err := s.Versions()
 	if err != nil {
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
@@ -258,8 +183,8 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	if err := s.Store.SetStatus(ctx, key, StageName, store.StatusRunning, ""); err != nil {
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
-	res := &Result{Target: key, Model: model, Sources: make([]CardResult, len(sources))}
-	res.Gold = s.card(ctx, key, key, CardGold, model, gold, func() (Input, error) { return s.goldInput(ctx, key) })
+	res := &record.Summary{Target: key, Model: model, Sources: make([]record.CardResult, len(sources))}
+	res.Gold = s.card(ctx, key, key, record.CardGold, model, gold, func() (Input, error) { return s.goldInput(ctx, key) })
 
 	sem := make(chan struct{}, sourceConcurrency)
 	var wg sync.WaitGroup
@@ -278,7 +203,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
 	var problems []string
-	for i, r := range append([]CardResult{res.Gold}, res.Sources...) {
+	for i, r := range append([]record.CardResult{res.Gold}, res.Sources...) {
 		switch {
 		case r.Card != nil && r.Reused:
 			res.Reused++
@@ -289,7 +214,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		default:
 			res.Failed++
 		}
-		if r.Card != nil && (r.Card.Opportunity == Other || r.Card.Paradigm == Other) {
+		if r.Card != nil && (r.Card.Opportunity == record.Other || r.Card.Paradigm == record.Other) {
 			res.OtherLabels++
 		}
 		if r.Card == nil && (i == 0 || !r.Unsummarizable) {
@@ -300,7 +225,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 			problems = append(problems, what+": "+r.Failure)
 		}
 	}
-	if _, err := s.Store.PutJSON(ctx, key, KindResult, res, map[string]string{"model": model}); err != nil {
+	if _, err := s.Store.PutJSON(ctx, key, record.Summaries.Name(), res, map[string]string{"model": model}); err != nil {
 		s.mark(ctx, key, store.StatusFailed, err.Error())
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
@@ -323,33 +248,15 @@ func (s *Stage) mark(ctx context.Context, key, status, msg string) {
 }
 
 // source writes or reuses the card of one source.
-func (s *Stage) source(ctx context.Context, src SourceRef, model, version string) CardResult {
+func (s *Stage) source(ctx context.Context, src SourceRef, model, version string) record.CardResult {
 	item, arxivID := s.paperItem(src)
 	if item == "" {
-		return CardResult{Key: src.Key, Unsummarizable: true,
+		return record.CardResult{Key: src.Key, Unsummarizable: true,
 			Failure: "no arXiv ID, Semantic Scholar ID or title to identify the paper"}
 	}
-	return s.card(ctx, src.Key, item, CardSource, model, version, func() (Input, error) {
+	return s.card(ctx, src.Key, item, record.CardSource, model, version, func() (Input, error) {
 		return s.sourceInput(ctx, src, item, arxivID)
 	})
-}
-
-// PaperItems returns the store items a paper's cards may be kept under,
-// in the order the stage picks them: its versionless arXiv ID, else
-// "s2:"+paperId, else "title:"+normalized title. An invalid arXiv ID is
-// skipped. Other stages look cards up through it.
-func PaperItems(arxivID, s2PaperID, title string) []string {
-	var items []string
-	if id, err := arxiv.Parse(strings.TrimSpace(arxivID)); err == nil {
-		items = append(items, fetch.Key(id))
-	}
-	if p := strings.TrimSpace(s2PaperID); p != "" {
-		items = append(items, s2ItemPrefix+p)
-	}
-	if t := citegraph.NormalizeTitle(title); t != "" {
-		items = append(items, titleItemPrefix+t)
-	}
-	return items
 }
 
 // paperItem returns the store item of a source's paper (the first of
@@ -357,11 +264,11 @@ func PaperItems(arxivID, s2PaperID, title string) []string {
 func (s *Stage) paperItem(src SourceRef) (item, arxivID string) {
 	if a := strings.TrimSpace(src.ArxivID); a != "" {
 		if id, err := arxiv.Parse(a); err == nil {
-			return fetch.Key(id), fetch.Key(id)
+			return record.Key(id), record.Key(id)
 		}
 		s.log().Warn("source has an invalid arXiv ID; identifying it otherwise", "key", src.Key, "arxiv_id", a)
 	}
-	if items := PaperItems("", src.S2PaperID, src.Title); len(items) > 0 {
+	if items := record.PaperItems("", src.S2PaperID, src.Title); len(items) > 0 {
 		return items[0], ""
 	}
 	return "", ""
@@ -369,25 +276,24 @@ func (s *Stage) paperItem(src SourceRef) (item, arxivID string) {
 
 // card returns the card of kind for the paper stored as item: the stored
 // one if it is there and still valid, else one written from load's Input.
-func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version string, load func() (Input, error)) CardResult {
-	kind := CardKind(cardKind, model, version)
-	res := CardResult{Key: key, Paper: item, StoreKind: kind}
-	lockKey := item + "\x00" + kind
+func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version string, load func() (Input, error)) record.CardResult {
+	kind := record.CardKind(cardKind, model, version)
+	res := record.CardResult{Key: key, Paper: item, StoreKind: kind.Name()}
+	lockKey := item + "\x00" + kind.Name()
 	defer s.lock(lockKey)()
 
 	if s.mayReuse(lockKey) {
-		var c record.Card
-		rec, err := s.Store.GetJSON(ctx, item, kind, &c)
+		c, rec, err := kind.Get(ctx, s.Store, item)
 		switch {
 		case err == nil:
-			verr := Validate(&c, cardKind)
+			verr := Validate(c, cardKind)
 			if verr == nil {
-				res.Card, res.Reused, res.TextLevel = &c, true, rec.Meta["text_level"]
+				res.Card, res.Reused, res.TextLevel = c, true, rec.Meta["text_level"]
 				return res
 			}
-			s.log().Warn("stored card fails validation; writing it again", "paper", item, "kind", kind, "reason", verr)
+			s.log().Warn("stored card fails validation; writing it again", "paper", item, "kind", kind.Name(), "reason", verr)
 		case !errors.Is(err, store.ErrNotFound):
-			s.log().Warn("stored card unreadable; writing it again", "paper", item, "kind", kind, "err", err)
+			s.log().Warn("stored card unreadable; writing it again", "paper", item, "kind", kind.Name(), "err", err)
 		}
 	}
 
@@ -413,11 +319,11 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 		return res
 	}
 	meta := map[string]string{"text_level": res.TextLevel, "card_kind": cardKind}
-	if _, err := s.Store.PutJSON(ctx, item, kind, c, meta); err != nil {
+	if _, err := kind.Put(ctx, s.Store, item, c, meta); err != nil {
 		res.Failure = err.Error()
 		return res
 	}
-	if _, err := s.Store.PutJSON(ctx, item, KindCardIndex, map[string]string{"paper": item}, nil); err != nil {
+	if _, err := record.CardIndex.Put(ctx, s.Store, item, &map[string]string{"paper": item}, nil); err != nil {
 		s.log().Warn("record card index", "paper", item, "err", err)
 	}
 	s.markWritten(lockKey)
@@ -445,13 +351,13 @@ func (s *Stage) recordFailure(ctx context.Context, item, cardKind, model, versio
 		s.log().Debug("card abandoned", "paper", item, "card", cardKind, "err", err)
 		return
 	}
-	f := Failure{Paper: item, CardKind: cardKind, Model: model, PromptVersion: version, TextLevel: level,
+	f := record.CardFailure{Paper: item, CardKind: cardKind, Model: model, PromptVersion: version, TextLevel: level,
 		Reason: err.Error(), At: time.Now().UTC()}
 	var ie *llm.InvalidError
 	if errors.As(err, &ie) {
 		f.Reason, f.Attempts, f.Raw = ie.Reason, ie.Attempts, ie.Raw
 	}
-	if _, perr := s.Store.PutJSON(context.WithoutCancel(ctx), item, FailureKind(cardKind, model, version), f, nil); perr != nil {
+	if _, perr := record.FailureKind(cardKind, model, version).Put(context.WithoutCancel(ctx), s.Store, item, &f, nil); perr != nil {
 		s.log().Error("record card failure", "paper", item, "err", perr)
 	}
 	s.log().Warn("card failed", "paper", item, "card", cardKind, "model", model, "reason", f.Reason)
@@ -471,8 +377,8 @@ func (s *Stage) goldInput(ctx context.Context, key string) (Input, error) {
 	in := Input{Key: key, Doc: doc, Budget: s.Budget}
 	if in.title() == "" {
 		// A page without a title: the citegraph stage may know it.
-		var g citegraph.Graph
-		if _, err := s.Store.GetJSON(ctx, key, citegraph.KindGraph, &g); err == nil {
+		var g record.Graph
+		if _, err := s.Store.GetJSON(ctx, key, record.Graphs.Name(), &g); err == nil {
 			in.Title = g.Meta.Title
 		}
 	}
@@ -506,7 +412,7 @@ func (s *Stage) sourceInput(ctx context.Context, src SourceRef, item, arxivID st
 			return in, err
 		}
 	}
-	in.TextLevel = TextAbstract
+	in.TextLevel = record.TextAbstract
 	if in.Level() == "" {
 		return in, unsummarizable("%s and there is no abstract", why)
 	}
@@ -520,7 +426,7 @@ var errNotStored = errors.New("not in the store")
 // through the Fetch hook when the store lacks it.
 func (s *Stage) document(ctx context.Context, arxivID string) (*record.Document, error) {
 	var doc record.Document
-	_, err := s.Store.GetJSON(ctx, arxivID, fetch.KindDocument, &doc)
+	_, err := s.Store.GetJSON(ctx, arxivID, record.Documents.Name(), &doc)
 	if err == nil {
 		return &doc, nil
 	}
@@ -533,7 +439,7 @@ func (s *Stage) document(ctx context.Context, arxivID string) (*record.Document,
 	if err := s.Fetch(ctx, arxivID); err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", arxivID, err)
 	}
-	if _, err := s.Store.GetJSON(ctx, arxivID, fetch.KindDocument, &doc); err != nil {
+	if _, err := s.Store.GetJSON(ctx, arxivID, record.Documents.Name(), &doc); err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", arxivID, err)
 	}
 	return &doc, nil

@@ -3,7 +3,6 @@ package summarize
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -37,7 +36,7 @@ func openStore(t *testing.T) *store.Store {
 
 func putDoc(t *testing.T, st *store.Store, key string, doc *record.Document) {
 	t.Helper()
-	if _, err := st.PutJSON(t.Context(), key, fetch.KindDocument, doc, nil); err != nil {
+	if _, err := st.PutJSON(t.Context(), key, record.Documents.Name(), doc, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -60,14 +59,14 @@ func (f *fakeFetch) fetch() func(ctx context.Context, id string) error {
 		f.calls[id]++
 		f.mu.Unlock()
 		var doc record.Document
-		if _, err := f.st.GetJSON(ctx, id, fetch.KindDocument, &doc); err == nil {
+		if _, err := f.st.GetJSON(ctx, id, record.Documents.Name(), &doc); err == nil {
 			return nil // stored: no request, like fetch.Fetcher
 		}
 		d, ok := f.pages[id]
 		if !ok {
 			return &noHTMLError{id}
 		}
-		_, err := f.st.PutJSON(ctx, id, fetch.KindDocument, d, nil)
+		_, err := f.st.PutJSON(ctx, id, record.Documents.Name(), d, nil)
 		return err
 	}
 }
@@ -135,7 +134,7 @@ func TestStageReuse(t *testing.T) {
 	if resA.Target != idA || resA.Written != 3 || resA.Reused != 0 || resA.Unsummarizable != 1 || resA.Failed != 0 {
 		t.Errorf("result A: %+v", resA)
 	}
-	wantLevels := []string{TextFull, TextAbstract, ""}
+	wantLevels := []string{record.TextFull, record.TextAbstract, ""}
 	for i, r := range resA.Sources {
 		if r.TextLevel != wantLevels[i] {
 			t.Errorf("source %s: text level %q, want %q", r.Key, r.TextLevel, wantLevels[i])
@@ -164,7 +163,7 @@ func TestStageReuse(t *testing.T) {
 	if !resB.Sources[0].Reused || resB.Sources[1].Reused || !resB.Sources[2].Reused {
 		t.Errorf("reuse flags: %v %v %v", resB.Sources[0].Reused, resB.Sources[1].Reused, resB.Sources[2].Reused)
 	}
-	if resB.Sources[0].TextLevel != TextFull {
+	if resB.Sources[0].TextLevel != record.TextFull {
 		t.Errorf("reused card lost its text level: %+v", resB.Sources[0])
 	}
 
@@ -203,14 +202,14 @@ func TestStageReuse(t *testing.T) {
 		t.Errorf("second run made %d calls", srv.calls()-5)
 	}
 
-	var stored Result
-	if _, err := w.st.GetJSON(ctx, idA, KindResult, &stored); err != nil {
+	var stored record.Summary
+	if _, err := w.st.GetJSON(ctx, idA, record.Summaries.Name(), &stored); err != nil {
 		t.Fatal(err)
 	}
 	if len(stored.Sources) != 3 || stored.Sources[0].Key != "bib.bib1" || stored.Sources[2].Failure == "" {
 		t.Errorf("stored result: %+v", stored)
 	}
-	cards, err := StoredCards(ctx, w.st)
+	cards, err := record.StoredCards(ctx, w.st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,14 +288,14 @@ func TestStageInvalidCard(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res.Sources[0]
-	if r.Card != nil || r.Unsummarizable || !strings.Contains(r.Failure, "a label of the other axis") || r.TextLevel != TextFull {
+	if r.Card != nil || r.Unsummarizable || !strings.Contains(r.Failure, "a label of the other axis") || r.TextLevel != record.TextFull {
 		t.Errorf("failed source: %+v", r)
 	}
 	if res.Failed != 1 || res.Written != 2 {
 		t.Errorf("result: %+v", res)
 	}
-	var f Failure
-	if _, err := w.st.GetJSON(t.Context(), idS, FailureKind(CardSource, "test-model", "summarize-source-v1"), &f); err != nil {
+	var f record.CardFailure
+	if _, err := w.st.GetJSON(t.Context(), idS, record.FailureKind(record.CardSource, "test-model", "summarize-source-v1").Name(), &f); err != nil {
 		t.Fatal(err)
 	}
 	if f.Raw != bad || f.Attempts != 3 || !strings.Contains(f.Reason, "other axis") {
@@ -331,15 +330,19 @@ func TestStageOtherLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.OtherLabels != 1 || res.Sources[0].Card.Opportunity != Other {
+	if res.OtherLabels != 1 || res.Sources[0].Card.Opportunity != record.Other {
 		t.Errorf("result: %+v", res)
 	}
-	cards, err := CardsInStore(t.Context(), w.st)
+	stored, err := record.StoredCards(t.Context(), w.st)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var cards []record.Card
+	for _, sc := range stored {
+		cards = append(cards, sc.Card)
+	}
 	st := Stats(cards)
-	if st.Cards != 2 || st.Opportunity.Other != 1 || st.Opportunity.Share(Other) != 0.5 {
+	if st.Cards != 2 || st.Opportunity.Other != 1 || st.Opportunity.Share(record.Other) != 0.5 {
 		t.Errorf("stats: %+v", st.Opportunity)
 	}
 }
@@ -354,13 +357,13 @@ func TestStageSourceText(t *testing.T) {
 		unsummary string // reason when unsummarizable
 		failure   string // reason when failed
 	}{
-		{"no HTML, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, nil, false, TextAbstract, "", ""},
+		{"no HTML, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, nil, false, record.TextAbstract, "", ""},
 		{"no HTML, no abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N"}, nil, false, "", "arXiv and ar5iv have no HTML for it and there is no abstract", ""},
-		{"fetch off, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, nil, true, TextAbstract, "", ""},
+		{"fetch off, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, nil, true, record.TextAbstract, "", ""},
 		{"fetch error", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, errors.New("connection reset"), false, "", "", "fetch 2402.00009: connection reset"},
-		{"invalid arXiv ID", SourceRef{Key: "k", ArxivID: "not-an-id", S2PaperID: "s2N", Title: "Paper N", Abstract: refT.Abstract}, nil, false, TextAbstract, "", ""},
+		{"invalid arXiv ID", SourceRef{Key: "k", ArxivID: "not-an-id", S2PaperID: "s2N", Title: "Paper N", Abstract: refT.Abstract}, nil, false, record.TextAbstract, "", ""},
 		{"no identity", SourceRef{Key: "k"}, nil, false, "", "no arXiv ID, Semantic Scholar ID or title", ""},
-		{"title only", SourceRef{Key: "k", Title: "Paper N", Abstract: refT.Abstract}, nil, false, TextAbstract, "", ""},
+		{"title only", SourceRef{Key: "k", Title: "Paper N", Abstract: refT.Abstract}, nil, false, record.TextAbstract, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -442,10 +445,10 @@ func TestStageHeuristic(t *testing.T) {
 	}
 
 	// A stored card that no longer validates is written again.
-	kind := CardKind(CardSource, llm.HeuristicModel, HeuristicPromptVersion)
+	kind := record.CardKind(record.CardSource, llm.HeuristicModel, HeuristicPromptVersion)
 	broken := *res.Sources[1].Card
 	broken.Method = "no label"
-	if _, err := w.st.PutJSON(t.Context(), "s2:s2T", kind, broken, nil); err != nil {
+	if _, err := kind.Put(t.Context(), w.st, "s2:s2T", &broken, nil); err != nil {
 		t.Fatal(err)
 	}
 	res, err = s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT, refU})
@@ -454,15 +457,5 @@ func TestStageHeuristic(t *testing.T) {
 	}
 	if res.Written != 1 || res.Reused != 2 || res.Sources[1].Reused {
 		t.Errorf("rerun: written %d reused %d", res.Written, res.Reused)
-	}
-}
-
-func TestCardKind(t *testing.T) {
-	got := CardKind(CardSource, "Qwen/Qwen3-8B", "summarize-source-v1")
-	if want := "card:source:Qwen/Qwen3-8B:summarize-source-v1"; got != want {
-		t.Errorf("CardKind = %q, want %q", got, want)
-	}
-	if fmt.Sprint(FailureKind(CardGold, "m", "v")) != "card-failure:gold:m:v" {
-		t.Error(FailureKind(CardGold, "m", "v"))
 	}
 }

@@ -1,14 +1,12 @@
 package summarize
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
 	"strings"
 
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/store"
 )
 
 // Reference points for label health (Chen et al. 2026, §4.2: shares in
@@ -66,13 +64,13 @@ type LabelStats struct {
 // Stats counts the opportunity and paradigm labels of cards.
 func Stats(cards []record.Card) LabelStats {
 	st := LabelStats{Cards: len(cards)}
-	st.Opportunity = axisStats(AxisOpportunity, cards, func(c record.Card) string { return c.Opportunity })
-	st.Paradigm = axisStats(AxisParadigm, cards, func(c record.Card) string { return c.Paradigm })
+	st.Opportunity = axisStats(record.AxisOpportunity, cards, func(c record.Card) string { return c.Opportunity })
+	st.Paradigm = axisStats(record.AxisParadigm, cards, func(c record.Card) string { return c.Paradigm })
 	return st
 }
 
 func axisStats(axis string, cards []record.Card, label func(record.Card) string) AxisStats {
-	labels := append(Labels(axis), Other)
+	labels := append(record.CardLabels(axis), record.Other)
 	counts := make([]int, len(labels))
 	a := AxisStats{Axis: axis}
 	for _, c := range cards {
@@ -134,7 +132,7 @@ func (s LabelStats) Flags() []string {
 		axis  AxisStats
 		label string
 		human float64
-	}{{s.Opportunity, Bridge, HumanBridgeShare}, {s.Paradigm, Synthesis, HumanSynthesisShare}} {
+	}{{s.Opportunity, record.Bridge, HumanBridgeShare}, {s.Paradigm, record.Synthesis, HumanSynthesisShare}} {
 		if sh := c.axis.Share(c.label); sh > CollapseFactor*c.human {
 			flags = append(flags, fmt.Sprintf("%s share %.1f%% is over %.1f× the human %.0f%%", c.label, 100*sh, CollapseFactor, 100*c.human))
 		}
@@ -153,20 +151,20 @@ func (s LabelStats) Report(w io.Writer) error {
 	fmt.Fprintf(&b, "Label health over %d cards\n", s.Cards)
 	for _, a := range []AxisStats{s.Opportunity, s.Paradigm} {
 		title := "Opportunity pattern"
-		if a.Axis == AxisParadigm {
+		if a.Axis == record.AxisParadigm {
 			title = "Method paradigm"
 		}
 		fmt.Fprintf(&b, "\n%-24s %6s %7s %6s\n", title, "count", "share", "human")
 		for _, l := range a.Labels {
 			human, mark := "", ""
 			switch l.Label {
-			case Bridge:
+			case record.Bridge:
 				human = fmt.Sprintf("%.0f%%", 100*HumanBridgeShare)
-			case Synthesis:
+			case record.Synthesis:
 				human = fmt.Sprintf("%.0f%%", 100*HumanSynthesisShare)
 			}
-			if (l.Label == Bridge && l.Share > CollapseFactor*HumanBridgeShare) ||
-				(l.Label == Synthesis && l.Share > CollapseFactor*HumanSynthesisShare) {
+			if (l.Label == record.Bridge && l.Share > CollapseFactor*HumanBridgeShare) ||
+				(l.Label == record.Synthesis && l.Share > CollapseFactor*HumanSynthesisShare) {
 				mark = "  << collapse"
 			}
 			line := fmt.Sprintf("%-24s %6d %6.1f%% %6s%s", l.Label, l.Count, 100*l.Share, human, mark)
@@ -188,56 +186,4 @@ func (s LabelStats) Report(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// StoredCard is a card with where it is stored.
-type StoredCard struct {
-	Paper     string // store item
-	Kind      string // record kind (CardKind)
-	CardKind  string // CardGold or CardSource
-	TextLevel string
-	Card      record.Card
-}
-
-// StoredCards returns every card the stage has written into st, sorted by
-// paper and kind.
-func StoredCards(ctx context.Context, st *store.Store) ([]StoredCard, error) {
-	items, err := st.Items(ctx, KindCardIndex)
-	if err != nil {
-		return nil, fmt.Errorf("list stored cards: %w", err)
-	}
-	var out []StoredCard
-	for _, item := range items {
-		recs, err := st.Records(ctx, item)
-		if err != nil {
-			return nil, fmt.Errorf("list stored cards of %s: %w", item, err)
-		}
-		for _, r := range recs {
-			rest, ok := strings.CutPrefix(r.Kind, cardKindPrefix)
-			if !ok {
-				continue
-			}
-			sc := StoredCard{Paper: item, Kind: r.Kind, TextLevel: r.Meta["text_level"]}
-			sc.CardKind, _, _ = strings.Cut(rest, ":")
-			if _, err := st.GetJSON(ctx, item, r.Kind, &sc.Card); err != nil {
-				return nil, fmt.Errorf("read stored card of %s: %w", item, err)
-			}
-			out = append(out, sc)
-		}
-	}
-	return out, nil
-}
-
-// CardsInStore returns every card the stage has written into st (all card
-// kinds, models and prompt versions), for the label report.
-func CardsInStore(ctx context.Context, st *store.Store) ([]record.Card, error) {
-	scs, err := StoredCards(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	cards := make([]record.Card, len(scs))
-	for i, sc := range scs {
-		cards[i] = sc.Card
-	}
-	return cards, nil
 }

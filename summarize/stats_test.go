@@ -34,12 +34,12 @@ func TestStatsEntropy(t *testing.T) {
 		share   map[string]float64
 		other   int
 	}{
-		{"uniform", map[string]int{Puzzle: 2, Explanation: 2, Scope: 2, Evidence: 2, Bridge: 2, FailureRisk: 2, Resource: 2}, 1, map[string]float64{Bridge: 2.0 / 14}, 0},
-		{"one label", map[string]int{Bridge: 5}, 0, map[string]float64{Bridge: 1}, 0},
-		{"three to one", map[string]int{Bridge: 3, Evidence: 1}, -(0.75*math.Log(0.75) + 0.25*math.Log(0.25)) / ln7, map[string]float64{Bridge: 0.75, Evidence: 0.25}, 0},
+		{"uniform", map[string]int{record.Puzzle: 2, record.Explanation: 2, record.Scope: 2, record.Evidence: 2, record.Bridge: 2, record.FailureRisk: 2, record.Resource: 2}, 1, map[string]float64{record.Bridge: 2.0 / 14}, 0},
+		{"one label", map[string]int{record.Bridge: 5}, 0, map[string]float64{record.Bridge: 1}, 0},
+		{"three to one", map[string]int{record.Bridge: 3, record.Evidence: 1}, -(0.75*math.Log(0.75) + 0.25*math.Log(0.25)) / ln7, map[string]float64{record.Bridge: 0.75, record.Evidence: 0.25}, 0},
 		// Other counts in the shares, not in the entropy.
-		{"with other", map[string]int{Evidence: 1, Scope: 1, Other: 2}, math.Log(2) / ln7, map[string]float64{Evidence: 0.25, Other: 0.5}, 2},
-		{"none", nil, 0, map[string]float64{Bridge: 0}, 0},
+		{"with other", map[string]int{record.Evidence: 1, record.Scope: 1, record.Other: 2}, math.Log(2) / ln7, map[string]float64{record.Evidence: 0.25, record.Other: 0.5}, 2},
+		{"none", nil, 0, map[string]float64{record.Bridge: 0}, 0},
 	}
 	for _, tt := range tests {
 		st := Stats(cardsWith(tt.opps, nil))
@@ -55,7 +55,7 @@ func TestStatsEntropy(t *testing.T) {
 		if a.Other != tt.other {
 			t.Errorf("%s: other %d, want %d", tt.name, a.Other, tt.other)
 		}
-		if len(a.Labels) != 8 || a.Labels[7].Label != Other {
+		if len(a.Labels) != 8 || a.Labels[7].Label != record.Other {
 			t.Errorf("%s: labels %+v", tt.name, a.Labels)
 		}
 	}
@@ -63,8 +63,8 @@ func TestStatsEntropy(t *testing.T) {
 
 func TestStatsInvalidAndAxes(t *testing.T) {
 	cards := []record.Card{
-		{Opportunity: Evidence, Paradigm: Empirical},
-		{Opportunity: Empirical, Paradigm: ""}, // a paradigm on the wrong axis, and none
+		{Opportunity: record.Evidence, Paradigm: record.Empirical},
+		{Opportunity: record.Empirical, Paradigm: ""}, // a paradigm on the wrong axis, and none
 	}
 	st := Stats(cards)
 	if st.Cards != 2 || st.Opportunity.Total != 1 || st.Opportunity.Invalid != 1 || st.Paradigm.Invalid != 1 {
@@ -73,7 +73,7 @@ func TestStatsInvalidAndAxes(t *testing.T) {
 }
 
 func TestReportFlagsCollapse(t *testing.T) {
-	collapsed := Stats(cardsWith(map[string]int{Bridge: 6, Evidence: 2, Scope: 2}, map[string]int{Synthesis: 4, Empirical: 6}))
+	collapsed := Stats(cardsWith(map[string]int{record.Bridge: 6, record.Evidence: 2, record.Scope: 2}, map[string]int{record.Synthesis: 4, record.Empirical: 6}))
 	flags := collapsed.Flags()
 	for _, want := range []string{"Bridge Opportunity share 60.0% is over 2.5× the human 12%", "Synthesis / Unification share 40.0% is over 2.5× the human 5%", "opportunity normalized entropy", "paradigm normalized entropy"} {
 		if !containsAny(flags, want) {
@@ -92,8 +92,8 @@ func TestReportFlagsCollapse(t *testing.T) {
 	}
 
 	healthy := Stats(cardsWith(
-		map[string]int{Puzzle: 1, Explanation: 2, Scope: 2, Evidence: 2, Bridge: 1, FailureRisk: 1, Resource: 1},
-		map[string]int{Synthesis: 0, RelaxExtend: 2, Robustify: 1, Formal: 2, Empirical: 2, Artifact: 2, Optimization: 1}))
+		map[string]int{record.Puzzle: 1, record.Explanation: 2, record.Scope: 2, record.Evidence: 2, record.Bridge: 1, record.FailureRisk: 1, record.Resource: 1},
+		map[string]int{record.Synthesis: 0, record.RelaxExtend: 2, record.Robustify: 1, record.Formal: 2, record.Empirical: 2, record.Artifact: 2, record.Optimization: 1}))
 	if f := healthy.Flags(); len(f) != 0 {
 		t.Errorf("healthy distribution flagged: %q", f)
 	}

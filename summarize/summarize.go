@@ -17,12 +17,6 @@ import (
 // StageName is the summarize stage's name in the ledger and in LLM usage.
 const StageName = "summarize"
 
-// Text levels: how much of a paper a card was written from.
-const (
-	TextFull     = "full_text" // the parsed page (trimmed to the budget)
-	TextAbstract = "abstract"  // the abstract alone
-)
-
 // maxAnswerTokens bounds a card answer; a card is a few hundred tokens,
 // the rest is room for a reasoning model's thinking.
 const maxAnswerTokens = 4096
@@ -135,11 +129,11 @@ func hasBody(doc *record.Document) bool {
 // abstract, TextAbstract when there is an abstract, "" when there is
 // nothing.
 func (in Input) Level() string {
-	if in.TextLevel != TextAbstract && hasBody(in.Doc) {
-		return TextFull
+	if in.TextLevel != record.TextAbstract && hasBody(in.Doc) {
+		return record.TextFull
 	}
 	if in.abstract() != "" {
-		return TextAbstract
+		return record.TextAbstract
 	}
 	return ""
 }
@@ -150,7 +144,7 @@ func (in Input) text() (text, level string, truncated bool, err error) {
 	switch level {
 	case "":
 		return "", "", false, ErrNoText
-	case TextFull:
+	case record.TextFull:
 		t := trimText(in.abstract(), in.Doc, in.Budget)
 		return t.Text, level, t.Truncated, nil
 	}
@@ -176,7 +170,7 @@ func PromptVersion(kind string) (string, error) {
 }
 
 func schemaFor(kind string) *llm.Schema {
-	if kind == CardSource {
+	if kind == record.CardSource {
 		return sourceSchema
 	}
 	return goldSchema
@@ -263,8 +257,8 @@ func finish(card *record.Card, kind, model, version string) error {
 	if err != nil {
 		return err
 	}
-	_, gap, _ := ParseLabel(card.ProblemGap, AxisOpportunity)
-	_, how, _ := ParseLabel(card.Method, AxisParadigm)
+	_, gap, _ := record.ParseCardLabel(card.ProblemGap, record.AxisOpportunity)
+	_, how, _ := record.ParseCardLabel(card.Method, record.AxisParadigm)
 	card.ProblemGap = "[" + opp + "] " + gap
 	card.Method = "[" + par + "] " + how
 	card.Opportunity, card.Paradigm = opp, par

@@ -7,10 +7,11 @@ import (
 
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/llm/prompts"
+	"github.com/groundwork/curate/record"
 )
 
 func TestPromptsCarryTaxonomy(t *testing.T) {
-	for _, kind := range []string{CardGold, CardSource} {
+	for _, kind := range []string{record.CardGold, record.CardSource} {
 		t.Run(kind, func(t *testing.T) {
 			p, err := prompts.Load(promptFS, "prompts/"+kind+".prompt")
 			if err != nil {
@@ -19,17 +20,17 @@ func TestPromptsCarryTaxonomy(t *testing.T) {
 			if want := "summarize-" + kind + "-v1"; p.Version != want {
 				t.Errorf("version %q, want %q", p.Version, want)
 			}
-			system, user, err := p.Render(map[string]any{"Title": "T", "TextLevel": TextFull, "Truncated": true, "Text": "BODY"})
+			system, user, err := p.Render(map[string]any{"Title": "T", "TextLevel": record.TextFull, "Truncated": true, "Text": "BODY"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, l := range append(append(OpportunityLabels(), ParadigmLabels()...), Other) {
+			for _, l := range append(append(record.OpportunityLabels(), record.ParadigmLabels()...), record.Other) {
 				if !strings.Contains(system, "["+l+"]") {
 					t.Errorf("system prompt lacks [%s]", l)
 				}
 			}
 			fields := []string{"problem_gap", "core_claim", "method", "inspiration"}
-			if kind == CardSource {
+			if kind == record.CardSource {
 				fields = append(fields, "results", "takeaways")
 			} else if strings.Contains(system, "results:") {
 				t.Error("gold prompt asks for results")
@@ -52,7 +53,7 @@ func TestPromptsCarryTaxonomy(t *testing.T) {
 }
 
 func TestSummarizeValid(t *testing.T) {
-	for _, kind := range []string{CardGold, CardSource} {
+	for _, kind := range []string{record.CardGold, record.CardSource} {
 		t.Run(kind, func(t *testing.T) {
 			srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
 			c := srv.client(t, nil)
@@ -61,14 +62,14 @@ func TestSummarizeValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if card.Opportunity != Evidence || card.Paradigm != Empirical {
+			if card.Opportunity != record.Evidence || card.Paradigm != record.Empirical {
 				t.Errorf("labels %q / %q", card.Opportunity, card.Paradigm)
 			}
 			wantVersion, _ := PromptVersion(kind)
 			if card.Model != "test-model" || card.PromptVersion != wantVersion {
 				t.Errorf("model %q version %q, want test-model %s", card.Model, card.PromptVersion, wantVersion)
 			}
-			if (card.Results != "") != (kind == CardSource) {
+			if (card.Results != "") != (kind == record.CardSource) {
 				t.Errorf("results = %q on a %s card", card.Results, kind)
 			}
 			if err := Validate(card, kind); err != nil {
@@ -115,7 +116,7 @@ func TestSummarizeRetriesWithReason(t *testing.T) {
 				}
 				return valid
 			})
-			card, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "x", Title: "IFScale", Abstract: "An abstract."}, CardGold)
+			card, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "x", Title: "IFScale", Abstract: "An abstract."}, record.CardGold)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +126,7 @@ func TestSummarizeRetriesWithReason(t *testing.T) {
 			if f := srv.requests()[1].followUp(); !strings.Contains(f, tt.reason) {
 				t.Errorf("follow-up %q does not contain %q", f, tt.reason)
 			}
-			if err := Validate(card, CardGold); err != nil {
+			if err := Validate(card, record.CardGold); err != nil {
 				t.Errorf("card fails validation: %v", err)
 			}
 		})
@@ -135,7 +136,7 @@ func TestSummarizeRetriesWithReason(t *testing.T) {
 func TestSummarizeAlwaysInvalid(t *testing.T) {
 	bad := withField(validCard("P", false), "method", "Build a benchmark.")
 	srv := newFakeLLM(t, func(fakeRequest) string { return bad })
-	_, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Title: "P", Abstract: "An abstract."}, CardGold)
+	_, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Title: "P", Abstract: "An abstract."}, record.CardGold)
 	var ie *llm.InvalidError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want an *llm.InvalidError", err)
@@ -153,21 +154,21 @@ func TestSummarizeCanonicalLabels(t *testing.T) {
 	ans := withField(validCard("P", false), "problem_gap", "[puzzle/contradiction]  Two results on P disagree.")
 	ans = withField(ans, "method", "[ OTHER ] Something outside the taxonomy.")
 	srv := newFakeLLM(t, func(fakeRequest) string { return ans })
-	card, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Title: "P", Abstract: "An abstract."}, CardGold)
+	card, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Title: "P", Abstract: "An abstract."}, record.CardGold)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if card.ProblemGap != "[Puzzle / Contradiction] Two results on P disagree." || card.Opportunity != Puzzle {
+	if card.ProblemGap != "[Puzzle / Contradiction] Two results on P disagree." || card.Opportunity != record.Puzzle {
 		t.Errorf("problem_gap %q, opportunity %q", card.ProblemGap, card.Opportunity)
 	}
-	if card.Method != "[Other] Something outside the taxonomy." || card.Paradigm != Other {
+	if card.Method != "[Other] Something outside the taxonomy." || card.Paradigm != record.Other {
 		t.Errorf("method %q, paradigm %q", card.Method, card.Paradigm)
 	}
 }
 
 func TestSummarizeNoText(t *testing.T) {
 	srv := newFakeLLM(t, func(fakeRequest) string { return "" })
-	_, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Title: "P"}, CardSource)
+	_, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Title: "P"}, record.CardSource)
 	if !errors.Is(err, ErrNoText) {
 		t.Errorf("err = %v, want ErrNoText", err)
 	}
@@ -182,7 +183,7 @@ func TestSummarizeNoText(t *testing.T) {
 func TestAbstractOnlyPrompt(t *testing.T) {
 	srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
 	doc := testDoc("2507.11538v1", "IFScale")
-	_, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Doc: doc, TextLevel: TextAbstract}, CardSource)
+	_, err := Summarize(t.Context(), srv.client(t, nil), Input{Key: "p", Doc: doc, TextLevel: record.TextAbstract}, record.CardSource)
 	if err != nil {
 		t.Fatal(err)
 	}

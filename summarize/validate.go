@@ -9,19 +9,9 @@ import (
 	"github.com/groundwork/curate/record"
 )
 
-// Card kinds: which card of a paper is meant.
-const (
-	// CardGold is a target's own card (the held-out gold idea): problem_gap,
-	// core_claim, method and inspiration.
-	CardGold = "gold"
-	// CardSource is a source's card: the four fields plus results and
-	// takeaways.
-	CardSource = "source"
-)
-
 func checkKind(kind string) error {
-	if kind != CardGold && kind != CardSource {
-		return fmt.Errorf("unknown card kind %q (want %q or %q)", kind, CardGold, CardSource)
+	if kind != record.CardGold && kind != record.CardSource {
+		return fmt.Errorf("unknown card kind %q (want %q or %q)", kind, record.CardGold, record.CardSource)
 	}
 	return nil
 }
@@ -36,8 +26,6 @@ var (
 	// documentRef finds "Document 3"-style numbering, which no card written
 	// by this stage may use: the numbered list exists only per instance.
 	documentRef = regexp.MustCompile(`(?i)\bdocuments?\s+\d+\b`)
-	// bracketed finds bracketed spans, to spot a second label.
-	bracketed = regexp.MustCompile(`\[([^\[\]]{1,60})\]`)
 	// claimLead is a "we claim that" opening, looked through before the
 	// gap test.
 	claimLead = regexp.MustCompile(`(?i)^(we|i)\s+(claim|argue|hypothesi[sz]e|contend|posit)\s+(that\s+)?`)
@@ -57,56 +45,6 @@ var (
 	gapVerb    = regexp.MustCompile(`(?i)\b(lacks?|fail(s)?|cannot|can't|do\s+not|does\s+not|don't|doesn't|are\s+limited|is\s+limited|struggles?|ignores?|overlooks?|neglects?|miss(es)?|remains?\s+(unclear|unknown|open))\b`)
 )
 
-// ParseLabel reads the bracketed label that must open field on axis
-// (AxisOpportunity for problem_gap, AxisParadigm for method). It returns
-// the canonical label (Other for "[Other]") and the text after it, or an
-// error that says what is wrong in words a model can act on: no label, an
-// unknown label, a label of the other axis, a second label, or no text
-// after the label.
-func ParseLabel(field, axis string) (label, rest string, err error) {
-	name := "problem_gap"
-	want := "opportunity-pattern"
-	if axis == AxisParadigm {
-		name, want = "method", "method-paradigm"
-	}
-	s := strings.TrimSpace(field)
-	if !strings.HasPrefix(s, "[") {
-		return "", "", fmt.Errorf("%s must open with exactly one bracketed %s label, e.g. %q; it opens with %q",
-			name, want, "["+Labels(axis)[3]+"]", clip(s, 40))
-	}
-	end := strings.IndexByte(s, ']')
-	if end < 0 {
-		return "", "", fmt.Errorf("%s opens with %q but the bracket is never closed", name, clip(s, 40))
-	}
-	inner := s[1:end]
-	rest = strings.TrimSpace(s[end+1:])
-	l, ax, ok := lookupLabel(inner)
-	switch {
-	case !ok:
-		return "", "", fmt.Errorf("%s label [%s] is not one %s label: use exactly one of %s, or [Other]",
-			name, inner, want, bracketList(Labels(axis)))
-	case ax != "" && ax != axis:
-		return "", "", fmt.Errorf("%s uses [%s], a label of the other axis; the axes never share labels: use one of %s, or [Other]",
-			name, l, bracketList(Labels(axis)))
-	case rest == "":
-		return "", "", fmt.Errorf("%s has a label but no text after it", name)
-	}
-	for _, m := range bracketed.FindAllStringSubmatch(rest, -1) {
-		if _, _, isLabel := lookupLabel(m[1]); isLabel {
-			return "", "", fmt.Errorf("%s has a second label [%s] after [%s]; keep exactly one label, at the start", name, m[1], l)
-		}
-	}
-	return l, rest, nil
-}
-
-func bracketList(labels []string) string {
-	out := make([]string, len(labels))
-	for i, l := range labels {
-		out[i] = "[" + l + "]"
-	}
-	return strings.Join(out, ", ")
-}
-
 // check validates the text fields of card as a card of kind and returns the
 // labels parsed from problem_gap and method. The error joins every problem
 // found, so one follow-up can fix them all.
@@ -123,8 +61,8 @@ func check(card *record.Card, kind string) (opportunity, paradigm string, err er
 		{"core_claim", card.CoreClaim, true},
 		{"method", card.Method, true},
 		{"inspiration", card.Inspiration, true},
-		{"results", card.Results, kind == CardSource},
-		{"takeaways", card.Takeaways, kind == CardSource},
+		{"results", card.Results, kind == record.CardSource},
+		{"takeaways", card.Takeaways, kind == record.CardSource},
 	}
 	for _, f := range fields {
 		empty := strings.TrimSpace(f.value) == ""
@@ -142,13 +80,13 @@ func check(card *record.Card, kind string) (opportunity, paradigm string, err er
 	var gap string
 	if strings.TrimSpace(card.ProblemGap) != "" {
 		var err error
-		if opportunity, gap, err = ParseLabel(card.ProblemGap, AxisOpportunity); err != nil {
+		if opportunity, gap, err = record.ParseCardLabel(card.ProblemGap, record.AxisOpportunity); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if strings.TrimSpace(card.Method) != "" {
 		var err error
-		if paradigm, _, err = ParseLabel(card.Method, AxisParadigm); err != nil {
+		if paradigm, _, err = record.ParseCardLabel(card.Method, record.AxisParadigm); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -214,18 +152,6 @@ func Validate(card *record.Card, kind string) error {
 	}
 	return errors.Join(errs...)
 }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !runeStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func runeStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func firstWords(s string, n int) string {
 	f := strings.Fields(s)

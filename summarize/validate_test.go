@@ -13,22 +13,22 @@ func TestParseLabel(t *testing.T) {
 		label, rest string
 		err         string
 	}{
-		{"[Evidence Gap] No benchmark grades density.", AxisOpportunity, Evidence, "No benchmark grades density.", ""},
-		{"  [failure/risk gap] Models break.", AxisOpportunity, FailureRisk, "Models break.", ""},
-		{"[Relax  /  Extend Scope] Drop the assumption.", AxisParadigm, RelaxExtend, "Drop the assumption.", ""},
-		{"[Other] Outside the taxonomy.", AxisParadigm, Other, "Outside the taxonomy.", ""},
-		{"[Evidence Gap] As shown in [12], nothing grades density.", AxisOpportunity, Evidence, "As shown in [12], nothing grades density.", ""},
-		{"Evidence Gap: no benchmark.", AxisOpportunity, "", "", "must open with exactly one bracketed opportunity-pattern label"},
-		{"[Evidence Gap no benchmark.", AxisOpportunity, "", "", "never closed"},
-		{"[Gap] no benchmark.", AxisOpportunity, "", "", "is not one opportunity-pattern label"},
-		{"[Synthesis / Unification] Connect A and B.", AxisOpportunity, "", "", "a label of the other axis"},
-		{"[Bridge Opportunity] Connect A and B.", AxisParadigm, "", "", "a label of the other axis"},
-		{"[Evidence Gap][Bridge Opportunity] Both.", AxisOpportunity, "", "", "second label"},
-		{"[Evidence Gap] Nothing grades it, a [Scope Mismatch] too.", AxisOpportunity, "", "", "second label [Scope Mismatch]"},
-		{"[Evidence Gap]", AxisOpportunity, "", "", "no text after it"},
+		{"[Evidence Gap] No benchmark grades density.", record.AxisOpportunity, record.Evidence, "No benchmark grades density.", ""},
+		{"  [failure/risk gap] Models break.", record.AxisOpportunity, record.FailureRisk, "Models break.", ""},
+		{"[Relax  /  Extend Scope] Drop the assumption.", record.AxisParadigm, record.RelaxExtend, "Drop the assumption.", ""},
+		{"[Other] Outside the taxonomy.", record.AxisParadigm, record.Other, "Outside the taxonomy.", ""},
+		{"[Evidence Gap] As shown in [12], nothing grades density.", record.AxisOpportunity, record.Evidence, "As shown in [12], nothing grades density.", ""},
+		{"Evidence Gap: no benchmark.", record.AxisOpportunity, "", "", "must open with exactly one bracketed opportunity-pattern label"},
+		{"[Evidence Gap no benchmark.", record.AxisOpportunity, "", "", "never closed"},
+		{"[Gap] no benchmark.", record.AxisOpportunity, "", "", "is not one opportunity-pattern label"},
+		{"[Synthesis / Unification] Connect A and B.", record.AxisOpportunity, "", "", "a label of the other axis"},
+		{"[Bridge Opportunity] Connect A and B.", record.AxisParadigm, "", "", "a label of the other axis"},
+		{"[Evidence Gap][Bridge Opportunity] Both.", record.AxisOpportunity, "", "", "second label"},
+		{"[Evidence Gap] Nothing grades it, a [Scope Mismatch] too.", record.AxisOpportunity, "", "", "second label [Scope Mismatch]"},
+		{"[Evidence Gap]", record.AxisOpportunity, "", "", "no text after it"},
 	}
 	for _, tt := range tests {
-		label, rest, err := ParseLabel(tt.field, tt.axis)
+		label, rest, err := record.ParseCardLabel(tt.field, tt.axis)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("ParseLabel(%q) error = %v, want %q", tt.field, err, tt.err)
@@ -76,7 +76,7 @@ func TestValidate(t *testing.T) {
 	good := record.Card{
 		ProblemGap: "[Scope Mismatch] Results hold only for short prompts.", CoreClaim: "We claim that long prompts change the ranking of models.",
 		Method: "[Relax / Extend Scope] Re-run the comparisons at every prompt length.", Inspiration: "Smith et al. (2020) used short prompts only.",
-		Opportunity: Scope, Paradigm: RelaxExtend, Model: "m", PromptVersion: "v1",
+		Opportunity: record.Scope, Paradigm: record.RelaxExtend, Model: "m", PromptVersion: "v1",
 	}
 	source := good
 	source.Results, source.Takeaways = "Rankings flip at 4k tokens.", "Report prompt length."
@@ -86,12 +86,12 @@ func TestValidate(t *testing.T) {
 		kind string
 		err  string
 	}{
-		{"gold", good, CardGold, ""},
-		{"source", source, CardSource, ""},
-		{"gold with results", source, CardGold, "results must be empty on a gold card"},
-		{"source without results", good, CardSource, "results is empty"},
-		{"opportunity field disagrees", func() record.Card { c := good; c.Opportunity = Bridge; return c }(), CardGold, `opportunity is "Bridge Opportunity" but problem_gap says [Scope Mismatch]`},
-		{"no model", func() record.Card { c := good; c.Model = ""; return c }(), CardGold, "no model"},
+		{"gold", good, record.CardGold, ""},
+		{"source", source, record.CardSource, ""},
+		{"gold with results", source, record.CardGold, "results must be empty on a gold card"},
+		{"source without results", good, record.CardSource, "results is empty"},
+		{"opportunity field disagrees", func() record.Card { c := good; c.Opportunity = record.Bridge; return c }(), record.CardGold, `opportunity is "Bridge Opportunity" but problem_gap says [Scope Mismatch]`},
+		{"no model", func() record.Card { c := good; c.Model = ""; return c }(), record.CardGold, "no model"},
 		{"unknown kind", good, "idea", "unknown card kind"},
 	}
 	for _, tt := range tests {

@@ -10,12 +10,9 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/citegraph"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/summarize"
 )
 
 // Defaults of Options (the IDEAgent recipe's values).
@@ -231,13 +228,13 @@ func (b *Builder) log() *slog.Logger {
 // background papers' cards. excluded are seeds that never got a graph
 // (from LoadGraphs); they are reported with the rest. The same graphs,
 // store contents and options give the same Result.
-func (b *Builder) Build(ctx context.Context, graphs []*citegraph.Graph, excluded []SeedStatus, opt Options) (*Result, error) {
+func (b *Builder) Build(ctx context.Context, graphs []*record.Graph, excluded []SeedStatus, opt Options) (*Result, error) {
 	if err := opt.Check(); err != nil {
 		return nil, fmt.Errorf("build topics: %w", err)
 	}
 	graphs = slices.Clone(graphs)
-	slices.SortFunc(graphs, func(a, c *citegraph.Graph) int { return cmp.Compare(a.TargetID, c.TargetID) })
-	graphs = slices.CompactFunc(graphs, func(a, c *citegraph.Graph) bool { return a.TargetID == c.TargetID })
+	slices.SortFunc(graphs, func(a, c *record.Graph) int { return cmp.Compare(a.TargetID, c.TargetID) })
+	graphs = slices.CompactFunc(graphs, func(a, c *record.Graph) bool { return a.TargetID == c.TargetID })
 	ids := NewIdentities(graphs)
 	refs := map[string]*Ref{}
 	seeds := make([]Seed, 0, len(graphs))
@@ -278,7 +275,7 @@ func (b *Builder) Build(ctx context.Context, graphs []*citegraph.Graph, excluded
 	}
 	res.Candidates = len(cands)
 	picks := Select(cands, opt.Budget, opt.Seed)
-	var cards map[string][]summarize.StoredCard
+	var cards map[string][]record.StoredCard
 	if len(picks) > 0 && b.Store != nil {
 		if cards, err = cardsByPaper(ctx, b.Store); err != nil {
 			return nil, fmt.Errorf("build topics: %w", err)
@@ -321,7 +318,7 @@ func category(members []string, seeds map[string]Seed) string {
 }
 
 // topic fills a selected group's Topic: its papers, evidence, stats and tag.
-func (b *Builder) topic(ctx context.Context, g Group, seeds map[string]Seed, refs map[string]*Ref, cards map[string][]summarize.StoredCard) (Topic, error) {
+func (b *Builder) topic(ctx context.Context, g Group, seeds map[string]Seed, refs map[string]*Ref, cards map[string][]record.StoredCard) (Topic, error) {
 	t := Topic{ID: g.ID, Category: category(g.Members, seeds)}
 	cited := map[string]int{}
 	for _, id := range g.Members {
@@ -394,12 +391,12 @@ func (b *Builder) topic(ctx context.Context, g Group, seeds map[string]Seed, ref
 }
 
 // cardsByPaper indexes the store's idea cards by paper item.
-func cardsByPaper(ctx context.Context, st *store.Store) (map[string][]summarize.StoredCard, error) {
-	all, err := summarize.StoredCards(ctx, st)
+func cardsByPaper(ctx context.Context, st *store.Store) (map[string][]record.StoredCard, error) {
+	all, err := record.StoredCards(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][]summarize.StoredCard{}
+	out := map[string][]record.StoredCard{}
 	for _, c := range all {
 		out[c.Paper] = append(out[c.Paper], c)
 	}
@@ -412,8 +409,8 @@ func cardsByPaper(ctx context.Context, st *store.Store) (map[string][]summarize.
 // those a source card before a gold card (a background paper plays the
 // part of a source), a model's before the heuristic's, then the kind that
 // sorts last (the later prompt version, "…-v2" after "…-v1").
-func pickCard(cards map[string][]summarize.StoredCard, r *Ref) (summarize.StoredCard, bool) {
-	for _, item := range summarize.PaperItems(r.ArxivID, r.S2PaperID, r.Title) {
+func pickCard(cards map[string][]record.StoredCard, r *Ref) (record.StoredCard, bool) {
+	for _, item := range record.PaperItems(r.ArxivID, r.S2PaperID, r.Title) {
 		cs := cards[item]
 		if len(cs) == 0 {
 			continue
@@ -426,18 +423,18 @@ func pickCard(cards map[string][]summarize.StoredCard, r *Ref) (summarize.Stored
 		}
 		return best, true
 	}
-	return summarize.StoredCard{}, false
+	return record.StoredCard{}, false
 }
 
 // cardRank orders two cards of a paper by preference (> 0: a first).
-func cardRank(a, b summarize.StoredCard) int {
-	src := func(c summarize.StoredCard) int {
-		if c.CardKind == summarize.CardSource {
+func cardRank(a, b record.StoredCard) int {
+	src := func(c record.StoredCard) int {
+		if c.CardKind == record.CardSource {
 			return 1
 		}
 		return 0
 	}
-	model := func(c summarize.StoredCard) int {
+	model := func(c record.StoredCard) int {
 		if llm.IsHeuristic(c.Card.Model) {
 			return 0
 		}
@@ -452,21 +449,26 @@ func cardRank(a, b summarize.StoredCard) int {
 	return cmp.Compare(a.Kind, b.Kind)
 }
 
+// BuildGraphs builds the citation graphs of targets the store lacks (the
+// citegraph stage, wired in by the caller; it reuses every stored
+// response, so no request is made twice) and returns each target's graph
+// or the reason it has none.
+type BuildGraphs func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error)
+
 // LoadGraphs returns the citation graphs of the seeds: those of ids (arXiv
 // IDs with or without version), or of every target in st with a Graph
-// when ids is nil. A target without a stored Graph is run through runner
-// (the citegraph stage, which reuses every stored response, so no request
-// is made twice), with up to workers at once; with a nil runner it is
-// excluded. Excluded seeds come back with the reason.
-func LoadGraphs(ctx context.Context, st *store.Store, ids []string, runner *citegraph.Runner, workers int) ([]*citegraph.Graph, []SeedStatus, error) {
+// when ids is nil. A target without a stored Graph is built with build;
+// with a nil build it is excluded. Excluded seeds come back with the
+// reason.
+func LoadGraphs(ctx context.Context, st *store.Store, ids []string, build BuildGraphs) ([]*record.Graph, []SeedStatus, error) {
 	if ids == nil {
 		var err error
-		if ids, err = st.Items(ctx, citegraph.KindGraph); err != nil {
+		if ids, err = st.Items(ctx, record.Graphs.Name()); err != nil {
 			return nil, nil, fmt.Errorf("load topic seeds: %w", err)
 		}
 	}
 	var (
-		graphs   []*citegraph.Graph
+		graphs   []*record.Graph
 		excluded []SeedStatus
 		missing  []string
 	)
@@ -477,17 +479,17 @@ func LoadGraphs(ctx context.Context, st *store.Store, ids []string, runner *cite
 			excluded = append(excluded, SeedStatus{ID: in, Status: ReasonInvalidID, Detail: err.Error()})
 			continue
 		}
-		key := fetch.Key(id)
+		key := record.Key(id)
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		var g citegraph.Graph
-		_, err = st.GetJSON(ctx, key, citegraph.KindGraph, &g)
+		var g record.Graph
+		_, err = st.GetJSON(ctx, key, record.Graphs.Name(), &g)
 		switch {
 		case err == nil:
 			graphs = append(graphs, &g)
-		case errors.Is(err, store.ErrNotFound) && runner != nil:
+		case errors.Is(err, store.ErrNotFound) && build != nil:
 			missing = append(missing, key)
 		case errors.Is(err, store.ErrNotFound):
 			excluded = append(excluded, SeedStatus{ID: key, Status: ReasonNoGraph, Detail: "no citation graph in the store: run curate citegraph"})
@@ -496,18 +498,20 @@ func LoadGraphs(ctx context.Context, st *store.Store, ids []string, runner *cite
 		}
 	}
 	if len(missing) > 0 {
-		for _, r := range runner.All(ctx, missing, workers, nil) {
-			if r.Err != nil {
-				excluded = append(excluded, SeedStatus{ID: r.Key, Status: ReasonCitegraph, Detail: strings.TrimSpace(r.Err.Error())})
-				continue
+		built, failed := build(ctx, missing)
+		for _, k := range missing {
+			switch g, err := built[k], failed[k]; {
+			case err != nil:
+				excluded = append(excluded, SeedStatus{ID: k, Status: ReasonCitegraph, Detail: strings.TrimSpace(err.Error())})
+			case g != nil:
+				graphs = append(graphs, g)
 			}
-			graphs = append(graphs, r.Graph)
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("load topic seeds: %w", err)
 		}
 	}
-	slices.SortFunc(graphs, func(a, b *citegraph.Graph) int { return cmp.Compare(a.TargetID, b.TargetID) })
+	slices.SortFunc(graphs, func(a, b *record.Graph) int { return cmp.Compare(a.TargetID, b.TargetID) })
 	slices.SortFunc(excluded, func(a, b SeedStatus) int { return cmp.Compare(a.ID, b.ID) })
 	return graphs, excluded, nil
 }

@@ -21,10 +21,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/groundwork/curate/citegraph"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/summarize"
 )
 
 // ref is one reference of a hand-made Graph.
@@ -33,10 +31,10 @@ type ref struct {
 	influential bool
 }
 
-func handGraph(id, title, venue, category string, year, cites int, rs ...ref) *citegraph.Graph {
-	g := &citegraph.Graph{
-		TargetID: id, S2Status: citegraph.S2OK,
-		Meta: citegraph.TargetMeta{ArxivID: id, Title: title, Venue: venue, Year: year, CitationCount: &cites,
+func handGraph(id, title, venue, category string, year, cites int, rs ...ref) *record.Graph {
+	g := &record.Graph{
+		TargetID: id, S2Status: record.S2OK,
+		Meta: record.TargetMeta{ArxivID: id, Title: title, Venue: venue, Year: year, CitationCount: &cites,
 			PrimaryCategory: category, Published: fmt.Sprintf("%d-03-01", year)},
 	}
 	for _, r := range rs {
@@ -62,9 +60,9 @@ func infl(ns ...int) []ref {
 
 // handGraphs: two groups of three (backgrounds of 5 and 6, one with
 // every pair at IoU exactly 0.5) and one paper alone.
-func handGraphs() []*citegraph.Graph {
+func handGraphs() []*record.Graph {
 	noise := []ref{{900, false}, {901, false}}
-	return []*citegraph.Graph{
+	return []*record.Graph{
 		handGraph("2401.00001", "Abstention for Question Answering", "ACL", "cs.CL", 2024, 10, append(infl(1, 2, 3), noise...)...),
 		handGraph("2401.00002", "Attribution for Question Answering", "EMNLP", "cs.CL", 2024, 7, append(infl(1, 2, 4), noise...)...),
 		handGraph("2401.00003", "Calibration for Question Answering", "NAACL", "cs.CL", 2024, 3, infl(1, 2, 5)...),
@@ -75,7 +73,7 @@ func handGraphs() []*citegraph.Graph {
 	}
 }
 
-func testStore(t *testing.T, graphs []*citegraph.Graph) *store.Store {
+func testStore(t *testing.T, graphs []*record.Graph) *store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
@@ -84,7 +82,7 @@ func testStore(t *testing.T, graphs []*citegraph.Graph) *store.Store {
 	t.Cleanup(func() { st.Close() })
 	ctx := context.Background()
 	for _, g := range graphs {
-		if _, err := st.PutJSON(ctx, g.TargetID, citegraph.KindGraph, g, nil); err != nil {
+		if _, err := st.PutJSON(ctx, g.TargetID, record.Graphs.Name(), g, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,14 +100,14 @@ func testCard(model, version string) record.Card {
 func putCard(t *testing.T, st *store.Store, item, cardKind string, c record.Card) string {
 	t.Helper()
 	ctx := context.Background()
-	kind := summarize.CardKind(cardKind, c.Model, c.PromptVersion)
-	if _, err := st.PutJSON(ctx, item, kind, c, map[string]string{"text_level": "full_text", "card_kind": cardKind}); err != nil {
+	kind := record.CardKind(cardKind, c.Model, c.PromptVersion)
+	if _, err := kind.Put(ctx, st, item, &c, map[string]string{"text_level": "full_text", "card_kind": cardKind}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutJSON(ctx, item, summarize.KindCardIndex, map[string]string{"paper": item}, nil); err != nil {
+	if _, err := st.PutJSON(ctx, item, record.CardIndex.Name(), map[string]string{"paper": item}, nil); err != nil {
 		t.Fatal(err)
 	}
-	return kind
+	return kind.Name()
 }
 
 func testOptions() Options {
@@ -123,7 +121,7 @@ func testOptions() Options {
 func build(t *testing.T, st *store.Store, opt Options, reverse bool) (string, *Result) {
 	t.Helper()
 	ctx := context.Background()
-	graphs, excluded, err := LoadGraphs(ctx, st, nil, nil, 1)
+	graphs, excluded, err := LoadGraphs(ctx, st, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,9 +169,9 @@ func readTopicsJSONL(t *testing.T, path string) []Topic {
 func TestRederive(t *testing.T) {
 	graphs := handGraphs()
 	st := testStore(t, graphs)
-	srcKind := putCard(t, st, "2301.00001", summarize.CardSource, testCard("heuristic", "heuristic-v1"))
-	putCard(t, st, "2301.00001", summarize.CardGold, testCard("gpt-x", "summarize-gold-v1"))
-	s2Kind := putCard(t, st, "s2:P011", summarize.CardSource, testCard("gpt-x", "summarize-source-v1"))
+	srcKind := putCard(t, st, "2301.00001", record.CardSource, testCard("heuristic", "heuristic-v1"))
+	putCard(t, st, "2301.00001", record.CardGold, testCard("gpt-x", "summarize-gold-v1"))
+	s2Kind := putCard(t, st, "s2:P011", record.CardSource, testCard("gpt-x", "summarize-source-v1"))
 
 	opt := testOptions()
 	out, res := build(t, st, opt, false)
@@ -189,8 +187,8 @@ func TestRederive(t *testing.T) {
 		var sets [][]string
 		var members []string
 		for _, s := range tp.Supporting {
-			var g citegraph.Graph
-			if _, err := st.GetJSON(ctx, s.ArxivID, citegraph.KindGraph, &g); err != nil {
+			var g record.Graph
+			if _, err := st.GetJSON(ctx, s.ArxivID, record.Graphs.Name(), &g); err != nil {
 				t.Fatal(err)
 			}
 			var set []string
@@ -340,7 +338,7 @@ func mustJSON(t *testing.T, v any) string {
 // leaving nothing behind.
 func TestDeterministic(t *testing.T) {
 	st := testStore(t, handGraphs())
-	putCard(t, st, "2301.00001", summarize.CardSource, testCard("heuristic", "heuristic-v1"))
+	putCard(t, st, "2301.00001", record.CardSource, testCard("heuristic", "heuristic-v1"))
 	opt := testOptions()
 	a, _ := build(t, st, opt, false)
 	b, res := build(t, st, opt, true)
@@ -402,12 +400,12 @@ func TestLoadGraphs(t *testing.T) {
 	ctx := context.Background()
 	title := "A Target Not Yet Linked"
 	doc := record.Document{ID: "2404.00008", Source: record.SourceArxiv, Title: &title}
-	if _, err := st.PutJSON(ctx, "2404.00008", fetch.KindDocument, doc, nil); err != nil {
+	if _, err := st.PutJSON(ctx, "2404.00008", record.Documents.Name(), doc, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids := []string{"2401.00001v2", "arXiv:2401.00001", "not-an-id", "2404.00008", "2405.00009"}
 
-	graphs, excluded, err := LoadGraphs(ctx, st, ids, nil, 1)
+	graphs, excluded, err := LoadGraphs(ctx, st, ids, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +417,18 @@ func TestLoadGraphs(t *testing.T) {
 	}
 
 	runner := &citegraph.Runner{Store: st}
-	graphs, excluded, err = LoadGraphs(ctx, st, ids, runner, 2)
+	build := func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
+		built, failed := map[string]*record.Graph{}, map[string]error{}
+		for _, r := range runner.All(ctx, keys, 2, nil) {
+			if r.Err != nil {
+				failed[r.Key] = r.Err
+			} else {
+				built[r.Key] = r.Graph
+			}
+		}
+		return built, failed
+	}
+	graphs, excluded, err = LoadGraphs(ctx, st, ids, build)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +438,7 @@ func TestLoadGraphs(t *testing.T) {
 	if got := statuses(excluded); !reflect.DeepEqual(got, map[string]string{"not-an-id": ReasonInvalidID, "2405.00009": ReasonCitegraph}) {
 		t.Errorf("with a runner: excluded %v", got)
 	}
-	if _, err := st.GetJSON(ctx, "2404.00008", citegraph.KindGraph, &citegraph.Graph{}); err != nil {
+	if _, err := st.GetJSON(ctx, "2404.00008", record.Graphs.Name(), &record.Graph{}); err != nil {
 		t.Errorf("the runner stored no Graph: %v", err)
 	}
 	// The new Graph has no influential edges (no Semantic Scholar): the
@@ -442,13 +451,13 @@ func TestLoadGraphs(t *testing.T) {
 		t.Errorf("seed statuses %v", got)
 	}
 	// Every target in the store, now eight.
-	graphs, _, err = LoadGraphs(ctx, st, nil, nil, 1)
+	graphs, _, err = LoadGraphs(ctx, st, nil, nil)
 	if err != nil || len(graphs) != 8 {
 		t.Errorf("all graphs: %d, %v", len(graphs), err)
 	}
 }
 
-func graphIDs(gs []*citegraph.Graph) []string {
+func graphIDs(gs []*record.Graph) []string {
 	var out []string
 	for _, g := range gs {
 		out = append(out, g.TargetID)
@@ -494,7 +503,7 @@ func TestOptionsCheck(t *testing.T) {
 // carry the same values as topics.jsonl.
 func TestParquetArrow(t *testing.T) {
 	st := testStore(t, handGraphs())
-	putCard(t, st, "2301.00001", summarize.CardSource, testCard("heuristic", "heuristic-v1"))
+	putCard(t, st, "2301.00001", record.CardSource, testCard("heuristic", "heuristic-v1"))
 	out, res := build(t, st, testOptions(), false)
 	path := filepath.Join(out, TopicsParquet)
 	rdr, err := file.OpenParquetFile(path, false)

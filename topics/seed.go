@@ -10,7 +10,6 @@ import (
 	"unicode"
 
 	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/record"
 )
 
@@ -75,7 +74,7 @@ type Identities struct {
 }
 
 // NewIdentities learns the aliases of the influential edges of graphs.
-func NewIdentities(graphs []*citegraph.Graph) *Identities {
+func NewIdentities(graphs []*record.Graph) *Identities {
 	ids := &Identities{byArxiv: map[string]map[string]bool{}, byDOI: map[string]map[string]bool{}}
 	add := func(m map[string]map[string]bool, k, s2 string) {
 		if k == "" {
@@ -93,7 +92,7 @@ func NewIdentities(graphs []*citegraph.Graph) *Identities {
 				continue
 			}
 			add(ids.byArxiv, arxiv.Normalize(str(e.ArxivID)), s2)
-			add(ids.byDOI, citegraph.NormalizeDOI(str(e.DOI)), s2)
+			add(ids.byDOI, record.NormalizeDOI(str(e.DOI)), s2)
 		}
 	}
 	return ids
@@ -121,7 +120,7 @@ func (ids *Identities) Identify(e record.Edge) string {
 		}
 		return IdentityArxiv + a
 	}
-	if d := citegraph.NormalizeDOI(str(e.DOI)); d != "" {
+	if d := record.NormalizeDOI(str(e.DOI)); d != "" {
 		if s2, ok := only(ids.byDOI[d]); ok {
 			return IdentityS2 + s2
 		}
@@ -134,7 +133,7 @@ func (ids *Identities) Identify(e record.Edge) string {
 // identities resolved by ids; refs, if not nil, collects what the
 // graph says of each influential reference (first non-empty value of
 // each field wins, so pass graphs in a fixed order).
-func NewSeed(g *citegraph.Graph, ids *Identities, refs map[string]*Ref) Seed {
+func NewSeed(g *record.Graph, ids *Identities, refs map[string]*Ref) Seed {
 	m := g.Meta
 	s := Seed{
 		ID: g.TargetID, Title: m.Title, Venue: strings.TrimSpace(m.Venue), Year: m.Year,
@@ -176,7 +175,7 @@ func mergeRef(refs map[string]*Ref, key string, e record.Edge) {
 	}
 	fill(&r.S2PaperID, str(e.S2PaperID))
 	fill(&r.ArxivID, arxiv.Normalize(str(e.ArxivID)))
-	fill(&r.DOI, citegraph.NormalizeDOI(str(e.DOI)))
+	fill(&r.DOI, record.NormalizeDOI(str(e.DOI)))
 	fill(&r.Title, str(e.Title))
 	fill(&r.Abstract, str(e.Abstract))
 	fill(&r.PublicationDate, str(e.PublicationDate))

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/record"
 )
 
@@ -145,7 +144,7 @@ func TestIdentities(t *testing.T) {
 		}
 		return e
 	}
-	graphs := []*citegraph.Graph{
+	graphs := []*record.Graph{
 		{TargetID: "2401.00001", Edges: []record.Edge{
 			edge("S1", "2301.00001v2", "", true),
 			edge("S2", "", "10.1/ABC", true),

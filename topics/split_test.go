@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/record"
 )
 
@@ -16,12 +15,12 @@ import (
 // background, and every paper's split is recorded; asked for by name,
 // both splits are drawn on.
 func TestTopicsKeepSplitsApart(t *testing.T) {
-	at := func(g *citegraph.Graph, published string) *citegraph.Graph {
+	at := func(g *record.Graph, published string) *record.Graph {
 		g.Meta.Published, g.Meta.Year = published, 0
 		fmt.Sscanf(published[:4], "%d", &g.Meta.Year)
 		return g
 	}
-	graphs := []*citegraph.Graph{
+	graphs := []*record.Graph{
 		at(handGraph("2501.00001", "Abstention for Question Answering", "ACL", "cs.CL", 2025, 10, infl(1, 2, 3, 4, 5)...), "2025-01-10"),
 		at(handGraph("2502.00002", "Attribution for Question Answering", "EMNLP", "cs.CL", 2025, 7, infl(1, 2, 3, 4, 6)...), "2025-02-10"),
 		at(handGraph("2601.00003", "Calibration for Question Answering", "NAACL", "cs.CL", 2026, 3, infl(1, 2, 3, 4, 7)...), "2026-01-20"),

@@ -12,9 +12,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/llm/prompts"
+	"github.com/groundwork/curate/record"
 )
 
 // StageName is the stage name of the tag requests: LLM usage is summed
@@ -156,7 +156,7 @@ func tagStopword(w string) bool {
 // each stop-word, short word (under three letters) or number, so that
 // bigrams never span one.
 func titleWords(title string) []string {
-	ws := strings.Fields(citegraph.NormalizeTitle(title))
+	ws := strings.Fields(record.NormalizeTitle(title))
 	for i, w := range ws {
 		if tagStopword(w) || utf8.RuneCountInString(w) < 3 || strings.IndexFunc(w, unicode.IsLetter) < 0 {
 			ws[i] = ""

@@ -89,7 +89,7 @@ func runCitegraph(ctx context.Context, env *cmdEnv, opt citegraphOptions) error 
 	bar.Finish()
 
 	var problems []string
-	var total citegraph.LinkReport
+	var total record.LinkReport
 	ok, withheld, missing := 0, 0, 0
 	for _, res := range results {
 		if res.Err != nil {
@@ -100,9 +100,9 @@ func runCitegraph(ctx context.Context, env *cmdEnv, opt citegraphOptions) error 
 		g := res.Graph
 		ok++
 		switch g.S2Status {
-		case citegraph.S2Withheld:
+		case record.S2Withheld:
 			withheld++
-		case citegraph.S2Missing:
+		case record.S2Missing:
 			missing++
 		}
 		rep := g.Report

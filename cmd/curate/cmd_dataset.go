@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,14 +18,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/citegraph"
-	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/dataset"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/summarize"
 )
 
 // datasetFlags configure the dataset stage.
@@ -240,13 +237,16 @@ func printDatasetSummary(env *cmdEnv, res *dataset.Result, out string) {
 func inputsDigest(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (string, error) {
 	if len(keys) == 0 {
 		var err error
-		if keys, err = st.Items(ctx, citegraph.KindGraph); err != nil {
+		if keys, err = st.Items(ctx, record.Graphs.Name()); err != nil {
 			return "", err
 		}
 	}
 	keys = append([]string(nil), keys...)
 	sort.Strings(keys)
-	h := sha256.New()
+	h0 := sha256.New()
+	dbg, _ := os.Create(os.Getenv("DIGEST_DUMP"))
+	defer dbg.Close()
+	h := io.MultiWriter(h0, dbg)
 	tmpl, err := dataset.LoadTemplate()
 	if err != nil {
 		return "", err
@@ -256,7 +256,7 @@ func inputsDigest(ctx context.Context, st *store.Store, keys []string, opts data
 		return "", err
 	}
 	fmt.Fprintf(h, "%s\n%s\n%s\n", version, tmpl.Version(), o)
-	used := map[string]bool{citegraph.KindGraph: true, classify.KindSelections: true, summarize.KindResult: true, fetch.KindDocument: true}
+	used := map[string]bool{record.Graphs.Name(): true, record.SelectionSets.Name(): true, record.Summaries.Name(): true, record.Documents.Name(): true}
 	for _, k := range keys {
 		recs, err := st.Records(ctx, k)
 		if err != nil {
@@ -265,10 +265,10 @@ func inputsDigest(ctx context.Context, st *store.Store, keys []string, opts data
 		fmt.Fprintf(h, "target %s\n", k)
 		for _, r := range recs {
 			switch {
-			case r.Kind == summarize.KindResult:
+			case r.Kind == record.Summaries.Name():
 				// The summary also counts cards written versus reused,
 				// which differs between runs with the same cards.
-				var res summarize.Result
+				var res record.Summary
 				if _, err := st.GetJSON(ctx, k, r.Kind, &res); err != nil {
 					return "", err
 				}
@@ -298,7 +298,7 @@ func inputsDigest(ctx context.Context, st *store.Store, keys []string, opts data
 			fmt.Fprintf(h, "%s %s\n", e.Stage, e.Status)
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h0.Sum(nil)), nil
 }
 
 func contaminationLine(c *dataset.Contamination) string {

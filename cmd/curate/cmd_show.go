@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
 
@@ -64,10 +64,10 @@ func runShow(ctx context.Context, env *cmdEnv, opt showOptions) error {
 	for _, in := range opt.ids {
 		key := in
 		if id, err := arxiv.Parse(in); err == nil {
-			key = fetch.Key(id)
+			key = record.Key(id)
 		}
 		if opt.raw {
-			page, _, err := st.GetBytes(ctx, key, fetch.KindRaw)
+			page, _, err := st.GetBytes(ctx, key, record.Raw)
 			if err != nil {
 				return fmt.Errorf("show %s: %w", in, err)
 			}

@@ -11,9 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/pipeline"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/stages"
 	"github.com/groundwork/curate/store"
 )
@@ -200,8 +200,8 @@ func withoutArxivMeta(ctx context.Context, e *stageEnv, keys []string, sum *pipe
 		if failed[k] {
 			continue
 		}
-		var g citegraph.Graph
-		if _, err := e.store.GetJSON(ctx, k, citegraph.KindGraph, &g); err != nil {
+		var g record.Graph
+		if _, err := e.store.GetJSON(ctx, k, record.Graphs.Name(), &g); err != nil {
 			continue
 		}
 		if src := g.Meta.Sources["published"]; src != "" && src != dataset.MetaFromArxivAPI {

@@ -34,7 +34,7 @@ func runStatsCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	defer st.Close()
-	stored, err := summarize.StoredCards(ctx, st)
+	stored, err := record.StoredCards(ctx, st)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/topics"
 )
 
@@ -86,7 +87,18 @@ func runTopics(ctx context.Context, env *cmdEnv, o *topicsOptions) error {
 	}
 	defer e.Close()
 
-	graphs, excluded, err := topics.LoadGraphs(ctx, e.store, o.ids, e.set.Citegraph, o.workers)
+	build := func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
+		built, failed := map[string]*record.Graph{}, map[string]error{}
+		for _, r := range e.set.Citegraph.All(ctx, keys, o.workers, nil) {
+			if r.Err != nil {
+				failed[r.Key] = r.Err
+			} else {
+				built[r.Key] = r.Graph
+			}
+		}
+		return built, failed
+	}
+	graphs, excluded, err := topics.LoadGraphs(ctx, e.store, o.ids, build)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/groundwork/curate/citegraph"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/topics"
 )
@@ -95,8 +95,8 @@ func TestTopicsOnDemo(t *testing.T) {
 		}
 		var union []string
 		for _, sp := range tp.Supporting {
-			var g citegraph.Graph
-			if _, err := s.GetJSON(context.Background(), sp.ArxivID, citegraph.KindGraph, &g); err != nil {
+			var g record.Graph
+			if _, err := s.GetJSON(context.Background(), sp.ArxivID, record.Graphs.Name(), &g); err != nil {
 				t.Fatal(err)
 			}
 			var set []string

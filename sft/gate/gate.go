@@ -25,7 +25,6 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/summarize"
 )
 
 // Reasons a completion fails the gate, in the order the gate checks them.
@@ -171,10 +170,10 @@ func checkCard(raw json.RawMessage) (record.Card, *Error) {
 	}
 	c := record.Card{ProblemGap: vals[0], CoreClaim: vals[1], Method: vals[2], Inspiration: vals[3]}
 	var err *Error
-	if c.Opportunity, err = label(c.ProblemGap, "problem_gap", summarize.AxisOpportunity, summarize.AxisParadigm); err != nil {
+	if c.Opportunity, err = label(c.ProblemGap, "problem_gap", record.AxisOpportunity, record.AxisParadigm); err != nil {
 		return record.Card{}, err
 	}
-	if c.Paradigm, err = label(c.Method, "method", summarize.AxisParadigm, summarize.AxisOpportunity); err != nil {
+	if c.Paradigm, err = label(c.Method, "method", record.AxisParadigm, record.AxisOpportunity); err != nil {
 		return record.Card{}, err
 	}
 	return c, nil
@@ -185,11 +184,11 @@ func checkCard(raw json.RawMessage) (record.Card, *Error) {
 // that is no label at all, because the two mistakes teach different
 // things.
 func label(text, field, axis, other string) (string, *Error) {
-	l, _, err := summarize.ParseLabel(text, axis)
+	l, _, err := record.ParseCardLabel(text, axis)
 	if err == nil {
 		return l, nil
 	}
-	if ol, _, oerr := summarize.ParseLabel(text, other); oerr == nil && ol != summarize.Other {
+	if ol, _, oerr := record.ParseCardLabel(text, other); oerr == nil && ol != record.Other {
 		return "", &Error{Reason: ReasonWrongAxis, Field: field, Detail: err.Error()}
 	}
 	return "", &Error{Reason: ReasonBadLabel, Field: field, Detail: err.Error()}

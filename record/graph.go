@@ -1,0 +1,122 @@
+package record
+
+import (
+	"github.com/groundwork/curate/arxivapi"
+	"github.com/groundwork/curate/s2"
+)
+
+// S2 status of a target's reference list.
+const (
+	S2OK       = "ok"        // the list as S2 has it
+	S2Withheld = "withheld"  // "data": null: the publisher withheld it; edges come from the bibliography
+	S2Missing  = "not_found" // S2 does not know the paper (404)
+	S2Partial  = "partial"   // paging stopped early (10,000 cap or an empty page)
+)
+
+// Graph is what the citegraph stage stores for a target (kind "edges"): one
+// Edge per bibliography entry or S2 edge, the target's metadata, and how
+// the linking went.
+type Graph struct {
+	TargetID string     `json:"target_id"`
+	Meta     TargetMeta `json:"meta"`
+	S2Status string     `json:"s2_status"`
+	// Disclaimer is S2's reason when the list was withheld.
+	Disclaimer string     `json:"disclaimer,omitempty"`
+	Edges      []Edge     `json:"edges"`
+	Report     LinkReport `json:"report"`
+}
+
+// TargetMeta is the target paper's metadata: what decides its split
+// (the arXiv v1 date) and its domain (the primary category).
+type TargetMeta struct {
+	ArxivID         string   `json:"arxiv_id"`
+	Title           string   `json:"title,omitempty"`
+	Published       string   `json:"published,omitempty"` // arXiv v1 date, YYYY-MM-DD
+	PrimaryCategory string   `json:"primary_category,omitempty"`
+	Categories      []string `json:"categories,omitempty"`
+	DOI             string   `json:"doi,omitempty"`
+	S2PaperID       string   `json:"s2_paper_id,omitempty"`
+	CorpusID        *int64   `json:"corpus_id,omitempty"`
+	Venue           string   `json:"venue,omitempty"`
+	Year            int      `json:"year,omitempty"`
+	CitationCount   *int     `json:"citation_count,omitempty"`
+	// Sources says where each field came from: "html", "s2", "arxiv-api"
+	// (MetaFromArxivAPI), "arxiv-id".
+	Sources map[string]string `json:"sources,omitempty"`
+}
+
+// MetaFromArxivAPI is the TargetMeta source of a v1 date and categories
+// read from the arXiv API; a date from "arxiv-id" is the ID's month, and
+// then the categories are unknown.
+const MetaFromArxivAPI = "arxiv-api"
+
+// HasArxivMeta reports whether the metadata's date and categories came
+// from the arXiv API (metadata that says nothing of its sources is taken
+// as it is).
+func (m TargetMeta) HasArxivMeta() bool {
+	src := m.Sources["published"]
+	return src == "" || src == MetaFromArxivAPI
+}
+
+// LinkReport counts how the S2 edges met the bibliography.
+type LinkReport struct {
+	S2Edges      int `json:"s2_edges"`
+	Bibliography int `json:"bibliography"`
+	ByArxivID    int `json:"linked_by_arxiv_id"`
+	ByDOI        int `json:"linked_by_doi"`
+	ByTitle      int `json:"linked_by_title"`
+	// WithID counts S2 edges carrying an arXiv ID or DOI; WithIDLinked those
+	// of them that met a bibliography entry.
+	WithID       int `json:"s2_edges_with_id"`
+	WithIDLinked int `json:"s2_edges_with_id_linked"`
+	S2Only       int `json:"s2_only"`
+	BibOnly      int `json:"bibliography_only"`
+	Unresolved   int `json:"unresolved_s2_edges"`
+}
+
+// Linked returns the number of S2 edges joined to a bibliography entry.
+func (r LinkReport) Linked() int { return r.ByArxivID + r.ByDOI + r.ByTitle }
+
+// Rate is the share of S2 edges joined to a bibliography entry (1 when
+// there are none to join).
+func (r LinkReport) Rate() float64 {
+	if r.S2Edges == 0 {
+		return 1
+	}
+	return float64(r.Linked()) / float64(r.S2Edges)
+}
+
+// S2Paper is Semantic Scholar's record of a target as received; Found
+// false records that S2 does not know it.
+type S2Paper struct {
+	Found bool      `json:"found"`
+	Paper *s2.Paper `json:"paper,omitempty"`
+}
+
+// S2ReferenceList is Semantic Scholar's answer for a target's references:
+// the list as received and its status (S2OK, S2Withheld, S2Missing,
+// S2Partial).
+type S2ReferenceList struct {
+	Status string            `json:"status"`
+	Error  string            `json:"error,omitempty"`
+	List   *s2.ReferenceList `json:"list,omitempty"`
+}
+
+// S2Filled holds the batch answers that filled what a target's reference
+// edges lacked, by S2 paper ID.
+type S2Filled map[string]*s2.Paper
+
+// ArxivMeta is the arXiv API's answer for one paper; Found false records
+// that arXiv does not know it, so it is not asked again.
+type ArxivMeta struct {
+	Found     bool            `json:"found"`
+	CheckedAt string          `json:"checked_at"`
+	Entry     *arxivapi.Entry `json:"entry,omitempty"`
+}
+
+// NoHTML records that neither arXiv nor ar5iv had HTML for a paper, and
+// when that was checked.
+type NoHTML struct {
+	CheckedAt string `json:"checked_at"`
+	Reason    string `json:"reason"`
+}

@@ -1,0 +1,96 @@
+package record
+
+import (
+	"context"
+	"errors"
+
+	"github.com/groundwork/curate/store"
+)
+
+// Getter and Putter are what a Kind needs of a store (*store.Store has
+// both); tests may read from something smaller.
+type (
+	Getter interface {
+		GetJSON(ctx context.Context, item, kind string, v any) (store.Record, error)
+	}
+	Putter interface {
+		PutJSON(ctx context.Context, item, kind string, v any, meta map[string]string) (store.Hash, error)
+	}
+)
+
+// Kind is a kind of stored record whose values have the shape T: one
+// declaration (the variables below) names each kind, fixes its shape, and
+// reads and writes it, so no stage spells a kind or decodes a record by
+// hand.
+type Kind[T any] struct{ name string }
+
+// KindOf declares a kind named name with values of shape T.
+func KindOf[T any](name string) Kind[T] { return Kind[T]{name: name} }
+
+// Name returns the kind's name in the store.
+func (k Kind[T]) Name() string { return k.name }
+
+// Get reads item's record of this kind. The error wraps store.ErrNotFound
+// when there is none.
+func (k Kind[T]) Get(ctx context.Context, st Getter, item string) (*T, store.Record, error) {
+	v := new(T)
+	rec, err := st.GetJSON(ctx, item, k.name, v)
+	if err != nil {
+		return nil, rec, err
+	}
+	return v, rec, nil
+}
+
+// Has reports whether item has a readable record of this kind.
+func (k Kind[T]) Has(ctx context.Context, st Getter, item string) bool {
+	_, _, err := k.Get(ctx, st, item)
+	return err == nil
+}
+
+// Lookup is Get that reports a missing record as ok false rather than an
+// error.
+func (k Kind[T]) Lookup(ctx context.Context, st Getter, item string) (*T, bool, error) {
+	v, _, err := k.Get(ctx, st, item)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	return v, true, nil
+}
+
+// Put writes v as item's record of this kind, with meta.
+func (k Kind[T]) Put(ctx context.Context, st Putter, item string, v *T, meta map[string]string) (store.Hash, error) {
+	return st.PutJSON(ctx, item, k.name, v, meta)
+}
+
+// The stored kinds of the pipeline, by the stage that writes them.
+var (
+	// fetch: the page as served is bytes (kind "raw", see Raw); the
+	// parsed Document; when arXiv and ar5iv last had no HTML for it.
+	Documents = KindOf[Document]("document")
+	NoHTMLs   = KindOf[NoHTML]("no-html")
+
+	// citegraph: Semantic Scholar's answers as received, the arXiv API
+	// entry, and the linked Graph.
+	S2Papers     = KindOf[S2Paper]("s2-paper")
+	S2References = KindOf[S2ReferenceList]("s2-references")
+	S2Batches    = KindOf[S2Filled]("s2-batch")
+	ArxivMetas   = KindOf[ArxivMeta]("arxiv-meta")
+	Graphs       = KindOf[Graph]("edges")
+
+	// classify: the Selections, or the last failure.
+	SelectionSets    = KindOf[Selections]("selections")
+	ClassifyFailures = KindOf[ClassifyFailure]("classify-failure")
+
+	// summarize: a target's Summary, and the mark of a paper item that
+	// holds cards (its content is the item); cards themselves are kinds
+	// of their own (CardKind).
+	Summaries = KindOf[Summary]("summary")
+	CardIndex = KindOf[map[string]string]("card-index")
+)
+
+// Raw is the kind of a page as served: bytes, with meta source, url and
+// status.
+const Raw = "raw"
