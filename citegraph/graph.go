@@ -6,4 +6,4 @@
 package citegraph
 
 // Stage is the citegraph stage's name in the store's ledger.
-const Stage = "citegraph"
+const Name = "citegraph"

@@ -267,7 +267,7 @@ func (e *stageEnv) graph(key string) (*record.Graph, store.Hash) {
 // ledger returns the citegraph ledger entry of key.
 func (e *stageEnv) ledger(key string) store.Entry {
 	e.t.Helper()
-	en, err := e.store.Status(e.ctx, key, Stage)
+	en, err := e.store.Status(e.ctx, key, Name)
 	if err != nil {
 		e.t.Fatalf("ledger of %s: %v", key, err)
 	}

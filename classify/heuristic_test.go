@@ -87,7 +87,7 @@ func TestHeuristicHandPaper(t *testing.T) {
 		t.Errorf("ref key of the S2-only edge = %q", k)
 	}
 	tallies := meter.Tallies()
-	if len(tallies) != 1 || tallies[0].Stage != StageName || tallies[0].Model != llm.HeuristicModel || tallies[0].Calls != 1 {
+	if len(tallies) != 1 || tallies[0].Stage != Name || tallies[0].Model != llm.HeuristicModel || tallies[0].Calls != 1 {
 		t.Errorf("meter = %+v, want one heuristic answer for classify", tallies)
 	}
 }

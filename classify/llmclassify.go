@@ -308,7 +308,7 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record
 		return nil, err
 	}
 	req := llm.Request{
-		Stage:         StageName,
+		Stage:         Name,
 		PromptVersion: p.Version,
 		System:        system,
 		User:          user,

@@ -20,9 +20,9 @@ import (
 	"github.com/groundwork/curate/store"
 )
 
-// StageName is the classify stage's name in the store's ledger and in LLM
+// Name is the classify stage's name in the store's ledger and in LLM
 // usage.
-const StageName = "classify"
+const Name = "classify"
 
 // HeuristicModel is the model name of the heuristic backend's outputs.
 const HeuristicModel = llm.HeuristicModel
@@ -121,7 +121,7 @@ func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *record.Gr
 	if heur {
 		out = heuristic(doc, g, keys, target)
 		if s.Meter != nil {
-			s.Meter.RecordHeuristic(StageName)
+			s.Meter.RecordHeuristic(Name)
 		}
 	} else {
 		out, err = s.classifyLLM(ctx, doc, g, keys, target, model, p)
@@ -192,7 +192,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 		}
 	}
 
-	if err := s.Store.SetStatus(ctx, targetKey, StageName, store.StatusRunning, ""); err != nil {
+	if err := s.Store.SetStatus(ctx, targetKey, Name, store.StatusRunning, ""); err != nil {
 		return res, fmt.Errorf("classify %s: %w", targetKey, err)
 	}
 	sels, err := s.Classify(ctx, &doc, &g)
@@ -247,7 +247,7 @@ func (s *Stage) markSelections(ctx context.Context, key string, sels *record.Sel
 		s.mark(ctx, key, store.StatusDone, nil)
 		return
 	}
-	if e := s.Store.SetStatus(context.WithoutCancel(ctx), key, StageName, store.StatusSuspect, strings.Join(sels.Suspect, "; ")); e != nil {
+	if e := s.Store.SetStatus(context.WithoutCancel(ctx), key, Name, store.StatusSuspect, strings.Join(sels.Suspect, "; ")); e != nil {
 		s.log().Error("classify: record status", "target", key, "err", e)
 	}
 }
@@ -272,7 +272,7 @@ func (s *Stage) mark(ctx context.Context, key, status string, err error) {
 		msg = err.Error()
 	}
 	// The ledger must say what happened even when ctx was cancelled.
-	if e := s.Store.SetStatus(context.WithoutCancel(ctx), key, StageName, status, msg); e != nil {
+	if e := s.Store.SetStatus(context.WithoutCancel(ctx), key, Name, status, msg); e != nil {
 		s.log().Error("classify: record status", "target", key, "err", e)
 	}
 }

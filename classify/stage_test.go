@@ -24,7 +24,7 @@ func storedSelections(t *testing.T, st *store.Store, key string) *record.Selecti
 
 func ledger(t *testing.T, st *store.Store, key string) store.Entry {
 	t.Helper()
-	e, err := st.Status(t.Context(), key, StageName)
+	e, err := st.Status(t.Context(), key, Name)
 	if err != nil {
 		t.Fatal(err)
 	}

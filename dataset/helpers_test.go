@@ -152,3 +152,7 @@ func corpus() []TargetInputs {
 		makeTarget("2603.00005", "2026-03-03", "q-bio.NC", 4),
 	}
 }
+
+// testWriters names the stages that write the dataset's inputs, as the
+// pipeline's stage table does.
+var testWriters = Writers{"edges": "citegraph", "selections": "classify", "summary": "summarize", "document": "fetch"}

@@ -6,12 +6,8 @@ import (
 	"fmt"
 
 	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/citegraph"
-	"github.com/groundwork/curate/classify"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/summarize"
 )
 
 // DropIncomplete is the reason for a target an earlier stage has not
@@ -24,15 +20,22 @@ type Records interface {
 	Items(ctx context.Context, kind string) ([]string, error)
 }
 
+// Writers names the stage that writes each record kind the dataset reads
+// (the pipeline's stage table says which): a missing record is reported as
+// the work of that stage, and a target whose last run of it failed is left
+// out.
+type Writers map[string]string
+
 // LoadTargets reads the dataset stage's inputs from the store: per target
-// (under its versionless arXiv ID) the citegraph Graph (kind "edges"), the
-// classify Selections ("selections"), the summarize Result ("summary":
-// the gold card and each source's card and text level) and, for the order
-// of first mention, the fetched Document ("document", optional). ids are
-// target IDs with or without version; nil means every target with a
-// Graph. A target whose Graph, Selections or Result is missing is listed
-// as dropped (DropIncomplete); an unreadable store is an error.
-func LoadTargets(ctx context.Context, st Records, ids []string) ([]TargetInputs, []Dropped, error) {
+// (under its versionless arXiv ID) the Graph (kind "edges"), the
+// Selections ("selections"), the Summary ("summary": the gold card and
+// each source's card and text level) and, for the order of first mention,
+// the Document ("document", optional). ids are target IDs with or without
+// version; nil means every target with a Graph. A target whose Graph,
+// Selections or Summary is missing, or for which the ledger says the stage
+// writing one of them last failed, is listed as dropped (DropIncomplete);
+// an unreadable store is an error.
+func LoadTargets(ctx context.Context, st Records, ids []string, writers Writers) ([]TargetInputs, []Dropped, error) {
 	if ids == nil {
 		var err error
 		if ids, err = st.Items(ctx, record.Graphs.Name()); err != nil {
@@ -52,12 +55,12 @@ func LoadTargets(ctx context.Context, st Records, ids []string) ([]TargetInputs,
 			dropped = append(dropped, Dropped{TargetID: id, Reason: DropInvalidID, Detail: err.Error()})
 			continue
 		}
-		t, missing, err := loadTarget(ctx, st, record.Key(aid))
+		t, missing, err := loadTarget(ctx, st, record.Key(aid), writers)
 		if err != nil {
 			return nil, nil, err
 		}
 		if missing == "" {
-			if missing, err = failedStage(ctx, st, record.Key(aid)); err != nil {
+			if missing, err = failedStage(ctx, st, record.Key(aid), writers); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -70,6 +73,16 @@ func LoadTargets(ctx context.Context, st Records, ids []string) ([]TargetInputs,
 	return out, dropped, nil
 }
 
+// RequiredKinds are the record kinds every target of the dataset must
+// have, in the order they are read; OptionalKinds those it reads when they
+// are there. The pipeline's stage table declares the same.
+func RequiredKinds() []string {
+	return []string{record.Graphs.Name(), record.SelectionSets.Name(), record.Summaries.Name()}
+}
+
+// OptionalKinds: see RequiredKinds.
+func OptionalKinds() []string { return []string{record.Documents.Name()} }
+
 // ledger is the part of a store that says how each stage went.
 type ledger interface {
 	Status(ctx context.Context, item, stage string) (store.Entry, error)
@@ -78,12 +91,16 @@ type ledger interface {
 // failedStage names the stage whose last attempt failed for key, if the
 // store keeps a ledger: its records may be partial or stale, so the target
 // is left out and listed rather than built from them.
-func failedStage(ctx context.Context, st Records, key string) (string, error) {
+func failedStage(ctx context.Context, st Records, key string, writers Writers) (string, error) {
 	l, ok := st.(ledger)
 	if !ok {
 		return "", nil
 	}
-	for _, stage := range []string{citegraph.Stage, classify.StageName, summarize.StageName} {
+	for _, kind := range RequiredKinds() {
+		stage := writers[kind]
+		if stage == "" {
+			continue
+		}
 		e, err := l.Status(ctx, key, stage)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
@@ -99,11 +116,11 @@ func failedStage(ctx context.Context, st Records, key string) (string, error) {
 }
 
 // loadTarget reads one target; missing names the first absent record.
-func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, missing string, err error) {
-	get := func(kind, stage string, v any) (bool, error) {
+func loadTarget(ctx context.Context, st Records, key string, writers Writers) (t TargetInputs, missing string, err error) {
+	get := func(kind string, v any) (bool, error) {
 		_, err := st.GetJSON(ctx, key, kind, v)
 		if errors.Is(err, store.ErrNotFound) {
-			missing = fmt.Sprintf("no %s record: run the %s stage", kind, stage)
+			missing = fmt.Sprintf("no %s record: run the %s stage", kind, writers[kind])
 			return false, nil
 		}
 		if err != nil {
@@ -116,14 +133,14 @@ func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, mi
 		res  record.Summary
 	)
 	for _, r := range []struct {
-		kind, stage string
-		v           any
+		kind string
+		v    any
 	}{
-		{record.Graphs.Name(), citegraph.Stage, &t.Graph},
-		{record.SelectionSets.Name(), classify.StageName, &sels},
-		{record.Summaries.Name(), "summarize", &res},
+		{record.Graphs.Name(), &t.Graph},
+		{record.SelectionSets.Name(), &sels},
+		{record.Summaries.Name(), &res},
 	} {
-		ok, err := get(r.kind, r.stage, r.v)
+		ok, err := get(r.kind, r.v)
 		if err != nil {
 			return TargetInputs{}, missing, err
 		}
@@ -148,7 +165,7 @@ func loadTarget(ctx context.Context, st Records, key string) (t TargetInputs, mi
 		t.Sources = append(t.Sources, SourceInput{RefKey: s.Key, Card: s.Card, TextLevel: s.TextLevel})
 	}
 	var doc record.Document
-	if ok, err := get(record.Documents.Name(), fetch.Stage, &doc); err != nil {
+	if ok, err := get(record.Documents.Name(), &doc); err != nil {
 		return TargetInputs{}, "", err
 	} else if ok {
 		t.MentionOrder = mentionOrder(&doc)

@@ -49,7 +49,7 @@ func TestLoadTargets(t *testing.T) {
 	putTarget(t, st, "2601.00002", b, true, false)
 	putTarget(t, st, "2401.00003", c, false, false)
 
-	targets, dropped, err := LoadTargets(ctx, st, nil)
+	targets, dropped, err := LoadTargets(ctx, st, nil, testWriters)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestLoadTargets(t *testing.T) {
 	}
 
 	// Named targets, with versions and a bad ID.
-	targets, dropped, err = LoadTargets(ctx, st, []string{"2601.00002v3", "nonsense", "2401.00009"})
+	targets, dropped, err = LoadTargets(ctx, st, []string{"2601.00002v3", "nonsense", "2401.00009"}, testWriters)
 	if err != nil {
 		t.Fatal(err)
 	}

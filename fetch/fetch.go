@@ -26,8 +26,14 @@ import (
 	"github.com/groundwork/curate/store"
 )
 
-// Stage is the fetch stage's name in the store's ledger.
-const Stage = "fetch"
+// Name is the fetch stage's name in the store's ledger.
+const Name = "fetch"
+
+// Names of the httpx services the Fetcher's sites are.
+const (
+	ServiceArxiv = "arxiv"
+	ServiceAr5iv = "ar5iv"
+)
 
 func (f *Fetcher) missingTTL() time.Duration {
 	if f.MissingTTL == 0 {
@@ -166,7 +172,7 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 			return res
 		}
 	}
-	if err := f.Store.SetStatus(ctx, res.ID, Stage, store.StatusRunning, ""); err != nil {
+	if err := f.Store.SetStatus(ctx, res.ID, Name, store.StatusRunning, ""); err != nil {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
@@ -209,7 +215,7 @@ func (f *Fetcher) mark(ctx context.Context, key, status string, err error) {
 		msg = err.Error()
 	}
 	// The ledger must say what happened even when ctx was cancelled.
-	if e := f.Store.SetStatus(context.WithoutCancel(ctx), key, Stage, status, msg); e != nil {
+	if e := f.Store.SetStatus(context.WithoutCancel(ctx), key, Name, status, msg); e != nil {
 		f.log().Error("record fetch status", "id", key, "err", e)
 	}
 }
@@ -218,7 +224,7 @@ func (f *Fetcher) mark(ctx context.Context, key, status string, err error) {
 // the ledger says so already: a fetch that failed while another target's
 // fetch of the same paper succeeded must not stay "failed".
 func (f *Fetcher) markDone(ctx context.Context, key string) {
-	if e, err := f.Store.Status(ctx, key, Stage); err == nil && e.Status == store.StatusDone {
+	if e, err := f.Store.Status(ctx, key, Name); err == nil && e.Status == store.StatusDone {
 		return
 	}
 	f.mark(ctx, key, store.StatusDone, nil)

@@ -172,7 +172,7 @@ func TestFetchMisbehavingServers(t *testing.T) {
 		if tt.outcome == fetch.Fetched || results[i].ID == "" {
 			continue
 		}
-		e, err := st.Status(context.Background(), results[i].ID, fetch.Stage)
+		e, err := st.Status(context.Background(), results[i].ID, fetch.Name)
 		if err != nil || e.Status != store.StatusFailed || e.Error == "" {
 			t.Errorf("%s: ledger %+v, %v; want failed with the reason", tt.id, e, err)
 		}
@@ -333,7 +333,7 @@ func TestFetchReparsesStoredPage(t *testing.T) {
 	if n := len(ax.Hits("")) + len(a5.Hits("")); n != 0 {
 		t.Errorf("%d requests for a paper whose page was stored", n)
 	}
-	if e, err := st.Status(context.Background(), "2507.11127", fetch.Stage); err != nil || e.Status != store.StatusDone {
+	if e, err := st.Status(context.Background(), "2507.11127", fetch.Name); err != nil || e.Status != store.StatusDone {
 		t.Errorf("ledger %+v %v, want done", e, err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -40,11 +39,6 @@ type Stage struct {
 	// Model is the model name recorded on cards and in their store kind;
 	// "" takes the LLM's own Model() name.
 	Model string
-	// Fetch fetches a paper's page into the store under its versionless
-	// arXiv ID (fetch.Fetcher.Fetch, which makes no request for a stored
-	// paper); an error wrapping fetch.ErrNoHTML means there is no page to
-	// get. nil never fetches: only papers already stored have full text.
-	Fetch func(ctx context.Context, arxivID string) error
 	// Budget is the token budget of a paper's text (DefaultBudget when 0).
 	Budget int
 	Log    *slog.Logger
@@ -180,7 +174,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	if err != nil {
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
-	if err := s.Store.SetStatus(ctx, key, StageName, store.StatusRunning, ""); err != nil {
+	if err := s.Store.SetStatus(ctx, key, Name, store.StatusRunning, ""); err != nil {
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
 	res := &record.Summary{Target: key, Model: model, Sources: make([]record.CardResult, len(sources))}
@@ -242,7 +236,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 // mark records the ledger status; the ledger must say what happened even
 // when ctx was cancelled.
 func (s *Stage) mark(ctx context.Context, key, status, msg string) {
-	if err := s.Store.SetStatus(context.WithoutCancel(ctx), key, StageName, status, msg); err != nil {
+	if err := s.Store.SetStatus(context.WithoutCancel(ctx), key, Name, status, msg); err != nil {
 		s.log().Error("record summarize status", "target", key, "err", err)
 	}
 }
@@ -335,7 +329,7 @@ func (s *Stage) summarize(ctx context.Context, in Input, cardKind, model string)
 	if llm.IsHeuristic(model) {
 		c, err := Heuristic(in, cardKind)
 		if err == nil && s.Meter != nil {
-			s.Meter.RecordHeuristic(StageName)
+			s.Meter.RecordHeuristic(Name)
 		}
 		return c, err
 	}
@@ -367,7 +361,7 @@ func (s *Stage) recordFailure(ctx context.Context, item, cardKind, model, versio
 func (s *Stage) goldInput(ctx context.Context, key string) (Input, error) {
 	doc, err := s.document(ctx, key)
 	switch {
-	case errors.Is(err, fetch.ErrNoHTML):
+	case errors.Is(err, errNoHTML):
 		return Input{}, unsummarizable("the target has no HTML on arXiv or ar5iv")
 	case errors.Is(err, errNotStored):
 		return Input{}, fmt.Errorf("the target's document is not in the store: run fetch first")
@@ -404,10 +398,10 @@ func (s *Stage) sourceInput(ctx context.Context, src SourceRef, item, arxivID st
 		case err == nil:
 			in.Doc = doc // its abstract may still serve
 			why = "its page has no body text"
-		case errors.Is(err, fetch.ErrNoHTML):
+		case errors.Is(err, errNoHTML):
 			why = "arXiv and ar5iv have no HTML for it"
 		case errors.Is(err, errNotStored):
-			why = "its page is not in the store and fetching is off"
+			why = "its page is not in the store (the sources stage fetches it)"
 		default:
 			return in, err
 		}
@@ -420,27 +414,26 @@ func (s *Stage) sourceInput(ctx context.Context, src SourceRef, item, arxivID st
 	return in, nil
 }
 
-var errNotStored = errors.New("not in the store")
+var (
+	errNotStored = errors.New("not in the store")
+	errNoHTML    = errors.New("arXiv and ar5iv have no HTML for it")
+)
 
-// document returns the stored Document of a paper, fetching it first
-// through the Fetch hook when the store lacks it.
+// document returns the stored Document of a paper: the fetch stage stores
+// targets' pages and the sources stage their sources'. A paper they found
+// without HTML anywhere is errNoHTML.
 func (s *Stage) document(ctx context.Context, arxivID string) (*record.Document, error) {
-	var doc record.Document
-	_, err := s.Store.GetJSON(ctx, arxivID, record.Documents.Name(), &doc)
-	if err == nil {
-		return &doc, nil
-	}
-	if !errors.Is(err, store.ErrNotFound) {
+	doc, ok, err := record.Documents.Lookup(ctx, s.Store, arxivID)
+	switch {
+	case err != nil:
 		return nil, err
+	case ok:
+		return doc, nil
 	}
-	if s.Fetch == nil {
-		return nil, errNotStored
+	if _, ok, err := record.NoHTMLs.Lookup(ctx, s.Store, arxivID); err != nil {
+		return nil, err
+	} else if ok {
+		return nil, errNoHTML
 	}
-	if err := s.Fetch(ctx, arxivID); err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", arxivID, err)
-	}
-	if _, err := s.Store.GetJSON(ctx, arxivID, record.Documents.Name(), &doc); err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", arxivID, err)
-	}
-	return &doc, nil
+	return nil, errNotStored
 }

@@ -1,13 +1,11 @@
 package summarize
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -41,52 +39,35 @@ func putDoc(t *testing.T, st *store.Store, key string, doc *record.Document) {
 	}
 }
 
-// fakeFetch is a Fetch hook that "downloads" pages from a map into the
-// store and counts its calls per ID; IDs not in the map have no HTML.
-type fakeFetch struct {
-	st    *store.Store
-	pages map[string]*record.Document
-	mu    sync.Mutex
-	calls map[string]int
-}
-
-func (f *fakeFetch) fetch() func(ctx context.Context, id string) error {
-	return func(ctx context.Context, id string) error {
-		f.mu.Lock()
-		if f.calls == nil {
-			f.calls = map[string]int{}
+// fetchSources does what the sources stage does before summarize: each
+// source with an arXiv ID is stored from pages, or recorded as having no
+// HTML anywhere.
+func (w *world) fetchSources(t *testing.T, refs ...SourceRef) {
+	t.Helper()
+	for _, r := range refs {
+		id, err := arxiv.Parse(r.ArxivID)
+		if err != nil {
+			continue
 		}
-		f.calls[id]++
-		f.mu.Unlock()
-		var doc record.Document
-		if _, err := f.st.GetJSON(ctx, id, record.Documents.Name(), &doc); err == nil {
-			return nil // stored: no request, like fetch.Fetcher
+		key := record.Key(id)
+		if record.Documents.Has(t.Context(), w.st, key) {
+			continue
 		}
-		d, ok := f.pages[id]
-		if !ok {
-			return &noHTMLError{id}
+		if d, ok := w.pages[key]; ok {
+			putDoc(t, w.st, key, d)
+			continue
 		}
-		_, err := f.st.PutJSON(ctx, id, record.Documents.Name(), d, nil)
-		return err
+		if _, err := record.NoHTMLs.Put(t.Context(), w.st, key, &record.NoHTML{CheckedAt: "2026-01-01T00:00:00Z", Reason: "no HTML"}, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
-
-func (f *fakeFetch) count(id string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls[id]
-}
-
-type noHTMLError struct{ id string }
-
-func (e *noHTMLError) Error() string { return "fetch " + e.id + ": " + fetch.ErrNoHTML.Error() }
-func (e *noHTMLError) Unwrap() error { return fetch.ErrNoHTML }
 
 // world is a store with two stored targets, A and B, and a fetchable
 // source S; A is also a source of B.
 type world struct {
 	st    *store.Store
-	fetch *fakeFetch
+	pages map[string]*record.Document // what the sources stage can fetch
 }
 
 const (
@@ -99,7 +80,9 @@ func newWorld(t *testing.T) *world {
 	st := openStore(t)
 	putDoc(t, st, idA, testDoc(idA+"v1", "Paper A"))
 	putDoc(t, st, idB, testDoc(idB+"v1", "Paper B"))
-	return &world{st: st, fetch: &fakeFetch{st: st, pages: map[string]*record.Document{idS: testDoc(idS+"v2", "Paper S")}}}
+	w := &world{st: st, pages: map[string]*record.Document{idS: testDoc(idS+"v2", "Paper S")}}
+	w.fetchSources(t, refS)
+	return w
 }
 
 var (
@@ -111,7 +94,7 @@ var (
 
 func ledger(t *testing.T, st *store.Store, key string) store.Entry {
 	t.Helper()
-	e, err := st.Status(t.Context(), key, StageName)
+	e, err := st.Status(t.Context(), key, Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +107,7 @@ func ledger(t *testing.T, st *store.Store, key string) store.Entry {
 func TestStageReuse(t *testing.T) {
 	w := newWorld(t)
 	srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
-	s := &Stage{Store: w.st, LLM: srv.client(t, nil), Fetch: w.fetch.fetch()}
+	s := &Stage{Store: w.st, LLM: srv.client(t, nil)}
 	ctx := t.Context()
 
 	resA, err := s.ProcessTarget(ctx, idA+"v1", []SourceRef{refS, refT, refU})
@@ -178,12 +161,6 @@ func TestStageReuse(t *testing.T) {
 	if srv.calls() != 5 {
 		t.Errorf("%d calls, want 5", srv.calls())
 	}
-	if n := w.fetch.count(idS); n != 1 {
-		t.Errorf("source S fetched %d times, want 1", n)
-	}
-	if n := w.fetch.count(idA); n != 0 {
-		t.Errorf("stored target A fetched %d times as a source, want 0", n)
-	}
 
 	// A second run: everything from the store, no call.
 	for _, run := range []struct {
@@ -228,12 +205,12 @@ func TestStageForceUsesLLMCache(t *testing.T) {
 	w := newWorld(t)
 	srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
 	client := srv.client(t, w.st)
-	first := &Stage{Store: w.st, LLM: client, Fetch: w.fetch.fetch()}
+	first := &Stage{Store: w.st, LLM: client}
 	if _, err := first.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT}); err != nil {
 		t.Fatal(err)
 	}
 	calls := srv.calls()
-	forced := &Stage{Store: w.st, LLM: client, Fetch: w.fetch.fetch(), Force: true}
+	forced := &Stage{Store: w.st, LLM: client, Force: true}
 	res, err := forced.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT, refS})
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +228,7 @@ func TestStageForceUsesLLMCache(t *testing.T) {
 func TestStageConcurrentTargets(t *testing.T) {
 	w := newWorld(t)
 	srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
-	s := &Stage{Store: w.st, LLM: srv.client(t, nil), Fetch: w.fetch.fetch()}
+	s := &Stage{Store: w.st, LLM: srv.client(t, nil)}
 	var wg sync.WaitGroup
 	for _, id := range []string{idA, idB} {
 		wg.Add(1)
@@ -282,7 +259,7 @@ func TestStageInvalidCard(t *testing.T) {
 		}
 		return validCard(r.title(), r.source())
 	})
-	s := &Stage{Store: w.st, LLM: srv.client(t, nil), Fetch: w.fetch.fetch()}
+	s := &Stage{Store: w.st, LLM: srv.client(t, nil)}
 	res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT})
 	if err != nil {
 		t.Fatal(err)
@@ -351,19 +328,17 @@ func TestStageSourceText(t *testing.T) {
 	tests := []struct {
 		name      string
 		ref       SourceRef
-		fetchErr  error // what the hook answers for a paper it lacks
-		noFetch   bool
+		noFetch   bool // the sources stage did not run
 		level     string
 		unsummary string // reason when unsummarizable
 		failure   string // reason when failed
 	}{
-		{"no HTML, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, nil, false, record.TextAbstract, "", ""},
-		{"no HTML, no abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N"}, nil, false, "", "arXiv and ar5iv have no HTML for it and there is no abstract", ""},
-		{"fetch off, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, nil, true, record.TextAbstract, "", ""},
-		{"fetch error", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, errors.New("connection reset"), false, "", "", "fetch 2402.00009: connection reset"},
-		{"invalid arXiv ID", SourceRef{Key: "k", ArxivID: "not-an-id", S2PaperID: "s2N", Title: "Paper N", Abstract: refT.Abstract}, nil, false, record.TextAbstract, "", ""},
-		{"no identity", SourceRef{Key: "k"}, nil, false, "", "no arXiv ID, Semantic Scholar ID or title", ""},
-		{"title only", SourceRef{Key: "k", Title: "Paper N", Abstract: refT.Abstract}, nil, false, record.TextAbstract, "", ""},
+		{"no HTML, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, false, record.TextAbstract, "", ""},
+		{"no HTML, no abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N"}, false, "", "arXiv and ar5iv have no HTML for it and there is no abstract", ""},
+		{"not fetched, abstract", SourceRef{Key: "k", ArxivID: "2402.00009", Title: "Paper N", Abstract: refT.Abstract}, true, record.TextAbstract, "", ""},
+		{"invalid arXiv ID", SourceRef{Key: "k", ArxivID: "not-an-id", S2PaperID: "s2N", Title: "Paper N", Abstract: refT.Abstract}, false, record.TextAbstract, "", ""},
+		{"no identity", SourceRef{Key: "k"}, false, "", "no arXiv ID, Semantic Scholar ID or title", ""},
+		{"title only", SourceRef{Key: "k", Title: "Paper N", Abstract: refT.Abstract}, false, record.TextAbstract, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,13 +346,7 @@ func TestStageSourceText(t *testing.T) {
 			srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
 			s := &Stage{Store: w.st, LLM: srv.client(t, nil)}
 			if !tt.noFetch {
-				hook := w.fetch.fetch()
-				s.Fetch = func(ctx context.Context, id string) error {
-					if tt.fetchErr != nil {
-						return tt.fetchErr
-					}
-					return hook(ctx, id)
-				}
+				w.fetchSources(t, tt.ref)
 			}
 			res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{tt.ref})
 			if err != nil {
@@ -428,7 +397,7 @@ func TestStageMissingTarget(t *testing.T) {
 func TestStageHeuristic(t *testing.T) {
 	w := newWorld(t)
 	meter := new(llm.Meter)
-	s := &Stage{Store: w.st, Fetch: w.fetch.fetch(), Meter: meter}
+	s := &Stage{Store: w.st, Meter: meter}
 	res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT, refU})
 	if err != nil {
 		t.Fatal(err)

@@ -14,8 +14,8 @@ import (
 	"github.com/groundwork/curate/record"
 )
 
-// StageName is the summarize stage's name in the ledger and in LLM usage.
-const StageName = "summarize"
+// Name is the summarize stage's name in the ledger and in LLM usage.
+const Name = "summarize"
 
 // maxAnswerTokens bounds a card answer; a card is a few hundred tokens,
 // the rest is room for a reasoning model's thinking.
@@ -226,7 +226,7 @@ func summarizeLLM(ctx context.Context, c llm.Completer, model string, paper Inpu
 		return nil, fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)
 	}
 	resp, err := c.Complete(ctx, llm.Request{
-		Stage:         StageName,
+		Stage:         Name,
 		PromptVersion: p.Version,
 		System:        system,
 		User:          user,

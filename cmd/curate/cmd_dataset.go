@@ -8,20 +8,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/store"
 )
 
 // datasetFlags configure the dataset stage.
@@ -38,9 +35,9 @@ type datasetFlags struct {
 	includeSuspect  bool // set from the stage flags' --include-suspect, or dataset's own
 }
 
-func addDatasetFlags(fs *flag.FlagSet, d *datasetFlags) {
+func (d *datasetFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 	fs.IntVar(&d.numIdeas, "num-ideas", dataset.DefaultNumIdeas, "K: ideas the model input asks for (1 or more)")
-	fs.StringVar(&d.testFrom, "test-from", "2026-01-01", "first arXiv v1 date of the test split (that day is test)")
+	fs.StringVar(&d.testFrom, "test-from", dataset.DefaultTestFrom, "first arXiv v1 date of the test split (that day is test)")
 	fs.StringVar(&d.trainCategories, "train-categories", "", "comma-separated categories or archives kept in train (e.g. cs.CL); empty keeps all")
 	fs.StringVar(&d.testCategories, "test-categories", "", "comma-separated categories or archives kept in test; empty keeps all")
 	fs.StringVar(&d.policy, "contamination", string(dataset.PolicyDropTrain), "what to do with contamination: drop-train, drop-test or fail")
@@ -90,18 +87,15 @@ func (d *datasetFlags) options(getenv func(string) string) (dataset.Options, err
 	return o, nil
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
+// build returns the app's options of a dataset build into out of keys.
+func (d *datasetFlags) build(out string, keys []string, o dataset.Options) app.DatasetOptions {
+	return app.DatasetOptions{Out: out, Keys: keys, Options: o, ShardRows: d.shardRows, JSONL: d.jsonl, Report: !d.noReport}
 }
 
-type datasetOptions struct {
-	global  globalOptions
+// datasetCmd is `curate dataset`: build and publish the dataset from the
+// store, or --check a published one.
+type datasetCmd struct {
+	store   storeFlags
 	data    datasetFlags
 	out     string
 	check   string
@@ -109,207 +103,59 @@ type datasetOptions struct {
 	report  bool
 }
 
-func runDatasetCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var opt datasetOptions
-	fs := newFlagSet(env, "dataset", "[--store DIR] [--out DIR] [--targets FILE] [ID...] | --check DIR")
-	addStoreFlags(fs, env, &opt.global)
-	addDatasetFlags(fs, &opt.data)
-	fs.StringVar(&opt.out, "out", "", "dataset directory to write (default STORE/dataset)")
-	fs.StringVar(&opt.check, "check", "", "re-verify a published dataset directory and exit non-zero on any violation")
-	fs.StringVar(&opt.targets, "targets", "", "only these targets (file of arXiv IDs); default every target in the store")
-	fs.BoolVar(&opt.report, "report", true, "also write report.html and report.json into the dataset")
-	addSuspectFlags(fs, &opt.data.includeSuspect)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if opt.check != "" {
-		if len(rest) > 0 {
-			return fmt.Errorf("%w: --check takes no IDs (got %s)", errUsage, strings.Join(rest, " "))
+func (c *datasetCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.store.AddFlags(fs, env)
+	c.data.AddFlags(fs, env)
+	fs.StringVar(&c.out, "out", "", "dataset directory to write (default STORE/dataset)")
+	fs.StringVar(&c.check, "check", "", "re-verify a published dataset directory and exit non-zero on any violation")
+	fs.StringVar(&c.targets, "targets", "", "only these targets (file of arXiv IDs); default every target in the store")
+	fs.BoolVar(&c.report, "report", true, "also write report.html and report.json into the dataset")
+	addSuspectFlag(fs, &c.data.includeSuspect)
+}
+
+func (c *datasetCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	if c.check != "" {
+		if len(args) > 0 {
+			return fmt.Errorf("%w: --check takes no IDs (got %s)", errUsage, strings.Join(args, " "))
 		}
-		return runCheck(ctx, env, opt.check)
+		return runCheck(ctx, env, c.check)
 	}
-	log, err := opt.global.logger(env.stderr)
+	if err := c.store.validate(); err != nil {
+		return err
+	}
+	dopts, err := c.data.options(env.getenv)
 	if err != nil {
 		return err
 	}
-	dopts, err := opt.data.options(env.getenv)
-	if err != nil {
-		return err
-	}
-	ids := rest
-	if opt.targets != "" {
-		more, err := readTargets(opt.targets, env.stdinReader())
+	ids := args
+	if c.targets != "" {
+		more, err := readTargets(c.targets, env.stdinReader())
 		if err != nil {
 			return err
 		}
 		ids = append(ids, more...)
 	}
-	keys, bad := targetKeys(ids)
+	keys, bad := app.Targets(ids)
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: invalid target IDs:\n  %s", errUsage, strings.Join(bad, "\n  "))
 	}
-	st, err := opt.global.openExistingStore(ctx)
+	st, err := app.OpenStore(ctx, c.store.store, true)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	unlock, err := st.Lock()
+	unlock, err := app.LockStore(st)
 	if err != nil {
-		return lockError(err, st.Dir())
+		return err
 	}
 	defer unlock()
-	opt.data.noReport = !opt.report
-	return buildDataset(ctx, env, log, st, dopts, &opt.data, opt.out, keys)
-}
-
-// buildDataset consolidates the stored targets (keys; every target with
-// edges when empty) of a store the caller has locked and publishes the
-// dataset at out (STORE/dataset when empty), checked and with its report,
-// unless out already holds the dataset of the same inputs.
-func buildDataset(ctx context.Context, env *cmdEnv, log *slog.Logger, st *store.Store, opts dataset.Options, d *datasetFlags, out string, keys []string) error {
-	if out == "" {
-		out = filepath.Join(st.Dir(), "dataset")
-	}
-	digest, err := inputsDigest(ctx, st, keys, opts)
+	c.data.noReport = !c.report
+	out, err := app.BuildDataset(ctx, st, version, c.data.build(c.out, keys, dopts))
 	if err != nil {
 		return err
 	}
-	if publish.UpToDate(out, dataset.ManifestKind, version, digest) {
-		fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (no input changed since it was written, and its files match its manifest)\n", out)
-		return nil
-	}
-	res, err := loadAndBuild(ctx, st, keys, opts)
-	if err != nil {
-		return err
-	}
-	published, err := dataset.Write(ctx, out, res, dataset.WriteOptions{
-		ShardRows: d.shardRows, JSONL: d.jsonl, Report: !d.noReport, Version: version, Inputs: digest,
-	})
-	if errors.Is(err, publish.ErrLocked) {
-		return &exitError{code: 2, err: err}
-	}
-	if err != nil {
-		return err
-	}
-	if !published {
-		fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (another curate published the same inputs)\n", out)
-		return nil
-	}
-	printDatasetSummary(env, res, out)
-	log.Debug("dataset written", "dir", out)
+	printDataset(env, out)
 	return nil
-}
-
-// loadAndBuild reads the dataset stage's inputs from the store and builds
-// the dataset in memory.
-func loadAndBuild(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (*dataset.Result, error) {
-	targets, dropped, err := dataset.LoadTargets(ctx, st, keys)
-	if err != nil {
-		return nil, err
-	}
-	res, err := dataset.Build(targets, opts)
-	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
-	}
-	res.Dropped = append(res.Dropped, dropped...)
-	return res, nil
-}
-
-// printDatasetSummary says what a published dataset holds.
-func printDatasetSummary(env *cmdEnv, res *dataset.Result, out string) {
-	train, test := 0, 0
-	for _, in := range res.Instances {
-		if in.Split == record.SplitTest {
-			test++
-		} else {
-			train++
-		}
-	}
-	fmt.Fprintf(env.stderr, "curate dataset: %d train and %d test instances in %s; %s dropped (see dropped.json); contamination: %s\n",
-		train, test, out, plural(len(res.Dropped), "target"), contaminationLine(res.Contamination))
-}
-
-// inputsDigest identifies everything a dataset is built from: for each
-// target, the records the dataset stage reads and how its last stages
-// ended, plus the options, the model-input template and the pipeline
-// version. Equal digests mean an identical dataset, so it is not rebuilt.
-func inputsDigest(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (string, error) {
-	if len(keys) == 0 {
-		var err error
-		if keys, err = st.Items(ctx, record.Graphs.Name()); err != nil {
-			return "", err
-		}
-	}
-	keys = append([]string(nil), keys...)
-	sort.Strings(keys)
-	h0 := sha256.New()
-	dbg, _ := os.Create(os.Getenv("DIGEST_DUMP"))
-	defer dbg.Close()
-	h := io.MultiWriter(h0, dbg)
-	tmpl, err := dataset.LoadTemplate()
-	if err != nil {
-		return "", err
-	}
-	o, err := json.Marshal(opts)
-	if err != nil {
-		return "", err
-	}
-	fmt.Fprintf(h, "%s\n%s\n%s\n", version, tmpl.Version(), o)
-	used := map[string]bool{record.Graphs.Name(): true, record.SelectionSets.Name(): true, record.Summaries.Name(): true, record.Documents.Name(): true}
-	for _, k := range keys {
-		recs, err := st.Records(ctx, k)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "target %s\n", k)
-		for _, r := range recs {
-			switch {
-			case r.Kind == record.Summaries.Name():
-				// The summary also counts cards written versus reused,
-				// which differs between runs with the same cards.
-				var res record.Summary
-				if _, err := st.GetJSON(ctx, k, r.Kind, &res); err != nil {
-					return "", err
-				}
-				type card struct {
-					Key, TextLevel, Failure string
-					Card                    *record.Card
-					Unsummarizable          bool
-				}
-				cards := []card{{Key: res.Gold.Key, Card: res.Gold.Card, Failure: res.Gold.Failure}}
-				for _, c := range res.Sources {
-					cards = append(cards, card{c.Key, c.TextLevel, c.Failure, c.Card, c.Unsummarizable})
-				}
-				b, err := json.Marshal(cards)
-				if err != nil {
-					return "", err
-				}
-				fmt.Fprintf(h, "%s %x\n", r.Kind, sha256.Sum256(b))
-			case used[r.Kind]:
-				fmt.Fprintf(h, "%s %s\n", r.Kind, r.Blob)
-			}
-		}
-		entries, err := st.Entries(ctx, k)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range entries {
-			fmt.Fprintf(h, "%s %s\n", e.Stage, e.Status)
-		}
-	}
-	return hex.EncodeToString(h0.Sum(nil)), nil
-}
-
-func contaminationLine(c *dataset.Contamination) string {
-	if c == nil {
-		return "not checked"
-	}
-	data, err := json.Marshal(c.Counts)
-	if err != nil {
-		return "see contamination.json"
-	}
-	return string(data) + " (see contamination.json)"
 }
 
 // runCheck re-verifies a published dataset.
@@ -323,13 +169,16 @@ func runCheck(ctx context.Context, env *cmdEnv, dir string) error {
 		if !errors.Is(err, dataset.ErrContaminated) && !errors.Is(err, dataset.ErrInvalid) {
 			code = 2
 		}
-		return &exitError{code: code, err: err}
+		return &statusError{code: code, err: err}
 	}
 	fmt.Fprintf(env.stdout, "%s: ok\n", dir)
 	return nil
 }
 
 func printCheck(env *cmdEnv, rep *dataset.CheckReport) {
+	if rep == nil {
+		return
+	}
 	data, _ := json.Marshal(rep.Counts)
 	fmt.Fprintf(env.stdout, "%s: counts %s, %d problems, %d violations\n", rep.Dir, data, len(rep.Problems), len(rep.Violations))
 	for _, p := range rep.Problems {
@@ -341,17 +190,24 @@ func printCheck(env *cmdEnv, rep *dataset.CheckReport) {
 	}
 }
 
-// runReportCmd writes the report of a published dataset: into the dataset
-// itself by default (republished with the new report, never edited in
-// place), or into --out.
-func runReportCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var out string
-	fs := newFlagSet(env, "report", "[--out DIR] DATASET")
-	fs.StringVar(&out, "out", "", "directory report.html and report.json are published in (default: the dataset, republished)")
-	pub, err := readDatasetArg(ctx, fs, args)
+// reportCmd is `curate report`: the report of a published dataset, into
+// the dataset itself by default (republished with the new report, never
+// edited in place), or into --out.
+type reportCmd struct{ out string }
+
+func (c *reportCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
+	fs.StringVar(&c.out, "out", "", "directory report.html and report.json are published in (default: the dataset, republished)")
+}
+
+func (c *reportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("%w: give one dataset directory", errUsage)
+	}
+	pub, err := dataset.ReadDataset(ctx, args[0])
 	if err != nil {
 		return err
 	}
+	out := c.out
 	write := func(dir string) error {
 		_, err := dataset.Report(pub.Instances, pub.Dropped, pub.Contamination, dir)
 		return err
@@ -363,7 +219,7 @@ func runReportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		_, err = publish.Dir(ctx, out, publish.Options{Kind: "report", Version: version, Describe: "a report directory"}, write)
 	}
 	if errors.Is(err, publish.ErrLocked) {
-		return &exitError{code: 2, err: err}
+		return app.Fail(app.ErrCannotRun, err)
 	}
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -379,20 +235,20 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// runExportCmd writes trainer formats from a published dataset: one file
-// per split by default, so that a trainer's train file never holds a test
-// target unless --split names it.
-func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var format, out, encoding, split string
-	fs := newFlagSet(env, "export", "--format verl-rl|verl-sft|messages [--split train|test|all] [--encoding parquet|jsonl] --out DIR DATASET")
-	fs.StringVar(&format, "format", dataset.FormatVerlRL, "verl-rl, verl-sft or messages")
-	fs.StringVar(&out, "out", "", "directory to publish the export in: train.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
-	fs.StringVar(&encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
-	fs.StringVar(&split, "split", "", "train, test, or all (both in one file, each row keeping its split); default one file per split")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+// exportCmd is `curate export`: trainer formats from a published
+// dataset, one file per split by default, so that a trainer's train file
+// never holds a test target unless --split names it.
+type exportCmd struct{ format, out, encoding, split string }
+
+func (c *exportCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
+	fs.StringVar(&c.format, "format", dataset.FormatVerlRL, "verl-rl, verl-sft or messages")
+	fs.StringVar(&c.out, "out", "", "directory to publish the export in: train.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
+	fs.StringVar(&c.encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
+	fs.StringVar(&c.split, "split", "", "train, test, or all (both in one file, each row keeping its split); default one file per split")
+}
+
+func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	format, out, encoding, split := c.format, c.out, c.encoding, c.split
 	switch {
 	case !slices.Contains([]string{dataset.FormatVerlRL, dataset.FormatVerlSFT, dataset.FormatMessages}, format):
 		return fmt.Errorf("%w: --format %q: want %s, %s or %s", errUsage, format, dataset.FormatVerlRL, dataset.FormatVerlSFT, dataset.FormatMessages)
@@ -405,11 +261,10 @@ func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	if out == "" && split == "" {
 		return fmt.Errorf("%w: give --out DIR (a file per split), or --split train|test|all to write one split to stdout", errUsage)
 	}
-	if len(rest) != 1 {
-		fs.Usage()
+	if len(args) != 1 {
 		return fmt.Errorf("%w: give one dataset directory", errUsage)
 	}
-	pub, err := dataset.ReadDataset(ctx, rest[0])
+	pub, err := dataset.ReadDataset(ctx, args[0])
 	if err != nil {
 		return err
 	}
@@ -432,7 +287,7 @@ func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		ExportOptions: opts, Format: format, Split: split, Version: version, Inputs: hex.EncodeToString(inputs[:]),
 	})
 	if errors.Is(err, publish.ErrLocked) {
-		return &exitError{code: 2, err: err}
+		return app.Fail(app.ErrCannotRun, err)
 	}
 	if err != nil {
 		return err
@@ -441,18 +296,4 @@ func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "curate export: %d %s rows of %s in %s\n", f.Rows, f.Split, format, filepath.Join(out, f.Name))
 	}
 	return nil
-}
-
-// readDatasetArg parses a command's flags and reads the one published
-// dataset directory its arguments name.
-func readDatasetArg(ctx context.Context, fs *flag.FlagSet, args []string) (*dataset.Published, error) {
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) != 1 {
-		fs.Usage()
-		return nil, fmt.Errorf("%w: give one dataset directory", errUsage)
-	}
-	return dataset.ReadDataset(ctx, rest[0])
 }

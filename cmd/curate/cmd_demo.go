@@ -2,49 +2,72 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"time"
 
+	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/demo"
+	"github.com/groundwork/curate/internal/app"
 )
 
-func runDemoCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var opt runOptions
-	fs := newFlagSet(env, "demo", "[--store DIR] [--out DIR]")
-	addStageFlags(fs, env, &opt.flags)
-	addDatasetFlags(fs, &opt.data)
-	fs.StringVar(&opt.out, "out", "", "where the dataset goes (default: STORE/dataset)")
-	// The demo is about the pipeline, not politeness: the services are local.
-	if err := fs.Set("store", "./curate-demo"); err != nil {
-		return err
+// demoCmd is `curate demo`: the whole pipeline, offline, on the bundled
+// synthetic corpus, served by local stand-ins for the remote services.
+type demoCmd struct{ run *runCmd }
+
+// demoStore is the demo's own store, apart from a real one.
+const demoStore = "./curate-demo"
+
+func (c *demoCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.run = newRunCmd()
+	c.run.flags.store.AddFlags(fs, env)
+	c.run.flags.llm.AddFlags(fs, env)
+	c.run.data.AddFlags(fs, env)
+	fs.StringVar(&c.run.out, "out", "", "where the dataset goes (default: STORE/dataset)")
+	// The demo's store is its own: --store says where, and the default is
+	// not a real run's.
+	if f := fs.Lookup("store"); f != nil && env.getenv(envStore) == "" {
+		f.DefValue = demoStore
+		f.Value.Set(demoStore)
 	}
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
+}
+
+func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: the demo takes no arguments (it runs its own corpus)", errUsage)
 	}
 	srv, err := demo.Start()
 	if err != nil {
 		return fmt.Errorf("demo: start the bundled services: %w", err)
 	}
 	defer srv.Close()
-	g := &opt.flags.global
-	g.arxivBase, g.ar5ivBase, g.arxivInterval = srv.URL(demo.Arxiv), srv.URL(demo.Ar5iv), 20*time.Millisecond
-	g.retries = 1
-	opt.flags.s2.s2Base, opt.flags.s2.arxivAPIBase, opt.flags.s2.s2Interval = srv.URL(demo.S2), srv.URL(demo.ArxivAPI), 10*time.Millisecond
-	if opt.flags.llm.base == "" {
-		opt.flags.llm.backend = "heuristic"
+	// The demo is about the pipeline, not politeness: the services are
+	// local, so they are asked quickly. No network flag is offered: the
+	// demo only ever talks to its own services.
+	f := &c.run.flags
+	f.net = netFlags{arxivBase: srv.URL(demo.Arxiv), ar5ivBase: srv.URL(demo.Ar5iv), arxivInterval: 20 * time.Millisecond,
+		timeout: 60 * time.Second, maxBody: 64 << 20, retries: 1, missingTTL: 7 * 24 * time.Hour}
+	f.s2 = s2Flags{base: srv.URL(demo.S2), arxivAPIBase: srv.URL(demo.ArxivAPI), interval: 10 * time.Millisecond, pageLimit: 500}
+	f.plausible = classify.Plausibility{MaxSources: classify.DefaultMaxSources, MaxShare: classify.DefaultMaxShare,
+		NearlyAll: classify.DefaultNearlyAll, UniformLabels: classify.DefaultUniformLabels, RepeatedRationale: classify.DefaultRepeatedRationale}
+	if f.llm.base == "" {
+		f.llm.backend = "heuristic"
 	}
-	opt.workers = workerFlags{fetch: 2, citegraph: 2, classify: 2, summarize: 2}
-	if opt.out == "" {
-		opt.out = filepath.Join(g.store, "dataset")
+	for _, name := range app.PerTargetNames() {
+		two := 2
+		c.run.workers[name] = &two
+	}
+	if c.run.out == "" {
+		c.run.out = filepath.Join(f.store.store, "dataset")
 	}
 	ids := demo.TargetIDs()
 	fmt.Fprintf(env.stderr, "curate demo: a synthetic corpus of %d target papers served offline by %s\n"+
 		"(every paper, author and DOI in it is invented; the services speak the real protocols)\n\n", len(ids), srv)
-	if err := runPipeline(ctx, env, &opt, ids); err != nil {
+	if err := c.run.pipeline(ctx, env, ids); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stderr, "\nthe dataset is in %s (open %s in a browser); the store is %s (try: curate show --store %s %s)\n",
-		opt.out, filepath.Join(opt.out, "report.html"), g.store, g.store, ids[0])
+		c.run.out, filepath.Join(c.run.out, "report.html"), f.store.store, f.store.store, ids[0])
 	return nil
 }

@@ -3,29 +3,29 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/groundwork/curate/sft"
 	"github.com/groundwork/curate/sft/gate"
 )
 
-// runGateCmd applies the schema gate to the generations in files.
-func runGateCmd(_ context.Context, env *cmdEnv, args []string) error {
-	var (
-		numIdeas int
-		strict   bool
-		verbose  bool
-	)
-	fs := newFlagSet(env, "gate", "[--num-ideas K] [--strict] [-v] FILE...")
-	fs.IntVar(&numIdeas, "num-ideas", sft.DefaultNumIdeas, "K for rows without their own num_ideas (or extra_info.num_ideas)")
-	fs.BoolVar(&strict, "strict", false, "exit with status 1 when any row fails")
-	fs.BoolVar(&verbose, "v", false, "print every failing row with its reason")
-	files, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+// gateCmd is `curate gate`: the schema gate over generations.
+type gateCmd struct {
+	numIdeas        int
+	strict, verbose bool
+}
+
+func (c *gateCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
+	fs.IntVar(&c.numIdeas, "num-ideas", sft.DefaultNumIdeas, "K for rows without their own num_ideas (or extra_info.num_ideas)")
+	fs.BoolVar(&c.strict, "strict", false, "exit with status 1 when any row fails")
+	fs.BoolVar(&c.verbose, "v", false, "print every failing row with its reason")
+}
+
+// Run applies the schema gate to the generations in files.
+func (c *gateCmd) Run(_ context.Context, env *cmdEnv, files []string) error {
+	numIdeas, strict, verbose := c.numIdeas, c.strict, c.verbose
 	if len(files) == 0 {
-		fs.Usage()
 		return fmt.Errorf("%w: give a JSONL or Parquet file of generations (column completion or response)", errUsage)
 	}
 	if numIdeas < 1 {
@@ -69,7 +69,7 @@ func runGateCmd(_ context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	if strict && failed > 0 {
-		return &exitError{code: 1, err: errors.New("rows fail the gate")}
+		return &statusError{code: 1, err: errors.New("rows fail the gate")}
 	}
 	return nil
 }

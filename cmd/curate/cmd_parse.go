@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,19 +20,19 @@ type parseOptions struct {
 	files   []string
 }
 
-func runParseCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var opt parseOptions
-	fs := newFlagSet(env, "parse", "[--source arxiv|ar5iv] [--id ID] FILE|- ...")
-	fs.StringVar(&opt.source, "source", "", "which site served the page: arxiv or ar5iv (detected from the page when empty)")
-	fs.StringVar(&opt.id, "id", "", "arXiv ID of the paper (read from the page when empty)")
-	fs.StringVar(&opt.url, "url", "", "URL the page was fetched from")
-	fs.BoolVar(&opt.compact, "compact", false, "one JSON document per line instead of indented JSON")
-	files, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
+// parseCmd is `curate parse`.
+type parseCmd struct{ opt parseOptions }
+
+func (c *parseCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
+	fs.StringVar(&c.opt.source, "source", "", "which site served the page: arxiv or ar5iv (detected from the page when empty)")
+	fs.StringVar(&c.opt.id, "id", "", "arXiv ID of the paper (read from the page when empty)")
+	fs.StringVar(&c.opt.url, "url", "", "URL the page was fetched from")
+	fs.BoolVar(&c.opt.compact, "compact", false, "one JSON document per line instead of indented JSON")
+}
+
+func (c *parseCmd) Run(ctx context.Context, env *cmdEnv, files []string) error {
+	opt := c.opt
 	if len(files) == 0 {
-		fs.Usage()
 		return fmt.Errorf("%w: no FILE given", errUsage)
 	}
 	switch opt.source {

@@ -2,154 +2,272 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
+	"sync"
 
-	"github.com/groundwork/curate/stages"
+	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/pipeline"
+	"github.com/groundwork/curate/record"
 )
 
-// runOptions are the flags of `curate run`.
-type runOptions struct {
+// runCmd is `curate run`: every stage of the table (or --stages), then
+// the dataset.
+type runCmd struct {
 	flags   stageFlags
+	data    datasetFlags
 	out     string
 	stages  string
 	workers workerFlags
-	data    datasetFlags
 }
 
-// workerFlags size each stage's pool.
-type workerFlags struct {
-	fetch, citegraph, classify, summarize int
+func newRunCmd() *runCmd { return &runCmd{workers: workerFlags{}} }
+
+func (c *runCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.flags.AddFlags(fs, env)
+	c.data.AddFlags(fs, env)
+	fs.StringVar(&c.out, "out", "", "write the dataset here after the per-target stages (default: STORE/dataset)")
+	fs.StringVar(&c.stages, "stages", "", "comma-separated stages to run (default all: "+strings.Join(app.Names(), ",")+")")
+	c.workers.AddFlags(fs, env)
 }
 
-func (w workerFlags) byStage() map[string]int {
-	return map[string]int{
-		stages.Fetch: w.fetch, stages.Citegraph: w.citegraph, stages.Classify: w.classify, stages.Summarize: w.summarize,
-	}
-}
-
-// addWorkerFlags registers the per-stage pool sizes.
-func addWorkerFlags(fs *flag.FlagSet, w *workerFlags) {
-	fs.IntVar(&w.fetch, "fetch-workers", 2, "targets fetched at once (1 or more)")
-	fs.IntVar(&w.citegraph, "citegraph-workers", 4, "targets in citegraph at once (1 or more)")
-	fs.IntVar(&w.classify, "classify-workers", 4, "targets classified at once (1 or more)")
-	fs.IntVar(&w.summarize, "summarize-workers", 4, "targets summarized at once (1 or more)")
-}
-
-func (w workerFlags) validate() error {
-	for _, c := range []struct {
-		flag string
-		n    int
-	}{{"--fetch-workers", w.fetch}, {"--citegraph-workers", w.citegraph}, {"--classify-workers", w.classify}, {"--summarize-workers", w.summarize}} {
-		if err := positive(c.flag, c.n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// validate checks every flag and environment value of `curate run`
-// before anything is opened, requested or written.
-func (o *runOptions) validate(env *cmdEnv) error {
-	o.data.includeSuspect = o.flags.includeSuspect
-	if err := o.flags.validate(); err != nil {
+// validate checks every flag and environment value before anything is
+// opened, requested or written.
+func (c *runCmd) validate(env *cmdEnv) error {
+	c.data.includeSuspect = c.flags.includeSuspect
+	if err := c.flags.validate(); err != nil {
 		return err
 	}
-	if err := o.workers.validate(); err != nil {
+	if err := c.workers.validate(); err != nil {
 		return err
 	}
-	if _, _, err := parseStages(o.stages); err != nil {
-		return err
+	if _, _, err := app.Select(splitList(c.stages)); err != nil {
+		return fmt.Errorf("--stages: %w", err)
 	}
-	_, err := o.data.options(env.getenv)
+	_, err := c.data.options(env.getenv)
 	return err
 }
 
-func runRunCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var opt runOptions
-	fs := newFlagSet(env, "run", "--targets FILE [--out DIR] [--stages LIST] [ID...]")
-	addStageFlags(fs, env, &opt.flags)
-	addDatasetFlags(fs, &opt.data)
-	fs.StringVar(&opt.out, "out", "", "write the dataset here after the per-target stages (default: STORE/dataset)")
-	fs.StringVar(&opt.stages, "stages", "", "comma-separated stages to run (default all: "+strings.Join(append(stages.Order, "dataset"), ",")+")")
-	addWorkerFlags(fs, &opt.workers)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+func (c *runCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	if err := c.validate(env); err != nil {
 		return err
 	}
-	if err := opt.validate(env); err != nil {
-		return err
-	}
-	ids, err := opt.flags.ids(env, rest)
+	ids, err := c.flags.ids(env, args)
 	if err != nil {
 		return err
 	}
 	if len(ids) == 0 {
-		fs.Usage()
 		return fmt.Errorf("%w: no targets (--targets FILE or IDs)", errUsage)
 	}
-	return runPipeline(ctx, env, &opt, ids)
+	return c.pipeline(ctx, env, ids)
 }
 
-// runPipeline runs the chosen per-target stages, then the dataset stage,
-// all under the store's lock. The dataset is published only when the
-// stages completed (some targets may have failed: they are listed in
+// pipeline runs the chosen per-target stages, then the dataset stage, all
+// under the store's lock. The dataset is published only when the stages
+// completed (some targets may have failed: they are listed in
 // dropped.json); a run refused, interrupted or unable to go on leaves the
 // published dataset as it was.
-func runPipeline(ctx context.Context, env *cmdEnv, opt *runOptions, ids []string) error {
-	if err := opt.validate(env); err != nil {
+func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids []string) error {
+	if err := c.validate(env); err != nil {
 		return err
 	}
-	names, withDataset, _ := parseStages(opt.stages)
-	dopts, _ := opt.data.options(env.getenv)
-	e, err := openLocked(ctx, env, &opt.flags)
+	names, withDataset, _ := app.Select(splitList(c.stages))
+	dopts, _ := c.data.options(env.getenv)
+	cfg, err := c.flags.config(env)
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-	keys, bad := targetKeys(ids)
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	keys, invalid := app.Targets(ids)
 	var stageErr error
 	if len(names) > 0 {
-		stageErr = runStages(ctx, env, e, names, keys, bad, opt.workers.byStage())
+		stageErr = runStages(ctx, env, a, names, keys, invalid, c.workers.byStage(), nil, true)
 		if !completed(stageErr) {
 			return stageErr
 		}
 	}
 	if withDataset {
-		if err := buildDataset(ctx, env, e.log, e.store, dopts, &opt.data, opt.out, keys); err != nil {
+		out, err := app.BuildDataset(ctx, a.Store, version, c.data.build(c.out, keys, dopts))
+		if err != nil {
 			return err
 		}
+		printDataset(env, out)
 	}
 	return stageErr
 }
 
-// parseStages reads --stages into per-target stage names and whether the
-// dataset stage runs.
-func parseStages(s string) ([]string, bool, error) {
-	if s == "" {
-		return stages.Order, true, nil
+// completed reports whether a run that returned err finished its work,
+// some targets failing perhaps, so that its results may be published.
+// Usage errors, a refused lock, an interrupted run and a run that could not
+// go on publish nothing.
+func completed(err error) bool { return err == nil || errors.Is(err, app.ErrIncomplete) }
+
+// runStages runs the named stages over keys with a progress bar and prints
+// what happened; invalid IDs count as failed targets. onEvent, when set,
+// sees each target leave each stage.
+func runStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invalid []string, workers map[string]int, onEvent func(pipeline.Event), lines bool) error {
+	if len(invalid) > 0 {
+		fmt.Fprintf(env.stderr, "invalid IDs (left out):\n  %s\n", strings.Join(invalid, "\n  "))
 	}
-	var names []string
-	dataset := false
-	for _, n := range strings.Split(s, ",") {
-		n = strings.TrimSpace(n)
-		switch {
-		case n == "dataset":
-			dataset = true
-		case slices.Contains(stages.Order, n):
-			names = append(names, n)
-		default:
-			return nil, false, fmt.Errorf("%w: --stages: unknown stage %q (stages: %s, dataset)", errUsage, n, strings.Join(stages.Order, ", "))
+	names = app.WithNeeds(names...)
+	bar := newProgress(env, a.Log, len(keys)*len(names), strings.Join(names, "→"))
+	var mu sync.Mutex
+	counts := map[string]int{}
+	out, err := a.Run(ctx, keys, app.RunOptions{Stages: names, Workers: workers, OnEvent: func(ev pipeline.Event) {
+		mu.Lock()
+		counts[ev.Step]++
+		var parts []string
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%s %d", n, counts[n]))
+		}
+		mu.Unlock()
+		bar.Add(1, strings.Join(parts, " · "))
+		if onEvent != nil {
+			onEvent(ev)
+		}
+	}})
+	bar.Finish()
+	printOutcome(env, a, out, invalid, lines)
+	if err == nil && len(invalid) > 0 {
+		err = app.Fail(app.ErrIncomplete, fmt.Errorf("%s failed", app.Plural(len(invalid), "target")))
+	}
+	return err
+}
+
+// stageCmd runs one stage of the table through the same path as `curate
+// run` (with the stages it needs before it, see app.Stage.Needs): fetch,
+// citegraph, classify, summarize.
+type stageCmd struct {
+	name    string
+	flags   stageFlags
+	workers int
+	refetch bool
+}
+
+func newStageCmd(name string) *stageCmd {
+	s, _ := app.Lookup(name)
+	return &stageCmd{name: name, workers: s.Workers}
+}
+
+func (c *stageCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.flags.AddFlags(fs, env)
+	fs.IntVar(&c.workers, "workers", c.workers, "targets in each stage at once (1 or more)")
+	if c.name == app.Fetch {
+		fs.BoolVar(&c.refetch, "refetch", false, "fetch papers again even when the store holds them")
+	}
+}
+
+func (c *stageCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	if err := c.flags.validate(); err != nil {
+		return err
+	}
+	if err := positive("--workers", c.workers); err != nil {
+		return err
+	}
+	ids, err := c.flags.ids(env, args)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("%w: no arXiv IDs given (arguments or --targets FILE)", errUsage)
+	}
+	cfg, err := c.flags.config(env)
+	if err != nil {
+		return err
+	}
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	a.Fetcher.Refetch = c.refetch
+	keys, invalid := app.Targets(ids)
+	workers := map[string]int{}
+	for _, n := range app.WithNeeds(c.name) {
+		workers[n] = c.workers
+	}
+	var mu sync.Mutex
+	outcome := map[string]pipeline.Event{}
+	err = runStages(ctx, env, a, []string{c.name}, keys, invalid, workers, func(ev pipeline.Event) {
+		if ev.Step == c.name {
+			mu.Lock()
+			outcome[ev.Key] = ev
+			mu.Unlock()
+		}
+	}, c.name != app.Fetch)
+	if c.name == app.Fetch || c.name == app.Citegraph {
+		c.report(ctx, env, a, keys, invalid, outcome)
+	}
+	return err
+}
+
+// report prints a line per paper of what the stage did: for fetch, where
+// its page came from and its title; for citegraph, its edges and how they
+// were linked; and a total.
+func (c *stageCmd) report(ctx context.Context, env *cmdEnv, a *app.App, keys, invalid []string, outcome map[string]pipeline.Event) {
+	var total record.LinkReport
+	var fetched []fetch.Result
+	for range invalid {
+		fetched = append(fetched, fetch.Result{Outcome: fetch.Failed})
+	}
+	for _, k := range keys {
+		switch c.name {
+		case app.Fetch:
+			ev, ran := outcome[k]
+			r := fetch.Result{ID: k, Outcome: fetch.Failed, Err: ev.Err}
+			doc, ok, _ := record.Documents.Lookup(ctx, a.Store, k)
+			switch {
+			case ok && ev.Outcome == pipeline.Done:
+				r.Outcome, r.Source = fetch.Fetched, doc.Source
+			case ok:
+				r.Outcome, r.Source = fetch.Stored, doc.Source
+			case errors.Is(ev.Err, fetch.ErrNoHTML):
+				r.Outcome = fetch.Missing
+			case !ran:
+				continue // not reached (interrupted)
+			}
+			fetched = append(fetched, r)
+			line := ""
+			switch {
+			case r.Err != nil:
+				line = r.Err.Error()
+			case doc != nil:
+				line = deref(doc.Title)
+			}
+			fmt.Fprintf(env.stdout, "%s\t%s\t%s\t%s\n", k, r.Outcome, r.Source, line)
+		case app.Citegraph:
+			g, ok, _ := record.Graphs.Lookup(ctx, a.Store, k)
+			if !ok {
+				continue
+			}
+			rep := g.Report
+			total.S2Edges += rep.S2Edges
+			total.ByArxivID += rep.ByArxivID
+			total.ByDOI += rep.ByDOI
+			total.ByTitle += rep.ByTitle
+			fmt.Fprintf(env.stdout, "%s\t%s\t%d edges\tlinked %d/%d (%.0f%%)\t%s\t%s\n", k, g.S2Status,
+				len(g.Edges), rep.Linked(), rep.S2Edges, 100*rep.Rate(), g.Meta.Published, g.Meta.PrimaryCategory)
 		}
 	}
-	// Keep pipeline order whatever the order given.
-	var ordered []string
-	for _, n := range stages.Order {
-		if slices.Contains(names, n) {
-			ordered = append(ordered, n)
-		}
+	if c.name == app.Fetch {
+		fmt.Fprintf(env.stderr, "curate fetch: %s; store %s\n", fetch.Summarize(fetched), a.Store.Dir())
 	}
-	return ordered, dataset, nil
+	if c.name == app.Citegraph {
+		fmt.Fprintf(env.stderr, "curate citegraph: linked %d of %d S2 edges (%.1f%%: arXiv ID %d, DOI %d, title %d); store %s\n",
+			total.Linked(), total.S2Edges, 100*total.Rate(), total.ByArxivID, total.ByDOI, total.ByTitle, a.Store.Dir())
+	}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/sft"
@@ -17,15 +18,17 @@ import (
 	"github.com/groundwork/curate/sft/tokenizer"
 )
 
-// sftOptions are the flags of `curate sft`.
-type sftOptions struct {
-	global       globalOptions
-	llm          llmOptions
+// sftCmd is `curate sft`: SFT hindsight traces over a published dataset.
+type sftCmd struct {
+	store        storeFlags
+	net          netFlags
+	llm          llmFlags
 	dataset      string
 	out          string
 	numIdeas     int
 	think        bool
 	noThink      bool
+	thinkSet     bool
 	maxTokens    int
 	tokenizer    string
 	valSize      int
@@ -38,174 +41,155 @@ type sftOptions struct {
 	shardRows    int
 }
 
-func runSFTCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var opt sftOptions
-	fs := newFlagSet(env, "sft", "--dataset DIR --out DIR [--num-ideas K] [--think|--no-think] [--llm heuristic|endpoint] [--budget DOLLARS]")
-	addGlobalFlags(fs, env, &opt.global)
-	addLLMFlags(fs, env, &opt.llm)
-	fs.StringVar(&opt.dataset, "dataset", "", "published dataset directory to read (curate dataset's output)")
-	fs.StringVar(&opt.out, "out", "", "SFT output directory to write (replaced atomically; the previous one is kept as OUT.prev)")
-	fs.IntVar(&opt.numIdeas, "num-ideas", sft.DefaultNumIdeas, "K: idea cards per completion; another K than the dataset's re-renders the model input")
-	fs.BoolVar(&opt.think, "think", true, "write the hindsight trace into the think block")
-	fs.BoolVar(&opt.noThink, "no-think", false, "write an empty think block with the same answers (no trace calls)")
-	fs.IntVar(&opt.maxTokens, "max-tokens", sft.DefaultMaxTokens, "drop rows whose prompt + completion exceed this many tokens (0: no limit)")
-	fs.StringVar(&opt.tokenizer, "tokenizer", "", "Hugging Face tokenizer.json to count tokens with (default: an estimate of one token per 3 bytes, on the long side)")
-	fs.IntVar(&opt.valSize, "val-size", sft.DefaultValSize, "rows held out as the validation split (at most half the train rows; 0: none)")
-	fs.StringVar(&opt.splits, "splits", "train", "comma-separated dataset splits to use (train, test); test targets are for evaluation: asked for here, they become the SFT test split, apart from train and validation")
-	fs.IntVar(&opt.limit, "limit", 0, "only the first N instances by ID (0: all), to try a teacher cheaply")
-	fs.IntVar(&opt.workers, "workers", sft.DefaultWorkers, "instances with the teacher at once (1 or more)")
-	fs.StringVar(&opt.budget, "budget", "", "stop starting teacher calls once this run has spent this many dollars, e.g. 5 or $5 (needs --price for the model)")
-	fs.BoolVar(&opt.retryRejects, "retry-rejects", false, "ask the teacher again for answers it was rejected for in an earlier run")
-	fs.Float64Var(&opt.temperature, "temperature", sft.DefaultTemperature, "teacher sampling temperature")
-	fs.IntVar(&opt.shardRows, "shard-rows", 0, "rows per Parquet file (0: 10,000)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	switch {
-	case len(rest) > 0:
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, rest)
-	case opt.dataset == "" || opt.out == "":
-		fs.Usage()
-		return fmt.Errorf("%w: give --dataset DIR and --out DIR", errUsage)
-	}
-	thinkSet := false
-	fs.Visit(func(f *flag.Flag) { thinkSet = thinkSet || f.Name == "think" })
-	if opt.noThink && thinkSet && opt.think {
-		return fmt.Errorf("%w: --think and --no-think together", errUsage)
-	}
-	if err := opt.validate(); err != nil {
-		return err
-	}
-	return runSFT(ctx, env, &opt)
+func (c *sftCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.store.AddFlags(fs, env)
+	c.net.AddFlags(fs, env)
+	c.llm.AddFlags(fs, env)
+	fs.StringVar(&c.dataset, "dataset", "", "published dataset directory to read (curate dataset's output)")
+	fs.StringVar(&c.out, "out", "", "SFT output directory to write (replaced atomically; the previous one is kept as OUT.prev)")
+	fs.IntVar(&c.numIdeas, "num-ideas", sft.DefaultNumIdeas, "K: idea cards per completion; another K than the dataset's re-renders the model input")
+	c.think = true
+	fs.Var(&setBool{v: &c.think, set: &c.thinkSet}, "think", "write the hindsight trace into the think block")
+	fs.BoolVar(&c.noThink, "no-think", false, "write an empty think block with the same answers (no trace calls)")
+	fs.IntVar(&c.maxTokens, "max-tokens", sft.DefaultMaxTokens, "drop rows whose prompt + completion exceed this many tokens (0: no limit)")
+	fs.StringVar(&c.tokenizer, "tokenizer", "", "Hugging Face tokenizer.json to count tokens with (default: an estimate of one token per 3 bytes, on the long side)")
+	fs.IntVar(&c.valSize, "val-size", sft.DefaultValSize, "rows held out as the validation split (at most half the train rows; 0: none)")
+	fs.StringVar(&c.splits, "splits", "train", "comma-separated dataset splits to use (train, test); test targets are for evaluation: asked for here, they become the SFT test split, apart from train and validation")
+	fs.IntVar(&c.limit, "limit", 0, "only the first N instances by ID (0: all), to try a teacher cheaply")
+	fs.IntVar(&c.workers, "workers", sft.DefaultWorkers, "instances with the teacher at once (1 or more)")
+	fs.StringVar(&c.budget, "budget", "", "stop starting teacher calls once this run has spent this many dollars, e.g. 5 or $5 (needs --price for the model)")
+	fs.BoolVar(&c.retryRejects, "retry-rejects", false, "ask the teacher again for answers it was rejected for in an earlier run")
+	fs.Float64Var(&c.temperature, "temperature", sft.DefaultTemperature, "teacher sampling temperature")
+	fs.IntVar(&c.shardRows, "shard-rows", 0, "rows per Parquet file (0: 10,000)")
 }
 
-// validate checks the flags of `curate sft` before anything is read,
-// requested or written.
-func (o *sftOptions) validate() error {
-	if err := o.global.validate(); err != nil {
-		return err
+// validate checks the flags before anything is read, requested or written.
+func (c *sftCmd) validate() error {
+	for _, v := range []func() error{c.store.validate, c.net.validate, c.llm.validate} {
+		if err := v(); err != nil {
+			return err
+		}
 	}
-	if err := o.llm.validate(); err != nil {
-		return err
+	switch {
+	case c.dataset == "" || c.out == "":
+		return fmt.Errorf("%w: give --dataset DIR and --out DIR", errUsage)
+	case c.noThink && c.thinkSet && c.think:
+		return fmt.Errorf("%w: --think and --no-think together", errUsage)
+	case len(splitList(c.splits)) == 0:
+		return fmt.Errorf("%w: --splits %q names no split (want train, test)", errUsage, c.splits)
+	case c.numIdeas < 1:
+		return fmt.Errorf("%w: --num-ideas %d: want at least 1", errUsage, c.numIdeas)
+	case c.maxTokens < 0:
+		return fmt.Errorf("%w: --max-tokens %d: want 0 (no limit) or more", errUsage, c.maxTokens)
+	case c.valSize < 0:
+		return fmt.Errorf("%w: --val-size %d: want 0 (none) or more", errUsage, c.valSize)
+	case c.limit < 0:
+		return fmt.Errorf("%w: --limit %d: want 0 (all) or more", errUsage, c.limit)
+	case c.shardRows < 0:
+		return fmt.Errorf("%w: --shard-rows %d: want 0 (the default) or more", errUsage, c.shardRows)
+	case c.temperature < 0 || math.IsNaN(c.temperature) || math.IsInf(c.temperature, 0):
+		return fmt.Errorf("%w: --temperature %v: want 0 or more", errUsage, c.temperature)
 	}
-	for _, s := range splitList(o.splits) {
+	for _, s := range splitList(c.splits) {
 		if s != "train" && s != "test" {
 			return fmt.Errorf("%w: --splits: unknown split %q (want train, test)", errUsage, s)
 		}
 	}
-	if len(splitList(o.splits)) == 0 {
-		return fmt.Errorf("%w: --splits %q names no split (want train, test)", errUsage, o.splits)
-	}
-	switch {
-	case o.numIdeas < 1:
-		return fmt.Errorf("%w: --num-ideas %d: want at least 1", errUsage, o.numIdeas)
-	case o.maxTokens < 0:
-		return fmt.Errorf("%w: --max-tokens %d: want 0 (no limit) or more", errUsage, o.maxTokens)
-	case o.valSize < 0:
-		return fmt.Errorf("%w: --val-size %d: want 0 (none) or more", errUsage, o.valSize)
-	case o.limit < 0:
-		return fmt.Errorf("%w: --limit %d: want 0 (all) or more", errUsage, o.limit)
-	case o.shardRows < 0:
-		return fmt.Errorf("%w: --shard-rows %d: want 0 (the default) or more", errUsage, o.shardRows)
-	case o.temperature < 0 || math.IsNaN(o.temperature) || math.IsInf(o.temperature, 0):
-		return fmt.Errorf("%w: --temperature %v: want 0 or more", errUsage, o.temperature)
-	}
-	if err := positive("--workers", o.workers); err != nil {
+	if err := positive("--workers", c.workers); err != nil {
 		return err
 	}
-	_, err := parseBudget(o.budget)
+	_, err := parseBudget(c.budget)
 	return err
 }
 
-// runSFT regenerates the SFT data of a dataset and prints what it did.
-func runSFT(ctx context.Context, env *cmdEnv, opt *sftOptions) error {
-	log, err := opt.global.logger(env.stderr)
-	if err != nil {
+// Run regenerates the SFT data of a dataset and prints what it did.
+func (c *sftCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, args)
+	}
+	if err := c.validate(); err != nil {
 		return err
 	}
-	heuristic, err := opt.llm.heuristic()
-	if err != nil {
-		return err
-	}
-	prices, err := opt.llm.loadPrices()
-	if err != nil {
-		return err
-	}
-	budget, err := parseBudget(opt.budget)
-	if err != nil {
-		return err
-	}
+	log, _ := c.store.logger(env.stderr)
+	heuristic, _ := c.llm.heuristic()
+	prices, _ := c.llm.loadPrices()
+	budget, _ := parseBudget(c.budget)
 	if budget > 0 && !heuristic {
-		if _, ok := prices.Lookup(opt.llm.model); !ok {
-			return fmt.Errorf("%w: --budget needs a price for %s (--price %s=INPUT/OUTPUT)", errUsage, opt.llm.model, opt.llm.model)
+		if _, ok := prices.Lookup(c.llm.model); !ok {
+			return fmt.Errorf("%w: --budget needs a price for %s (--price %s=INPUT/OUTPUT)", errUsage, c.llm.model, c.llm.model)
 		}
 	}
 	o := sft.Options{
-		NumIdeas: opt.numIdeas, NoThink: opt.noThink || !opt.think,
-		MaxTokens: opt.maxTokens, ValSize: opt.valSize, Splits: splitList(opt.splits),
-		Limit: opt.limit, Workers: opt.workers, Meter: &llm.Meter{}, Prices: prices, Budget: budget,
+		NumIdeas: c.numIdeas, NoThink: c.noThink || !c.think,
+		MaxTokens: c.maxTokens, ValSize: c.valSize, Splits: splitList(c.splits),
+		Limit: c.limit, Workers: c.workers, Meter: &llm.Meter{}, Prices: prices, Budget: budget,
 		Stop: env.drain, Logger: log, CounterName: "estimate (one token per 3 bytes)",
 	}
-	if opt.maxTokens == 0 {
+	if c.maxTokens == 0 {
 		o.MaxTokens = -1
 	}
-	if opt.valSize == 0 {
+	if c.valSize == 0 {
 		o.ValSize = -1
 	}
-	if opt.tokenizer != "" {
-		tok, err := tokenizer.Load(opt.tokenizer)
+	if c.tokenizer != "" {
+		tok, err := tokenizer.Load(c.tokenizer)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: --tokenizer: %w", errUsage, err)
 		}
-		o.Counter, o.CounterName = tok, "tokenizer "+opt.tokenizer
+		o.Counter, o.CounterName = tok, "tokenizer "+c.tokenizer
 	}
 
 	if heuristic {
 		o.Teacher = sft.Heuristic{}
 	} else {
-		st, err := opt.global.openStore(ctx)
+		lc := c.llm.config(env)
+		lc.Client.InvalidRetries = 1 // the recipe: retried once with the reason, then rejected
+		a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Net: c.net.config(), LLM: lc, Drain: env.drain})
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		unlock, err := st.Lock()
-		if err != nil {
-			return lockError(err, st.Dir())
-		}
-		defer unlock()
-		lcfg := opt.llm.config(env, st, o.Meter, log)
-		lcfg.InvalidRetries = 1 // the recipe: retried once with the reason, then rejected
-		hc, err := opt.global.httpClient(log, opt.llm.serviceConfigs(lcfg, false)...)
-		if err != nil {
-			return err
-		}
-		client, err := llm.New(hc, lcfg)
-		if err != nil {
-			return err
-		}
-		if o.Teacher, err = sft.NewLLMTeacher(client, sft.LLMConfig{
-			Temperature: tempFlag(opt.temperature), Store: st, RetryRejects: opt.retryRejects, Logger: log,
+		defer a.Close()
+		o.Meter = a.Meter // the client's
+		if o.Teacher, err = sft.NewLLMTeacher(a.Client, sft.LLMConfig{
+			Temperature: tempFlag(c.temperature), Store: a.Store, RetryRejects: c.retryRejects, Logger: log,
 		}); err != nil {
 			return err
 		}
 	}
 
-	r, err := sft.Run(ctx, opt.dataset, opt.out, o, sft.WriteOptions{ShardRows: opt.shardRows, Version: version})
+	r, err := sft.Run(ctx, c.dataset, c.out, o, sft.WriteOptions{ShardRows: c.shardRows, Version: version})
 	if errors.Is(err, publish.ErrLocked) {
-		return &exitError{code: 2, err: err}
+		return app.Fail(app.ErrCannotRun, err)
 	}
 	if err != nil {
 		return err
 	}
-	printSFT(env, r, opt.out)
+	printSFT(env, r, c.out)
 	printUsage(env.stderr, o.Meter, prices)
 	if r.Stopped {
 		fmt.Fprintf(env.stderr, "curate sft: stopped before the end; nothing written. Run again to resume: answers so far are cached.\n")
-		return &exitError{code: 130, err: errors.New("stopped")}
+		return app.Fail(app.ErrInterrupted, errors.New("stopped"))
 	}
 	return nil
 }
+
+// setBool is a boolean flag that remembers whether it was given.
+type setBool struct{ v, set *bool }
+
+func (b *setBool) String() string {
+	if b.v == nil {
+		return "false"
+	}
+	return strconv.FormatBool(*b.v)
+}
+
+func (b *setBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	*b.v, *b.set = v, true
+	return err
+}
+
+func (b *setBool) IsBoolFlag() bool { return true }
 
 // tempFlag maps the --temperature flag to LLMConfig, where 0 means the
 // default: an explicit 0 becomes "negative", which sends 0.

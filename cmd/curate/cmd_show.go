@@ -3,35 +3,26 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
 
-type showOptions struct {
-	global globalOptions
-	raw    bool
-	ids    []string
+// showCmd is `curate show`.
+type showCmd struct {
+	store storeFlags
+	raw   bool
 }
 
-func runShowCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var opt showOptions
-	fs := newFlagSet(env, "show", "[--store DIR] ID...")
-	addGlobalFlags(fs, env, &opt.global)
-	fs.BoolVar(&opt.raw, "raw", false, "print the stored raw HTML page instead of the records")
-	ids, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(ids) == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: no ID given", errUsage)
-	}
-	opt.ids = ids
-	return runShow(ctx, env, opt)
+func (c *showCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.store.AddFlags(fs, env)
+	fs.BoolVar(&c.raw, "raw", false, "print the stored raw HTML page instead of the records")
 }
 
 // shownRecord is one stored record: JSON records inline, byte records
@@ -47,29 +38,42 @@ type shownRecord struct {
 type shownItem struct {
 	ID      string                 `json:"id"`
 	Records map[string]shownRecord `json:"records"`
-	Ledger  []store.Entry          `json:"ledger"`
+	Ledger  []entry                `json:"ledger"`
 }
 
-// runShow prints what the store holds for each paper as JSON.
-func runShow(ctx context.Context, env *cmdEnv, opt showOptions) error {
-	st, err := opt.global.openExistingStore(ctx)
+// Run prints what the store holds for each paper as JSON. An argument
+// that is neither an arXiv ID nor a store item ("s2:…", "title:…") is a
+// usage error.
+func (c *showCmd) Run(ctx context.Context, env *cmdEnv, ids []string) error {
+	if len(ids) == 0 {
+		return fmt.Errorf("%w: no ID given", errUsage)
+	}
+	if err := c.store.validate(); err != nil {
+		return err
+	}
+	keys := make([]string, len(ids))
+	for i, in := range ids {
+		id, err := arxiv.Parse(in)
+		switch {
+		case err == nil:
+			keys[i] = record.Key(id)
+		case strings.HasPrefix(in, "s2:") || strings.HasPrefix(in, "title:") || strings.HasPrefix(in, "llm:"):
+			keys[i] = in
+		default:
+			return fmt.Errorf("%w: %q is not an arXiv ID (nor a store item such as s2:PAPERID)", errUsage, in)
+		}
+	}
+	st, err := app.OpenStore(ctx, c.store.store, true)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	enc := json.NewEncoder(env.stdout)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	var missing []string
-	for _, in := range opt.ids {
-		key := in
-		if id, err := arxiv.Parse(in); err == nil {
-			key = record.Key(id)
-		}
-		if opt.raw {
+	for i, key := range keys {
+		if c.raw {
 			page, _, err := st.GetBytes(ctx, key, record.Raw)
 			if err != nil {
-				return fmt.Errorf("show %s: %w", in, err)
+				return fmt.Errorf("raw page of %s: %w", ids[i], err)
 			}
 			if _, err := env.stdout.Write(page); err != nil {
 				return err
@@ -79,12 +83,12 @@ func runShow(ctx context.Context, env *cmdEnv, opt showOptions) error {
 		item := shownItem{ID: key, Records: map[string]shownRecord{}}
 		recs, err := st.Records(ctx, key)
 		if err != nil {
-			return fmt.Errorf("show %s: %w", in, err)
+			return fmt.Errorf("records of %s: %w", ids[i], err)
 		}
 		for _, r := range recs {
 			data, err := st.Blob(r.Blob)
 			if err != nil {
-				return fmt.Errorf("show %s %s: %w", in, r.Kind, err)
+				return fmt.Errorf("%s record of %s: %w", r.Kind, ids[i], err)
 			}
 			sr := shownRecord{Blob: string(r.Blob), UpdatedAt: r.UpdatedAt, Meta: r.Meta}
 			if json.Valid(data) {
@@ -94,19 +98,21 @@ func runShow(ctx context.Context, env *cmdEnv, opt showOptions) error {
 			}
 			item.Records[r.Kind] = sr
 		}
-		if item.Ledger, err = st.Entries(ctx, key); err != nil {
-			return fmt.Errorf("show %s: %w", in, err)
+		es, err := st.Entries(ctx, key)
+		if err != nil {
+			return fmt.Errorf("ledger of %s: %w", ids[i], err)
 		}
-		if len(recs) == 0 && len(item.Ledger) == 0 {
-			missing = append(missing, in)
+		item.Ledger = entries(es)
+		if len(recs) == 0 && len(es) == 0 {
+			missing = append(missing, ids[i])
 			continue
 		}
-		if err := enc.Encode(item); err != nil {
+		if err := printJSON(env.stdout, item); err != nil {
 			return err
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("show: the store %s holds nothing for %v: %w", st.Dir(), missing, store.ErrNotFound)
+		return fmt.Errorf("the store %s holds nothing for %s: %w", st.Dir(), strings.Join(missing, ", "), store.ErrNotFound)
 	}
 	return nil
 }

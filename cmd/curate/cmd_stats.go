@@ -2,34 +2,41 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"flag"
 	"fmt"
 
+	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/summarize"
 )
 
-// runStatsCmd reports on what a store holds. `curate stats labels` shows
-// the opportunity and paradigm label distributions of the idea cards, so a
-// summarizer collapsing onto one label is visible.
-func runStatsCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var g globalOptions
-	var kind, model string
-	var asJSON bool
-	fs := newFlagSet(env, "stats", "labels [--store DIR] [--kind gold|source] [--model NAME] [--json]")
-	addGlobalFlags(fs, env, &g)
-	fs.StringVar(&kind, "kind", "", "only gold or only source cards (default both)")
-	fs.StringVar(&model, "model", "", "only cards written by this model (\"heuristic\" for the offline backend)")
-	fs.BoolVar(&asJSON, "json", false, "print as JSON")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 || rest[0] != "labels" {
-		fs.Usage()
+// statsCmd is `curate stats labels`: the opportunity and paradigm label
+// distributions of the idea cards, so a summarizer collapsing onto one
+// label is visible.
+type statsCmd struct {
+	store       storeFlags
+	kind, model string
+	json        bool
+}
+
+func (c *statsCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.store.AddFlags(fs, env)
+	fs.StringVar(&c.kind, "kind", "", "only gold or only source cards (default both)")
+	fs.StringVar(&c.model, "model", "", "only cards written by this model (\"heuristic\" for the offline backend)")
+	fs.BoolVar(&c.json, "json", false, "print as JSON")
+}
+
+func (c *statsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	if len(args) != 1 || args[0] != "labels" {
 		return fmt.Errorf("%w: the report to print: labels", errUsage)
 	}
-	st, err := g.openExistingStore(ctx)
+	if c.kind != "" && c.kind != record.CardGold && c.kind != record.CardSource {
+		return fmt.Errorf("%w: --kind %q: want %s or %s", errUsage, c.kind, record.CardGold, record.CardSource)
+	}
+	if err := c.store.validate(); err != nil {
+		return err
+	}
+	st, err := app.OpenStore(ctx, c.store.store, true)
 	if err != nil {
 		return err
 	}
@@ -38,24 +45,21 @@ func runStatsCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	var cards = stored[:0:0]
-	for _, c := range stored {
-		if (kind == "" || c.CardKind == kind) && (model == "" || c.Card.Model == model) {
-			cards = append(cards, c)
+	var cards []record.Card
+	for _, sc := range stored {
+		if (c.kind == "" || sc.CardKind == c.kind) && (c.model == "" || sc.Card.Model == c.model) {
+			cards = append(cards, sc.Card)
 		}
 	}
 	if len(cards) == 0 {
-		return fmt.Errorf("stats labels: no idea cards in %s match (run curate summarize first)", st.Dir())
+		if len(stored) == 0 {
+			return fmt.Errorf("stats labels: %s holds no idea cards (run curate summarize first)", st.Dir())
+		}
+		return fmt.Errorf("stats labels: none of the %d idea cards in %s is of kind %q and model %q", len(stored), st.Dir(), c.kind, c.model)
 	}
-	plain := make([]record.Card, len(cards))
-	for i, c := range cards {
-		plain[i] = c.Card
-	}
-	s := summarize.Stats(plain)
-	if asJSON {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+	s := summarize.Stats(cards)
+	if c.json {
+		return printJSON(env.stdout, s)
 	}
 	fmt.Fprintf(env.stdout, "%d idea cards in %s\n\n", len(cards), st.Dir())
 	return s.Report(env.stdout)

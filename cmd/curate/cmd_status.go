@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"slices"
 	"sort"
 	"text/tabwriter"
+	"time"
 
-	"github.com/groundwork/curate/stages"
+	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/store"
 )
 
@@ -17,44 +19,36 @@ import (
 // run is working on any more (the next run redoes them).
 const statusInterrupted = "interrupted"
 
-// stageOrder lists the stages of counts in pipeline order, then any others
-// alphabetically.
-func stageOrder(counts map[string]map[string]int) []string {
-	var out []string
-	for _, n := range stages.Order {
-		if _, ok := counts[n]; ok {
-			out = append(out, n)
-		}
-	}
-	var rest []string
-	for n := range counts {
-		if !slices.Contains(stages.Order, n) {
-			rest = append(rest, n)
-		}
-	}
-	sort.Strings(rest)
-	return append(out, rest...)
-}
-
-// runSummaryKey is where the last run's summary is kept in the store.
-const runSummaryKey = "run/summary"
-
-type statusOptions struct {
-	global   globalOptions
+// statusCmd is `curate status`.
+type statusCmd struct {
+	store    storeFlags
 	json     bool
 	failures int
 }
 
-func runStatusCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var opt statusOptions
-	fs := newFlagSet(env, "status", "[--store DIR] [--json]")
-	addGlobalFlags(fs, env, &opt.global)
-	fs.BoolVar(&opt.json, "json", false, "print as JSON")
-	fs.IntVar(&opt.failures, "failures", 20, "failures listed (0 for all)")
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
+func (c *statusCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.store.AddFlags(fs, env)
+	fs.BoolVar(&c.json, "json", false, "print as JSON")
+	fs.IntVar(&c.failures, "failures", 20, "failures listed (0 for all)")
+}
+
+// entry is a ledger entry as status prints it.
+type entry struct {
+	Item      string    `json:"item"`
+	Stage     string    `json:"stage"`
+	Status    string    `json:"status"`
+	Attempts  int       `json:"attempts"`
+	Error     string    `json:"error,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+	RunID     string    `json:"run_id"`
+}
+
+func entries(es []store.Entry) []entry {
+	out := make([]entry, len(es))
+	for i, e := range es {
+		out[i] = entry{e.Item, e.Stage, e.Status, e.Attempts, e.Error, e.UpdatedAt, e.RunID}
 	}
-	return runStatus(ctx, env, opt)
+	return out
 }
 
 // storeStatus is what `curate status` reports.
@@ -65,22 +59,26 @@ type storeStatus struct {
 	// finishing them and are counted as "interrupted".
 	Running  string                    `json:"running,omitempty"`
 	Stages   map[string]map[string]int `json:"stages"`
-	Failures []store.Entry             `json:"failures"`
+	Failures []entry                   `json:"failures"`
 	// Suspect lists the targets held back as implausible, with why.
-	Suspect []store.Entry   `json:"suspect"`
+	Suspect []entry         `json:"suspect"`
 	LastRun json.RawMessage `json:"last_run,omitempty"`
 }
 
-// runStatus prints the ledger's counts per stage and status, the failures
-// with their reasons, and the last run's summary. It only reads the store,
-// so it works while a run holds the store's lock.
-func runStatus(ctx context.Context, env *cmdEnv, opt statusOptions) error {
-	st, err := opt.global.openExistingStore(ctx)
+// Run prints the ledger's counts per stage and status, in pipeline order,
+// the failures and suspects with their reasons, and the last run's
+// summary. It only reads the store, so it works while a run holds its
+// lock, and creates nothing on a path without a store.
+func (c *statusCmd) Run(ctx context.Context, env *cmdEnv, _ []string) error {
+	if err := c.store.validate(); err != nil {
+		return err
+	}
+	st, err := app.OpenStore(ctx, c.store.store, true)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	s := storeStatus{Store: st.Dir()}
+	s := storeStatus{Store: st.Dir(), Failures: []entry{}, Suspect: []entry{}}
 	if s.Stages, err = st.Counts(ctx); err != nil {
 		return err
 	}
@@ -101,22 +99,20 @@ func runStatus(ctx context.Context, env *cmdEnv, opt statusOptions) error {
 		if err != nil {
 			return err
 		}
-		s.Failures = append(s.Failures, failed...)
+		s.Failures = append(s.Failures, entries(failed)...)
 		suspect, err := st.ByStatus(ctx, name, store.StatusSuspect)
 		if err != nil {
 			return err
 		}
-		s.Suspect = append(s.Suspect, suspect...)
+		s.Suspect = append(s.Suspect, entries(suspect)...)
 	}
-	if v, err := st.Value(ctx, runSummaryKey); err == nil {
+	if v, err := st.Value(ctx, app.RunSummaryKey); err == nil {
 		s.LastRun = v
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	if opt.json {
-		enc := json.NewEncoder(env.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+	if c.json {
+		return printJSON(env.stdout, s)
 	}
 	fmt.Fprintf(env.stdout, "store %s\n", s.Store)
 	if s.Running != "" {
@@ -135,28 +131,48 @@ func runStatus(ctx context.Context, env *cmdEnv, opt statusOptions) error {
 			c[store.StatusRunning], c[statusInterrupted], c[store.StatusPending], c[store.StatusSkipped])
 	}
 	tw.Flush()
-	if len(s.Suspect) > 0 {
-		fmt.Fprintf(env.stdout, "\nheld back as suspect (%d; curate run --include-suspect keeps them):\n", len(s.Suspect))
-		for i, f := range s.Suspect {
-			if opt.failures > 0 && i == opt.failures {
-				fmt.Fprintf(env.stdout, "  ... %d more (--failures 0 lists all)\n", len(s.Suspect)-i)
-				break
-			}
-			fmt.Fprintf(env.stdout, "  %s\t%s\t%s\n", f.Stage, f.Item, f.Error)
-		}
-	}
-	if len(s.Failures) > 0 {
-		fmt.Fprintf(env.stdout, "\nfailures (%d):\n", len(s.Failures))
-		for i, f := range s.Failures {
-			if opt.failures > 0 && i == opt.failures {
-				fmt.Fprintf(env.stdout, "  ... %d more (--failures 0 lists all)\n", len(s.Failures)-i)
-				break
-			}
-			fmt.Fprintf(env.stdout, "  %s\t%s\t%s\n", f.Stage, f.Item, f.Error)
-		}
-	}
+	c.list(env, "held back as suspect", "; curate run --include-suspect keeps them", s.Suspect)
+	c.list(env, "failures", "", s.Failures)
 	if len(s.LastRun) > 0 {
-		fmt.Fprintf(env.stdout, "\nlast run:\n%s\n", s.LastRun)
+		var rec app.RunRecord
+		if err := json.Unmarshal(s.LastRun, &rec); err == nil && rec.Summary != nil {
+			sum := rec.Summary
+			fmt.Fprintf(env.stdout, "\nlast run: %s, %s; %d of %d targets through every stage, %d failed, %d held back; model %s\n",
+				sum.Started.UTC().Format(time.RFC3339), sum.Wall.Round(time.Millisecond), sum.Completed, sum.Targets, len(sum.Failures), len(sum.Held), rec.Model)
+		}
 	}
 	return nil
+}
+
+func (c *statusCmd) list(env *cmdEnv, what, hint string, es []entry) {
+	if len(es) == 0 {
+		return
+	}
+	fmt.Fprintf(env.stdout, "\n%s (%d%s):\n", what, len(es), hint)
+	for i, f := range es {
+		if c.failures > 0 && i == c.failures {
+			fmt.Fprintf(env.stdout, "  ... %d more (--failures 0 lists all)\n", len(es)-i)
+			break
+		}
+		fmt.Fprintf(env.stdout, "  %s\t%s\t%s\n", f.Stage, f.Item, f.Error)
+	}
+}
+
+// stageOrder lists the stages of counts in pipeline order, then any others
+// alphabetically.
+func stageOrder(counts map[string]map[string]int) []string {
+	var out []string
+	for _, n := range app.Names() {
+		if _, ok := counts[n]; ok {
+			out = append(out, n)
+		}
+	}
+	var rest []string
+	for n := range counts {
+		if !slices.Contains(app.Names(), n) {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
 }

@@ -3,113 +3,99 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/publish"
-	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/topics"
 )
 
-// topicsOptions are the flags of curate topics.
-type topicsOptions struct {
+// topicsCmd is `curate topics`: topic corpora (shared background-paper
+// sets) from the influential citations of the seed papers.
+type topicsCmd struct {
 	flags   stageFlags
 	out     string
 	workers int
+	splits  string
 	opt     topics.Options
-	ids     []string // nil: every target in the store
 }
 
-// runTopicsCmd builds topic corpora (shared background-paper sets) from
-// the influential citations of the seed papers.
-func runTopicsCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	o := topicsOptions{opt: topics.DefaultOptions()}
-	fs := newFlagSet(env, "topics", "--out DIR [--store DIR] [--targets FILE] [--published-only] [--top-percent K] [--iou 0.5] [--min-support 3] [--min-background 5] [--max-background 8] [--budget 6] [--seed N] [ID...]")
-	addGlobalFlags(fs, env, &o.flags.global)
-	addS2Flags(fs, env, &o.flags.s2)
-	addLLMFlags(fs, env, &o.flags.llm)
-	fs.StringVar(&o.flags.targets, "targets", "", "file of seed arXiv IDs, one per line, '#' comments ('-' for stdin); default: every target in the store")
-	fs.BoolVar(&o.flags.refresh, "refresh", false, "ask Semantic Scholar and arXiv again for seeds the store has no citation graph of")
-	fs.StringVar(&o.out, "out", "", "directory the topics are written to (replaced atomically)")
-	fs.IntVar(&o.workers, "workers", 4, "seeds run through citegraph at once")
-	fs.BoolVar(&o.opt.PublishedOnly, "published-only", false, "only seeds with a publication venue in Semantic Scholar (not empty, not arXiv/CoRR or another preprint server)")
-	fs.Float64Var(&o.opt.TopPercent, "top-percent", 0, "only the top K% of seeds by citation count within their year (0: all)")
-	fs.Float64Var(&o.opt.IoU, "iou", o.opt.IoU, "two seeds are similar when their influential sets have IoU at least this")
-	fs.IntVar(&o.opt.MinSupport, "min-support", o.opt.MinSupport, "fewest supporting papers of a topic")
-	fs.IntVar(&o.opt.MinBackground, "min-background", o.opt.MinBackground, "fewest background papers of a topic")
-	fs.IntVar(&o.opt.MaxBackground, "max-background", o.opt.MaxBackground, "most background papers of a topic")
-	fs.IntVar(&o.opt.Budget, "budget", o.opt.Budget, "topics to select")
-	fs.Uint64Var(&o.opt.Seed, "seed", 0, "0 starts the selection at the best-supported topic; another value starts it at a topic drawn by the seed")
-	fs.StringVar(&o.opt.TestFrom, "test-from", topics.DefaultTestFrom, "the dataset's cutoff: papers first published on or after it are test papers")
-	splits := "train"
-	fs.StringVar(&splits, "splits", splits, "comma-separated splits whose papers topics may hold, as supporting or background papers (train, test); test papers are for evaluation")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if o.out == "" {
-		fs.Usage()
+func (c *topicsCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.opt = topics.DefaultOptions()
+	c.flags.store.AddFlags(fs, env)
+	c.flags.net.AddFlags(fs, env)
+	c.flags.s2.AddFlags(fs, env)
+	c.flags.llm.AddFlags(fs, env)
+	fs.StringVar(&c.flags.targets, "targets", "", "file of seed arXiv IDs, one per line, '#' comments ('-' for stdin); default: every target in the store")
+	fs.BoolVar(&c.flags.refresh, "refresh", false, "ask Semantic Scholar and arXiv again for seeds the store has no citation graph of")
+	fs.StringVar(&c.out, "out", "", "directory the topics are written to (replaced atomically)")
+	fs.IntVar(&c.workers, "workers", 4, "seeds run through fetch and citegraph at once (1 or more)")
+	fs.BoolVar(&c.opt.PublishedOnly, "published-only", false, "only seeds with a publication venue in Semantic Scholar (not empty, not arXiv/CoRR or another preprint server)")
+	fs.Float64Var(&c.opt.TopPercent, "top-percent", 0, "only the top K% of seeds by citation count within their year (0: all)")
+	fs.Float64Var(&c.opt.IoU, "iou", c.opt.IoU, "two seeds are similar when their influential sets have IoU at least this")
+	fs.IntVar(&c.opt.MinSupport, "min-support", c.opt.MinSupport, "fewest supporting papers of a topic")
+	fs.IntVar(&c.opt.MinBackground, "min-background", c.opt.MinBackground, "fewest background papers of a topic")
+	fs.IntVar(&c.opt.MaxBackground, "max-background", c.opt.MaxBackground, "most background papers of a topic")
+	fs.IntVar(&c.opt.Budget, "budget", c.opt.Budget, "topics to select")
+	fs.Uint64Var(&c.opt.Seed, "seed", 0, "0 starts the selection at the best-supported topic; another value starts it at a topic drawn by the seed")
+	fs.StringVar(&c.opt.TestFrom, "test-from", topics.DefaultTestFrom, "the dataset's cutoff: papers first published on or after it are test papers")
+	fs.StringVar(&c.splits, "splits", "train", "comma-separated splits whose papers topics may hold, as supporting or background papers (train, test); test papers are for evaluation")
+}
+
+func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	if c.out == "" {
 		return fmt.Errorf("%w: --out DIR is required", errUsage)
 	}
-	o.opt.Splits = splitList(splits)
-	if _, err := time.Parse("2006-01-02", o.opt.TestFrom); err != nil {
-		return fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, o.opt.TestFrom)
+	c.opt.Splits = splitList(c.splits)
+	if _, err := time.Parse("2006-01-02", c.opt.TestFrom); err != nil {
+		return fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, c.opt.TestFrom)
 	}
-	if err := o.opt.Check(); err != nil {
+	if err := c.opt.Check(); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	for _, v := range []func() error{o.flags.global.validate, o.flags.s2.validate, o.flags.llm.validate} {
+	for _, v := range []func() error{c.flags.store.validate, c.flags.net.validate, c.flags.s2.validate, c.flags.llm.validate} {
 		if err := v(); err != nil {
 			return err
 		}
 	}
-	if err := positive("--workers", o.workers); err != nil {
+	if err := positive("--workers", c.workers); err != nil {
 		return err
 	}
-	if len(rest) > 0 || o.flags.targets != "" {
-		if o.ids, err = o.flags.ids(env, rest); err != nil {
+	var ids []string
+	if len(args) > 0 || c.flags.targets != "" {
+		var err error
+		if ids, err = c.flags.ids(env, args); err != nil {
 			return err
 		}
-		if len(o.ids) == 0 {
-			return fmt.Errorf("%w: the targets file %s names no paper", errUsage, o.flags.targets)
+		if len(ids) == 0 {
+			return fmt.Errorf("%w: the targets file %s names no paper", errUsage, c.flags.targets)
 		}
 	}
-	return runTopics(ctx, env, &o)
-}
-
-func runTopics(ctx context.Context, env *cmdEnv, o *topicsOptions) error {
 	ctx, cancel := env.drainContext(ctx)
 	defer cancel()
-	e, err := openLocked(ctx, env, &o.flags)
+	log, _ := c.flags.store.logger(env.stderr)
+	a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true,
+		Net: c.flags.net.config(), S2: c.flags.s2.config(env), LLM: c.flags.llm.config(env), Drain: env.drain,
+		Stages: app.StageOptions{Refresh: c.flags.refresh}})
 	if err != nil {
 		return err
 	}
-	defer e.Close()
-
-	build := func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
-		built, failed := map[string]*record.Graph{}, map[string]error{}
-		for _, r := range e.set.Citegraph.All(ctx, keys, o.workers, nil) {
-			if r.Err != nil {
-				failed[r.Key] = r.Err
-			} else {
-				built[r.Key] = r.Graph
-			}
-		}
-		return built, failed
-	}
-	graphs, excluded, err := topics.LoadGraphs(ctx, e.store, o.ids, build)
+	defer a.Close()
+	graphs, excluded, err := topics.LoadGraphs(ctx, a.Store, ids, a.BuildGraphs(c.workers))
 	if err != nil {
 		return err
 	}
-	b := &topics.Builder{Store: e.store, LLM: e.set.Summarize.LLM, Model: e.model, Meter: e.meter, Log: e.log}
-	res, err := b.Build(ctx, graphs, excluded, o.opt)
+	b := &topics.Builder{Store: a.Store, LLM: a.LLM, Model: a.Model, Meter: a.Meter, Log: a.Log}
+	res, err := b.Build(ctx, graphs, excluded, c.opt)
 	if err != nil {
 		return err
 	}
-	if err := topics.Write(ctx, o.out, res, version); err != nil {
+	if err := topics.Write(ctx, c.out, res, version); err != nil {
 		if errors.Is(err, publish.ErrLocked) {
-			return &exitError{code: 2, err: err}
+			return app.Fail(app.ErrCannotRun, err)
 		}
 		return err
 	}
@@ -125,16 +111,22 @@ func runTopics(ctx context.Context, env *cmdEnv, o *topicsOptions) error {
 			failed = append(failed, s.ID+": "+s.Detail)
 		}
 	}
-	fmt.Fprintf(env.stderr, "curate topics: %d of %d seeds kept; %d groups, %d candidates, %d topics selected from the %s split%s; written to %s\n",
-		kept, len(res.Seeds), len(res.Groups), res.Candidates, len(res.Topics), strings.Join(o.opt.Splits, " and "),
-		map[bool]string{true: "s", false: ""}[len(o.opt.Splits) > 1], o.out)
-	if len(res.Topics) == 0 {
-		fmt.Fprintf(env.stderr, "no topic met the bounds (see %s/report.md); try a lower --iou or --min-support, or wider background bounds\n", o.out)
+	splits := "the " + strings.Join(c.opt.Splits, " and ") + " split"
+	if len(c.opt.Splits) > 1 {
+		splits += "s"
 	}
-	printUsage(env.stderr, e.meter, e.prices)
+	fmt.Fprintf(env.stderr, "curate topics: %d of %d seeds kept; %d groups, %d candidates, %d topics selected from %s; written to %s\n",
+		kept, len(res.Seeds), len(res.Groups), res.Candidates, len(res.Topics), splits, c.out)
+	if len(res.Topics) == 0 {
+		fmt.Fprintf(env.stderr, "no topic met the bounds (see %s/report.md); try a lower --iou or --min-support, or wider background bounds\n", c.out)
+	}
+	printUsage(env.stderr, a.Meter, a.Prices)
 	if len(failed) > 0 {
 		fmt.Fprintf(env.stderr, "seeds that failed:\n  %s\n", strings.Join(failed, "\n  "))
-		return &exitError{code: 1, err: errors.New("seeds failed")}
+		return app.Fail(app.ErrIncomplete, fmt.Errorf("%s failed", app.Plural(len(failed), "seed")))
 	}
-	return ctx.Err()
+	if ctx.Err() != nil {
+		return app.Fail(app.ErrInterrupted, ctx.Err())
+	}
+	return nil
 }

@@ -2,8 +2,10 @@
 // scientific literature: it fetches target papers, their citation graph and
 // sources, classifies and summarizes them, and writes Parquet splits.
 //
-// Each subcommand lives in its own cmd_<name>.go file: it parses its flags
-// into an options struct and calls one run function that tests call directly.
+// Each subcommand lives in its own cmd_<name>.go file as an options struct
+// with an AddFlags method and a Run method over internal/app, the
+// composition root; this file dispatches to them and maps their errors to
+// exit statuses in one place.
 package main
 
 import (
@@ -15,21 +17,18 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/groundwork/curate/internal/app"
 )
 
 // version is the pipeline version recorded in provenance; set at build time
 // with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-// command is one subcommand of curate.
-type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, env *cmdEnv, args []string) error
-}
+// errUsage marks a command-line mistake: exit status 2.
+var errUsage = app.ErrUsage
 
 // cmdEnv carries the process's streams and environment so commands can be
 // run from tests without touching the real ones.
@@ -52,42 +51,58 @@ func (e *cmdEnv) stdinReader() io.Reader {
 	return e.stdin
 }
 
-// errUsage marks a command-line mistake: exit status 2.
-var errUsage = errors.New("usage")
-
-// exitError carries a specific exit status with an already-printed message.
-type exitError struct {
-	code   int
-	err    error
-	silent bool // the message has been printed already
+// drainContext returns a context cancelled when the command is asked to
+// stop (for commands that have nothing to finish gracefully).
+func (e *cmdEnv) drainContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if e.drain != nil {
+		go func() {
+			select {
+			case <-e.drain:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
+// runner is one subcommand: its flags and its run.
+type runner interface {
+	AddFlags(fs *flag.FlagSet, env *cmdEnv)
+	Run(ctx context.Context, env *cmdEnv, args []string) error
+}
+
+// command names a subcommand.
+type command struct {
+	name     string
+	synopsis string
+	summary  string
+	new      func() runner
+}
 
 func commands() []command {
-	// One line per subcommand; the run functions live in cmd_<name>.go.
-	cmds := []command{
-		{"parse", "parse a saved arXiv or ar5iv HTML page and print its Document as JSON", runParseCmd},
-		{"fetch", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", runFetchCmd},
-		{"show", "print as JSON what the store holds for a paper", runShowCmd},
-		{"status", "print what a store holds: items per stage and status, failures, the last run", runStatusCmd},
-		{"classify", "decide which references of each target are its sources, with verified quotes", stageCommand("classify", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...")},
-		{"summarize", "write idea cards: a gold card per target and a card per source", stageCommand("summarize", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...")},
-		{"run", "the whole pipeline for a list of targets: every stage, then the dataset", runRunCmd},
-		{"refresh", "nightly: discover new targets, redo only new or changed work, publish a new dataset version", runRefreshCmd},
-		{"demo", "the whole pipeline, offline, on the bundled synthetic corpus", runDemoCmd},
-		{"dataset", "write the Parquet train and test splits (or --check a published dataset)", runDatasetCmd},
-		{"report", "write the HTML report of a published dataset", runReportCmd},
-		{"export", "write a published dataset in a trainer's format (verl, chat messages)", runExportCmd},
-		{"stats", "reports on a store: 'labels' shows the idea cards' label distributions", runStatsCmd},
-		{"citegraph", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", runCitegraphCmd},
-		{"sft", "regenerate SFT hindsight traces over a published dataset: teacher ideas, traces, schema gate", runSFTCmd},
-		{"gate", "check generations (JSONL or Parquet) with the SFT/RL schema gate: pass rate, rejects by reason", runGateCmd},
-		{"topics", "build topic corpora: shared background-paper sets from influential-citation overlap", runTopicsCmd},
+	// One line per subcommand, alphabetically; the runners live in
+	// cmd_<name>.go.
+	return []command{
+		{"citegraph", "[--store DIR] [--targets FILE] [--refresh] ID...", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", func() runner { return newStageCmd(app.Citegraph) }},
+		{"classify", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...", "decide which references of each target are its sources, with verified quotes", func() runner { return newStageCmd(app.Classify) }},
+		{"dataset", "[--store DIR] [--out DIR] [--targets FILE] [ID...] | --check DIR", "write the Parquet train and test splits (or --check a published dataset)", func() runner { return &datasetCmd{} }},
+		{"demo", "[--store DIR] [--out DIR]", "the whole pipeline, offline, on the bundled synthetic corpus", func() runner { return &demoCmd{} }},
+		{"export", "--format verl-rl|verl-sft|messages [--split train|test|all] [--encoding parquet|jsonl] --out DIR DATASET", "write a published dataset in a trainer's format (verl, chat messages)", func() runner { return &exportCmd{} }},
+		{"fetch", "[--store DIR] [--targets FILE] [--refetch] ID...", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", func() runner { return newStageCmd(app.Fetch) }},
+		{"gate", "[--num-ideas K] [--strict] [-v] FILE...", "check generations (JSONL or Parquet) with the SFT/RL schema gate: pass rate, rejects by reason", func() runner { return &gateCmd{} }},
+		{"parse", "[--source arxiv|ar5iv] [--id ID] FILE|- ...", "parse a saved arXiv or ar5iv HTML page and print its Document as JSON", func() runner { return &parseCmd{} }},
+		{"refresh", "--out DIR [--targets FILE] [--oai-set SET ...] [--budget-usd X]", "nightly: discover new targets, redo only new or changed work, publish a new dataset version", func() runner { return &refreshCmd{} }},
+		{"report", "[--out DIR] DATASET", "write the HTML report of a published dataset", func() runner { return &reportCmd{} }},
+		{"run", "--targets FILE [--out DIR] [--stages LIST] [ID...]", "the whole pipeline for a list of targets: every stage, then the dataset", func() runner { return newRunCmd() }},
+		{"sft", "--dataset DIR --out DIR [--num-ideas K] [--think|--no-think] [--llm heuristic|endpoint] [--budget DOLLARS]", "regenerate SFT hindsight traces over a published dataset: teacher ideas, traces, schema gate", func() runner { return &sftCmd{} }},
+		{"show", "[--store DIR] [--raw] ID...", "print as JSON what the store holds for a paper", func() runner { return &showCmd{} }},
+		{"stats", "labels [--store DIR] [--kind gold|source] [--model NAME] [--json]", "reports on a store: 'labels' shows the idea cards' label distributions", func() runner { return &statsCmd{} }},
+		{"status", "[--store DIR] [--json]", "print what a store holds: items per stage and status, failures, the last run", func() runner { return &statusCmd{} }},
+		{"summarize", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...", "write idea cards: a gold card per target and a card per source (fetching the sources' pages first)", func() runner { return newStageCmd(app.Summarize) }},
+		{"topics", "--out DIR [--store DIR] [--targets FILE] [--iou 0.5] [--min-support 3] [--min-background 5] [--max-background 8] [--budget 6] [--splits train] [ID...]", "build topic corpora: shared background-paper sets from influential-citation overlap", func() runner { return &topicsCmd{} }},
 	}
-	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
-	return cmds
 }
 
 // defaultMemoryLimit is the soft heap limit curate runs under unless
@@ -129,22 +144,6 @@ func main() {
 	os.Exit(code)
 }
 
-// drainContext returns a context cancelled when the command is asked to
-// stop (for commands that have nothing to finish gracefully).
-func (e *cmdEnv) drainContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	if e.drain != nil {
-		go func() {
-			select {
-			case <-e.drain:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-	}
-	return ctx, cancel
-}
-
 // run dispatches args to a subcommand and maps its error to an exit status.
 func run(ctx context.Context, env *cmdEnv, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -162,30 +161,59 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, env, args[1:])
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		case errors.Is(err, errUsage):
+		fs := newFlagSet(env, c.name, c.synopsis)
+		r := c.new()
+		r.AddFlags(fs, env)
+		rest, err := parseFlags(fs, args[1:])
+		if err == nil {
+			err = r.Run(ctx, env, rest)
+		}
+		code := exitCode(err)
+		var told *toldError
+		if err != nil && code != 0 && !errors.As(err, &told) {
 			fmt.Fprintf(env.stderr, "curate %s: %v\n", c.name, err)
-			return 2
 		}
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if !ee.silent {
-				fmt.Fprintf(env.stderr, "curate %s: %v\n", c.name, ee.err)
-			}
-			return ee.code
-		}
-		fmt.Fprintf(env.stderr, "curate %s: %v\n", c.name, err)
-		return 1
+		return code
 	}
 	fmt.Fprintf(env.stderr, "curate: unknown command %q\n\n", args[0])
 	usage(env.stderr)
 	return 2
 }
+
+// exitCode maps a command's error to its exit status: 0 done; 1 done but
+// some targets failed, were held back or lack metadata (listed), or a
+// check failed; 2 a usage error or a run that could not go on (nothing is
+// published); 130 interrupted.
+func exitCode(err error) int {
+	var se *statusError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &se):
+		return se.code
+	case errors.Is(err, app.ErrInterrupted):
+		return 130
+	case errors.Is(err, app.ErrUsage), errors.Is(err, app.ErrCannotRun):
+		return 2
+	}
+	return 1
+}
+
+// statusError gives an error its own exit status (a check that failed: 1,
+// a dataset that cannot be read: 2).
+type statusError struct {
+	code int
+	err  error
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// toldError is an error whose message has been printed already (the flag
+// package prints its own).
+type toldError struct{ error }
+
+func (e *toldError) Unwrap() error { return e.error }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: curate <command> [flags] [args]")
@@ -220,7 +248,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, &exitError{code: 2, err: err, silent: true} // the flag package printed it
+			return nil, &toldError{fmt.Errorf("%w: %w", errUsage, err)} // the flag package printed it
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -96,7 +96,7 @@ func TestFetchAndShow(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	for _, want := range []string{`"not-an-id"`, "hep-th/9901001", "fetched 2 (arxiv 1, ar5iv 1)", "failed 1"} {
+	for _, want := range []string{`"not-an-id"`, "fetched 2 (arxiv 1, ar5iv 1)", "no HTML 1", "failed 1"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -194,7 +194,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"6 of 6 targets through every stage", "2 train and 3 test instances", "test_target_as_train_source\":1"} {
+	for _, want := range []string{"6 of 6 targets through every stage", "2 train and 3 test instances", "test_target_as_train_source 1"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stderr)
 		}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // quietOnFullDisk wraps a run's log handler so that a full disk is told
 // once: the errors every piece of work then logs — the same full disk, or
 // the cancellation that follows it once the run stops — are dropped, and
-// the run's own message (runStages) says what happened and what to do.
+// the run's own message says what happened and what to do.
 type quietOnFullDisk struct {
 	slog.Handler
 	stopping *atomic.Bool

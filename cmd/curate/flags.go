@@ -1,0 +1,506 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/groundwork/curate/arxivapi"
+	"github.com/groundwork/curate/classify"
+	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/s2"
+)
+
+// Environment variables read by curate. Keys are only ever read from the
+// environment, never from flags, so they stay out of shell history and ps.
+const (
+	envStore        = "CURATE_STORE"
+	envMailto       = "CURATE_MAILTO"
+	envArxivBase    = "CURATE_ARXIV_BASE"
+	envAr5ivBase    = "CURATE_AR5IV_BASE"
+	envArxivAPIBase = "CURATE_ARXIV_API_BASE"
+	envS2Base       = "CURATE_S2_BASE"
+	envS2Key        = "S2_API_KEY"
+	envLLMBase      = "CURATE_LLM_BASE"
+	envLLMModel     = "CURATE_LLM_MODEL"
+	envLLMPrices    = "CURATE_PRICES"
+	envLogLevel     = "CURATE_LOG"
+)
+
+// Each flag group below registers its flags (AddFlags), checks them before
+// anything is opened, requested or written (validate: an invalid value is
+// named with what is allowed, and no zero or negative value is silently
+// replaced), and becomes its part of app.Config.
+
+// storeFlags: --store and --log, all a command that only reads the store
+// needs.
+type storeFlags struct {
+	store    string
+	logLevel string
+}
+
+func (f *storeFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	fs.StringVar(&f.store, "store", cmp.Or(env.getenv(envStore), "./curate-data"), "store directory (env "+envStore+")")
+	fs.StringVar(&f.logLevel, "log", cmp.Or(env.getenv(envLogLevel), "info"), "log level: debug, info, warn, error (env "+envLogLevel+")")
+}
+
+func (f *storeFlags) validate() error {
+	if _, err := f.logger(io.Discard); err != nil {
+		return err
+	}
+	if strings.TrimSpace(f.store) == "" {
+		return fmt.Errorf("%w: --store is empty: give a directory", errUsage)
+	}
+	return nil
+}
+
+// logger returns the slog logger for w (stderr) at the chosen level.
+func (f *storeFlags) logger(w io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, fmt.Errorf("%w: --log %q: want debug, info, warn or error", errUsage, f.logLevel)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl})), nil
+}
+
+// netFlags: the HTTP layer and the arXiv sites.
+type netFlags struct {
+	mailto        string
+	arxivBase     string
+	ar5ivBase     string
+	arxivInterval time.Duration
+	timeout       time.Duration
+	maxBody       int64
+	retries       int
+	missingTTL    time.Duration
+}
+
+func (f *netFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	get := func(k, def string) string { return cmp.Or(env.getenv(k), def) }
+	fs.StringVar(&f.mailto, "mailto", get(envMailto, ""), "contact address sent in the User-Agent, as arXiv and Semantic Scholar ask (env "+envMailto+")")
+	fs.StringVar(&f.arxivBase, "arxiv-base", get(envArxivBase, "https://arxiv.org"), "arXiv base URL (env "+envArxivBase+")")
+	fs.StringVar(&f.ar5ivBase, "ar5iv-base", get(envAr5ivBase, "https://ar5iv.labs.arxiv.org"), "ar5iv base URL (env "+envAr5ivBase+")")
+	fs.DurationVar(&f.arxivInterval, "arxiv-interval", 3*time.Second, "minimum time between requests to arXiv and to ar5iv (arXiv asks for 3s; 0: none)")
+	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "timeout of one HTTP attempt (more than 0)")
+	fs.Int64Var(&f.maxBody, "max-body", 64<<20, "largest response body accepted, in bytes (more than 0)")
+	fs.IntVar(&f.retries, "retries", 5, "retries of a failed request (429, 5xx, resets); 0: none")
+	fs.DurationVar(&f.missingTTL, "missing-ttl", 7*24*time.Hour, "a paper found without HTML on arXiv and ar5iv is not asked about again for this long (0 or negative: always ask)")
+}
+
+func (f *netFlags) validate() error {
+	switch {
+	case f.arxivInterval < 0:
+		return fmt.Errorf("%w: --arxiv-interval %s: want 0 or more", errUsage, f.arxivInterval)
+	case f.timeout <= 0:
+		return fmt.Errorf("%w: --timeout %s: want more than 0", errUsage, f.timeout)
+	case f.maxBody <= 0:
+		return fmt.Errorf("%w: --max-body %d: want more than 0 bytes", errUsage, f.maxBody)
+	case f.retries < 0:
+		return fmt.Errorf("%w: --retries %d: want 0 (no retries) or more", errUsage, f.retries)
+	}
+	for _, b := range []struct{ flag, url string }{{"--arxiv-base", f.arxivBase}, {"--ar5iv-base", f.ar5ivBase}} {
+		if err := checkBaseURL(b.flag, b.url); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *netFlags) config() app.Net {
+	return app.Net{Mailto: f.mailto, ArxivBase: f.arxivBase, Ar5ivBase: f.ar5ivBase, ArxivInterval: f.arxivInterval,
+		Timeout: f.timeout, MaxBody: f.maxBody, Retries: f.retries, MissingTTL: f.missingTTL}
+}
+
+// s2Flags: Semantic Scholar and the arXiv API.
+type s2Flags struct {
+	base         string
+	interval     time.Duration
+	pageLimit    int
+	arxivAPIBase string
+}
+
+func (f *s2Flags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	get := func(k, def string) string { return cmp.Or(env.getenv(k), def) }
+	fs.StringVar(&f.base, "s2-base", get(envS2Base, s2.DefaultBaseURL), "Semantic Scholar API base URL (env "+envS2Base+"); the key is read from "+envS2Key)
+	fs.DurationVar(&f.interval, "s2-interval", 0, "minimum time between Semantic Scholar requests (0: 1s with a key, 5s without)")
+	fs.IntVar(&f.pageLimit, "s2-page-limit", s2.DefaultPageLimit, "references asked per page (1 to 1000)")
+	fs.StringVar(&f.arxivAPIBase, "arxiv-api-base", get(envArxivAPIBase, arxivapi.DefaultBaseURL), "arXiv API base URL for v1 dates and categories (env "+envArxivAPIBase+")")
+}
+
+func (f *s2Flags) validate() error {
+	switch {
+	case f.interval < 0:
+		return fmt.Errorf("%w: --s2-interval %s: want 0 (the default for the key) or more", errUsage, f.interval)
+	case f.pageLimit < 1 || f.pageLimit > s2.MaxPageLimit:
+		return fmt.Errorf("%w: --s2-page-limit %d: want 1 to %d", errUsage, f.pageLimit, s2.MaxPageLimit)
+	}
+	if err := checkBaseURL("--s2-base", f.base); err != nil {
+		return err
+	}
+	return checkBaseURL("--arxiv-api-base", f.arxivAPIBase)
+}
+
+func (f *s2Flags) config(env *cmdEnv) app.S2 {
+	return app.S2{Base: f.base, Key: env.getenv(envS2Key), Interval: f.interval, PageLimit: f.pageLimit, ArxivAPIBase: f.arxivAPIBase}
+}
+
+// llmFlags: the model behind the LLM stages.
+type llmFlags struct {
+	backend        string // "heuristic" or "endpoint"; "" picks endpoint when a base URL is set
+	base           string
+	provider       string // "" infers it from the base URL
+	dialect        string // "" infers it from the provider and base URL
+	model          string
+	concurrency    int
+	rpm            int
+	tpm            int
+	timeout        time.Duration
+	attemptTimeout time.Duration
+	structured     bool
+	promptCache    bool
+	cacheTTL       string
+	prices         string
+}
+
+// providerBases are the default API roots of the providers, for
+// --llm-provider without --llm-base.
+func providerBase(provider string) string {
+	switch provider {
+	case llm.ProviderOpenAI:
+		return "https://api.openai.com/v1"
+	case llm.ProviderAnthropic:
+		return "https://api.anthropic.com/v1"
+	}
+	return ""
+}
+
+func (f *llmFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	get := func(k, def string) string { return cmp.Or(env.getenv(k), def) }
+	fs.StringVar(&f.backend, "llm", "", "LLM backend: heuristic (offline, deterministic) or endpoint (an API at --llm-base); default endpoint when --llm-base is set, else heuristic")
+	fs.StringVar(&f.base, "llm-base", get(envLLMBase, ""), "LLM API root with its version path, e.g. https://api.openai.com/v1, https://api.anthropic.com/v1 or http://127.0.0.1:8000/v1 (env "+envLLMBase+"); the key is read from ANTHROPIC_API_KEY for Anthropic, else LLM_API_KEY or OPENAI_API_KEY")
+	fs.StringVar(&f.provider, "llm-provider", "", "LLM API: openai, anthropic (native Messages API) or compatible (vLLM, Ollama, llama.cpp, LiteLLM); default inferred from --llm-base")
+	fs.StringVar(&f.dialect, "llm-schema-dialect", "", "structured output the endpoint takes: "+dialectList()+"; default from the provider, and ollama on port 11434")
+	fs.StringVar(&f.model, "llm-model", get(envLLMModel, ""), "model name (env "+envLLMModel+")")
+	fs.IntVar(&f.concurrency, "llm-concurrency", 4, "LLM requests in flight (1 or more)")
+	fs.IntVar(&f.rpm, "llm-rpm", 0, "LLM requests per minute (0: no limit)")
+	fs.IntVar(&f.tpm, "llm-tpm", 0, "LLM tokens per minute (0: no limit)")
+	fs.DurationVar(&f.timeout, "llm-timeout", 10*time.Minute, "time one LLM call may take from its first attempt, retries and follow-ups included (more than 0)")
+	fs.DurationVar(&f.attemptTimeout, "llm-attempt-timeout", llm.DefaultAttemptTimeout, "time one HTTP attempt of an LLM call may take before it is retried (a hung or trickling answer)")
+	fs.BoolVar(&f.structured, "llm-json-schema", true, "send the answer's JSON schema as the endpoint's structured output (a schema the endpoint rejects is sent as an instruction instead)")
+	fs.BoolVar(&f.promptCache, "llm-prompt-cache", true, "mark the static prompt blocks for the provider's prompt cache (Anthropic cache_control, OpenAI prompt_cache_key)")
+	fs.StringVar(&f.cacheTTL, "llm-prompt-cache-ttl", "", "Anthropic prompt cache lifetime: 5m (default) or 1h")
+	fs.StringVar(&f.prices, "price", get(envLLMPrices, ""), "prices to estimate cost, dollars per million tokens: \"MODEL=input/output[/cached_input[/cache_write]],...\" (cached input defaults to the input price, cache writes to 1.25× it; batch calls cost half) or a JSON file (env "+envLLMPrices+")")
+}
+
+func dialectList() string {
+	var names []string
+	for _, d := range llm.Dialects() {
+		names = append(names, string(d))
+	}
+	return strings.Join(names, ", ")
+}
+
+func (f *llmFlags) validate() error {
+	heuristic, err := f.heuristic()
+	if err != nil {
+		return err
+	}
+	switch {
+	case f.concurrency < 1:
+		return fmt.Errorf("%w: --llm-concurrency %d: want 1 or more", errUsage, f.concurrency)
+	case f.rpm < 0:
+		return fmt.Errorf("%w: --llm-rpm %d: want 0 (no limit) or more", errUsage, f.rpm)
+	case f.tpm < 0:
+		return fmt.Errorf("%w: --llm-tpm %d: want 0 (no limit) or more", errUsage, f.tpm)
+	case f.timeout <= 0:
+		return fmt.Errorf("%w: --llm-timeout %s: want more than 0", errUsage, f.timeout)
+	case f.attemptTimeout <= 0:
+		return fmt.Errorf("%w: --llm-attempt-timeout %s: want more than 0", errUsage, f.attemptTimeout)
+	}
+	if !heuristic {
+		if err := checkBaseURL("--llm-base", f.base); err != nil {
+			return err
+		}
+	}
+	_, err = f.loadPrices()
+	return err
+}
+
+// heuristic reports whether the heuristic backend is chosen.
+func (f *llmFlags) heuristic() (bool, error) {
+	switch f.provider {
+	case "", llm.ProviderCompatible:
+	case llm.ProviderOpenAI, llm.ProviderAnthropic:
+		f.base = cmp.Or(f.base, providerBase(f.provider))
+	default:
+		return false, fmt.Errorf("%w: --llm-provider %q: want %s", errUsage, f.provider, strings.Join(llm.Providers(), ", "))
+	}
+	if f.dialect != "" && !slices.Contains(llm.Dialects(), llm.Dialect(f.dialect)) {
+		return false, fmt.Errorf("%w: --llm-schema-dialect %q: want %s", errUsage, f.dialect, dialectList())
+	}
+	if f.cacheTTL != "" && f.cacheTTL != "5m" && f.cacheTTL != "1h" {
+		return false, fmt.Errorf("%w: --llm-prompt-cache-ttl %q: want 5m or 1h", errUsage, f.cacheTTL)
+	}
+	switch f.backend {
+	case llm.HeuristicModel:
+		return true, nil
+	case "endpoint", "openai":
+		if f.base == "" {
+			return false, fmt.Errorf("%w: --llm endpoint needs --llm-base (or %s)", errUsage, envLLMBase)
+		}
+		if f.model == "" {
+			return false, fmt.Errorf("%w: --llm endpoint needs --llm-model (or %s)", errUsage, envLLMModel)
+		}
+		return false, nil
+	case "":
+		if f.base == "" {
+			return true, nil
+		}
+		if f.model == "" {
+			return false, fmt.Errorf("%w: --llm-base is set but no --llm-model (or %s)", errUsage, envLLMModel)
+		}
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: --llm %q: want heuristic or endpoint", errUsage, f.backend)
+}
+
+// loadPrices reads --price: a table or a JSON file.
+func (f *llmFlags) loadPrices() (llm.Prices, error) {
+	if f.prices == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(f.prices); err == nil {
+		p, err := llm.LoadPrices(f.prices)
+		if err != nil {
+			return nil, fmt.Errorf("%w: --price %s: %v", errUsage, f.prices, err)
+		}
+		return p, nil
+	}
+	p, err := llm.ParsePrices(f.prices)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --price: %v", errUsage, err)
+	}
+	return p, nil
+}
+
+// client returns the endpoint's configuration (app.Open adds the store,
+// meter and logger).
+func (f *llmFlags) client(env *cmdEnv) llm.Config {
+	provider := cmp.Or(f.provider, llm.InferProvider(f.base))
+	return llm.Config{
+		BaseURL: f.base, Provider: provider, Dialect: llm.Dialect(f.dialect), Model: f.model,
+		APIKey:           llm.APIKeyForProvider(provider, env.getenv),
+		StructuredOutput: f.structured, NoPromptCache: !f.promptCache, PromptCacheTTL: f.cacheTTL,
+		Concurrency: f.concurrency, RequestsPerMinute: f.rpm, TokensPerMinute: f.tpm,
+		Timeout: f.timeout, AttemptTimeout: f.attemptTimeout, Drain: env.drain,
+	}
+}
+
+// config is the LLM part of app.Config; validate has run.
+func (f *llmFlags) config(env *cmdEnv) app.LLM {
+	heuristic, _ := f.heuristic()
+	prices, _ := f.loadPrices()
+	return app.LLM{Heuristic: heuristic, Client: f.client(env), Prices: prices}
+}
+
+// stageFlags are the flags of every command that runs per-target stages
+// (run, refresh, fetch, citegraph, classify, summarize, topics).
+type stageFlags struct {
+	store          storeFlags
+	net            netFlags
+	s2             s2Flags
+	llm            llmFlags
+	targets        string
+	force          bool
+	refresh        bool
+	budget         int
+	summaryBudget  int
+	budgetTokens   int64
+	budgetUSD      float64
+	includeSuspect bool
+	plausible      classify.Plausibility
+}
+
+func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	f.store.AddFlags(fs, env)
+	f.net.AddFlags(fs, env)
+	f.s2.AddFlags(fs, env)
+	f.llm.AddFlags(fs, env)
+	fs.StringVar(&f.targets, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin)")
+	fs.BoolVar(&f.force, "force", false, "classify and summarize again even when the store holds current results")
+	fs.BoolVar(&f.refresh, "refresh", false, "ask Semantic Scholar and arXiv again instead of reusing stored responses")
+	fs.Int64Var(&f.budgetTokens, "budget-tokens", 0, "stop calling the LLM once this run has spent this many tokens (0: no cap); the rest is left for the next run")
+	fs.Float64Var(&f.budgetUSD, "budget-usd", 0, "stop calling the LLM once this run has spent this many dollars by the --price table (0: no cap)")
+	fs.IntVar(&f.budget, "classify-budget", 0, "token budget of the classify prompt (0: the stage's default)")
+	fs.IntVar(&f.summaryBudget, "summarize-budget", 0, "token budget of a paper's text for its card (0: the stage's default)")
+	addSuspectFlag(fs, &f.includeSuspect)
+	p := &f.plausible
+	fs.IntVar(&p.MaxSources, "suspect-max-sources", classify.DefaultMaxSources, "a classification with more sources than this and than --suspect-max-share of the references is suspect (negative: no bound)")
+	fs.Float64Var(&p.MaxShare, "suspect-max-share", classify.DefaultMaxShare, "the share of references above which (and above --suspect-max-sources) sources are suspect")
+	fs.IntVar(&p.NearlyAll, "suspect-nearly-all", classify.DefaultNearlyAll, "this many sources or more making up 80% of the references is suspect (negative: off)")
+	fs.IntVar(&p.UniformLabels, "suspect-uniform-labels", classify.DefaultUniformLabels, "this many sources or more all with the same labels is suspect (negative: off)")
+	fs.IntVar(&p.RepeatedRationale, "suspect-repeated-rationale", classify.DefaultRepeatedRationale, "one rationale given for this many sources, and half of them, is suspect (negative: off)")
+}
+
+// addSuspectFlag registers --include-suspect.
+func addSuspectFlag(fs *flag.FlagSet, p *bool) {
+	fs.BoolVar(p, "include-suspect", false, "keep targets whose classification looks implausible (too many sources, one label or rationale for all: an instruction in the paper obeyed?); by default they are held back and listed")
+}
+
+func (f *stageFlags) validate() error {
+	for _, v := range []func() error{f.store.validate, f.net.validate, f.s2.validate, f.llm.validate} {
+		if err := v(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case f.budgetTokens < 0:
+		return fmt.Errorf("%w: --budget-tokens %d: want 0 (no cap) or more", errUsage, f.budgetTokens)
+	case f.budgetUSD < 0 || math.IsNaN(f.budgetUSD) || math.IsInf(f.budgetUSD, 0):
+		return fmt.Errorf("%w: --budget-usd %v: want 0 (no cap) or a positive number of dollars", errUsage, f.budgetUSD)
+	case f.budgetUSD > 0 && f.llm.prices == "":
+		return fmt.Errorf("%w: --budget-usd needs a --price table to count dollars", errUsage)
+	case f.budget < 0:
+		return fmt.Errorf("%w: --classify-budget %d: want 0 (the stage's default) or more tokens", errUsage, f.budget)
+	case f.summaryBudget < 0:
+		return fmt.Errorf("%w: --summarize-budget %d: want 0 (the stage's default) or more tokens", errUsage, f.summaryBudget)
+	case f.plausible.MaxShare <= 0 || f.plausible.MaxShare > 1 || math.IsNaN(f.plausible.MaxShare):
+		return fmt.Errorf("%w: --suspect-max-share %v: want more than 0 and at most 1", errUsage, f.plausible.MaxShare)
+	}
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"--suspect-max-sources", f.plausible.MaxSources}, {"--suspect-nearly-all", f.plausible.NearlyAll},
+		{"--suspect-uniform-labels", f.plausible.UniformLabels}, {"--suspect-repeated-rationale", f.plausible.RepeatedRationale}} {
+		if c.n == 0 {
+			return fmt.Errorf("%w: %s 0: want a positive bound, or a negative value to turn the rule off", errUsage, c.flag)
+		}
+	}
+	return nil
+}
+
+// ids returns the targets from arguments and --targets.
+func (f *stageFlags) ids(env *cmdEnv, args []string) ([]string, error) {
+	ids := append([]string(nil), args...)
+	if f.targets != "" {
+		more, err := readTargets(f.targets, env.stdinReader())
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, more...)
+	}
+	return ids, nil
+}
+
+// config is the app.Config of the flags (validate has run): the store is
+// opened, or created, and locked.
+func (f *stageFlags) config(env *cmdEnv) (app.Config, error) {
+	log, err := f.store.logger(env.stderr)
+	if err != nil {
+		return app.Config{}, err
+	}
+	lc := f.llm.config(env)
+	lc.BudgetTokens, lc.BudgetUSD = f.budgetTokens, f.budgetUSD
+	return app.Config{
+		Version: version, Log: log, Store: f.store.store, Lock: true,
+		Net: f.net.config(), S2: f.s2.config(env), LLM: lc, Drain: env.drain,
+		Stages: app.StageOptions{Force: f.force, Refresh: f.refresh, ClassifyBudget: f.budget, SummarizeBudget: f.summaryBudget,
+			Plausibility: f.plausible, IncludeSuspect: f.includeSuspect},
+	}, nil
+}
+
+// workerFlags size the per-target stages' pools, one flag per stage of
+// the table.
+type workerFlags map[string]*int
+
+func (w workerFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
+	for _, s := range app.Stages() {
+		if !s.PerTarget {
+			continue
+		}
+		n := s.Workers
+		w[s.Name] = &n
+		fs.IntVar(w[s.Name], s.Name+"-workers", s.Workers, "targets in the "+s.Name+" stage at once (1 or more)")
+	}
+}
+
+func (w workerFlags) validate() error {
+	for _, name := range app.PerTargetNames() {
+		if err := positive("--"+name+"-workers", *w[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w workerFlags) byStage() map[string]int {
+	out := map[string]int{}
+	for n, p := range w {
+		out[n] = *p
+	}
+	return out
+}
+
+// checkBaseURL refuses a base URL that is not an absolute http(s) URL.
+func checkBaseURL(flag, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: %s %q: want an http or https URL", errUsage, flag, raw)
+	}
+	return nil
+}
+
+// positive refuses a worker or pool count below 1.
+func positive(flag string, n int) error {
+	if n < 1 {
+		return fmt.Errorf("%w: %s %d: want 1 or more", errUsage, flag, n)
+	}
+	return nil
+}
+
+// readTargets reads arXiv IDs from a targets file: one per line, blank
+// lines and '#' comments ignored; "-" reads standard input.
+func readTargets(name string, stdin io.Reader) ([]string, error) {
+	var r io.Reader = stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: read targets: %w", errUsage, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	var ids []string
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		ids = append(ids, strings.Fields(line)...)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read targets %s: %w", name, err)
+	}
+	return ids, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/record"
+)
+
+// What commands print: results on stdout (one line per target that needs
+// attention), summaries on stderr.
+
+// printOutcome writes a run's results: a line per failed, held or
+// metadata-less target on stdout (unless the command prints its own line
+// per target: lines false); the stage table, the requests and the LLM
+// usage on stderr. A run stopped by a full disk gets the table only: its
+// failures are that one cause, told once.
+func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, lines bool) {
+	if out == nil || out.Summary == nil {
+		return
+	}
+	sum := out.Summary
+	if sum.Fatal != "" {
+		lines = false
+	}
+	for _, fl := range sum.Failures {
+		if !lines {
+			break
+		}
+		fmt.Fprintf(env.stdout, "%s\t%s\tfailed\t%s\n", fl.Key, fl.Step, fl.Reason)
+	}
+	for _, h := range sum.Held {
+		if !lines {
+			break
+		}
+		fmt.Fprintf(env.stdout, "%s\t%s\tsuspect\t%s\n", h.Key, h.Step, h.Reason)
+	}
+	for _, k := range out.WithoutMeta {
+		fmt.Fprintf(env.stdout, "%s\tcitegraph\tno arXiv metadata\tno v1 date or categories from the arXiv API: left out of the dataset until a run reads them\n", k)
+	}
+	tw := tabwriter.NewWriter(env.stderr, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "stage\tdone\treused\tskipped\theld\tfailed\tnot reached\twall\n")
+	for _, s := range sum.Steps {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Done, s.Reused, s.Skipped, s.Held, s.Failed, s.Pending, s.Wall.Round(time.Millisecond))
+	}
+	tw.Flush()
+	state := "completed"
+	switch {
+	case sum.Fatal != "":
+		state = "stopped: the store's disk is full"
+	case sum.Interrupted:
+		state = "interrupted (run the same command again to resume)"
+	}
+	held := ""
+	if len(sum.Held) > 0 {
+		held = fmt.Sprintf(", %d held back as suspect", len(sum.Held))
+	}
+	fmt.Fprintf(env.stderr, "%d of %d targets through every stage, %d failed%s; %s in %s\n",
+		sum.Completed, sum.Targets, len(sum.Failures), held, state, sum.Wall.Round(time.Millisecond))
+	if sum.Fatal != "" {
+		return
+	}
+	printRequests(env, a)
+	printUsage(env.stderr, a.Meter, a.Prices)
+	if len(invalid) > 0 {
+		fmt.Fprintf(env.stderr, "invalid IDs:\n  %s\n", strings.Join(invalid, "\n  "))
+	}
+	if len(sum.Held) > 0 {
+		fmt.Fprintf(env.stderr, "%s held back as suspect (listed above; --include-suspect keeps them)\n", app.Plural(len(sum.Held), "target"))
+	}
+	if len(out.WithoutMeta) > 0 {
+		why := "it gave no entry"
+		if out.MetaErr != nil {
+			why = out.MetaErr.Error()
+		}
+		fmt.Fprintf(env.stderr, "%s without arXiv metadata (%s): left out of the dataset until a run reads it\n", app.Plural(len(out.WithoutMeta), "target"), why)
+	}
+}
+
+// printRequests writes the requests made to each service and the 429s seen.
+func printRequests(env *cmdEnv, a *app.App) {
+	var parts []string
+	for _, name := range a.Services() {
+		s, err := a.HTTP.Service(name)
+		if err != nil {
+			continue
+		}
+		st := s.Stats()
+		p := fmt.Sprintf("%s %d", name, st.Requests)
+		if st.Status429 > 0 || st.Status5xx > 0 || st.Errors > 0 {
+			p += fmt.Sprintf(" (429s %d, 5xx %d, failed calls %d)", st.Status429, st.Status5xx, st.Errors)
+		}
+		parts = append(parts, p)
+	}
+	fmt.Fprintf(env.stderr, "requests: %s\n", strings.Join(parts, ", "))
+}
+
+// printUsage writes the LLM token and cost totals per stage: prompt
+// tokens with the part the provider's prompt cache served (and wrote),
+// calls made through a batch API, and the cost with batch and cache
+// prices.
+func printUsage(w io.Writer, meter *llm.Meter, prices llm.Prices) {
+	tallies := meter.Tallies()
+	if len(tallies) == 0 {
+		return
+	}
+	sort.Slice(tallies, func(i, j int) bool { return tallies[i].Stage < tallies[j].Stage })
+	costs := map[string]llm.StageCost{}
+	for _, c := range prices.Costs(tallies) {
+		costs[c.Stage] = c
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LLM usage\tmodel\tcalls\tcached\tfailed\tinput tokens\tfrom prompt cache\tcache writes\toutput tokens\tbatch calls\tcost (est.)\tsaved by cache\tsaved by batch")
+	for _, t := range tallies {
+		cost, saved, batch := "-", "-", "-"
+		if c, ok := costs[t.Stage]; ok && len(prices) > 0 {
+			cost, saved, batch = fmt.Sprintf("$%.4f", c.Spent), fmt.Sprintf("$%.4f", c.Saved), fmt.Sprintf("$%.4f", c.BatchSaved)
+			if len(c.Unpriced) > 0 {
+				cost += " (unpriced: " + strings.Join(c.Unpriced, ", ") + ")"
+			}
+		}
+		if llm.IsHeuristic(t.Model) {
+			cost, saved, batch = "$0 (heuristic)", "-", "-"
+		}
+		share := "0"
+		if t.Spent.PromptTokens > 0 {
+			share = fmt.Sprintf("%d (%.0f%%)", t.Spent.CachedTokens, 100*float64(t.Spent.CachedTokens)/float64(t.Spent.PromptTokens))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", t.Stage, t.Model, t.Calls, t.CachedCalls, t.Failures,
+			t.Spent.PromptTokens, share, t.Spent.CacheWriteTokens, t.Spent.CompletionTokens, t.BatchCalls, cost, saved, batch)
+	}
+	tw.Flush()
+}
+
+// printDataset says what a dataset build did.
+func printDataset(env *cmdEnv, out *app.DatasetOutcome) {
+	if out.UpToDate {
+		fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (no input changed since it was written, and its files match its manifest)\n", out.Out)
+		return
+	}
+	res := out.Result
+	train, test := 0, 0
+	for _, in := range res.Instances {
+		if in.Split == record.SplitTest {
+			test++
+		} else {
+			train++
+		}
+	}
+	fmt.Fprintf(env.stderr, "curate dataset: %d train and %d test instances in %s; %s dropped%s (see dropped.json); contamination: %s\n",
+		train, test, out.Out, app.Plural(len(res.Dropped), "target"), droppedReasons(res.Dropped), contaminationLine(res.Contamination))
+}
+
+// droppedReasons counts dropped targets by reason: " (no_gold 1, …)".
+func droppedReasons(dropped []dataset.Dropped) string {
+	if len(dropped) == 0 {
+		return ""
+	}
+	n := map[string]int{}
+	for _, d := range dropped {
+		n[d.Reason]++
+	}
+	var parts []string
+	for _, r := range sortedKeys(n) {
+		parts = append(parts, fmt.Sprintf("%s %d", r, n[r]))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// contaminationLine says what the contamination check found, in words.
+func contaminationLine(c *dataset.Contamination) string {
+	if c == nil {
+		return "not checked"
+	}
+	var parts []string
+	for _, k := range sortedKeys(c.Counts) {
+		if n := c.Counts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none found (see contamination.json)"
+	}
+	return strings.Join(parts, ", ") + " resolved (see contamination.json)"
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,185 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+
+	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
+)
+
+// DatasetOptions configure BuildDataset.
+type DatasetOptions struct {
+	// Out is the dataset directory (STORE/dataset when empty).
+	Out string
+	// Keys are the targets (store keys); nil means every target with
+	// edges.
+	Keys    []string
+	Options dataset.Options
+	// ShardRows, JSONL and Report are dataset.WriteOptions'.
+	ShardRows int
+	JSONL     bool
+	Report    bool
+}
+
+// DatasetOutcome is what BuildDataset did.
+type DatasetOutcome struct {
+	Out string
+	// UpToDate says Out already held the dataset of these inputs (its
+	// files verified against its manifest): nothing was written.
+	UpToDate bool
+	Result   *dataset.Result
+}
+
+// BuildDataset builds the dataset from the store (which the caller has
+// locked) and publishes it at opt.Out through the publish path, checked
+// and with its report, unless Out already holds the dataset of the same
+// inputs. Another process publishing there is ErrCannotRun.
+func BuildDataset(ctx context.Context, st *store.Store, version string, opt DatasetOptions) (*DatasetOutcome, error) {
+	out := opt.Out
+	if out == "" {
+		out = filepath.Join(st.Dir(), "dataset")
+	}
+	res := &DatasetOutcome{Out: out}
+	digest, err := InputsDigest(ctx, st, version, opt.Keys, opt.Options)
+	if err != nil {
+		return nil, err
+	}
+	if publish.UpToDate(out, dataset.ManifestKind, version, digest) {
+		res.UpToDate = true
+		return res, nil
+	}
+	if res.Result, err = LoadAndBuild(ctx, st, opt.Keys, opt.Options); err != nil {
+		return nil, err
+	}
+	published, err := dataset.Write(ctx, out, res.Result, dataset.WriteOptions{
+		ShardRows: opt.ShardRows, JSONL: opt.JSONL, Report: opt.Report, Version: version, Inputs: digest,
+	})
+	switch {
+	case errors.Is(err, publish.ErrLocked):
+		return nil, Fail(ErrCannotRun, err)
+	case err != nil:
+		return nil, err
+	}
+	res.UpToDate = !published
+	return res, nil
+}
+
+// LoadAndBuild reads the dataset stage's inputs from the store and builds
+// the dataset in memory.
+func LoadAndBuild(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (*dataset.Result, error) {
+	targets, dropped, err := dataset.LoadTargets(ctx, st, keys, datasetWriters())
+	if err != nil {
+		return nil, err
+	}
+	res, err := dataset.Build(targets, opts)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	res.Dropped = append(res.Dropped, dropped...)
+	return res, nil
+}
+
+// datasetWriters names, from the table, the stage that writes each record
+// kind the dataset reads.
+func datasetWriters() dataset.Writers {
+	ds, _ := Lookup(Dataset)
+	w := dataset.Writers{}
+	for _, kind := range append(slices.Clone(ds.Reads), ds.Optional...) {
+		for _, s := range Stages() {
+			if s.PerTarget && slices.Contains(s.Writes, kind) {
+				w[kind] = s.Name
+				break
+			}
+		}
+	}
+	return w
+}
+
+// InputsDigest identifies everything a dataset is built from: for each
+// target, the records the dataset stage reads (the table's), and how the
+// stages writing them last ended, plus the options, the model-input
+// template and the pipeline version. Equal digests mean an identical
+// dataset, so it is not rebuilt.
+func InputsDigest(ctx context.Context, st *store.Store, version string, keys []string, opts dataset.Options) (string, error) {
+	if len(keys) == 0 {
+		var err error
+		if keys, err = st.Items(ctx, record.Graphs.Name()); err != nil {
+			return "", err
+		}
+	}
+	keys = slices.Sorted(slices.Values(keys))
+	h := sha256.New()
+	tmpl, err := dataset.LoadTemplate()
+	if err != nil {
+		return "", err
+	}
+	o, err := json.Marshal(opts)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "%s\n%s\n%s\n", version, tmpl.Version(), o)
+	ds, _ := Lookup(Dataset)
+	used := map[string]bool{}
+	for _, k := range append(slices.Clone(ds.Reads), ds.Optional...) {
+		used[k] = true
+	}
+	for _, k := range keys {
+		if err := digestTarget(ctx, h, st, k, used); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func digestTarget(ctx context.Context, h io.Writer, st *store.Store, k string, used map[string]bool) error {
+	recs, err := st.Records(ctx, k)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(h, "target %s\n", k)
+	for _, r := range recs {
+		switch {
+		case r.Kind == record.Summaries.Name():
+			// The summary also counts cards written versus reused, which
+			// differs between runs with the same cards.
+			res, _, err := record.Summaries.Get(ctx, st, k)
+			if err != nil {
+				return err
+			}
+			type card struct {
+				Key, TextLevel, Failure string
+				Card                    *record.Card
+				Unsummarizable          bool
+			}
+			cards := []card{{Key: res.Gold.Key, Card: res.Gold.Card, Failure: res.Gold.Failure}}
+			for _, c := range res.Sources {
+				cards = append(cards, card{c.Key, c.TextLevel, c.Failure, c.Card, c.Unsummarizable})
+			}
+			b, err := json.Marshal(cards)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%s %x\n", r.Kind, sha256.Sum256(b))
+		case used[r.Kind]:
+			fmt.Fprintf(h, "%s %s\n", r.Kind, r.Blob)
+		}
+	}
+	entries, err := st.Entries(ctx, k)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		fmt.Fprintf(h, "%s %s\n", e.Stage, e.Status)
+	}
+	return nil
+}

@@ -1,0 +1,446 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/pipeline"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
+	"github.com/groundwork/curate/summarize"
+)
+
+// MinSources is the number of sources a target needs for an instance: the
+// dataset drops targets with fewer (the recipe drops ≤ 2), so they are not
+// summarized at all.
+const MinSources = 3
+
+// Targets turns the IDs a user gave into store keys, parsed once here and
+// never again: duplicates removed, order kept, and the invalid IDs listed
+// with the reason of each.
+func Targets(ids []string) (keys, invalid []string) {
+	seen := map[string]bool{}
+	for _, in := range ids {
+		id, err := arxiv.Parse(in)
+		if err != nil {
+			invalid = append(invalid, err.Error())
+			continue
+		}
+		k := record.Key(id)
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys, invalid
+}
+
+// RunOptions configure Run.
+type RunOptions struct {
+	// Stages are the per-target stages to run (table names), in any
+	// order; the table orders them.
+	Stages []string
+	// Workers sizes each stage's pool by name (the table's default when
+	// absent).
+	Workers map[string]int
+	// OnEvent is called as each target leaves each stage (progress).
+	OnEvent func(pipeline.Event)
+}
+
+// Outcome is what a Run did.
+type Outcome struct {
+	Stages  []string
+	Summary *pipeline.Summary
+	// WithoutMeta lists the targets whose arXiv metadata could not be read
+	// (their date is the ID's month, their categories unknown): the
+	// dataset leaves them out until a run reads it. MetaErr is why.
+	WithoutMeta []string
+	MetaErr     error
+}
+
+// Run sends keys (store keys: see Targets) through the chosen stages of
+// the table, with a pool per stage, stores the run's summary for curate
+// status, and returns what happened. The error classifies the outcome: nil;
+// ErrIncomplete when targets failed, were held back as suspect or lack
+// their metadata; ErrInterrupted; ErrCannotRun when the disk filled (the
+// run stopped at once and started nothing more).
+func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome, error) {
+	names, _, err := Select(opt.Stages)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Stages: names}
+	steps := make([]pipeline.Step, 0, len(names))
+	for _, n := range names {
+		s, _ := Lookup(n)
+		w := s.Workers
+		if v, ok := opt.Workers[n]; ok {
+			w = v
+		}
+		steps = append(steps, pipeline.Step{Name: n, Workers: max(w, 1), Run: a.runner(n)})
+	}
+	if slices.Contains(names, Citegraph) {
+		// One arXiv API request per hundred targets rather than one each.
+		if out.MetaErr = a.Citegraph.LookupArxiv(ctx, keys); out.MetaErr != nil {
+			if store.IsDiskFull(out.MetaErr) {
+				return out, a.diskFull(out.MetaErr)
+			}
+			a.Log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", out.MetaErr)
+		}
+	}
+	out.Summary = pipeline.Run(ctx, keys, steps, pipeline.Options{
+		Drain: a.cfg.Drain,
+		Fatal: store.IsDiskFull,
+		OnEvent: func(ev pipeline.Event) {
+			if ev.Err != nil && store.IsDiskFull(ev.Err) && a.stopping.CompareAndSwap(false, true) {
+				// A string, not the error: the quiet handler drops full-disk errors.
+				a.Log.Error("the disk holding the store is full: stopping the run", "store", a.Store.Dir(), "target", ev.Key, "stage", ev.Step, "reason", ev.Err.Error())
+			}
+			if opt.OnEvent != nil {
+				opt.OnEvent(ev)
+			}
+		},
+	})
+	sum := out.Summary
+	if sum.Fatal != "" {
+		return out, a.diskFull(errors.New(sum.Fatal))
+	}
+	if slices.Contains(names, Citegraph) {
+		out.WithoutMeta = a.withoutArxivMeta(ctx, keys, sum)
+	}
+	if err := a.saveRun(context.WithoutCancel(ctx), out); err != nil {
+		a.Log.Warn("could not store the run summary", "err", err)
+	}
+	switch {
+	case sum.Interrupted:
+		return out, ErrInterrupted
+	case len(sum.Failures) > 0 || len(sum.Held) > 0 || len(out.WithoutMeta) > 0:
+		var parts []string
+		for _, p := range []struct {
+			n    int
+			what string
+		}{{len(sum.Failures), "failed"}, {len(sum.Held), "held back as suspect"}, {len(out.WithoutMeta), "without arXiv metadata"}} {
+			if p.n > 0 {
+				parts = append(parts, fmt.Sprintf("%s %s", Plural(p.n, "target"), p.what))
+			}
+		}
+		return out, Fail(ErrIncomplete, errors.New(strings.Join(parts, ", ")))
+	}
+	return out, nil
+}
+
+// diskFull is the end of a run whose store can take no more. What was
+// stored is kept (every record is written whole or not at all) and the
+// next run resumes from it.
+func (a *App) diskFull(err error) error {
+	return Fail(ErrCannotRun, fmt.Errorf("the disk holding the store %s is full (%v); the run stopped and started nothing more. "+
+		"Everything stored so far is kept: free some space and run the same command again to resume", a.Store.Dir(), err))
+}
+
+// runner returns the per-target function of a stage of the table.
+func (a *App) runner(name string) func(context.Context, string) (string, error) {
+	switch name {
+	case Fetch:
+		return a.runFetch
+	case Citegraph:
+		return a.runCitegraph
+	case Classify:
+		return a.runClassify
+	case Sources:
+		return a.runSources
+	case Summarize:
+		return a.runSummarize
+	}
+	panic("app: no stage " + name) // Select only lets the table's names through
+}
+
+// runFetch fetches one target.
+func (a *App) runFetch(ctx context.Context, key string) (string, error) {
+	r := a.Fetcher.Fetch(ctx, key)
+	switch r.Outcome {
+	case fetch.Fetched:
+		return pipeline.Done, nil
+	case fetch.Stored:
+		return pipeline.Reused, nil
+	}
+	return "", r.Err
+}
+
+// runCitegraph builds one target's edges. Re-linking stored responses
+// makes no request and counts as reused; the arXiv metadata of all
+// targets was looked up before the run (Runner.LookupArxiv).
+func (a *App) runCitegraph(ctx context.Context, key string) (string, error) {
+	r := a.Citegraph.Build(ctx, key)
+	if r.Err != nil {
+		return "", r.Err
+	}
+	if !r.Requests {
+		return pipeline.Reused, nil
+	}
+	return pipeline.Done, nil
+}
+
+// runClassify classifies one target's references; an implausible
+// classification holds the target back unless suspects are included.
+func (a *App) runClassify(ctx context.Context, key string) (string, error) {
+	r, err := a.Classify.Process(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	if r.Failure != nil {
+		return "", fmt.Errorf("classify %s: %s", key, r.Failure.Reason)
+	}
+	if sus := r.Selections.Suspect; len(sus) > 0 && !a.cfg.Stages.IncludeSuspect {
+		return "", pipeline.Hold(suspectReason(sus))
+	}
+	if r.Stored {
+		return pipeline.Reused, nil
+	}
+	return pipeline.Done, nil
+}
+
+// runSources fetches the pages of a target's sources (those with an arXiv
+// ID) into the store, where summarize reads them: a page already stored,
+// or a paper known to have no HTML, makes no request. A source whose fetch
+// failed fails the target, which the next run retries.
+func (a *App) runSources(ctx context.Context, key string) (outcome string, err error) {
+	defer func() {
+		// The ledger says how the stage last went for the target, like
+		// every stage's; a no-op rerun sets it without counting an attempt.
+		status, msg := store.StatusDone, ""
+		var held *pipeline.HeldError
+		switch {
+		case errors.As(err, &held):
+			status, msg = store.StatusSkipped, held.Reason
+		case err != nil && ctx.Err() != nil:
+			return
+		case err != nil:
+			status, msg = store.StatusFailed, err.Error()
+		case outcome == pipeline.Skipped:
+			status = store.StatusSkipped
+		}
+		if e := a.Store.SetStatus(context.WithoutCancel(ctx), key, Sources, status, msg); e != nil && err == nil {
+			err = e
+		}
+	}()
+	refs, suspect, err := SourceRefs(ctx, a.Store, key)
+	if err != nil {
+		return "", err
+	}
+	if len(suspect) > 0 && !a.cfg.Stages.IncludeSuspect {
+		return "", pipeline.Hold(suspectReason(suspect))
+	}
+	if len(refs) < MinSources {
+		return pipeline.Skipped, nil
+	}
+	fetched := false
+	var failed []string
+	for _, r := range refs {
+		if _, err := arxiv.Parse(r.ArxivID); err != nil {
+			continue // no arXiv page to fetch: its card comes from the abstract
+		}
+		res := a.Fetcher.Fetch(ctx, r.ArxivID)
+		switch res.Outcome {
+		case fetch.Fetched:
+			fetched = true
+		case fetch.Failed:
+			if err := ctx.Err(); err != nil {
+				return "", err
+			}
+			failed = append(failed, res.Err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		return "", fmt.Errorf("sources of %s: %d not fetched: %s", key, len(failed), strings.Join(failed, "; "))
+	}
+	if fetched {
+		return pipeline.Done, nil
+	}
+	return pipeline.Reused, nil
+}
+
+// runSummarize writes the target's gold card and its sources' cards. A
+// target with fewer than MinSources sources is skipped: it cannot become
+// an instance, and carding it would only cost tokens.
+func (a *App) runSummarize(ctx context.Context, key string) (string, error) {
+	refs, suspect, err := SourceRefs(ctx, a.Store, key)
+	if err != nil {
+		return "", err
+	}
+	if len(suspect) > 0 && !a.cfg.Stages.IncludeSuspect {
+		return "", pipeline.Hold(suspectReason(suspect))
+	}
+	if len(refs) < MinSources {
+		return pipeline.Skipped, nil
+	}
+	r, err := a.Summarize.ProcessTarget(ctx, key, refs)
+	if err != nil {
+		return "", err
+	}
+	if r.Gold.Card == nil {
+		return "", fmt.Errorf("summarize %s: no gold card: %s", key, r.Gold.Failure)
+	}
+	if r.Failed > 0 {
+		// A source without a card would silently shrink the instance; the
+		// next run retries the failed cards (the others are stored).
+		var why []string
+		for _, c := range r.Sources {
+			if c.Card == nil && !c.Unsummarizable {
+				why = append(why, c.Key+": "+c.Failure)
+			}
+		}
+		return "", fmt.Errorf("summarize %s: %d cards failed: %s", key, r.Failed, strings.Join(why, "; "))
+	}
+	if r.Written == 0 {
+		return pipeline.Reused, nil
+	}
+	return pipeline.Done, nil
+}
+
+// suspectReason is the reason a suspect target is held back.
+func suspectReason(reasons []string) string {
+	return "suspect classification (" + strings.Join(reasons, "; ") + "); --include-suspect keeps it"
+}
+
+// SourceRefs returns the references the classify stage chose as sources of
+// a target, as the summarize stage wants them, in edge order, and why the
+// selections are suspect, if they are.
+func SourceRefs(ctx context.Context, st *store.Store, key string) ([]summarize.SourceRef, []string, error) {
+	g, _, err := record.Graphs.Get(ctx, st, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sources of %s: no edges (run citegraph first): %w", key, err)
+	}
+	sel, _, err := record.SelectionSets.Get(ctx, st, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sources of %s: no selections (run classify first): %w", key, err)
+	}
+	keys := record.RefKeys(g.Edges)
+	edgeOf := make(map[string]*record.Edge, len(keys))
+	for i, k := range keys {
+		edgeOf[k] = &g.Edges[i]
+	}
+	var refs []summarize.SourceRef
+	for _, s := range sel.Selections {
+		if s.Role != record.RoleSource {
+			continue
+		}
+		e := edgeOf[s.RefKey]
+		if e == nil {
+			return nil, nil, fmt.Errorf("sources of %s: selection %q names no edge: %w", key, s.RefKey, errStale)
+		}
+		refs = append(refs, summarize.SourceRef{
+			Key: s.RefKey, ArxivID: deref(e.ArxivID), S2PaperID: deref(e.S2PaperID),
+			Title: deref(e.Title), Abstract: deref(e.Abstract),
+		})
+	}
+	return refs, sel.Suspect, nil
+}
+
+// errStale marks selections made for other edges than the stored ones.
+var errStale = errors.New("selections are stale: classify again")
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// withoutArxivMeta lists the keys that went through citegraph and whose
+// stored metadata did not come from the arXiv API.
+func (a *App) withoutArxivMeta(ctx context.Context, keys []string, sum *pipeline.Summary) []string {
+	failed := map[string]bool{}
+	for _, f := range sum.Failures {
+		failed[f.Key] = true
+	}
+	var out []string
+	for _, k := range keys {
+		if failed[k] {
+			continue
+		}
+		if g, ok, err := record.Graphs.Lookup(ctx, a.Store, k); err == nil && ok && !g.Meta.HasArxivMeta() {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// RunSummaryKey is where the last run's summary is kept in the store.
+const RunSummaryKey = "run/summary"
+
+// RunRecord is the run summary kept in the store for curate status.
+type RunRecord struct {
+	Stages   []string                  `json:"stages"`
+	Model    string                    `json:"model"`
+	Summary  *pipeline.Summary         `json:"summary"`
+	Requests map[string]any            `json:"requests"`
+	LLM      any                       `json:"llm"`
+	Cost     any                       `json:"llm_cost,omitempty"`
+	Counts   map[string]map[string]int `json:"ledger"`
+}
+
+func (a *App) saveRun(ctx context.Context, out *Outcome) error {
+	rec := RunRecord{Stages: out.Stages, Model: a.Model, Summary: out.Summary, Requests: map[string]any{}, LLM: a.Meter.Tallies()}
+	if len(a.Prices) > 0 {
+		rec.Cost = a.Prices.Costs(a.Meter.Tallies())
+	}
+	for _, name := range a.Services() {
+		if s, err := a.HTTP.Service(name); err == nil {
+			rec.Requests[name] = s.Stats()
+		}
+	}
+	var err error
+	if rec.Counts, err = a.Store.Counts(ctx); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	return a.Store.SetValue(ctx, RunSummaryKey, data)
+}
+
+// Plural writes n and the noun, with an s unless n is 1.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// BuildGraphs returns the function topics uses to build the citation
+// graphs of seeds the store lacks: fetch and citegraph over them, through
+// the table's runners, workers at a time.
+func (a *App) BuildGraphs(workers int) func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
+	return func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
+		built, failed := map[string]*record.Graph{}, map[string]error{}
+		if err := a.Citegraph.LookupArxiv(ctx, keys); err != nil {
+			a.Log.Warn("arxiv metadata lookup failed; seeds keep the date from their ID", "err", err)
+		}
+		var steps []pipeline.Step
+		for _, n := range []string{Fetch, Citegraph} {
+			steps = append(steps, pipeline.Step{Name: n, Workers: max(workers, 1), Run: a.runner(n)})
+		}
+		sum := pipeline.Run(ctx, keys, steps, pipeline.Options{Drain: a.cfg.Drain, Fatal: store.IsDiskFull})
+		for _, f := range sum.Failures {
+			failed[f.Key] = errors.New(f.Reason)
+		}
+		for _, k := range keys {
+			if failed[k] != nil {
+				continue
+			}
+			if g, ok, err := record.Graphs.Lookup(ctx, a.Store, k); err != nil {
+				failed[k] = err
+			} else if ok {
+				built[k] = g
+			}
+		}
+		return built, failed
+	}
+}
