@@ -13,23 +13,22 @@ import (
 type citeSpan struct {
 	start, end int
 	keys       []string // fragment ids the citation links to, in order
-	missing    int      // unresolved citations inside (ltx_missing_citation, "?")
 }
 
 // textWriter extracts readable text from a subtree: whitespace collapsed,
-// math as its TeX alttext, footnotes and floats set aside for the caller,
-// and citations recorded with their offsets so sentences can be matched to
-// the references they cite.
+// math as its TeX alttext, text drawn in SVG pictures (boxes, labels)
+// included, footnotes and floats set aside for the caller, and citations
+// recorded with their offsets so sentences can be matched to the
+// references they cite.
 type textWriter struct {
-	buf       []byte
-	lines     bool // keep <br> and block breaks as '\n' (author blocks)
-	skipTags  bool // drop .ltx_tag elements (numbers of captions, headings)
-	keepNotes bool // write footnote content inline instead of setting it aside
-	cites     []citeSpan
-	notes     []*html.Node // footnotes met, to be processed on their own
-	floats    []*html.Node // figures and tables met inside the text
-	inCite    *citeSpan
-	colorArg  bool // the next text node starts with a colour macro's argument
+	buf      []byte
+	lines    bool // keep <br> and block breaks as '\n' (author blocks)
+	skipTags bool // drop .ltx_tag elements (numbers of captions, headings)
+	cites    []citeSpan
+	notes    []*html.Node // footnotes met, to be processed on their own
+	floats   []*html.Node // figures and tables met inside the text
+	inCite   *citeSpan
+	colorArg bool // the next text node starts with a colour macro's argument
 }
 
 func (w *textWriter) reset() {
@@ -113,18 +112,20 @@ func (w *textWriter) node(n *html.Node) {
 	default:
 		return
 	}
+	if n.Namespace == "svg" {
+		switch n.Data {
+		case "title", "desc", "style", "script", "metadata", "defs":
+			return
+		}
+	}
 	switch n.DataAtom {
-	case atom.Script, atom.Style, atom.Noscript, atom.Button, atom.Svg, atom.Img, atom.Head, atom.Template:
+	case atom.Script, atom.Style, atom.Noscript, atom.Button, atom.Img, atom.Head, atom.Template:
 		return
 	case atom.Math:
 		w.math(n)
 		return
 	case atom.Br:
 		w.newline()
-		return
-	case atom.Figure:
-		// Floats inside a paragraph are not part of its running text.
-		w.floats = append(w.floats, n)
 		return
 	case atom.Cite:
 		w.cite(n)
@@ -136,14 +137,6 @@ func (w *textWriter) node(n *html.Node) {
 		case classListHas(cl, "ltx_note"):
 			// A footnote: its mark stays out of the text (it would glue a
 			// digit to the word before it); its content is handled apart.
-			if w.keepNotes {
-				if c := find(n, func(x *html.Node) bool { return hasClass(x, "ltx_note_content") }); c != nil {
-					w.space()
-					w.noteContent(c)
-					w.space()
-				}
-				return
-			}
 			w.notes = append(w.notes, n)
 			return
 		case classListHas(cl, "ltx_ERROR"):
@@ -160,18 +153,15 @@ func (w *textWriter) node(n *html.Node) {
 		case classListHas(cl, "ltx_tag_equation"):
 			// An equation number "(11)" would open the next sentence.
 			return
-		case classListHas(cl, "ltx_missing_citation"):
-			if w.inCite != nil {
-				w.inCite.missing++
-			}
 		case w.skipTags && classListHas(cl, "ltx_tag"):
 			return
-		case classListHas(cl, "ltx_figure") || classListHas(cl, "ltx_table") && n.DataAtom != atom.Table:
+		case isFloat(n):
+			// Floats inside a paragraph are not part of its running text.
 			w.floats = append(w.floats, n)
 			return
 		}
 	}
-	block := isBlock(n.DataAtom)
+	block := isBlock(n.DataAtom) || n.DataAtom == atom.Svg
 	if block {
 		w.newline()
 	}

@@ -1,0 +1,143 @@
+package latexml
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/groundwork/curate/record"
+)
+
+// flatSections lists the ids of a section tree in document order, each
+// with its depth.
+func flatSections(ss []record.Section, depth int) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, fmt.Sprintf("%d:%s", depth, s.ID))
+		out = append(out, flatSections(s.Sections, depth+1)...)
+	}
+	return out
+}
+
+// TestSwallowedSections covers sections a conversion left inside other
+// elements: a table cell and the rest of an unclosed table float, a figure
+// four levels down, the bibliography. Each appears once, in document
+// order, at the level of its rank, and the repair is reported.
+func TestSwallowedSections(t *testing.T) {
+	d := parseFile(t, "broken-nesting.html")
+	want := []string{"0:S1", "0:S2", "1:S2.SS1", "0:S3", "0:S4", "1:S4.SS1", "2:S4.SS1.SSS1", "0:S5", "0:S6", "0:A1"}
+	if got := flatSections(d.Sections, 0); !reflect.DeepEqual(got, want) {
+		t.Errorf("sections\n got %v\nwant %v", got, want)
+	}
+	if d.Conversion.RepairedSections != 5 {
+		t.Errorf("repaired sections = %d, want 5 (S2, S3, S5, S6, A1)", d.Conversion.RepairedSections)
+	}
+	if !strings.Contains(strings.Join(d.Conversion.Notes, "\n"), "structure repaired: 5 sections") {
+		t.Errorf("notes do not report the repair: %q", d.Conversion.Notes)
+	}
+	if len(d.Tables) != 1 || len(d.Tables[0].Rows) != 2 || d.Tables[0].Caption != "An unclosed matrix." {
+		t.Errorf("the table that swallowed the sections keeps its own cells only: %+v", d.Tables)
+	}
+	if !inOrder(d.FullText, "1 Setup", "Table 1: An unclosed matrix.", "alpha | beta", "2 Method", "The method swallowed",
+		"2.1 Details", "3 Results", "4.1.1 Code", "Figure 1: A listing.", "5 Discussion", "6 Conclusion", "A Proofs",
+		"A closing remark after the bibliography.") {
+		t.Errorf("full text out of order:\n%s", d.FullText)
+	}
+	if got := d.Preamble; !reflect.DeepEqual(got, []string{"A closing remark after the bibliography."}) {
+		t.Errorf("preamble = %q", got)
+	}
+	wantMentions := []record.Mention{
+		{RefKeys: []string{"bib.bib1"}, Sentence: "We begin with a table [1].", SectionID: "S1"},
+		{RefKeys: []string{"bib.bib2"}, Sentence: "Results after the table, still inside its float [2].", SectionID: "S3"},
+	}
+	if !reflect.DeepEqual(d.Mentions, wantMentions) {
+		t.Errorf("mentions\n got %+v\nwant %+v", d.Mentions, wantMentions)
+	}
+}
+
+// TestBoxesNotesFootnotes covers text the full text used to lose: boxes
+// drawn as SVG (in a paragraph and in a figure), notes under a table,
+// footnotes, and a paragraph after the bibliography.
+func TestBoxesNotesFootnotes(t *testing.T) {
+	d := parseFile(t, "boxes.html")
+	if !inOrder(d.FullText,
+		"Prompts are shown in boxes.", "The boxes are verbatim model outputs.",
+		"Example 1. The gene regulates flowering", "Answer: photoperiod sensitivity.",
+		"Case study. A farmer in Kenya", "Box label", "Figure 1: A case study box.",
+		"Table 1: Wages by region.", "Region | Wage\nNorth | 12.5", "Notes: Wages are hourly",
+		"Table 1 lists wages.", "Acknowledgements: we thank the farmers.") {
+		t.Errorf("full text lacks boxed text, notes or footnotes, or has them out of place:\n%s", d.FullText)
+	}
+	if got := d.Sections[0].Paragraphs[1]; !strings.HasPrefix(got, "Example 1. The gene") {
+		t.Errorf("a boxed paragraph is a paragraph of its section: %q", got)
+	}
+	keys := map[string]string{}
+	for _, m := range d.Mentions {
+		keys[strings.Join(m.RefKeys, ",")] = m.Sentence
+	}
+	if !strings.HasPrefix(keys["bib.bib1"], "The gene regulates") || !strings.HasPrefix(keys["bib.bib2"], "Notes: Wages") {
+		t.Errorf("citations in boxes and table notes are mentions: %+v", d.Mentions)
+	}
+	if d.Conversion.MissingCitations != 1 {
+		t.Errorf("missing citations = %d, want the one in the table notes", d.Conversion.MissingCitations)
+	}
+}
+
+// TestTableKinds covers tables LaTeXML writes in other shapes than a
+// figure holding a <table>: rotated floats (a div around a bare figure),
+// sideways tabulars, span tables in running text and in layout cells,
+// minipages side by side, subtables, captions after the cells, and a
+// tabular drawn inside an SVG picture.
+func TestTableKinds(t *testing.T) {
+	d := parseFile(t, "tables.html")
+	type tab struct {
+		ID, Number, Caption string
+		Rows                [][]string
+	}
+	want := []tab{
+		{"S1.T1", "1", "Summary Descriptions of the Experiments", [][]string{{"Experiment", "Treatment"}, {"E1", "Gift exchange"}, {"E2", "Public goods [fehr2000]"}}},
+		{"S1.T2", "2", "A sideways tabular, caption below.", [][]string{{"sideways", "cells"}}},
+		{"S1.T3.m1", "3", "Left table.", [][]string{{"l1", "l2"}}},
+		{"S1.T3.m2", "4", "Right table [1].", [][]string{{"r1", "r2"}}},
+		{"S1.T5", "5", "Two subtables.", [][]string{{"a1", "a2"}, {"b1", "b2"}}},
+		{"S1.T6", "6", "Caption after the cells.", [][]string{{"i1", "i2"}}},
+		{"S1.T7", "7", "In a layout cell.", [][]string{{"c1"}}},
+		{"S1.T8", "8", "Beside it.", [][]string{{"d1", "d2", "d2"}}},
+		{"S1.T9", "9", "Drawn as a picture.", [][]string{{"p1", "p2"}}},
+	}
+	var got []tab
+	for _, x := range d.Tables {
+		got = append(got, tab{x.ID, x.Number, x.Caption, x.Rows})
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tables\n got %+v\nwant %+v", got, want)
+	}
+	if d.Conversion.MissingCitations != 1 {
+		t.Errorf("missing citations = %d, want 1 (in a cell)", d.Conversion.MissingCitations)
+	}
+	if !inOrder(d.FullText, "Table 1: Summary Descriptions", "E1 | Gift exchange", "sideways | cells", "Table 2:",
+		"Table 3: Left table.", "l1 | l2", "Table 4:", "Table 5: Two subtables.", "(a) First.", "a1 | a2", "(b) Second.") {
+		t.Errorf("full text:\n%s", d.FullText)
+	}
+}
+
+// TestConversionCounts covers the conversion status: every ltx_ERROR (body,
+// math, bibliography) and every missing citation (heading, text, footnote,
+// caption, table cell, bibliography; unresolved marks, links to no entry,
+// "[?]").
+func TestConversionCounts(t *testing.T) {
+	d := parseFile(t, "errors.html")
+	if d.Conversion.Errors != 6 {
+		t.Errorf("errors = %d, want 6 (1 in the text, 3 in math, 2 in the bibliography)", d.Conversion.Errors)
+	}
+	if d.Conversion.MissingCitations != 7 {
+		t.Errorf("missing citations = %d, want 7", d.Conversion.MissingCitations)
+	}
+	if d.Conversion.Severity != record.SeverityError {
+		t.Errorf("severity = %q", d.Conversion.Severity)
+	}
+	if !strings.Contains(d.FullText, "Body text with an error and math \\rFloor x and \\foo\\bar.") {
+		t.Errorf("math keeps its TeX, the macro name is dropped:\n%s", d.FullText)
+	}
+}
