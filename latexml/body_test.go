@@ -141,3 +141,118 @@ func TestConversionCounts(t *testing.T) {
 		t.Errorf("math keeps its TeX, the macro name is dropped:\n%s", d.FullText)
 	}
 }
+
+// hostilePage wraps body in a minimal LaTeXML page.
+func hostilePage(body string) []byte {
+	return []byte(`<!DOCTYPE html><html><head><title>x</title></head><body><article class="ltx_document">` +
+		`<h1 class="ltx_title ltx_title_document">Hostile</h1><section class="ltx_section" id="S1">` +
+		`<h2 class="ltx_title ltx_title_section">1 Intro</h2>` + body + `</section></article></body></html>`)
+}
+
+// spanTable is a table of rows×cols cells, each spanning span columns
+// and rows.
+func spanTable(rows, cols, span int) string {
+	var b strings.Builder
+	b.WriteString(`<figure class="ltx_table" id="S1.T1"><figcaption class="ltx_caption">Table 1: spans</figcaption><table class="ltx_tabular">`)
+	for r := 0; r < rows; r++ {
+		b.WriteString(`<tr>`)
+		for c := 0; c < cols; c++ {
+			fmt.Fprintf(&b, `<td colspan="%d" rowspan="%d">r%dc%d</td>`, span, span, r, c)
+		}
+		b.WriteString(`</tr>`)
+	}
+	b.WriteString(`</table></figure>`)
+	return b.String()
+}
+
+// TestSpanBounds checks that a table asking for far more positions than it
+// has cells is expanded only up to its bound, keeps every cell it has, and
+// says it was cut; and that an ordinary spanning table is not cut.
+func TestSpanBounds(t *testing.T) {
+	const rows, cols = 60, 40
+	d, err := Parse(hostilePage(spanTable(rows, cols, 100)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := d.Tables[0]
+	expanded := 0
+	seen := map[string]bool{}
+	for _, r := range tab.Rows {
+		expanded += len(r)
+		for _, c := range r {
+			seen[c] = true
+		}
+	}
+	if limit := MaxSpanFactor*rows*cols + rows*cols; expanded > limit {
+		t.Errorf("%d expanded cells from %d present, bound is %d", expanded, rows*cols, limit)
+	}
+	if len(seen) != rows*cols {
+		t.Errorf("%d distinct cells kept, want all %d", len(seen), rows*cols)
+	}
+	if d.Conversion.TruncatedTables != 1 || !strings.Contains(strings.Join(d.Conversion.Notes, " "), "table S1.T1: spanning cells expanded only up to the limit") {
+		t.Errorf("truncation not recorded: %+v", d.Conversion)
+	}
+	if strings.Count(d.FullText, "r0c0") != 1 {
+		t.Errorf("the full text holds each cell once")
+	}
+
+	// A rowspan reaching past the last row stops there, and a modest
+	// table is expanded in full.
+	d, err = Parse(hostilePage(spanTable(3, 2, 2)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"r0c0", "r0c0", "r0c1", "r0c1"},
+		{"r0c0", "r0c0", "r0c1", "r0c1", "r1c0", "r1c0", "r1c1", "r1c1"},
+		{"r2c0", "r2c0", "r2c1", "r2c1", "r1c0", "r1c0", "r1c1", "r1c1"},
+	}
+	if !reflect.DeepEqual(d.Tables[0].Rows, want) || d.Conversion.TruncatedTables != 0 {
+		t.Errorf("rows %v, truncated %d", d.Tables[0].Rows, d.Conversion.TruncatedTables)
+	}
+}
+
+// citingSentence is one sentence citing n references, with the
+// bibliography it cites.
+func citingSentence(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`<div class="ltx_para"><p class="ltx_p">We cite <cite class="ltx_cite">[`)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `<a class="ltx_ref" href="#bib.bib%d">%d</a>, <a class="ltx_ref" href="#bib.bib%d">%d</a>, `, i, i, i, i)
+	}
+	b.WriteString(`]</cite> here. Next sentence.</p></div></section><section class="ltx_bibliography" id="bib"><ul class="ltx_biblist">`)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `<li class="ltx_bibitem" id="bib.bib%d"><span class="ltx_tag ltx_tag_bibitem">[%d]</span><span class="ltx_bibblock">A. Author. Paper %d. 2020.</span></li>`, i, i, i)
+	}
+	b.WriteString(`</ul>`)
+	return hostilePage(b.String())
+}
+
+// TestManyCitations checks that one sentence citing thousands of
+// references (each twice) gives one mention with every key once, in
+// order.
+func TestManyCitations(t *testing.T) {
+	const n = 5000
+	d, err := Parse(citingSentence(n), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Mentions) != 1 || len(d.Mentions[0].RefKeys) != n {
+		t.Fatalf("%d mentions, want 1 with %d keys", len(d.Mentions), n)
+	}
+	for i, k := range d.Mentions[0].RefKeys {
+		if want := fmt.Sprintf("bib.bib%d", i+1); k != want {
+			t.Fatalf("key %d = %q, want %q", i, k, want)
+		}
+	}
+}
+
+// TestDeepNesting checks that a page nesting elements deeper than the HTML
+// parser allows is refused with an error naming the cause, not a crash.
+func TestDeepNesting(t *testing.T) {
+	body := strings.Repeat("<span>a", 5000) + strings.Repeat("</span>", 5000)
+	_, err := Parse(hostilePage(`<div class="ltx_para"><p class="ltx_p">`+body+`</p></div>`), Options{})
+	if err == nil || !strings.Contains(err.Error(), "open stack of elements") {
+		t.Errorf("err = %v, want the HTML parser's nesting limit", err)
+	}
+}
