@@ -256,3 +256,30 @@ func TestDeepNesting(t *testing.T) {
 		t.Errorf("err = %v, want the HTML parser's nesting limit", err)
 	}
 }
+
+// TestAuthorSeparators covers the spaces and marks LaTeXML writes between
+// author names: three-per-em and four-per-em spaces, en and em spaces,
+// runs of spaces, middle dots, bullets and bars, the ideographic and
+// medium math spaces; no-break and thin spaces stay inside a name.
+func TestAuthorSeparators(t *testing.T) {
+	d := parseFile(t, "authors-unicode.html")
+	want := []string{"Amara Okafor", "Bruno Lindqvist", "Chen Wei", "Dana Kowalski", "Emil Haas", "Farah Siddiqui",
+		"Goran Petrov", "Hana Sato", "Ivo Novak", "Jun Park", "Kofi Mensah", "Lena Fischer", "Mateo Ruiz",
+		"Nadia Haddad", "Olu Adeyemi", "Pia Larsen", "Quinn Murphy", "Rosa Delgado"}
+	if !reflect.DeepEqual(d.Authors, want) {
+		t.Errorf("authors\n got %q\nwant %q", d.Authors, want)
+	}
+	for _, tt := range []struct {
+		line string
+		want []string
+	}{
+		{"Ada Lovelace\u2004Charles Babbage", []string{"Ada Lovelace", "Charles Babbage"}},
+		{"Ada Lovelace\u2003\u2003Charles Babbage", []string{"Ada Lovelace", "Charles Babbage"}},
+		{"J.\u2009R.\u2009R. Tolkien and C.\u00a0S. Lewis", []string{"J. R. R. Tolkien", "C. S. Lewis"}},
+		{"Ada Lovelace\u00a0and\u00a0Mary Somerville", []string{"Ada Lovelace", "Mary Somerville"}},
+	} {
+		if got := splitNames(tt.line); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitNames(%q) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}
