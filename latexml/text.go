@@ -29,6 +29,21 @@ type textWriter struct {
 	floats   []*html.Node // figures and tables met inside the text
 	inCite   *citeSpan
 	colorArg bool // the next text node starts with a colour macro's argument
+
+	// For reference entries: the byte ranges set in italics and bold, and
+	// the fields of REVTeX markup left unconverted (\bibinfo{title}{...}).
+	marks      bool
+	italic     [][2]int
+	bold       [][2]int
+	fields     []bibField
+	afterMacro string // the unconverted macro just met
+}
+
+// bibField is one \bibinfo field of an entry: its name and where its text
+// starts.
+type bibField struct {
+	name  string
+	start int
 }
 
 func (w *textWriter) reset() {
@@ -37,6 +52,16 @@ func (w *textWriter) reset() {
 	w.notes = w.notes[:0]
 	w.floats = w.floats[:0]
 	w.inCite = nil
+	w.italic, w.bold, w.fields, w.afterMacro = w.italic[:0], w.bold[:0], w.fields[:0], ""
+}
+
+// lead is the number of bytes String trims from the start of the text.
+func (w *textWriter) lead() int {
+	n := 0
+	for n < len(w.buf) && (w.buf[n] == ' ' || w.buf[n] == '\n') {
+		n++
+	}
+	return n
 }
 
 // String returns the text written so far, trimmed.
@@ -103,6 +128,9 @@ func (w *textWriter) node(n *html.Node) {
 			w.colorArg = false
 			data = stripColorArg(data)
 		}
+		if w.afterMacro != "" {
+			data = w.macroArgument(data)
+		}
 		w.text(data)
 		return
 	case html.ElementNode:
@@ -143,8 +171,12 @@ func (w *textWriter) node(n *html.Node) {
 			// Unconverted macro names ("\AND", "\float@count"): noise. A
 			// colour macro leaves its argument ("[HTML]EFEFEF") as text,
 			// dropped from the next text node.
-			if t := strings.TrimSpace(plainTextRaw(n)); strings.HasSuffix(t, "color") {
+			t := strings.TrimSpace(plainTextRaw(n))
+			if strings.HasSuffix(t, "color") {
 				w.colorArg = true
+			}
+			if w.marks {
+				w.afterMacro = t
 			}
 			return
 		case classListHas(cl, "ltx_phantom"):
@@ -166,16 +198,54 @@ func (w *textWriter) node(n *html.Node) {
 		w.newline()
 	}
 	if n.DataAtom == atom.A && w.inCite != nil {
-		if href := attr(n, "href"); href != "" {
-			if i := strings.LastIndexByte(href, '#'); i >= 0 && i+1 < len(href) {
-				w.inCite.keys = append(w.inCite.keys, href[i+1:])
-			}
+		if k := fragment(attr(n, "href")); k != "" {
+			w.inCite.keys = append(w.inCite.keys, k)
 		}
 	}
+	start := len(w.buf)
 	w.children(n)
+	if w.marks && len(w.buf) > start {
+		switch {
+		case n.DataAtom == atom.Em || n.DataAtom == atom.I || classListHas(cl, "ltx_font_italic") || classListHas(cl, "ltx_font_slanted"):
+			w.italic = append(w.italic, [2]int{start, len(w.buf)})
+		case n.DataAtom == atom.B || n.DataAtom == atom.Strong || classListHas(cl, "ltx_font_bold"):
+			w.bold = append(w.bold, [2]int{start, len(w.buf)})
+		}
+	}
 	if block {
 		w.newline()
 	}
+}
+
+// bibFieldNames are the field names of REVTeX's \bibinfo and \bibfield.
+var bibFieldNames = []string{"author", "title", "journal", "volume", "pages", "year", "eprint", "doi", "url",
+	"publisher", "address", "editor", "booktitle", "note", "number", "series", "edition", "month",
+	"organization", "school", "institution", "type", "howpublished", "chapter", "collaboration", "eid", "isbn", "issn"}
+
+// macroArgument reads the text after an unconverted bibliography macro: a
+// \bibinfo or \bibfield field name opens a field (and is dropped), and
+// \BibitemShut's "Stop"/"NoStop" is dropped.
+func (w *textWriter) macroArgument(data string) string {
+	m := w.afterMacro
+	w.afterMacro = ""
+	t := strings.TrimLeft(data, " \n")
+	switch m {
+	case `\bibinfo`, `\bibfield`:
+		for _, f := range bibFieldNames {
+			if strings.HasPrefix(t, f) {
+				w.fields = append(w.fields, bibField{name: f, start: len(w.buf)})
+				return t[len(f):]
+			}
+		}
+	case `\BibitemShut`:
+		if r, ok := strings.CutPrefix(t, "NoStop"); ok {
+			return r
+		}
+		if r, ok := strings.CutPrefix(t, "Stop"); ok {
+			return r
+		}
+	}
+	return data
 }
 
 func (w *textWriter) children(n *html.Node) {
