@@ -54,6 +54,9 @@ func refTitle(blocks []refBlock) string {
 		if q := quotedTitle(b, true); q != "" {
 			return cleanTitle(q)
 		}
+		if r, ok := styleRunAt(blocks[1].italic, blocks[1].text, 0); ok && isField(blocks[1].text, r) && italicVenue(blocks[1], r) {
+			return "" // "\newblock {\em Journal}, 12:1–10, 2000."
+		}
 		if first := firstPieceText(b); looksLikeTitle(b) && !venueLike(first) && !nonTitle(first) {
 			return cleanTitle(cutTitle(b, true))
 		}
@@ -313,12 +316,13 @@ func isVolumePiece(s string) bool {
 // Title. Venue.") rather than a comma ("Authors, Title, Journal").
 func authorsEnd(text string, ps []piece) (int, bool) {
 	initials := false // the list writes initials ("A. Smith", "Smith, A.")
+	surname := false  // the piece before was a surname alone ("Newman, M. E. ...")
 	for i := 0; i < len(ps); i++ {
 		t := text[ps[i].start:ps[i].end]
 		if isYearPiece(t) {
 			return i, false
 		}
-		k, kind := namePrefix(t, isYearPiece(nextPieceText(text, ps, i)))
+		k, kind := namePrefix(t, isYearPiece(nextPieceText(text, ps, i)), surname)
 		switch kind {
 		case nameNone:
 			return i, false
@@ -354,6 +358,7 @@ func authorsEnd(text string, ps []piece) (int, bool) {
 			return i, false
 		}
 		initials = initials || hasInitial
+		surname = !hasInitial && len(strings.Fields(t)) <= 3
 		if ps[i].sep == '.' {
 			return i + 1, true
 		}
@@ -379,7 +384,7 @@ const (
 
 // namePrefix reports how much of piece t is a list of person or group
 // names: k bytes of it, and whether something else follows.
-func namePrefix(t string, beforeYear bool) (int, nameKind) {
+func namePrefix(t string, beforeYear, afterSurname bool) (int, nameKind) {
 	words := strings.Fields(t)
 	if len(words) == 0 {
 		return 0, nameNone
@@ -394,11 +399,15 @@ func namePrefix(t string, beforeYear bool) (int, nameKind) {
 	caps := 0    // capitalised words in a row without an initial
 	initEnd := 0 // end of the last initial with its full stop, or "et al."
 	names := 0
+	named := afterSurname // a surname came before the initials
 	// stop ends the names at the last initial when a title follows them
-	// in the same piece: "Jones K. Effect of aspirin", "Silver, D. et
-	// al. Mastering the game".
+	// in the same piece, if the initials follow a surname ("Jones K.
+	// Effect of aspirin", "Newman, M. E. Assortative mixing") or end with
+	// "et al." ("Silver, D. et al. Mastering the game"), not when they
+	// open a name ("R. Delgado (private communication)").
+	etAl := false
 	stop := func() (int, nameKind) {
-		if initEnd > 0 {
+		if initEnd > 0 && (named || etAl) {
 			return initEnd, nameThenMore
 		}
 		return 0, nameNone
@@ -431,13 +440,16 @@ func namePrefix(t string, beforeYear bool) (int, nameKind) {
 			if strings.HasSuffix(bare, ".") {
 				initEnd = end
 			}
+			etAl = false
 		case bare == "et" && wi+1 < len(words) && strings.HasPrefix(words[wi+1], "al"):
 			caps = 0
 		case strings.HasPrefix(bare, "al.") || bare == "al":
 			names++
 			initEnd = end
+			etAl = true
 		case bare == "and" || bare == "&" || particles[strings.ToLower(bare)] || bare == "editors" || bare == "eds." || bare == "(eds.)" || bare == "ed." || bare == "Jr." || bare == "Jr":
 		case nameWord(bare):
+			named = true
 			caps++
 			if caps > maxCaps {
 				return stop()
@@ -632,6 +644,10 @@ func nonTitle(s string) bool {
 			return true
 		}
 	}
+	if strings.Contains(low, "private communication") || strings.Contains(low, "personal communication") ||
+		strings.Contains(low, "in preparation") {
+		return true
+	}
 	return reURL.MatchString(s) && strings.Count(s, " ") < 2
 }
 
@@ -654,6 +670,8 @@ var nonTitlePrefixes = []string{
 	"edited by", "editor", "editors", "(eds", "report", "white paper", "github", "[online]", "online:",
 	"note:", "ser.", "springer", "wiley", "elsevier", "cambridge university press", "oxford university press",
 	"mit press", "university press", "publisher", "part of", "e-print", "eprint", "e-prints",
+	"in preparation", "in prep.", "ibid", "see", "for a review", "for reviews", "for details", "for a recent",
+	"for an overview", "cf.", "supplemental material", "supplementary material", "we thank", "note that",
 }
 
 // markedNote reports whether a piece after a title says what kind of work
@@ -707,9 +725,13 @@ func venueLike(s string) bool {
 			return true
 		}
 	}
-	for _, w := range venueEnds {
-		if strings.HasSuffix(low, w) && titleCased(words) {
-			return true
+	// "American Economic Review", "Physics Reports"; not "Deep
+	// Learning: A Review".
+	if !strings.Contains(stem, ": ") && !strings.HasSuffix(low, " a review") {
+		for _, w := range venueEnds {
+			if strings.HasSuffix(low, w) && titleCased(words) {
+				return true
+			}
 		}
 	}
 	return false
