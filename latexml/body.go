@@ -125,6 +125,7 @@ func (p *parser) preamblePara(c *html.Node) {
 			}
 			if len(names) == len(bold) {
 				p.doc.Authors = names
+				p.emit(plainText(c)) // the author line stays readable text
 				return
 			}
 		}
