@@ -214,16 +214,14 @@ func tableNumber(tag string) string {
 	return strings.TrimRight(f[len(f)-1], ".:")
 }
 
-// cell is one cell of a tabular as written, before spans are expanded.
-type cell struct {
-	text             string
-	colspan, rowspan int
-	cites            []citeSpan
-}
-
 type spanCell struct {
 	text string
 	left int // rows still covered
+}
+
+// isCell reports whether c is a cell of a tabular row.
+func isCell(c *html.Node) bool {
+	return c.DataAtom == atom.Td || c.DataAtom == atom.Th || hasClass(c, "ltx_td") || hasClass(c, "ltx_th")
 }
 
 // rows reads a tabular: its rows with spanning cells repeated in every
@@ -231,41 +229,26 @@ type spanCell struct {
 // the full text (one line each, cells joined by " | "), whether the
 // expansion was cut short, and the floats and footnotes its cells hold. A
 // row that cites references adds a mention whose sentence is the row.
+// Memory is the rows it returns: cells are read one row at a time.
 func (p *parser) rows(tab *html.Node, sectionID string) (out [][]string, lines []string, truncated bool, pd pending) {
 	trs := findAll(nil, tab, func(x *html.Node) bool {
 		return x != tab && (x.DataAtom == atom.Tr || hasClass(x, "ltx_tr"))
 	})
-	table := make([][]cell, 0, len(trs))
 	present := 0
 	for _, tr := range trs {
-		var cells []cell
 		for c := tr.FirstChild; c != nil; c = c.NextSibling {
-			if !(c.DataAtom == atom.Td || c.DataAtom == atom.Th || hasClass(c, "ltx_td") || hasClass(c, "ltx_th")) {
-				continue
+			if isCell(c) {
+				present++
 			}
-			p.w.reset()
-			p.w.node(c)
-			cl := cell{
-				text:    p.w.String(),
-				colspan: min(span(c, "colspan", "ltx_colspan_"), MaxColspan),
-				rowspan: span(c, "rowspan", "ltx_rowspan_"),
-			}
-			if len(p.w.cites) > 0 {
-				cl.cites = append([]citeSpan(nil), p.w.cites...)
-			}
-			pd.floats = append(pd.floats, p.w.floats...)
-			pd.notes = append(pd.notes, p.w.notes...)
-			cells = append(cells, cl)
 		}
-		present += len(cells)
-		table = append(table, cells)
 	}
-
-	budget := min(MaxTableCells, MaxSpanFactor*present)
+	budget := max(min(MaxTableCells, MaxSpanFactor*present), present)
 	used := 0 // positions filled or promised to rowspans
 	expand := true
 	var down []spanCell // rowspans carried into later rows, by column
-	for r, cells := range table {
+	var texts []string
+	var rowCites []citeSpan
+	for r, tr := range trs {
 		var row []string
 		col := 0
 		fillDown := func() {
@@ -275,30 +258,38 @@ func (p *parser) rows(tab *html.Node, sectionID string) (out [][]string, lines [
 				col++
 			}
 		}
-		var texts []string
-		var rowCites []citeSpan
-		for _, c := range cells {
+		texts, rowCites = texts[:0], rowCites[:0]
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if !isCell(c) {
+				continue
+			}
 			fillDown()
-			texts = append(texts, c.text)
-			rowCites = append(rowCites, c.cites...)
-			cs, rs := c.colspan, min(c.rowspan, len(table)-r)
-			if expand && used+cs*rs > max(budget, present) {
+			p.w.reset()
+			p.w.node(c)
+			text := p.w.String()
+			rowCites = append(rowCites, p.w.cites...)
+			pd.floats = append(pd.floats, p.w.floats...)
+			pd.notes = append(pd.notes, p.w.notes...)
+			texts = append(texts, text)
+			cs := min(span(c, "colspan", "ltx_colspan_"), MaxColspan)
+			rs := min(span(c, "rowspan", "ltx_rowspan_"), len(trs)-r)
+			if expand && used+cs*rs > budget {
 				expand, truncated = false, true
 			}
 			if !expand {
-				row = append(row, c.text)
+				row = append(row, text)
 				col++
 				used++
 				continue
 			}
 			used += cs * rs
 			for range cs {
-				row = append(row, c.text)
+				row = append(row, text)
 				if rs > 1 {
 					for len(down) <= col {
 						down = append(down, spanCell{})
 					}
-					down[col] = spanCell{text: c.text, left: rs - 1}
+					down[col] = spanCell{text: text, left: rs - 1}
 				}
 				col++
 			}
