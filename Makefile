@@ -43,9 +43,9 @@ FUZZTIME ?= 10m
 FUZZPARALLEL ?= 1
 FUZZCACHE = $(shell $(GO) env GOCACHE)/fuzz/github.com/groundwork/curate
 fuzz:
-	$(GO) test ./latexml -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) -timeout 0
-	$(GO) test ./latexml -run '^$$' -fuzz '^FuzzReferenceTitle$$' -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) -timeout 0
-	$(GO) test ./arxiv -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) -timeout 0
+	$(GO) test ./latexml -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel $(FUZZPARALLEL) -timeout 0
+	$(GO) test ./latexml -run '^$$' -fuzz '^FuzzReferenceTitle$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel $(FUZZPARALLEL) -timeout 0
+	$(GO) test ./arxiv -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel $(FUZZPARALLEL) -timeout 0
 	for t in FuzzParse FuzzReferenceTitle; do \
 		mkdir -p latexml/testdata/fuzz/$$t && cp -n $(FUZZCACHE)/latexml/$$t/* latexml/testdata/fuzz/$$t/ 2>/dev/null || true; \
 	done

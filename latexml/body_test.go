@@ -56,6 +56,18 @@ func TestSwallowedSections(t *testing.T) {
 	}
 }
 
+// TestSectionsOutsideArticle covers a stray end tag that closes the
+// article early: the sections after it are moved back in.
+func TestSectionsOutsideArticle(t *testing.T) {
+	d := parseFile(t, "broken-article.html")
+	if got := flatSections(d.Sections, 0); !reflect.DeepEqual(got, []string{"0:S1", "0:S2"}) {
+		t.Errorf("sections %v, want S1 and S2", got)
+	}
+	if d.Conversion.RepairedSections != 1 || !strings.Contains(d.FullText, "This section stands outside the article.") {
+		t.Errorf("repaired %d, full text %q", d.Conversion.RepairedSections, d.FullText)
+	}
+}
+
 // TestBoxesNotesFootnotes covers text the full text used to lose: boxes
 // drawn as SVG (in a paragraph and in a figure), notes under a table,
 // footnotes, and a paragraph after the bibliography.

@@ -117,7 +117,7 @@ func (p *parser) run(root *html.Node, page []byte, opt Options) error {
 		}
 	}
 	if p.article != nil {
-		p.repairSections(p.article)
+		p.repairSections(root, p.article)
 	}
 	p.conversion(page)
 

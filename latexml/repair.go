@@ -19,8 +19,10 @@ import (
 // rank (a \section inside a subsection's float belongs beside that
 // subsection's section) and no later section of the page stays inside it.
 // Sections are handled last to first, so that every later section already
-// stands where it will stay.
-func (p *parser) repairSections(article *html.Node) {
+// stands where it will stay. Sections a stray end tag left outside the
+// article are moved into it first.
+func (p *parser) repairSections(root, article *html.Node) {
+	ids := p.adoptSections(root, article)
 	var secs []*html.Node
 	var end []int // end[i]: index of the first section after secs[i]'s subtree
 	var collect func(n *html.Node)
@@ -42,7 +44,7 @@ func (p *parser) repairSections(article *html.Node) {
 	}
 	collect(article)
 
-	var ids []string
+	var inner []string
 	for i := len(secs) - 1; i >= 0; i-- {
 		s := secs[i]
 		o := outermostOpaque(s, article)
@@ -60,19 +62,64 @@ func (p *parser) repairSections(article *html.Node) {
 			}
 			placeAfter(c, s)
 		}
-		ids = append(ids, cmp.Or(attr(s, "id"), "(no id)"))
+		inner = append(inner, cmp.Or(attr(s, "id"), "(no id)"))
 	}
+	slices.Reverse(inner)
+	ids = append(ids, inner...)
 	if len(ids) == 0 {
 		return
 	}
-	slices.Reverse(ids)
 	p.doc.Conversion.RepairedSections = len(ids)
 	list := ids
 	if len(list) > 10 {
 		list = append(list[:10:10], "...")
 	}
-	p.note(fmt.Sprintf("structure repaired: %d sections sat inside another element (a float or paragraph left open) and were moved back into the section tree: %s",
-		len(ids), strings.Join(list, ", ")))
+	what := "sections"
+	if len(ids) == 1 {
+		what = "section"
+	}
+	p.note(fmt.Sprintf("structure repaired: %d %s sat inside another element (a float or paragraph left open) or outside the article and were moved back into the section tree: %s",
+		len(ids), what, strings.Join(list, ", ")))
+}
+
+// adoptSections moves the sections outside the article (a stray end tag
+// closed it early) into it, in document order: those before it at its
+// start, those after it at its end. It returns their ids.
+func (p *parser) adoptSections(root, article *html.Node) []string {
+	var before, after []*html.Node
+	past := false
+	var collect func(n *html.Node)
+	collect = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c == article:
+				past = true
+			case c.Type != html.ElementNode || c.DataAtom == atom.Head:
+			case isSectionElem(c):
+				if past {
+					after = append(after, c)
+				} else {
+					before = append(before, c)
+				}
+			default:
+				collect(c)
+			}
+		}
+	}
+	collect(root)
+	var ids []string
+	first := article.FirstChild
+	for _, s := range before {
+		s.Parent.RemoveChild(s)
+		article.InsertBefore(s, first)
+		ids = append(ids, cmp.Or(attr(s, "id"), "(no id)"))
+	}
+	for _, s := range after {
+		s.Parent.RemoveChild(s)
+		article.AppendChild(s)
+		ids = append(ids, cmp.Or(attr(s, "id"), "(no id)"))
+	}
+	return ids
 }
 
 // outermostOpaque returns the outermost element between s and its
