@@ -104,6 +104,31 @@ func (p *parser) top(n *html.Node) {
 	}
 }
 
+// leftovers handles the floats the walk did not reach (a table in some
+// container no rule expected): better out of place at the end of the full
+// text than lost. Floats of the author block, the bibliography and the
+// table of contents are not the paper's.
+func (p *parser) leftovers(article *html.Node) {
+	var rec func(n *html.Node, sectionID string)
+	rec = func(n *html.Node, sectionID string) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type != html.ElementNode:
+			case c == p.authorsDiv || isBibliography(c) || hasClass(c, "ltx_TOC") || c.DataAtom == atom.Nav:
+			case isFloat(c):
+				if !p.seen[c] {
+					p.float(c, sectionID)
+				}
+			case isSectionElem(c):
+				rec(c, attr(c, "id"))
+			default:
+				rec(c, sectionID)
+			}
+		}
+	}
+	rec(article, SectionPreamble)
+}
+
 // preamblePara handles a paragraph outside every section: the "Abstract."
 // paragraph of papers without an abstract block, author lines of papers
 // without an author block, and the rest kept as preamble text.

@@ -295,3 +295,19 @@ func TestAuthorSeparators(t *testing.T) {
 		}
 	}
 }
+
+// TestFloatsNoRuleReaches checks that a float in a container the walk
+// skips (here the keywords line) is still recorded.
+func TestFloatsNoRuleReaches(t *testing.T) {
+	page := hostilePage(`<div class="ltx_para"><p class="ltx_p">Text.</p></div>`)
+	page = []byte(strings.Replace(string(page), `<section class="ltx_section" id="S1">`,
+		`<div class="ltx_dates">(Received 2024) <figure class="ltx_table" id="T9"><figcaption class="ltx_caption"><span class="ltx_tag ltx_tag_table">Table 9: </span>Hidden.</figcaption>`+
+			`<table class="ltx_tabular"><tr><td>h1</td></tr></table></figure></div><section class="ltx_section" id="S1">`, 1))
+	d, err := Parse(page, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Tables) != 1 || d.Tables[0].Number != "9" || !strings.Contains(d.FullText, "Table 9: Hidden.") {
+		t.Errorf("tables %+v, full text %q", d.Tables, d.FullText)
+	}
+}

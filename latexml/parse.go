@@ -155,6 +155,7 @@ func (p *parser) run(root *html.Node, page []byte, opt Options) error {
 	}
 	if p.article != nil {
 		p.top(p.article)
+		p.leftovers(p.article)
 	}
 	d.FullText = strings.Join(p.text, "\n\n")
 	d.Conversion.MissingCitations = p.missingCitations()
