@@ -33,6 +33,9 @@ func stripMath(page []byte) ([]byte, int) {
 			errors += countErrorClasses(page[end : end+c])
 			page = page[end+c:]
 		}
+		if len(page) == 0 {
+			break // "<math>" ends the page
+		}
 		next := bytes.Index(page[1:], open)
 		if next < 0 {
 			break
