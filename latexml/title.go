@@ -466,13 +466,6 @@ func namePrefix(t string, beforeYear, afterSurname bool) (int, nameKind) {
 	return len(t), nameAll
 }
 
-// endsWithInitialOrEtAl reports whether names end with an initial with
-// its full stop ("M. E.") or "et al.": a title may follow them directly.
-func endsWithInitialOrEtAl(s string) bool {
-	w := lastWord(strings.TrimRight(s, " "))
-	return strings.HasSuffix(w, ".") && isInitial(strings.Trim(w, ",;")) || strings.HasPrefix(w, "al")
-}
-
 func startsWithInitial(t string) bool {
 	f := strings.Fields(t)
 	return len(f) > 0 && isInitial(strings.Trim(f[0], ",;:")) && strings.Contains(f[0], ".")
@@ -505,19 +498,6 @@ func containsInitial(t string) bool {
 		}
 	}
 	return false
-}
-
-func isInitialsOnly(t string) bool {
-	f := strings.Fields(t)
-	if len(f) == 0 {
-		return false
-	}
-	for _, w := range f {
-		if !isInitial(strings.Trim(w, ",;")) && w != "and" && w != "&" {
-			return false
-		}
-	}
-	return true
 }
 
 // nameWord reports whether w can be (part of) a name: capitalised, or a
