@@ -317,5 +317,5 @@ var particles = map[string]bool{
 	"de": true, "van": true, "der": true, "den": true, "von": true, "da": true, "di": true,
 	"la": true, "le": true, "du": true, "dos": true, "das": true, "del": true, "della": true,
 	"ten": true, "ter": true, "bin": true, "ibn": true, "al": true, "el": true, "y": true,
-	"zu": true, "af": true, "st.": true,
+	"zu": true, "af": true, "st.": true, "’t": true, "'t": true, "d’": true, "d'": true,
 }

@@ -95,7 +95,7 @@ func (p *parser) adoptSections(root, article *html.Node) []string {
 			case c == article:
 				past = true
 			case c.Type != html.ElementNode || c.DataAtom == atom.Head:
-			case isSectionElem(c):
+			case isSectionElem(c) && !isAncestor(c, article):
 				if past {
 					after = append(after, c)
 				} else {

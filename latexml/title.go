@@ -108,12 +108,13 @@ func piecesTitle(text string, ps []piece, limit int, periodStyle bool) string {
 	j := 0
 	for j+1 < len(ps) && ps[j+1].start < limit {
 		next := text[ps[j+1].start:min(ps[j+1].end, limit)]
-		if reVolumeTitle.MatchString(next) {
+		if reVolumeTitle.MatchString(next) || reRomanPart.MatchString(next) {
+			// "... Vol. 1: Basic results", "On random graphs. I"
 			j++
 			end = min(ps[j].end, limit)
 			continue
 		}
-		if ps[j].sep != ',' || nonTitle(next) || venueLike(next) || markedNote(next) {
+		if ps[j].sep != ',' && !(ps[j].sep == ';' && startsLower(next)) || nonTitle(next) || venueLike(next) || markedNote(next) {
 			break
 		}
 		// In a period style the title runs to the end of its sentence; in
@@ -139,7 +140,25 @@ func piecesTitle(text string, ps []piece, limit int, periodStyle bool) string {
 			return ""
 		}
 	}
-	return cleanTitle(cutTitle(title, false))
+	return cleanTitle(cutTitle(cutAtJournal(title), false))
+}
+
+// cutAtJournal cuts a title that runs on into a journal abbreviation and
+// its numbers, as styles without punctuation write them ("Entanglement
+// entropy of free fermions J. Phys. A: Math. Theor. 48 1").
+func cutAtJournal(t string) string {
+	words := strings.Fields(t)
+	if len(words) < 4 || !startsDigit(words[len(words)-1]) {
+		return t
+	}
+	for i := 1; i+1 < len(words); i++ {
+		if abbreviationLike(words[i]) && abbreviationLike(strings.TrimRight(words[i+1], ":,")) && !abbreviationLike(words[i-1]) {
+			if k := strings.Index(t, words[i]+" "+words[i+1]); k > 0 {
+				return strings.TrimSpace(t[:k])
+			}
+		}
+	}
+	return t
 }
 
 var (
@@ -149,6 +168,8 @@ var (
 	reNumericField   = regexp.MustCompile(`^(?:[(\[]?[A-Za-z]{0,2}\d+[\w.:()/–—,-]*|[ivxlc]+|[A-Z]|:|[-–—])$`)
 	// "Vol. 1: Basic results" goes on with the title of a work in volumes.
 	reVolumeTitle = regexp.MustCompile(`^Vol\. ?[\dIVX]+: \pL`)
+	// "I", "II", "IV": the part of a work in parts.
+	reRomanPart = regexp.MustCompile(`^[IVX]{1,4}$`)
 )
 
 // piece is a stretch of an entry's text between two separators: commas,
@@ -323,6 +344,11 @@ func authorsEnd(text string, ps []piece) (int, bool) {
 			return i, false
 		}
 		k, kind := namePrefix(t, isYearPiece(nextPieceText(text, ps, i)), surname)
+		if kind == nameNone && i == 0 && ps[0].sep == '.' && len(ps) > 1 && groupName(t) {
+			// "Intergovernmental Panel on Climate Change. Climate Change
+			// 2021: ...": a body as the author.
+			return 1, true
+		}
 		switch kind {
 		case nameNone:
 			return i, false
@@ -431,7 +457,8 @@ func namePrefix(t string, beforeYear, afterSurname bool) (int, nameKind) {
 			return stop()
 		}
 		switch {
-		case isInitial(bare) && !strings.Contains(bare, ".") && wi+1 < len(words) && startsLower(words[wi+1]):
+		case isInitial(bare) && !strings.Contains(bare, ".") && wi+1 < len(words) && startsLower(words[wi+1]) &&
+			words[wi+1] != "and" && words[wi+1] != "et":
 			// "A mean field game ...": an article, not an initial.
 			return stop()
 		case isInitial(bare):
@@ -515,6 +542,28 @@ func nameWord(w string) bool {
 	return true
 }
 
+// groupName reports whether t reads as the name of a body: capitalised
+// words joined by small ones ("Intergovernmental Panel on Climate
+// Change", "World Health Organization"), no colon and no digits.
+func groupName(t string) bool {
+	words := strings.Fields(t)
+	if len(words) < 2 || len(words) > 10 || strings.ContainsAny(t, ":0123456789?") {
+		return false
+	}
+	caps := 0
+	for _, w := range words {
+		switch w {
+		case "of", "on", "for", "the", "and", "in", "de", "du", "des", "la", "le", "&", "&amp;":
+			continue
+		}
+		if !nameWord(w) {
+			return false
+		}
+		caps++
+	}
+	return caps >= 2
+}
+
 // firstPieceText returns the text of s up to its first separator.
 func firstPieceText(s string) string {
 	ps := splitPieces(s)
@@ -588,7 +637,7 @@ func cutTitle(s string, block bool) string {
 	end := ps[0].end
 	for j := 1; j < len(ps); j++ {
 		t := s[ps[j].start:ps[j].end]
-		if reVolumeTitle.MatchString(t) || reYearRange.MatchString(t) {
+		if reVolumeTitle.MatchString(t) || reYearRange.MatchString(t) || reRomanPart.MatchString(t) {
 			end = ps[j].end
 			continue
 		}
@@ -658,6 +707,9 @@ var nonTitlePrefixes = []string{
 // it is (a report, a thesis) rather than continuing the title.
 func markedNote(s string) bool {
 	low := strings.ToLower(s)
+	if strings.HasPrefix(low, "version ") || len(low) > 1 && low[0] == 'v' && isDigit(low[1]) {
+		return true // "..., version 0.19", "..., v2"
+	}
 	for _, w := range []string{"technical report", "tech. rep", "thesis", "dissertation", "working paper",
 		"proceedings", "conference", "workshop", "symposium", "journal", "arxiv", "preprint", "university press",
 		"publishing", "publishers", "lecture notes"} {
