@@ -87,8 +87,15 @@ func refTitle(blocks []refBlock) string {
 	}
 	// The title ends where an italic venue begins.
 	limit := len(e.text)
+	seen := 0
 	for _, r := range e.italic {
-		if r[0] > at && italicVenue(e, r) && isField(e.text, r) {
+		if r[0] <= at {
+			continue
+		}
+		if seen++; seen > 64 {
+			break // a title is near the start; bound the work on odd entries
+		}
+		if italicVenue(e, r) && isField(e.text, r) {
 			limit = r[0]
 			break
 		}
