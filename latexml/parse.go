@@ -4,7 +4,12 @@
 //
 // The parser works on the node tree of golang.org/x/net/html (the parser
 // goquery wraps) in a few direct walks, because extraction speed matters
-// when a corpus holds hundreds of thousands of pages.
+// when a corpus holds hundreds of thousands of pages. It first puts back
+// into the section tree the sections a conversion left inside floats or
+// outside the article, then reads the article in document order, so the
+// full text keeps every block of the page in its place. Work and memory
+// stay linear in the page: spanning table cells are expanded within a
+// bound, citations are collected in sets.
 package latexml
 
 import (
