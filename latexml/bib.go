@@ -118,10 +118,11 @@ func (p *parser) reference(it *html.Node) record.Reference {
 	if ref.DOI = findDOI(links); ref.DOI == "" {
 		ref.DOI = findDOI(ref.Text)
 	}
-	if title == "" {
-		title = refTitle(blocks)
+	if title != "" {
+		ref.Title = cleanTitle(title)
+	} else {
+		ref.Title = refTitle(blocks) // cleaned already
 	}
-	ref.Title = cleanTitle(title)
 	ref.Year = findYear(ref.Label)
 	if ref.Year == 0 {
 		ref.Year = findYear(reIDLike.ReplaceAllString(reURL.ReplaceAllString(reDOI.ReplaceAllString(ref.Text, " "), " "), " "))
@@ -160,6 +161,10 @@ func walk(n *html.Node, fn func(*html.Node) bool) {
 }
 
 func findArxivID(s string) string {
+	low := strings.ToLower(s)
+	if !strings.Contains(low, "arxiv") && !strings.Contains(low, "abs/") {
+		return "" // the patterns need one of these; skip the regular expressions
+	}
 	for _, re := range []*regexp.Regexp{reArxivNew, reArxivOld} {
 		for _, m := range re.FindAllStringSubmatch(s, -1) {
 			if id, err := arxiv.Parse(m[1]); err == nil {
@@ -269,11 +274,21 @@ func looksLikeTitle(s string) bool {
 }
 
 func cleanTitle(t string) string {
-	t = strings.TrimSpace(reURL.ReplaceAllString(t, ""))
-	t = reTrailingYear.ReplaceAllString(t, "")
-	t = reTrailingVolume.ReplaceAllString(t, "")
-	t = reTrailingPublisher.ReplaceAllString(t, "")
-	t = reTrailingParen.ReplaceAllString(t, "")
+	// Each pattern runs only where it can match: entries are many.
+	if strings.Contains(t, "http") || strings.Contains(t, "www.") {
+		t = reURL.ReplaceAllString(t, "")
+	}
+	t = strings.TrimSpace(t)
+	if n := len(t); n > 0 && (isDigit(t[n-1]) || t[n-1] == '.' || t[n-1] >= 'a' && t[n-1] <= 'z') {
+		t = reTrailingYear.ReplaceAllString(t, "")
+	}
+	if strings.Contains(strings.ToLower(t), "vol") {
+		t = reTrailingVolume.ReplaceAllString(t, "")
+	}
+	if strings.HasSuffix(strings.TrimRight(t, ". "), ")") {
+		t = reTrailingPublisher.ReplaceAllString(t, "")
+		t = reTrailingParen.ReplaceAllString(t, "")
+	}
 	t = strings.Trim(t, "“”\"")
 	t = strings.TrimRight(t, " .,;:")
 	t = strings.Trim(t, "“”\"")
