@@ -21,14 +21,7 @@ import (
 func TestAgainstGoquery(t *testing.T) {
 	for _, p := range fixturePages(t) {
 		t.Run(p.name, func(t *testing.T) {
-			d, err := Parse(p.html, Options{})
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			g, err := goquery.NewDocumentFromReader(bytes.NewReader(p.html))
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, g := readBoth(t, p)
 			// Conversion status: every ltx_ERROR (MathML included) and
 			// every citation without a target.
 			if n := g.Find(".ltx_ERROR").Length(); n != d.Conversion.Errors {
@@ -203,7 +196,8 @@ func TestFullTextCoveragePages(t *testing.T) {
 	}
 }
 
-func checkCoverage(t *testing.T, p fixturePage) {
+// readBoth parses a page twice: with the parser and with goquery.
+func readBoth(t *testing.T, p fixturePage) (*record.Document, *goquery.Document) {
 	t.Helper()
 	d, err := Parse(p.html, Options{})
 	if err != nil {
@@ -213,6 +207,12 @@ func checkCoverage(t *testing.T, p fixturePage) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d, g
+}
+
+func checkCoverage(t *testing.T, p fixturePage) {
+	t.Helper()
+	d, g := readBoth(t, p)
 	body := g.Find("article.ltx_document").First()
 	if body.Length() == 0 {
 		body = g.Find("body")
