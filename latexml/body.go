@@ -62,7 +62,9 @@ func (p *parser) top(n *html.Node) {
 			continue
 		}
 		switch {
-		case c == p.title || c == p.authorsDiv || c == p.abstract || isBibliography(c):
+		case c == p.title || c == p.authorsDiv || c == p.abstract:
+		case isBibliography(c):
+			p.bibliographyText(c)
 		case isSectionElem(c):
 			p.doc.Sections = append(p.doc.Sections, p.section(c, 1))
 		case hasClass(c, "ltx_keywords"):
@@ -102,6 +104,24 @@ func (p *parser) top(n *html.Node) {
 			}
 		}
 	}
+}
+
+// bibliographyText adds a bibliography to the full text where it stands:
+// its heading, then one line per entry, label included.
+func (p *parser) bibliographyText(b *html.Node) {
+	var lines []string
+	walk(b, func(x *html.Node) bool {
+		switch {
+		case x.Type != html.ElementNode:
+		case isHeading(x) || hasClass(x, "ltx_bibitem"):
+			if t := plainText(x); t != "" {
+				lines = append(lines, t)
+			}
+			return false
+		}
+		return true
+	})
+	p.emit(strings.Join(lines, "\n"))
 }
 
 // leftovers handles the floats the walk did not reach (a table in some
@@ -205,6 +225,7 @@ func (p *parser) blocks(n *html.Node, s *record.Section, level int) {
 		case isSectionElem(c):
 			s.Sections = append(s.Sections, p.section(c, level+1))
 		case isBibliography(c):
+			p.bibliographyText(c)
 		case isHeading(c):
 			if s.Heading == "" && s.Number == "" && !hasClass(c, "ltx_runin") && hasClass(c, "ltx_title") {
 				var pd pending

@@ -142,6 +142,10 @@ func (p *parser) run(root *html.Node, page []byte, opt Options) error {
 	}
 	if p.authorsDiv != nil {
 		d.Authors = authors(p.authorsDiv)
+		// The author block (names, affiliations) stays readable text.
+		w := textWriter{lines: true}
+		w.node(p.authorsDiv)
+		p.emit(w.String())
 	}
 	for _, b := range p.bibs {
 		p.bibliography(b)
