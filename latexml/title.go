@@ -175,6 +175,8 @@ var (
 	reNumericField   = regexp.MustCompile(`^(?:[(\[]?[A-Za-z]{0,2}\d+[\w.:()/–—,-]*|[ivxlc]+|[A-Z]|:|[-–—])$`)
 	// "Vol. 1: Basic results" goes on with the title of a work in volumes.
 	reVolumeTitle = regexp.MustCompile(`^Vol\. ?[\dIVX]+: \pL`)
+	// "third ed.", "2nd edition", "revised edition".
+	reEdition = regexp.MustCompile(`^(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|revised|new|expanded|enlarged)\s+(?:ed\.?|edn\.?|edition)(?:\s|$)`)
 	// "I", "II", "IV": the part of a work in parts.
 	reRomanPart = regexp.MustCompile(`^[IVX]{1,4}$`)
 )
@@ -395,6 +397,12 @@ func authorsEnd(text string, ps []piece) (int, bool) {
 		if ps[i].sep == '.' {
 			return i + 1, true
 		}
+		if kind == nameAll && endsWithGroup(t) && i+2 < len(ps) && !startsWithInitial(text[ps[i+2].start:ps[i+2].end]) {
+			// "LIGO Scientific Collaboration, Advanced LIGO, Class. ...": a
+			// body's name ends the authors, unless people follow it
+			// ("Astropy Collaboration, Robitaille, T. P., ...").
+			return i + 1, false
+		}
 	}
 	return len(ps), false
 }
@@ -498,6 +506,18 @@ func namePrefix(t string, beforeYear, afterSurname bool) (int, nameKind) {
 		return 0, nameNone
 	}
 	return len(t), nameAll
+}
+
+// groupWords end the names of bodies that sign as authors.
+var groupWords = map[string]bool{
+	"collaboration": true, "consortium": true, "team": true, "group": true, "committee": true,
+	"organization": true, "organisation": true, "association": true, "society": true, "institute": true,
+	"project": true, "foundation": true, "council": true, "agency": true, "authors": true,
+}
+
+func endsWithGroup(t string) bool {
+	f := strings.Fields(t)
+	return len(f) >= 2 && groupWords[strings.ToLower(strings.Trim(f[len(f)-1], ".,;"))]
 }
 
 func startsWithInitial(t string) bool {
@@ -702,7 +722,7 @@ var nonTitlePrefixes = []string{
 	"phd", "ph.d", "ph. d", "master thesis", "masters thesis", "master's thesis", "master’s thesis", "msc thesis",
 	"thesis", "dissertation", "submitted", "in press", "to appear", "accepted", "forthcoming", "under review",
 	"manuscript", "unpublished", "private communication", "personal communication", "working paper",
-	"discussion paper", "lecture notes", "chapter", "pp.", "pages", "vol.", "volume", "no.", "ed.", "eds.",
+	"discussion paper", "lecture notes in", "chapter", "pp.", "pages", "vol.", "volume", "no.", "ed.", "eds.",
 	"edited by", "editor", "editors", "(eds", "report", "white paper", "github", "[online]", "online:",
 	"note:", "ser.", "springer", "wiley", "elsevier", "cambridge university press", "oxford university press",
 	"mit press", "university press", "publisher", "part of", "e-print", "eprint", "e-prints",
@@ -716,6 +736,9 @@ func markedNote(s string) bool {
 	low := strings.ToLower(s)
 	if strings.HasPrefix(low, "version ") || len(low) > 1 && low[0] == 'v' && isDigit(low[1]) {
 		return true // "..., version 0.19", "..., v2"
+	}
+	if reEdition.MatchString(low) {
+		return true // "..., third ed.", "2nd edition"
 	}
 	for _, w := range []string{"technical report", "tech. rep", "thesis", "dissertation", "working paper",
 		"proceedings", "conference", "workshop", "symposium", "journal", "arxiv", "preprint", "university press",
