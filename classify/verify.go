@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/groundwork/curate/latexml"
 	"github.com/groundwork/curate/record"
 )
 
@@ -33,15 +34,18 @@ type Verifier struct {
 // matches across two of them: a private-use character no quote contains.
 const pieceBreak = "\n\ue000\n"
 
-// NewVerifier returns a Verifier over the target's own text: its FullText
-// (title, abstract, preamble, sections), its table captions and its
-// mention sentences, which also cover the footnotes and figure captions
-// FullText leaves out. Semantic Scholar contexts are not target text here:
-// they come from a PDF extraction, not from the page.
+// NewVerifier returns a Verifier over the target's own prose: its title,
+// abstract, preamble and sections (latexml.FullText of its structure, not
+// the page's FullText, which also holds the author block and the
+// bibliography: a reference's own entry is no evidence of how the target
+// uses it), its table captions and its mention sentences, which also
+// cover the footnotes and figure captions. Semantic Scholar contexts are
+// not target text here: they come from a PDF extraction, not from the
+// page.
 func NewVerifier(doc *record.Document) *Verifier {
 	var b strings.Builder
 	if doc != nil {
-		b.WriteString(doc.FullText)
+		b.WriteString(latexml.FullText(doc))
 		for _, t := range doc.Tables {
 			b.WriteString(pieceBreak)
 			b.WriteString(t.Caption)

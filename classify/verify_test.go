@@ -41,12 +41,15 @@ func TestVerifierFind(t *testing.T) {
 	}
 }
 
-// TestVerifierText checks what counts as the target's text: FullText,
-// table captions and citing sentences (footnotes, figure captions), never
-// the bibliography or S2 contexts.
+// TestVerifierText checks what counts as the target's text: its prose
+// (title, abstract, sections), table captions and citing sentences
+// (footnotes, figure captions), never the bibliography or S2 contexts,
+// even where the page's FullText holds the bibliography.
 func TestVerifierText(t *testing.T) {
+	title := "Title"
 	doc := &record.Document{
-		FullText:   "Title\n\nAbstract\nWe study routers.",
+		Title: &title, Abstract: "We study routers.",
+		FullText:   "Title\n\nAbstract\nWe study routers.\n\nReferences\nThe original router paper, 2020.",
 		Tables:     []record.Table{{Caption: "Results of all routers on the test set."}},
 		Mentions:   []record.Mention{{RefKeys: []string{"bib.bib1"}, Sentence: "A footnote cites the original router [1].", SectionID: "S1"}},
 		References: []record.Reference{{Key: "bib.bib1", Text: "The original router paper, 2020."}},

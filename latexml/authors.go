@@ -89,7 +89,7 @@ func personNames(pn *html.Node) []string {
 // line is a name.
 func nameLine(line string) ([]string, bool) {
 	pieces := 0
-	for _, piece := range strings.Split(namePieces.Replace(line), ";") {
+	for _, piece := range strings.Split(separateNames(line), ";") {
 		if cleanName(piece) != "" {
 			pieces++
 		}
@@ -213,14 +213,47 @@ var institutionWords = map[string]bool{
 var institutionParts = []string{"universit", "laborator", "institut", "@", "http", "www."}
 
 // namePieces turns the separators between names into ";".
-var namePieces = strings.NewReplacer(" and ", ";", ",", ";", "\u2003", ";", "\u2002", ";", "  ", ";", "\u00a0\u00a0", ";")
+var namePieces = strings.NewReplacer(" and ", ";", " AND ", ";", ",", ";", "\u00b7", ";", "\u2022", ";",
+	"\u2219", ";", "\u22c5", ";", "|", ";", "\u2027", ";")
+
+// separateNames marks every separator between names in line with ";".
+// LaTeXML writes the space a template puts between names (\quad, \enskip,
+// \;, \:, \hspace) as a Unicode space a quarter em or wider (U+2000 to
+// U+2005, U+2007, U+2008, U+205F, U+3000) or as a run of spaces; a single
+// no-break, thin, six-per-em or hair space (~, \,) sits inside a name and
+// becomes a plain space.
+func separateNames(line string) string {
+	var b strings.Builder
+	spaces := 0
+	flush := func() {
+		switch {
+		case spaces > 1:
+			b.WriteByte(';')
+		case spaces == 1:
+			b.WriteByte(' ')
+		}
+		spaces = 0
+	}
+	for _, r := range line {
+		switch {
+		case r >= '\u2000' && r <= '\u2005' || r == '\u2007' || r == '\u2008' || r == '\u205f' || r == '\u3000':
+			spaces = 2 // a separator on its own
+		case unicode.IsSpace(r) || r == '\u200b':
+			spaces++
+		default:
+			flush()
+			b.WriteRune(r)
+		}
+	}
+	flush()
+	return namePieces.Replace(b.String())
+}
 
 // splitNames splits one line of names ("A, B and C", "A; B") into names,
 // dropping pieces that do not look like a person's name.
 func splitNames(line string) []string {
-	line = namePieces.Replace(line)
 	var out []string
-	for _, piece := range strings.Split(line, ";") {
+	for _, piece := range strings.Split(separateNames(line), ";") {
 		name := cleanName(piece)
 		if name != "" && looksLikeName(name) {
 			out = append(out, name)
@@ -284,5 +317,5 @@ var particles = map[string]bool{
 	"de": true, "van": true, "der": true, "den": true, "von": true, "da": true, "di": true,
 	"la": true, "le": true, "du": true, "dos": true, "das": true, "del": true, "della": true,
 	"ten": true, "ter": true, "bin": true, "ibn": true, "al": true, "el": true, "y": true,
-	"zu": true, "af": true, "st.": true,
+	"zu": true, "af": true, "st.": true, "’t": true, "'t": true, "d’": true, "d'": true,
 }

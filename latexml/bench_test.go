@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -74,5 +75,38 @@ func BenchmarkGoqueryText(b *testing.B) {
 			}
 			_ = d.Text()
 		}
+	}
+}
+
+// BenchmarkHostileSpans parses a 317 KB page whose every cell spans 100
+// columns and 100 rows (the page that took 30 s and 2 GB before spans were
+// bounded by the cells present).
+func BenchmarkHostileSpans(b *testing.B) {
+	cols := 90
+	rows := 317 * 1024 / (cols * len(`<td colspan="100" rowspan="100">r00c00</td>`))
+	page := hostilePage(spanTable(rows, cols, 100))
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(page, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCitingSentence parses one sentence citing N references (and
+// the N entries): time per byte must not grow with N.
+func BenchmarkCitingSentence(b *testing.B) {
+	for _, n := range []int{10_000, 40_000} {
+		page := citingSentence(n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(page, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/record"
@@ -30,6 +31,9 @@ var (
 	// ", volume 13" and "(Springer)" after a book's title.
 	reTrailingVolume    = regexp.MustCompile(`(?i)[,.]?\s*(?:volume|vol\.)\s*\d+\.?$`)
 	reTrailingPublisher = regexp.MustCompile(`\s*\((?:[A-Z][\w&.-]*\s?)+\)\.?$`)
+	// "(Oxford University Press, 1992)", "(Prentice-Hall, Englewood Cliffs,
+	// NJ)", "(2018)" after a title.
+	reTrailingParen = regexp.MustCompile(`\s*\([^()]*(?:(?:1[6-9]|20)\d\d|[Pp]ress|[Pp]ublish|, [A-Z]{2}|\bed\.|[Ee]dition)[^()]*\)\.?$`)
 )
 
 // bibliography appends the entries of one bibliography section.
@@ -42,9 +46,38 @@ func (p *parser) bibliography(n *html.Node) {
 
 func (p *parser) reference(it *html.Node) record.Reference {
 	ref := record.Reference{Key: attr(it, "id")}
-	var blocks []string
+	var blocks []refBlock
 	var hrefs []string
 	var title string
+	w := textWriter{skipTags: true, marks: true}
+	add := func(n *html.Node) {
+		w.reset()
+		w.node(n)
+		t := w.String()
+		if t == "" {
+			return
+		}
+		lead := w.lead()
+		b := refBlock{text: t}
+		clip := func(r [2]int) ([2]int, bool) {
+			r = [2]int{max(r[0]-lead, 0), min(r[1]-lead, len(t))}
+			return r, r[1] > r[0]
+		}
+		for _, r := range w.italic {
+			if r, ok := clip(r); ok {
+				b.italic = append(b.italic, r)
+			}
+		}
+		for _, r := range w.bold {
+			if r, ok := clip(r); ok {
+				b.bold = append(b.bold, r)
+			}
+		}
+		if title == "" {
+			title = fieldText(w, "title", lead, t)
+		}
+		blocks = append(blocks, b)
+	}
 	hasBlocks := false
 	for c := it.FirstChild; c != nil; c = c.NextSibling {
 		switch {
@@ -52,46 +85,68 @@ func (p *parser) reference(it *html.Node) record.Reference {
 			ref.Label = plainText(c)
 		case hasClass(c, "ltx_bibblock"):
 			hasBlocks = true
-			if t := plainText(c); t != "" {
-				blocks = append(blocks, t)
-			}
+			add(c)
 		}
 	}
 	if !hasBlocks {
 		// An entry without \newblock structure: its text is everything but
 		// the label.
-		w := textWriter{skipTags: true}
-		w.node(it)
-		if t := w.String(); t != "" {
-			blocks = append(blocks, t)
-		}
+		add(it)
 	}
 	// Structured entries (LaTeXML's own BibTeX processing) mark their fields.
 	walk(it, func(x *html.Node) bool {
 		if x.Type != html.ElementNode {
 			return true
 		}
-		if title == "" && hasClass(x, "ltx_bib_title") {
+		if hasClass(x, "ltx_bib_title") {
 			title = plainText(x)
 		}
-		if h := attr(x, "href"); h != "" && x.Data == "a" {
+		if h := attr(x, "href"); h != "" && x.DataAtom == atom.A {
 			hrefs = append(hrefs, h)
 		}
 		return true
 	})
-	ref.Text = strings.Join(blocks, " ")
-	all := ref.Text + " " + strings.Join(hrefs, " ")
-	ref.ArxivID = findArxivID(all)
-	ref.DOI = findDOI(all)
-	if title == "" {
-		title = guessTitle(blocks)
+	texts := make([]string, len(blocks))
+	for i, b := range blocks {
+		texts[i] = b.text
 	}
-	ref.Title = cleanTitle(title)
+	ref.Text = strings.Join(texts, " ")
+	links := strings.Join(hrefs, " ")
+	ref.ArxivID = findArxivID(ref.Text + " " + links)
+	// A link holds the DOI as it is; the text may have it typeset
+	// ("10.1162/rest˙a˙01125" for rest_a_01125).
+	if ref.DOI = findDOI(links); ref.DOI == "" {
+		ref.DOI = findDOI(ref.Text)
+	}
+	if title != "" {
+		ref.Title = cleanTitle(title)
+	} else {
+		ref.Title = refTitle(blocks) // cleaned already
+	}
 	ref.Year = findYear(ref.Label)
 	if ref.Year == 0 {
 		ref.Year = findYear(reIDLike.ReplaceAllString(reURL.ReplaceAllString(reDOI.ReplaceAllString(ref.Text, " "), " "), " "))
 	}
 	return ref
+}
+
+// fieldText returns the text of the named \bibinfo field the writer met,
+// or "".
+func fieldText(w textWriter, name string, lead int, text string) string {
+	for i, f := range w.fields {
+		if f.name != name {
+			continue
+		}
+		end := len(w.buf)
+		if i+1 < len(w.fields) {
+			end = w.fields[i+1].start
+		}
+		s, e := max(f.start-lead, 0), min(end-lead, len(text))
+		if e > s {
+			return strings.Trim(text[s:e], " ,.;")
+		}
+	}
+	return ""
 }
 
 // walk calls fn for n and its descendants in document order; fn returning
@@ -106,6 +161,10 @@ func walk(n *html.Node, fn func(*html.Node) bool) {
 }
 
 func findArxivID(s string) string {
+	low := strings.ToLower(s)
+	if !strings.Contains(low, "arxiv") && !strings.Contains(low, "abs/") {
+		return "" // the patterns need one of these; skip the regular expressions
+	}
 	for _, re := range []*regexp.Regexp{reArxivNew, reArxivOld} {
 		for _, m := range re.FindAllStringSubmatch(s, -1) {
 			if id, err := arxiv.Parse(m[1]); err == nil {
@@ -149,44 +208,6 @@ func findYear(s string) int {
 		}
 	}
 	return best
-}
-
-// guessTitle picks the title out of an entry's blocks: the second block of
-// a \newblock-structured entry, a quoted title, the second period-separated
-// segment after an author list, or the first long comma-separated segment
-// of a comma-style entry.
-func guessTitle(blocks []string) string {
-	if len(blocks) == 0 {
-		return ""
-	}
-	if len(blocks) >= 2 {
-		if q := quotedTitle(blocks[1], true); q != "" {
-			return q
-		}
-		if looksLikeTitle(blocks[1]) {
-			return blocks[1]
-		}
-	}
-	text := strings.Join(blocks, " ")
-	if q := quotedTitle(text, false); q != "" {
-		return q
-	}
-	segs := sentenceBounds(text, nil)
-	if len(segs) >= 2 {
-		first := text[segs[0][0]:segs[0][1]]
-		second := cleanTitle(text[segs[1][0]:segs[1][1]])
-		// "Smith, J. (2020). Title." puts the year after the authors, but
-		// "Smith, J. 1989, ApJ, 374." has no title at all.
-		if looksLikeAuthors(first) && !textAfterYear(first) && looksLikeTitle(second) && len(strings.Fields(second)) >= 2 {
-			return second
-		}
-	}
-	for _, piece := range strings.Split(text, ", ") {
-		if looksLikeTitle(piece) && strings.Count(piece, " ") >= 3 && hasLowerWord(piece) && !nameList(piece) {
-			return piece
-		}
-	}
-	return ""
 }
 
 // quotedTitle returns a title written in quotes: the span from the first
@@ -243,8 +264,8 @@ func looksLikeTitle(s string) bool {
 	if strings.Contains(low, "doi:") || strings.Contains(low, "doi.org/") {
 		return false
 	}
-	if r, _ := utf8.DecodeRuneInString(s); unicode.IsDigit(r) {
-		return false // "136 (1) (1999), 71-86": a volume, not a title
+	if r, _ := utf8.DecodeRuneInString(s); unicode.IsDigit(r) && (isVolumePiece(firstPieceText(s)) || !strings.ContainsFunc(strings.Fields(s)[0], unicode.IsLetter)) {
+		return false // "136 (1) (1999), 71-86": a volume, not a title ("3D printing" is one)
 	}
 	if findYear(s) != 0 && len(strings.Fields(s)) <= 2 {
 		return false
@@ -252,67 +273,22 @@ func looksLikeTitle(s string) bool {
 	return true
 }
 
-// looksLikeAuthors reports whether s reads like an author list: names with
-// initials, commas, "and", "&" or "et al.".
-func looksLikeAuthors(s string) bool {
-	if strings.Contains(s, " et al") || strings.Contains(s, " and ") || strings.Contains(s, "&") {
-		return true
-	}
-	if strings.Count(s, ",") >= 1 && len(strings.Fields(s)) <= 12 {
-		return true
-	}
-	words := strings.Fields(s)
-	if len(words) <= 4 {
-		for _, w := range words {
-			if len(w) > 0 && w[0] >= 'a' && w[0] <= 'z' {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// textAfterYear reports whether words follow the last year in s.
-func textAfterYear(s string) bool {
-	m := reYear.FindAllStringSubmatchIndex(s, -1)
-	if m == nil {
-		return false
-	}
-	rest := s[m[len(m)-1][3]:]
-	return strings.IndexFunc(rest, unicode.IsLetter) >= 0
-}
-
-// nameList reports whether every word of s is capitalised, an initial or a
-// conjunction, as in "P. and Moll" or "J. M. Smith".
-func nameList(s string) bool {
-	for _, w := range strings.Fields(s) {
-		switch w {
-		case "and", "&", "et", "al.", "al":
-			continue
-		}
-		r, _ := utf8.DecodeRuneInString(w)
-		if !unicode.IsUpper(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func hasLowerWord(s string) bool {
-	for _, w := range strings.Fields(s) {
-		if len(w) > 2 && w[0] >= 'a' && w[0] <= 'z' {
-			return true
-		}
-	}
-	return false
-}
-
 func cleanTitle(t string) string {
-	t = strings.TrimSpace(reURL.ReplaceAllString(t, ""))
-	t = reTrailingYear.ReplaceAllString(t, "")
-	t = reTrailingVolume.ReplaceAllString(t, "")
-	t = reTrailingPublisher.ReplaceAllString(t, "")
+	// Each pattern runs only where it can match: entries are many.
+	if strings.Contains(t, "http") || strings.Contains(t, "www.") {
+		t = reURL.ReplaceAllString(t, "")
+	}
+	t = strings.TrimSpace(t)
+	if n := len(t); n > 0 && (isDigit(t[n-1]) || t[n-1] == '.' || t[n-1] >= 'a' && t[n-1] <= 'z') {
+		t = reTrailingYear.ReplaceAllString(t, "")
+	}
+	if strings.Contains(strings.ToLower(t), "vol") {
+		t = reTrailingVolume.ReplaceAllString(t, "")
+	}
+	if strings.HasSuffix(strings.TrimRight(t, ". "), ")") {
+		t = reTrailingPublisher.ReplaceAllString(t, "")
+		t = reTrailingParen.ReplaceAllString(t, "")
+	}
 	t = strings.Trim(t, "“”\"")
 	t = strings.TrimRight(t, " .,;:")
 	t = strings.Trim(t, "“”\"")

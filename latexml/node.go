@@ -117,3 +117,28 @@ func isHeading(n *html.Node) bool {
 	}
 	return false
 }
+
+// isFloat reports whether n is a figure or table float: LaTeXML's
+// ltx_figure, ltx_table or ltx_float element (a <figure>, or a <div> or
+// <span> when the float is rotated or sits in running text), never a
+// <table> element and never the bare <figure> a rotated float wraps its
+// body in.
+func isFloat(n *html.Node) bool {
+	if n.Type != html.ElementNode || n.DataAtom == atom.Table {
+		return false
+	}
+	cl := attr(n, "class")
+	return cl != "" && (classListHas(cl, "ltx_table") || classListHas(cl, "ltx_figure") || classListHas(cl, "ltx_float"))
+}
+
+// isTableFloat reports whether n is a table float.
+func isTableFloat(n *html.Node) bool { return isFloat(n) && hasClass(n, "ltx_table") }
+
+// isCaption reports whether n is a float's caption.
+func isCaption(n *html.Node) bool {
+	return n.Type == html.ElementNode && (n.DataAtom == atom.Figcaption || hasClass(n, "ltx_caption"))
+}
+
+// isTabular reports whether n is a tabular: a <table> or, on older pages,
+// nested spans, classed ltx_tabular.
+func isTabular(n *html.Node) bool { return hasClass(n, "ltx_tabular") }

@@ -84,8 +84,16 @@ func TestEdgeArxivPage(t *testing.T) {
 	if !reflect.DeepEqual(d.Mentions, wantMentions) {
 		t.Errorf("mentions:\n got %+v\nwant %+v", d.Mentions, wantMentions)
 	}
-	if !strings.Contains(d.FullText, "E=mc^{2}") || strings.Contains(d.FullText, "Funded by nobody") {
-		t.Errorf("full text should carry math as TeX and no footnotes: %q", d.FullText)
+	// The full text carries math as TeX, and each footnote right after the
+	// block that holds it (the title's thanks after the title).
+	for _, order := range [][]string{
+		{"A Small Test Paper", "Funded by nobody.", "Abstract\nWe study"},
+		{"Prior work is scattered", "See also the survey [3].", "E=mc^{2}"},
+		{"Table 1: Results, as in [1].", "Method | Score", "Engine [2] | 0.9 | 0.8", "A Proofs"},
+	} {
+		if !inOrder(d.FullText, order...) {
+			t.Errorf("full text lacks %q in that order:\n%s", order, d.FullText)
+		}
 	}
 }
 
@@ -281,4 +289,17 @@ func TestFrontMatterVariants(t *testing.T) {
 			t.Errorf("%s: got %#v, want %#v", c.name, c.got, c.want)
 		}
 	}
+}
+
+// inOrder reports whether every part occurs in text, each after the one
+// before.
+func inOrder(text string, parts ...string) bool {
+	for _, part := range parts {
+		i := strings.Index(text, part)
+		if i < 0 {
+			return false
+		}
+		text = text[i+len(part):]
+	}
+	return true
 }

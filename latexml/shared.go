@@ -1,13 +1,53 @@
 package latexml
 
-import "github.com/groundwork/curate/record"
+import (
+	"strings"
 
-// FullText renders the readable text of a Document the way Parse fills
-// FullText: title, abstract, preamble and sections with their headings,
-// one paragraph per line and a blank line between blocks. Other parsers
-// of the same record (the TEI parser) use it, so that a Document's full
-// text reads the same whatever it was parsed from.
+	"github.com/groundwork/curate/record"
+)
+
+// FullText renders the readable text of a Document from its structure:
+// title, abstract, preamble and sections with their headings, one
+// paragraph per line and a blank line between blocks. Parsers that build
+// a Document rather than walk a page (the TEI parser) use it; Parse itself
+// writes a page's full text in page order as it walks it, so that nothing
+// readable is lost (boxes, notes, floats outside any section).
 func FullText(d *record.Document) string { return fullText(d) }
+
+func fullText(d *record.Document) string {
+	var b strings.Builder
+	block := func(s string) {
+		if s == "" {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(s)
+	}
+	if d.Title != nil {
+		block(*d.Title)
+	}
+	if d.Abstract != "" {
+		block("Abstract\n" + d.Abstract)
+	}
+	for _, p := range d.Preamble {
+		block(p)
+	}
+	var sections func([]record.Section)
+	sections = func(ss []record.Section) {
+		for _, s := range ss {
+			h := strings.TrimSpace(s.Number + " " + s.Heading)
+			block(h)
+			for _, p := range s.Paragraphs {
+				block(p)
+			}
+			sections(s.Sections)
+		}
+	}
+	sections(d.Sections)
+	return b.String()
+}
 
 // SentenceBounds splits text into sentences as Parse does for citing
 // sentences and returns their [start, end) byte ranges. cites are the

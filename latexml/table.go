@@ -1,62 +1,200 @@
 package latexml
 
 import (
+	"cmp"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"github.com/groundwork/curate/internal/grid"
 	"github.com/groundwork/curate/record"
 )
 
-// table records a data table float: its caption, number and cell rows.
-// LaTeXML writes tabulars as <table> on arXiv and, on older ar5iv pages, as
-// nested spans (span.ltx_tabular > span.ltx_tr > span.ltx_td); both are read.
-func (p *parser) table(f *html.Node, sectionID string) {
-	t := record.Table{ID: attr(f, "id"), Rows: [][]string{}}
-	caps := []*html.Node{}
-	if c := caption(f); c != nil {
-		caps = append(caps, c)
-	} else {
-		// A table made of panels (subtables side by side), each with its
-		// own caption: one Table, the captions joined.
-		for _, panel := range panels(f) {
-			if c := caption(panel); c != nil {
-				caps = append(caps, c)
-			}
-		}
+// Bounds on the rows of one table. A cell spanning several columns or rows
+// is repeated in every position it covers (so rows of a regular table are
+// equally long), but a page can ask for far more positions than it has
+// cells ("colspan=100 rowspan=100" on every cell). A rowspan reaches at
+// most the last row of its tabular and a colspan at most MaxColspan
+// columns, as in HTML; and a table's expanded rows hold at most
+// MaxSpanFactor times the cells present and never more than MaxTableCells.
+// Past that, the remaining cells are kept once each, not repeated, and the
+// table counts in Conversion.TruncatedTables.
+const (
+	MaxColspan    = 1000
+	MaxSpanFactor = 8
+	MaxTableCells = 200_000
+)
+
+// float handles a figure or table float once. Its captions, cells and
+// other text (notes under a table, boxed text) go to the full text in
+// document order; a table float becomes a Table; floats nested in it are
+// handled on their own. Panels (minipages and subfigures that are no float
+// of their own) belong to the float around them, and so does the bare
+// <figure> a rotated float wraps its body in.
+func (p *parser) float(f *html.Node, sectionID string) {
+	if p.seen[f] {
+		return
+	}
+	p.seen[f] = true
+	fl := floatBody{table: isTableFloat(f), sectionID: sectionID}
+	slot := -1
+	if fl.table {
+		// Reserve the table's place before the floats nested in it.
+		slot = len(p.doc.Tables)
+		p.doc.Tables = append(p.doc.Tables, record.Table{})
+	}
+	p.floatContent(f, &fl, false)
+	if !fl.table {
+		return
+	}
+	if len(fl.own)+len(fl.panel)+len(fl.rows) == 0 && fl.tables > 0 {
+		// A wrapper around tables of their own (minipages side by side,
+		// each with its own "Table N" caption): no table itself.
+		p.doc.Tables = append(p.doc.Tables[:slot], p.doc.Tables[slot+1:]...)
+		return
+	}
+	t := record.Table{ID: attr(f, "id"), Rows: fl.rows}
+	if t.Rows == nil {
+		t.Rows = [][]string{}
+	}
+	caps := fl.own
+	if len(caps) == 0 {
+		// A table made of panels, each with its own caption: one Table,
+		// the captions joined.
+		caps = fl.panel
 	}
 	var texts []string
 	for _, c := range caps {
-		if tag := find(c, func(x *html.Node) bool { return hasClass(x, "ltx_tag") }); tag != nil && t.Number == "" {
-			t.Number = tableNumber(plainText(tag))
+		if t.Number == "" {
+			t.Number = c.number
 		}
-		p.w.reset()
-		p.w.skipTags = true
-		p.w.node(c)
-		p.w.skipTags = false
-		text := p.w.String()
-		p.mentions(text, p.w.cites, sectionID)
-		if text != "" {
-			texts = append(texts, text)
+		if c.text != "" {
+			texts = append(texts, c.text)
 		}
 	}
 	t.Caption = strings.Join(texts, " ")
-	tabulars := findAll(nil, f, func(x *html.Node) bool {
-		if x == f || isPanel(x) {
-			return false
-		}
-		return hasClass(x, "ltx_tabular") || x.DataAtom == atom.Figure || hasClass(x, "ltx_table") && x.DataAtom != atom.Table
-	})
-	for _, tab := range tabulars {
-		if !hasClass(tab, "ltx_tabular") {
-			continue // a nested float: handled on its own
-		}
-		t.Rows = append(t.Rows, p.rows(tab, sectionID)...)
+	if fl.truncated {
+		p.doc.Conversion.TruncatedTables++
+		p.note(fmt.Sprintf("table %s: spanning cells expanded only up to the limit (at most %d× its cells, %d in all); the rest kept once each",
+			cmp.Or(t.ID, "without id"), MaxSpanFactor, MaxTableCells))
 	}
-	p.doc.Tables = append(p.doc.Tables, t)
+	p.doc.Tables[slot] = t
+}
+
+// floatBody is what the walk of one float collects.
+type floatBody struct {
+	table      bool
+	sectionID  string
+	own, panel []floatCaption
+	rows       [][]string
+	truncated  bool
+	tables     int // nested tables of their own
+}
+
+type floatCaption struct{ text, number string }
+
+// floatContent walks the content of a float (or of one of its panels or
+// wrappers) in document order.
+func (p *parser) floatContent(n *html.Node, fl *floatBody, inPanel bool) {
+	sid := fl.sectionID
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			p.emit(collapse(c.Data))
+		case c.Type != html.ElementNode:
+		case isCaption(c):
+			p.caption(c, fl, inPanel)
+		case isPanel(c):
+			p.floatContent(c, fl, true)
+		case fl.table && isTableFloat(c) && !numberedTable(c):
+			// A subtable ("(a) ...") or an uncaptioned part of this table.
+			p.seen[c] = true
+			p.floatContent(c, fl, true)
+		case isFloat(c):
+			if isTableFloat(c) {
+				fl.tables++
+			}
+			p.float(c, sid)
+		case isTabular(c):
+			rows, lines, cut, pd := p.rows(c, sid)
+			if fl.table {
+				fl.rows = append(fl.rows, rows...)
+				fl.truncated = fl.truncated || cut
+			}
+			p.emit(strings.Join(lines, "\n"))
+			p.after(pd, sid)
+		case c.DataAtom == atom.Img || c.DataAtom == atom.Script || c.DataAtom == atom.Style:
+		case find(c, func(x *html.Node) bool { return x != c && (isCaption(x) || isFloat(x) || isTabular(x)) }) != nil:
+			p.floatContent(c, fl, inPanel)
+		default:
+			// Notes under a table, a source line, boxed text, an
+			// algorithm's body.
+			t, pd := p.para(c, sid)
+			p.emit(t)
+			p.after(pd, sid)
+		}
+	}
+}
+
+// caption records one caption of a float: in the full text with its tag
+// ("Table 2: ..."), in the Table without it.
+func (p *parser) caption(c *html.Node, fl *floatBody, inPanel bool) {
+	var number string
+	if tag := find(c, func(x *html.Node) bool { return hasClass(x, "ltx_tag") }); tag != nil {
+		number = tableNumber(plainText(tag))
+	}
+	p.emit(plainText(c))
+	p.w.reset()
+	p.w.skipTags = true
+	p.w.node(c)
+	p.w.skipTags = false
+	text := p.w.String()
+	p.mentions(text, p.w.cites, fl.sectionID)
+	pd := pending{
+		floats: append([]*html.Node(nil), p.w.floats...),
+		notes:  append([]*html.Node(nil), p.w.notes...),
+	}
+	fc := floatCaption{text: text, number: number}
+	if inPanel {
+		fl.panel = append(fl.panel, fc)
+	} else {
+		fl.own = append(fl.own, fc)
+	}
+	p.after(pd, fl.sectionID)
+}
+
+// numberedTable reports whether table float f has a caption of its own
+// with a table number ("Table 3:"), not a subtable's letter ("(a)").
+func numberedTable(f *html.Node) bool {
+	c := ownCaption(f)
+	if c == nil {
+		return false
+	}
+	tag := find(c, func(x *html.Node) bool { return hasClass(x, "ltx_tag") })
+	if tag == nil {
+		return true
+	}
+	t := strings.TrimSpace(plainText(tag))
+	return t != "" && !strings.HasPrefix(t, "(")
+}
+
+// ownCaption returns the caption of float f, not one of a float inside it.
+func ownCaption(f *html.Node) *html.Node {
+	for c := f.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type != html.ElementNode:
+		case isCaption(c):
+			return c
+		case isFloat(c):
+		default:
+			if x := ownCaption(c); x != nil {
+				return x
+			}
+		}
+	}
+	return nil
 }
 
 // isPanel reports whether x is a panel of a float (a minipage or subtable
@@ -65,16 +203,6 @@ func (p *parser) table(f *html.Node, sectionID string) {
 func isPanel(x *html.Node) bool {
 	return hasClass(x, "ltx_figure_panel") && !hasClass(x, "ltx_table") &&
 		!hasClass(x, "ltx_tabular") && x.DataAtom != atom.Table
-}
-
-// panels returns the panels of float f, not descending into nested floats.
-func panels(f *html.Node) []*html.Node {
-	return findAll(nil, f, func(x *html.Node) bool {
-		if x == f {
-			return false
-		}
-		return isPanel(x) || x.DataAtom == atom.Figure && (hasClass(x, "ltx_table") || hasClass(x, "ltx_figure"))
-	})
 }
 
 // tableNumber turns "Table 3: " or "Table A.1." into "3" or "A.1".
@@ -86,28 +214,90 @@ func tableNumber(tag string) string {
 	return strings.TrimRight(f[len(f)-1], ".:")
 }
 
-// rows reads a tabular's rows. A cell spanning columns or rows is repeated
-// in every position it covers, so rows of a regular table are equally long.
-// A row that cites references adds a mention whose sentence is the row.
-func (p *parser) rows(tab *html.Node, sectionID string) [][]string {
+type spanCell struct {
+	text string
+	left int // rows still covered
+}
+
+// isCell reports whether c is a cell of a tabular row.
+func isCell(c *html.Node) bool {
+	return c.DataAtom == atom.Td || c.DataAtom == atom.Th || hasClass(c, "ltx_td") || hasClass(c, "ltx_th")
+}
+
+// rows reads a tabular: its rows with spanning cells repeated in every
+// position they cover (within the bounds above), its rows as written for
+// the full text (one line each, cells joined by " | "), whether the
+// expansion was cut short, and the floats and footnotes its cells hold. A
+// row that cites references adds a mention whose sentence is the row.
+// Memory is the rows it returns: cells are read one row at a time.
+func (p *parser) rows(tab *html.Node, sectionID string) (out [][]string, lines []string, truncated bool, pd pending) {
 	trs := findAll(nil, tab, func(x *html.Node) bool {
 		return x != tab && (x.DataAtom == atom.Tr || hasClass(x, "ltx_tr"))
 	})
-	var out [][]string
-	var g grid.Grid
+	present := 0
 	for _, tr := range trs {
-		r := g.Row()
-		var rowCites []citeSpan
 		for c := tr.FirstChild; c != nil; c = c.NextSibling {
-			if !(c.DataAtom == atom.Td || c.DataAtom == atom.Th || hasClass(c, "ltx_td") || hasClass(c, "ltx_th")) {
+			if isCell(c) {
+				present++
+			}
+		}
+	}
+	budget := max(min(MaxTableCells, MaxSpanFactor*present), present)
+	used := 0 // positions filled or promised to rowspans
+	expand := true
+	var down []spanCell // rowspans carried into later rows, by column
+	var texts []string
+	var rowCites []citeSpan
+	for r, tr := range trs {
+		var row []string
+		col := 0
+		fillDown := func() {
+			for col < len(down) && down[col].left > 0 {
+				row = append(row, down[col].text)
+				down[col].left--
+				col++
+			}
+		}
+		texts, rowCites = texts[:0], rowCites[:0]
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if !isCell(c) {
 				continue
 			}
+			fillDown()
 			p.w.reset()
 			p.w.node(c)
+			text := p.w.String()
 			rowCites = append(rowCites, p.w.cites...)
-			r.Cell(p.w.String(), span(c, "colspan", "ltx_colspan_"), span(c, "rowspan", "ltx_rowspan_"))
+			pd.floats = append(pd.floats, p.w.floats...)
+			pd.notes = append(pd.notes, p.w.notes...)
+			texts = append(texts, text)
+			cs := min(span(c, "colspan", "ltx_colspan_"), MaxColspan)
+			rs := min(span(c, "rowspan", "ltx_rowspan_"), len(trs)-r)
+			if expand && used+cs*rs > budget {
+				expand, truncated = false, true
+			}
+			if !expand {
+				row = append(row, text)
+				col++
+				used++
+				continue
+			}
+			used += cs * rs
+			for range cs {
+				row = append(row, text)
+				if rs > 1 {
+					for len(down) <= col {
+						down = append(down, spanCell{})
+					}
+					down[col] = spanCell{text: text, left: rs - 1}
+				}
+				col++
+			}
 		}
-		row := r.End()
+		fillDown()
+		if len(texts) > 0 {
+			lines = append(lines, strings.TrimSpace(strings.Join(texts, " | ")))
+		}
 		if len(row) == 0 {
 			continue
 		}
@@ -116,29 +306,29 @@ func (p *parser) rows(tab *html.Node, sectionID string) [][]string {
 			p.rowMention(row, rowCites, sectionID)
 		}
 	}
-	return out
+	return out, lines, truncated, pd
 }
 
 // rowMention records a table row that cites references.
 func (p *parser) rowMention(row []string, cites []citeSpan, sectionID string) {
-	var keys []string
+	var set keySet
 	for _, c := range cites {
 		for _, k := range c.keys {
 			if p.bibKeys[k] {
-				keys = appendUnique(keys, k)
+				set.add(k)
 			}
 		}
 	}
-	if len(keys) == 0 {
+	if len(set.keys) == 0 {
 		return
 	}
 	p.doc.Mentions = append(p.doc.Mentions, record.Mention{
-		RefKeys: keys, Sentence: strings.Join(row, " | "), SectionID: sectionID,
+		RefKeys: set.keys, Sentence: strings.Join(row, " | "), SectionID: sectionID,
 	})
 }
 
 // span reads a cell's column or row span from its attribute or from
-// LaTeXML's ltx_colspan_N / ltx_rowspan_N class; at least 1, at most 100.
+// LaTeXML's ltx_colspan_N / ltx_rowspan_N class; at least 1.
 func span(c *html.Node, attrName, classPrefix string) int {
 	v := attr(c, attrName)
 	if v == "" {
@@ -148,5 +338,5 @@ func span(c *html.Node, attrName, classPrefix string) int {
 	if err != nil || n < 1 {
 		return 1
 	}
-	return min(n, 100)
+	return n
 }

@@ -13,23 +13,37 @@ import (
 type citeSpan struct {
 	start, end int
 	keys       []string // fragment ids the citation links to, in order
-	missing    int      // unresolved citations inside (ltx_missing_citation, "?")
 }
 
 // textWriter extracts readable text from a subtree: whitespace collapsed,
-// math as its TeX alttext, footnotes and floats set aside for the caller,
-// and citations recorded with their offsets so sentences can be matched to
-// the references they cite.
+// math as its TeX alttext, text drawn in SVG pictures (boxes, labels)
+// included, footnotes and floats set aside for the caller, and citations
+// recorded with their offsets so sentences can be matched to the
+// references they cite.
 type textWriter struct {
-	buf       []byte
-	lines     bool // keep <br> and block breaks as '\n' (author blocks)
-	skipTags  bool // drop .ltx_tag elements (numbers of captions, headings)
-	keepNotes bool // write footnote content inline instead of setting it aside
-	cites     []citeSpan
-	notes     []*html.Node // footnotes met, to be processed on their own
-	floats    []*html.Node // figures and tables met inside the text
-	inCite    *citeSpan
-	colorArg  bool // the next text node starts with a colour macro's argument
+	buf      []byte
+	lines    bool // keep <br> and block breaks as '\n' (author blocks)
+	skipTags bool // drop .ltx_tag elements (numbers of captions, headings)
+	cites    []citeSpan
+	notes    []*html.Node // footnotes met, to be processed on their own
+	floats   []*html.Node // figures and tables met inside the text
+	inCite   *citeSpan
+	colorArg bool // the next text node starts with a colour macro's argument
+
+	// For reference entries: the byte ranges set in italics and bold, and
+	// the fields of REVTeX markup left unconverted (\bibinfo{title}{...}).
+	marks      bool
+	italic     [][2]int
+	bold       [][2]int
+	fields     []bibField
+	afterMacro string // the unconverted macro just met
+}
+
+// bibField is one \bibinfo field of an entry: its name and where its text
+// starts.
+type bibField struct {
+	name  string
+	start int
 }
 
 func (w *textWriter) reset() {
@@ -38,6 +52,16 @@ func (w *textWriter) reset() {
 	w.notes = w.notes[:0]
 	w.floats = w.floats[:0]
 	w.inCite = nil
+	w.italic, w.bold, w.fields, w.afterMacro = w.italic[:0], w.bold[:0], w.fields[:0], ""
+}
+
+// lead is the number of bytes String trims from the start of the text.
+func (w *textWriter) lead() int {
+	n := 0
+	for n < len(w.buf) && (w.buf[n] == ' ' || w.buf[n] == '\n') {
+		n++
+	}
+	return n
 }
 
 // String returns the text written so far, trimmed.
@@ -104,6 +128,9 @@ func (w *textWriter) node(n *html.Node) {
 			w.colorArg = false
 			data = stripColorArg(data)
 		}
+		if w.afterMacro != "" {
+			data = w.macroArgument(data)
+		}
 		w.text(data)
 		return
 	case html.ElementNode:
@@ -113,18 +140,20 @@ func (w *textWriter) node(n *html.Node) {
 	default:
 		return
 	}
+	if n.Namespace == "svg" {
+		switch n.Data {
+		case "title", "desc", "style", "script", "metadata", "defs":
+			return
+		}
+	}
 	switch n.DataAtom {
-	case atom.Script, atom.Style, atom.Noscript, atom.Button, atom.Svg, atom.Img, atom.Head, atom.Template:
+	case atom.Script, atom.Style, atom.Noscript, atom.Button, atom.Img, atom.Head, atom.Template:
 		return
 	case atom.Math:
 		w.math(n)
 		return
 	case atom.Br:
 		w.newline()
-		return
-	case atom.Figure:
-		// Floats inside a paragraph are not part of its running text.
-		w.floats = append(w.floats, n)
 		return
 	case atom.Cite:
 		w.cite(n)
@@ -136,22 +165,18 @@ func (w *textWriter) node(n *html.Node) {
 		case classListHas(cl, "ltx_note"):
 			// A footnote: its mark stays out of the text (it would glue a
 			// digit to the word before it); its content is handled apart.
-			if w.keepNotes {
-				if c := find(n, func(x *html.Node) bool { return hasClass(x, "ltx_note_content") }); c != nil {
-					w.space()
-					w.noteContent(c)
-					w.space()
-				}
-				return
-			}
 			w.notes = append(w.notes, n)
 			return
 		case classListHas(cl, "ltx_ERROR"):
 			// Unconverted macro names ("\AND", "\float@count"): noise. A
 			// colour macro leaves its argument ("[HTML]EFEFEF") as text,
 			// dropped from the next text node.
-			if t := strings.TrimSpace(plainTextRaw(n)); strings.HasSuffix(t, "color") {
+			t := strings.TrimSpace(plainTextRaw(n))
+			if strings.HasSuffix(t, "color") {
 				w.colorArg = true
+			}
+			if w.marks {
+				w.afterMacro = t
 			}
 			return
 		case classListHas(cl, "ltx_phantom"):
@@ -160,32 +185,67 @@ func (w *textWriter) node(n *html.Node) {
 		case classListHas(cl, "ltx_tag_equation"):
 			// An equation number "(11)" would open the next sentence.
 			return
-		case classListHas(cl, "ltx_missing_citation"):
-			if w.inCite != nil {
-				w.inCite.missing++
-			}
 		case w.skipTags && classListHas(cl, "ltx_tag"):
 			return
-		case classListHas(cl, "ltx_figure") || classListHas(cl, "ltx_table") && n.DataAtom != atom.Table:
+		case isFloat(n):
+			// Floats inside a paragraph are not part of its running text.
 			w.floats = append(w.floats, n)
 			return
 		}
 	}
-	block := isBlock(n.DataAtom)
+	block := isBlock(n.DataAtom) || n.DataAtom == atom.Svg
 	if block {
 		w.newline()
 	}
 	if n.DataAtom == atom.A && w.inCite != nil {
-		if href := attr(n, "href"); href != "" {
-			if i := strings.LastIndexByte(href, '#'); i >= 0 && i+1 < len(href) {
-				w.inCite.keys = append(w.inCite.keys, href[i+1:])
-			}
+		if k := fragment(attr(n, "href")); k != "" {
+			w.inCite.keys = append(w.inCite.keys, k)
 		}
 	}
+	start := len(w.buf)
 	w.children(n)
+	if w.marks && len(w.buf) > start {
+		switch {
+		case n.DataAtom == atom.Em || n.DataAtom == atom.I || classListHas(cl, "ltx_font_italic") || classListHas(cl, "ltx_font_slanted"):
+			w.italic = append(w.italic, [2]int{start, len(w.buf)})
+		case n.DataAtom == atom.B || n.DataAtom == atom.Strong || classListHas(cl, "ltx_font_bold"):
+			w.bold = append(w.bold, [2]int{start, len(w.buf)})
+		}
+	}
 	if block {
 		w.newline()
 	}
+}
+
+// bibFieldNames are the field names of REVTeX's \bibinfo and \bibfield.
+var bibFieldNames = []string{"author", "title", "journal", "volume", "pages", "year", "eprint", "doi", "url",
+	"publisher", "address", "editor", "booktitle", "note", "number", "series", "edition", "month",
+	"organization", "school", "institution", "type", "howpublished", "chapter", "collaboration", "eid", "isbn", "issn"}
+
+// macroArgument reads the text after an unconverted bibliography macro: a
+// \bibinfo or \bibfield field name opens a field (and is dropped), and
+// \BibitemShut's "Stop"/"NoStop" is dropped.
+func (w *textWriter) macroArgument(data string) string {
+	m := w.afterMacro
+	w.afterMacro = ""
+	t := strings.TrimLeft(data, " \n")
+	switch m {
+	case `\bibinfo`, `\bibfield`:
+		for _, f := range bibFieldNames {
+			if strings.HasPrefix(t, f) {
+				w.fields = append(w.fields, bibField{name: f, start: len(w.buf)})
+				return t[len(f):]
+			}
+		}
+	case `\BibitemShut`:
+		if r, ok := strings.CutPrefix(t, "NoStop"); ok {
+			return r
+		}
+		if r, ok := strings.CutPrefix(t, "Stop"); ok {
+			return r
+		}
+	}
+	return data
 }
 
 func (w *textWriter) children(n *html.Node) {

@@ -106,12 +106,19 @@ type Mention struct {
 // Conversion is what the page says about its own LaTeX-to-HTML conversion,
 // plus what the parser found wrong with it.
 type Conversion struct {
-	Severity         string   `json:"severity"`
-	Errors           int      `json:"errors"`
-	MissingCitations int      `json:"missing_citations"`
-	Truncated        bool     `json:"truncated"`
-	Empty            bool     `json:"empty,omitempty"`
-	Notes            []string `json:"notes,omitempty"`
+	Severity         string `json:"severity"`
+	Errors           int    `json:"errors"`
+	MissingCitations int    `json:"missing_citations"`
+	Truncated        bool   `json:"truncated"`
+	Empty            bool   `json:"empty,omitempty"`
+	// RepairedSections counts sections the parser found inside another
+	// element (a float or paragraph the conversion left open) and moved
+	// back to their place in the section tree.
+	RepairedSections int `json:"repaired_sections,omitempty"`
+	// TruncatedTables counts tables whose spanning cells were expanded
+	// only up to the parser's limit (see latexml.MaxTableCells).
+	TruncatedTables int      `json:"truncated_tables,omitempty"`
+	Notes           []string `json:"notes,omitempty"`
 }
 
 // Edge is one reference of a target: a bibliography entry, a Semantic
