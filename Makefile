@@ -4,7 +4,7 @@ STATICCHECK_VERSION ?= v0.8.2
 BIN      ?= bin/curate
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench lint fmt vet staticcheck demo fuzz clean
+.PHONY: all build test bench lint fmt vet staticcheck demo fuzz clean readback-deps readback
 
 all: build test lint
 
@@ -47,3 +47,15 @@ clean:
 .PHONY: bench-e2e
 bench-e2e: build
 	$(GO) run ./cmd/curate-bench -curate $(BIN) all
+
+# The JavaScript Parquet readers (hyparquet with only its built-in codecs,
+# and DuckDB) that the readback tests run beside Arrow's Go reader; `go
+# test` skips them, saying so, when they are not installed.
+READBACK_JS ?= internal/readback/js
+readback-deps:
+	npm ci --prefix $(READBACK_JS) --no-audit --no-fund
+
+# Every Parquet output (dataset, exports, SFT, topics, pairs) read back by
+# Arrow's Go reader, hyparquet and DuckDB; a missing reader fails here.
+readback: readback-deps
+	CURATE_REQUIRE_JS_READERS=1 $(GO) test -count=1 -run 'Readers' ./dataset/... ./sft/... ./topics/... ./pairs/...

@@ -26,7 +26,8 @@
 //     check first.
 //
 // Parquet is written with parquet-go: every slice is a standard 3-level
-// LIST, nested records are STRUCTs, pages are zstd compressed, row groups
+// LIST, nested records are STRUCTs, pages are Snappy compressed (the
+// codec every reader has; WriteOptions.Compression picks another), row groups
 // are cut by row count and buffered size so memory stays bounded, and the
 // schema is pinned by testdata/schema.golden.
 package dataset

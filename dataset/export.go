@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/record"
 )
 
@@ -26,6 +27,9 @@ const (
 	FormatMessages = "messages"
 )
 
+// ExportFormats returns every export format (a new slice each call).
+func ExportFormats() []string { return []string{FormatVerlRL, FormatVerlSFT, FormatMessages} }
+
 // Encodings of an export.
 const (
 	EncodingParquet = "parquet"
@@ -34,9 +38,11 @@ const (
 
 // ExportOptions configure Export. The zero value writes Parquet.
 type ExportOptions struct {
-	Encoding   string // EncodingParquet (default) or EncodingJSONL
-	DataSource string // verl data_source; default "groundwork/ideation"
-	Ability    string // verl ability; default "ideation"
+	Encoding string // EncodingParquet (default) or EncodingJSONL
+	// Compression is the Parquet page codec ("": parquetcodec.Default).
+	Compression parquetcodec.Codec
+	DataSource  string // verl data_source; default "groundwork/ideation"
+	Ability     string // verl ability; default "ideation"
 }
 
 // Message is one chat turn.
@@ -113,38 +119,51 @@ func Export(instances []record.Instance, format string, w io.Writer, opts Export
 	if enc != EncodingParquet && enc != EncodingJSONL {
 		return fmt.Errorf("export %s: unknown encoding %q (want %s or %s)", format, enc, EncodingParquet, EncodingJSONL)
 	}
-	var err error
+	rows, err := exportRows(instances, format, opts)
+	if err != nil {
+		return err
+	}
+	switch rows := rows.(type) {
+	case []VerlRLRow:
+		err = encodeRows(w, enc, opts.Compression, rows)
+	case []VerlSFTRow:
+		err = encodeRows(w, enc, opts.Compression, rows)
+	case []MessagesRow:
+		err = encodeRows(w, enc, opts.Compression, rows)
+	}
+	if err != nil {
+		return fmt.Errorf("export %s as %s: %w", format, enc, err)
+	}
+	return nil
+}
+
+// exportRows builds the rows of format: a slice of the format's row type.
+func exportRows(instances []record.Instance, format string, opts ExportOptions) (any, error) {
 	switch format {
 	case FormatVerlRL:
-		err = encodeRows(w, enc, verlRLRows(instances, opts))
+		return verlRLRows(instances, opts), nil
 	case FormatVerlSFT, FormatMessages:
-		var rows []sftPair
-		if rows, err = sftPairs(instances); err != nil {
-			break
+		rows, err := sftPairs(instances)
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %w", format, err)
 		}
 		if format == FormatVerlSFT {
 			out := make([]VerlSFTRow, len(rows))
 			for i, p := range rows {
 				out[i] = VerlSFTRow{Prompt: p.prompt, Response: p.response, ExtraInfo: p.info}
 			}
-			err = encodeRows(w, enc, out)
-		} else {
-			out := make([]MessagesRow, len(rows))
-			for i, p := range rows {
-				out[i] = MessagesRow{
-					Messages:   []Message{{"user", p.prompt}, {"assistant", p.response}},
-					InstanceID: p.info.InstanceID, Split: p.info.Split,
-				}
-			}
-			err = encodeRows(w, enc, out)
+			return out, nil
 		}
-	default:
-		return fmt.Errorf("export: unknown format %q (want %s, %s or %s)", format, FormatVerlRL, FormatVerlSFT, FormatMessages)
+		out := make([]MessagesRow, len(rows))
+		for i, p := range rows {
+			out[i] = MessagesRow{
+				Messages:   []Message{{"user", p.prompt}, {"assistant", p.response}},
+				InstanceID: p.info.InstanceID, Split: p.info.Split,
+			}
+		}
+		return out, nil
 	}
-	if err != nil {
-		return fmt.Errorf("export %s as %s: %w", format, enc, err)
-	}
-	return nil
+	return nil, fmt.Errorf("export: unknown format %q (want %s, %s or %s)", format, FormatVerlRL, FormatVerlSFT, FormatMessages)
 }
 
 // extraInfos numbers instances in the order given: one export file is one
@@ -209,9 +228,9 @@ func sftPairs(instances []record.Instance) ([]sftPair, error) {
 	return out, nil
 }
 
-func encodeRows[T any](w io.Writer, encoding string, rows []T) error {
+func encodeRows[T any](w io.Writer, encoding string, codec parquetcodec.Codec, rows []T) error {
 	if encoding == EncodingParquet {
-		return encodeParquet(w, rows, WriteOptions{}, nil)
+		return encodeParquet(w, rows, WriteOptions{Compression: codec}, nil)
 	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)

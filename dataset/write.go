@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 )
@@ -37,6 +38,9 @@ type WriteOptions struct {
 	// RowGroupBytes (0: 1,000 rows, 64 MiB).
 	RowGroupRows  int64
 	RowGroupBytes int64
+	// Compression is the Parquet page codec ("": parquetcodec.Default,
+	// Snappy, which every reader has).
+	Compression parquetcodec.Codec
 	// JSONL also writes every instance to instances.jsonl.
 	JSONL bool
 	// Report also writes report.html and report.json.

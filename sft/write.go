@@ -13,6 +13,7 @@ import (
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 )
 
@@ -63,6 +64,8 @@ type WriteOptions struct {
 	ShardRows int
 	// Version is curate's, for the manifest.
 	Version string
+	// Compression is the Parquet page codec ("": parquetcodec.Default).
+	Compression parquetcodec.Codec
 }
 
 // ManifestKind is the kind an SFT output's manifest names.
@@ -96,7 +99,7 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 		Describe: fmt.Sprintf("an SFT output (no %s and %s)", ReadmeFile, ReportFile),
 		KeepPrev: true,
 	}, func(tmp string) error {
-		return writeTree(ctx, tmp, r, cmp.Or(max(opts.ShardRows, 0), defaultShard))
+		return writeTree(ctx, tmp, r, cmp.Or(max(opts.ShardRows, 0), defaultShard), opts.Compression)
 	})
 	if err != nil {
 		return fmt.Errorf("write sft data %s: %w", out, err)
@@ -105,7 +108,7 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 }
 
 // writeTree writes every file of the output into dir, each synced.
-func writeTree(ctx context.Context, dir string, r *Result, shardRows int) error {
+func writeTree(ctx context.Context, dir string, r *Result, shardRows int, codec parquetcodec.Codec) error {
 	bySplit := map[string][]Row{}
 	for _, row := range r.Rows {
 		bySplit[row.Split] = append(bySplit[row.Split], row)
@@ -121,17 +124,7 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int) error 
 		if len(rows) == 0 {
 			continue
 		}
-		verl := make([]VerlRow, len(rows))
-		msgs := make([]MessagesRow, len(rows))
-		for i, row := range rows {
-			verl[i] = VerlRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: ExtraInfo{
-				Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: row.NumIdeas, DatasetSplit: row.DatasetSplit,
-			}}
-			msgs[i] = MessagesRow{
-				Messages:   []dataset.Message{{Role: "user", Content: row.Prompt}, {Role: "assistant", Content: row.Response}},
-				InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
-			}
-		}
+		verl, msgs := trainerRows(split, rows)
 		n := max(1, (len(rows)+shardRows-1)/shardRows)
 		for i := range n {
 			if err := ctx.Err(); err != nil {
@@ -139,10 +132,10 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int) error 
 			}
 			lo, hi := i*shardRows, min((i+1)*shardRows, len(rows))
 			name := fmt.Sprintf("%s-%05d-of-%05d.parquet", split, i, n)
-			if err := writeParquet(filepath.Join(dir, DataDir, name), verl[lo:hi], parquet.SkipPageBounds("prompt"), parquet.SkipPageBounds("response")); err != nil {
+			if err := writeParquet(filepath.Join(dir, DataDir, name), verl[lo:hi], codec, parquet.SkipPageBounds("prompt"), parquet.SkipPageBounds("response")); err != nil {
 				return err
 			}
-			if err := writeParquet(filepath.Join(dir, MessagesDir, name), msgs[lo:hi]); err != nil {
+			if err := writeParquet(filepath.Join(dir, MessagesDir, name), msgs[lo:hi], codec); err != nil {
 				return err
 			}
 			files[DataDir+"/"+split] = append(files[DataDir+"/"+split], DataDir+"/"+name)
@@ -165,11 +158,27 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int) error 
 	return atomicdir.WriteFileSync(filepath.Join(dir, ReadmeFile), []byte(readme(r, bySplit)))
 }
 
-// writeParquet writes rows as one zstd-compressed Parquet file with the
-// dataset stage's row-group size, synced before it returns.
-func writeParquet[T any](path string, rows []T, extra ...parquet.WriterOption) error {
+// trainerRows are the verl and messages rows of a split's rows.
+func trainerRows(split string, rows []Row) ([]VerlRow, []MessagesRow) {
+	verl := make([]VerlRow, len(rows))
+	msgs := make([]MessagesRow, len(rows))
+	for i, row := range rows {
+		verl[i] = VerlRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: ExtraInfo{
+			Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: row.NumIdeas, DatasetSplit: row.DatasetSplit,
+		}}
+		msgs[i] = MessagesRow{
+			Messages:   []dataset.Message{{Role: "user", Content: row.Prompt}, {Role: "assistant", Content: row.Response}},
+			InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
+		}
+	}
+	return verl, msgs
+}
+
+// writeParquet writes rows as one Parquet file compressed with codec,
+// with the dataset stage's row-group size, synced before it returns.
+func writeParquet[T any](path string, rows []T, codec parquetcodec.Codec, extra ...parquet.WriterOption) error {
 	return atomicdir.WriteFileFunc(path, func(f io.Writer) error {
-		opts := append([]parquet.WriterOption{parquet.Compression(&parquet.Zstd), parquet.MaxRowsPerRowGroup(rowGroupRows)}, extra...)
+		opts := append([]parquet.WriterOption{codec.WriterOption(), parquet.MaxRowsPerRowGroup(rowGroupRows)}, extra...)
 		w := parquet.NewGenericWriter[T](f, opts...)
 		if _, err := w.Write(rows); err != nil {
 			return err

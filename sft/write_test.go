@@ -17,7 +17,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/internal/readback"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sft/gate"
 )
@@ -278,4 +280,32 @@ func goodCards(k int) []record.Card {
 		cards[i] = record.Card{ProblemGap: "[Evidence Gap] a", CoreClaim: "We claim b.", Method: "[Robustification] c", Inspiration: "Document 1 d."}
 	}
 	return cards
+}
+
+// TestReadersReadSFT reads every Parquet file of an SFT output, written
+// with the default codec (Snappy) and with ZSTD, with Arrow's Go reader,
+// hyparquet and DuckDB: each must read the rows written.
+func TestReadersReadSFT(t *testing.T) {
+	_, instances := buildDataset(t, 6, 3)
+	r := generate(t, instances, Options{Teacher: Heuristic{}, ValSize: 2, Dataset: "ds"})
+	bySplit := map[string][]Row{}
+	for _, row := range r.Rows {
+		bySplit[row.Split] = append(bySplit[row.Split], row)
+	}
+	var files []readback.File
+	for _, c := range []parquetcodec.Codec{"", parquetcodec.Zstd} {
+		out := filepath.Join(t.TempDir(), "sft")
+		if err := Write(context.Background(), out, r, WriteOptions{Compression: c}); err != nil {
+			t.Fatal(err)
+		}
+		for _, split := range []string{SplitTrain, SplitValidation} {
+			verl, msgs := trainerRows(split, bySplit[split])
+			name := split + "-00000-of-00001.parquet"
+			codec := strings.ToUpper(c.String())
+			files = append(files,
+				readback.File{Path: filepath.Join(out, DataDir, name), Rows: verl, Codec: codec},
+				readback.File{Path: filepath.Join(out, MessagesDir, name), Rows: msgs, Codec: codec})
+		}
+	}
+	readback.Check(t, files...)
 }

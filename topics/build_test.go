@@ -22,6 +22,8 @@ import (
 
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/internal/parquetcodec"
+	"github.com/groundwork/curate/internal/readback"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
@@ -135,7 +137,7 @@ func build(t *testing.T, st *store.Store, opt Options, reverse bool) (string, *R
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "topics")
-	if err := Write(ctx, out, res, "test"); err != nil {
+	if err := Write(ctx, out, res, WriteOptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	return out, res
@@ -360,7 +362,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	// Rewrite over a: same bytes, no temporary directory left.
 	before, _ := os.ReadFile(filepath.Join(a, TopicsParquet))
-	if err := Write(context.Background(), a, res, "test"); err != nil {
+	if err := Write(context.Background(), a, res, WriteOptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(filepath.Join(a, TopicsParquet))
@@ -384,7 +386,7 @@ func TestWriteRefusesForeignDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Write(context.Background(), dir, &Result{Options: DefaultOptions()}, "test")
+	err := Write(context.Background(), dir, &Result{Options: DefaultOptions()}, WriteOptions{Version: "test"})
 	if err == nil || !strings.Contains(err.Error(), "not a topics directory") {
 		t.Errorf("Write over a foreign directory: %v", err)
 	}
@@ -559,4 +561,25 @@ func TestParquetArrow(t *testing.T) {
 			t.Errorf("row %d: supporting %v", i, sups)
 		}
 	}
+}
+
+// TestReadersReadTopics reads topics.parquet, written with the default
+// codec (Snappy) and with ZSTD, with Arrow's Go reader, hyparquet and
+// DuckDB: each must read the topics written.
+func TestReadersReadTopics(t *testing.T) {
+	st := testStore(t, handGraphs())
+	putCard(t, st, "2301.00001", summarize.CardSource, testCard("heuristic", "heuristic-v1"))
+	_, res := build(t, st, testOptions(), false)
+	if len(res.Topics) == 0 {
+		t.Fatal("no topics to read")
+	}
+	var files []readback.File
+	for _, c := range []parquetcodec.Codec{"", parquetcodec.Zstd} {
+		out := filepath.Join(t.TempDir(), "topics")
+		if err := Write(context.Background(), out, res, WriteOptions{Version: "test", Compression: c}); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, readback.File{Path: filepath.Join(out, TopicsParquet), Rows: res.Topics, Codec: strings.ToUpper(c.String())})
+	}
+	readback.Check(t, files...)
 }

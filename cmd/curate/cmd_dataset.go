@@ -21,6 +21,7 @@ import (
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -38,6 +39,8 @@ type datasetFlags struct {
 	jsonl           bool
 	createdAt       string
 	noReport        bool
+	compression     string
+	codec           parquetcodec.Codec // compression, parsed by options
 }
 
 func addDatasetFlags(fs *flag.FlagSet, d *datasetFlags) {
@@ -49,6 +52,7 @@ func addDatasetFlags(fs *flag.FlagSet, d *datasetFlags) {
 	fs.IntVar(&d.shardRows, "shard-rows", 0, "rows per Parquet file (0: the stage's default of 10,000)")
 	fs.BoolVar(&d.jsonl, "jsonl", false, "also write instances.jsonl")
 	fs.StringVar(&d.createdAt, "created-at", "", "creation date recorded in provenance (RFC 3339 or YYYY-MM-DD; default SOURCE_DATE_EPOCH, else today), so reruns write identical rows")
+	addCompressionFlag(fs, &d.compression)
 }
 
 // options turns the flags into dataset.Options, refusing any value the
@@ -61,6 +65,9 @@ func (d *datasetFlags) options(getenv func(string) string) (dataset.Options, err
 	}
 	if d.shardRows < 0 {
 		return o, fmt.Errorf("%w: --shard-rows %d: want 0 (the default) or more", errUsage, d.shardRows)
+	}
+	if d.codec, err = parseCompression(d.compression); err != nil {
+		return o, err
 	}
 	if o.TestFrom, err = time.Parse("2006-01-02", d.testFrom); err != nil {
 		return o, fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, d.testFrom)
@@ -172,7 +179,7 @@ func buildDataset(ctx context.Context, env *cmdEnv, log *slog.Logger, st *store.
 	if out == "" {
 		out = filepath.Join(st.Dir(), "dataset")
 	}
-	digest, err := inputsDigest(ctx, st, keys, opts)
+	digest, err := inputsDigest(ctx, st, keys, opts, d.codec)
 	if err != nil {
 		return err
 	}
@@ -185,7 +192,7 @@ func buildDataset(ctx context.Context, env *cmdEnv, log *slog.Logger, st *store.
 		return err
 	}
 	published, err := dataset.Write(ctx, out, res, dataset.WriteOptions{
-		ShardRows: d.shardRows, JSONL: d.jsonl, Report: !d.noReport, Version: version, Inputs: digest,
+		ShardRows: d.shardRows, JSONL: d.jsonl, Report: !d.noReport, Version: version, Inputs: digest, Compression: d.codec,
 	})
 	if errors.Is(err, publish.ErrLocked) {
 		return &exitError{code: 2, err: err}
@@ -234,8 +241,9 @@ func printDatasetSummary(env *cmdEnv, res *dataset.Result, out string) {
 // inputsDigest identifies everything a dataset is built from: for each
 // target, the records the dataset stage reads and how its last stages
 // ended, plus the options, the model-input template and the pipeline
-// version. Equal digests mean an identical dataset, so it is not rebuilt.
-func inputsDigest(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (string, error) {
+// version, and the Parquet codec. Equal digests mean an identical dataset,
+// so it is not rebuilt.
+func inputsDigest(ctx context.Context, st *store.Store, keys []string, opts dataset.Options, codec parquetcodec.Codec) (string, error) {
 	if len(keys) == 0 {
 		var err error
 		if keys, err = st.Items(ctx, citegraph.KindGraph); err != nil {
@@ -253,7 +261,7 @@ func inputsDigest(ctx context.Context, st *store.Store, keys []string, opts data
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(h, "%s\n%s\n%s\n", version, tmpl.Version(), o)
+	fmt.Fprintf(h, "%s\n%s\n%s\ncompression %s\n", version, tmpl.Version(), o, codec)
 	used := map[string]bool{citegraph.KindGraph: true, classify.KindSelections: true, summarize.KindResult: true, fetch.KindDocument: true}
 	for _, k := range keys {
 		recs, err := st.Records(ctx, k)
@@ -381,13 +389,18 @@ func sameDir(a, b string) bool {
 // per split by default, so that a trainer's train file never holds a test
 // target unless --split names it.
 func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var format, out, encoding, split string
-	fs := newFlagSet(env, "export", "--format verl-rl|verl-sft|messages [--split train|test|all] [--encoding parquet|jsonl] --out DIR DATASET")
+	var format, out, encoding, split, compression string
+	fs := newFlagSet(env, "export", "--format verl-rl|verl-sft|messages [--split train|test|all] [--encoding parquet|jsonl] [--compression snappy|zstd|gzip|none] --out DIR DATASET")
 	fs.StringVar(&format, "format", dataset.FormatVerlRL, "verl-rl, verl-sft or messages")
 	fs.StringVar(&out, "out", "", "directory to publish the export in: train.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
 	fs.StringVar(&encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
 	fs.StringVar(&split, "split", "", "train, test, or all (both in one file, each row keeping its split); default one file per split")
+	addCompressionFlag(fs, &compression)
 	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	codec, err := parseCompression(compression)
 	if err != nil {
 		return err
 	}
@@ -411,7 +424,7 @@ func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := dataset.ExportOptions{Encoding: encoding}
+	opts := dataset.ExportOptions{Encoding: encoding, Compression: codec}
 	if out == "" {
 		var rows []record.Instance
 		for _, in := range pub.Instances {
@@ -425,7 +438,7 @@ func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s", format, encoding, split))
+	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s %s", format, encoding, split, codec))
 	files, err := dataset.WriteExport(ctx, out, pub.Instances, dataset.ExportDirOptions{
 		ExportOptions: opts, Format: format, Split: split, Version: version, Inputs: hex.EncodeToString(inputs[:]),
 	})

@@ -187,7 +187,7 @@ func publishVersion(ctx context.Context, env *cmdEnv, e *stageEnv, opt *refreshO
 	// version.
 	undated := dopts
 	undated.CreatedAt = time.Time{}
-	digest, err := inputsDigest(ctx, e.store, keys, undated)
+	digest, err := inputsDigest(ctx, e.store, keys, undated, opt.run.data.codec)
 	if err != nil {
 		return err
 	}
@@ -268,7 +268,7 @@ func publishVersion(ctx context.Context, env *cmdEnv, e *stageEnv, opt *refreshO
 	dir := filepath.Join(root, "versions", name)
 	if _, err := dataset.Write(ctx, dir, res, dataset.WriteOptions{
 		ShardRows: opt.run.data.shardRows, JSONL: opt.run.data.jsonl, Report: true,
-		Version: version, Inputs: digest, Extra: extra,
+		Version: version, Inputs: digest, Extra: extra, Compression: opt.run.data.codec,
 	}); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/sft"
@@ -36,6 +37,8 @@ type sftOptions struct {
 	retryRejects bool
 	temperature  float64
 	shardRows    int
+	compression  string
+	codec        parquetcodec.Codec // compression, parsed by validate
 }
 
 func runSFTCmd(ctx context.Context, env *cmdEnv, args []string) error {
@@ -58,6 +61,7 @@ func runSFTCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.BoolVar(&opt.retryRejects, "retry-rejects", false, "ask the teacher again for answers it was rejected for in an earlier run")
 	fs.Float64Var(&opt.temperature, "temperature", sft.DefaultTemperature, "teacher sampling temperature")
 	fs.IntVar(&opt.shardRows, "shard-rows", 0, "rows per Parquet file (0: 10,000)")
+	addCompressionFlag(fs, &opt.compression)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -114,7 +118,11 @@ func (o *sftOptions) validate() error {
 	if err := positive("--workers", o.workers); err != nil {
 		return err
 	}
-	_, err := parseBudget(o.budget)
+	var err error
+	if o.codec, err = parseCompression(o.compression); err != nil {
+		return err
+	}
+	_, err = parseBudget(o.budget)
 	return err
 }
 
@@ -191,7 +199,7 @@ func runSFT(ctx context.Context, env *cmdEnv, opt *sftOptions) error {
 		}
 	}
 
-	r, err := sft.Run(ctx, opt.dataset, opt.out, o, sft.WriteOptions{ShardRows: opt.shardRows, Version: version})
+	r, err := sft.Run(ctx, opt.dataset, opt.out, o, sft.WriteOptions{ShardRows: opt.shardRows, Version: version, Compression: opt.codec})
 	if errors.Is(err, publish.ErrLocked) {
 		return &exitError{code: 2, err: err}
 	}

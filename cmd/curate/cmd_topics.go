@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/topics"
 )
@@ -18,6 +19,7 @@ type topicsOptions struct {
 	workers int
 	opt     topics.Options
 	ids     []string // nil: every target in the store
+	codec   parquetcodec.Codec
 }
 
 // runTopicsCmd builds topic corpora (shared background-paper sets) from
@@ -41,7 +43,8 @@ func runTopicsCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	fs.IntVar(&o.opt.Budget, "budget", o.opt.Budget, "topics to select")
 	fs.Uint64Var(&o.opt.Seed, "seed", 0, "0 starts the selection at the best-supported topic; another value starts it at a topic drawn by the seed")
 	fs.StringVar(&o.opt.TestFrom, "test-from", topics.DefaultTestFrom, "the dataset's cutoff: papers first published on or after it are test papers")
-	splits := "train"
+	splits, compression := "train", ""
+	addCompressionFlag(fs, &compression)
 	fs.StringVar(&splits, "splits", splits, "comma-separated splits whose papers topics may hold, as supporting or background papers (train, test); test papers are for evaluation")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -52,6 +55,9 @@ func runTopicsCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		return fmt.Errorf("%w: --out DIR is required", errUsage)
 	}
 	o.opt.Splits = splitList(splits)
+	if o.codec, err = parseCompression(compression); err != nil {
+		return err
+	}
 	if _, err := time.Parse("2006-01-02", o.opt.TestFrom); err != nil {
 		return fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, o.opt.TestFrom)
 	}
@@ -93,7 +99,7 @@ func runTopics(ctx context.Context, env *cmdEnv, o *topicsOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := topics.Write(ctx, o.out, res, version); err != nil {
+	if err := topics.Write(ctx, o.out, res, topics.WriteOptions{Version: version, Compression: o.codec}); err != nil {
 		if errors.Is(err, publish.ErrLocked) {
 			return &exitError{code: 2, err: err}
 		}
