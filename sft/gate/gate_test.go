@@ -106,8 +106,12 @@ func checkCases(t *testing.T) []checkCase {
 		{"nested brackets", withCard(func(c *record.Card) { c.ProblemGap = "[[Evidence Gap]] x" }), 3, ReasonBadLabel, 2},
 		{"second label [Other]", withCard(func(c *record.Card) { c.ProblemGap = "[Evidence Gap] x [other] y" }), 3, ReasonBadLabel, 2},
 		{"bracketed non-label after the label", withCard(func(c *record.Card) { c.Method = "[Robustification] harden [12] and [the reader]" }), 3, "", 0},
-		{"padded second label of 60 runes", withCard(func(c *record.Card) { c.Method = "[Robustification] x [Empirical Mapping" + strings.Repeat(" ", 60-17) + "] y" }), 3, ReasonBadLabel, 2},
-		{"padded second label of 61 runes", withCard(func(c *record.Card) { c.Method = "[Robustification] x [Empirical Mapping" + strings.Repeat(" ", 61-17) + "] y" }), 3, "", 0},
+		{"padded second label of 60 runes", withCard(func(c *record.Card) {
+			c.Method = "[Robustification] x [Empirical Mapping" + strings.Repeat(" ", 60-17) + "] y"
+		}), 3, ReasonBadLabel, 2},
+		{"padded second label of 61 runes", withCard(func(c *record.Card) {
+			c.Method = "[Robustification] x [Empirical Mapping" + strings.Repeat(" ", 61-17) + "] y"
+		}), 3, "", 0},
 		{"Other with a paradigm's name on the other axis", withCard(func(c *record.Card) { c.ProblemGap = "[Other] x [Robustification] y" }), 3, ReasonBadLabel, 2},
 		{"unclosed label bracket", withCard(func(c *record.Card) { c.ProblemGap = "[Evidence Gap x" }), 3, ReasonBadLabel, 2},
 		{"wrong axis label with a second label", withCard(func(c *record.Card) { c.ProblemGap = "[Robustification] x [Evidence Gap] y" }), 3, ReasonBadLabel, 2},
