@@ -20,7 +20,8 @@ import (
 // Files and directories of an SFT output directory.
 const (
 	DataDir      = "data"     // verl SFT Parquet: prompt, response, extra_info
-	MessagesDir  = "messages" // chat messages Parquet (TRL)
+	MessagesDir  = "messages" // chat messages Parquet (verl's multi-turn sft_trainer)
+	TRLDir       = "trl"      // TRL's conversational prompt-completion Parquet
 	JSONLDir     = "jsonl"    // every row with its cards and accounting
 	ReadmeFile   = "README.md"
 	ReportFile   = "sft.json"
@@ -58,6 +59,17 @@ type MessagesRow struct {
 	NumIdeas     int               `json:"num_ideas" parquet:"num_ideas"`
 }
 
+// TRLRow is one row of trl/: TRL's conversational prompt-completion
+// layout, which SFTTrainer trains on the completion only.
+type TRLRow struct {
+	Prompt       []dataset.Message `json:"prompt" parquet:"prompt,list"`
+	Completion   []dataset.Message `json:"completion" parquet:"completion,list"`
+	InstanceID   string            `json:"instance_id" parquet:"instance_id"`
+	Split        string            `json:"split" parquet:"split"`
+	DatasetSplit string            `json:"dataset_split" parquet:"dataset_split"`
+	NumIdeas     int               `json:"num_ideas" parquet:"num_ideas"`
+}
+
 // WriteOptions configure Write.
 type WriteOptions struct {
 	// ShardRows is the most rows in one Parquet file (0: 10,000).
@@ -75,7 +87,8 @@ const ManifestKind = "sft"
 //
 //	out/README.md                                  dataset card (Hugging Face configs "default" and "messages")
 //	out/data/{train,validation,test}-NNNNN-of-NNNNN.parquet      verl SFT: prompt, response, extra_info
-//	out/messages/{train,validation,test}-NNNNN-of-NNNNN.parquet  TRL: messages [{role, content}], instance_id, split, dataset_split
+//	out/messages/{train,validation,test}-NNNNN-of-NNNNN.parquet  chat: messages [{role, content}], instance_id, split, dataset_split, num_ideas
+//	out/trl/{train,validation,test}-NNNNN-of-NNNNN.parquet       TRL prompt-completion: prompt, completion (messages), instance_id, split, dataset_split, num_ideas
 //	out/jsonl/{train,validation,test}.jsonl             every Row
 //	out/manifest.json                              every file's size and SHA-256
 //	out/rejects.jsonl                              every Reject, with its reason
@@ -114,7 +127,7 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int, codec 
 		bySplit[row.Split] = append(bySplit[row.Split], row)
 	}
 	files := map[string][]string{} // "data/train" -> relative paths
-	for _, sub := range []string{DataDir, MessagesDir, JSONLDir} {
+	for _, sub := range []string{DataDir, MessagesDir, TRLDir, JSONLDir} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
 			return err
 		}
@@ -124,7 +137,7 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int, codec 
 		if len(rows) == 0 {
 			continue
 		}
-		verl, msgs := trainerRows(split, rows)
+		verl, msgs, trl := trainerRows(split, rows)
 		n := max(1, (len(rows)+shardRows-1)/shardRows)
 		for i := range n {
 			if err := ctx.Err(); err != nil {
@@ -138,8 +151,12 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int, codec 
 			if err := writeParquet(filepath.Join(dir, MessagesDir, name), msgs[lo:hi], codec); err != nil {
 				return err
 			}
-			files[DataDir+"/"+split] = append(files[DataDir+"/"+split], DataDir+"/"+name)
-			files[MessagesDir+"/"+split] = append(files[MessagesDir+"/"+split], MessagesDir+"/"+name)
+			if err := writeParquet(filepath.Join(dir, TRLDir, name), trl[lo:hi], codec); err != nil {
+				return err
+			}
+			for _, sub := range []string{DataDir, MessagesDir, TRLDir} {
+				files[sub+"/"+split] = append(files[sub+"/"+split], sub+"/"+name)
+			}
 		}
 		if err := atomicdir.WriteJSONL(filepath.Join(dir, JSONLDir, split+".jsonl"), rows); err != nil {
 			return err
@@ -158,10 +175,11 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int, codec 
 	return atomicdir.WriteFileSync(filepath.Join(dir, ReadmeFile), []byte(readme(r, bySplit)))
 }
 
-// trainerRows are the verl and messages rows of a split's rows.
-func trainerRows(split string, rows []Row) ([]VerlRow, []MessagesRow) {
+// trainerRows are the verl, messages and TRL rows of a split's rows.
+func trainerRows(split string, rows []Row) ([]VerlRow, []MessagesRow, []TRLRow) {
 	verl := make([]VerlRow, len(rows))
 	msgs := make([]MessagesRow, len(rows))
+	trl := make([]TRLRow, len(rows))
 	for i, row := range rows {
 		verl[i] = VerlRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: ExtraInfo{
 			Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: row.NumIdeas, DatasetSplit: row.DatasetSplit,
@@ -170,8 +188,13 @@ func trainerRows(split string, rows []Row) ([]VerlRow, []MessagesRow) {
 			Messages:   []dataset.Message{{Role: "user", Content: row.Prompt}, {Role: "assistant", Content: row.Response}},
 			InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
 		}
+		trl[i] = TRLRow{
+			Prompt:     []dataset.Message{{Role: "user", Content: row.Prompt}},
+			Completion: []dataset.Message{{Role: "assistant", Content: row.Response}},
+			InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
+		}
 	}
-	return verl, msgs
+	return verl, msgs, trl
 }
 
 // writeParquet writes rows as one Parquet file compressed with codec,

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -299,12 +300,31 @@ func TestReadersReadSFT(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, split := range []string{SplitTrain, SplitValidation} {
-			verl, msgs := trainerRows(split, bySplit[split])
+			verl, msgs, trl := trainerRows(split, bySplit[split])
 			name := split + "-00000-of-00001.parquet"
 			codec := strings.ToUpper(c.String())
 			files = append(files,
 				readback.File{Path: filepath.Join(out, DataDir, name), Rows: verl, Codec: codec},
-				readback.File{Path: filepath.Join(out, MessagesDir, name), Rows: msgs, Codec: codec})
+				readback.File{Path: filepath.Join(out, MessagesDir, name), Rows: msgs, Codec: codec},
+				readback.File{Path: filepath.Join(out, TRLDir, name), Rows: trl, Codec: codec})
+			// The gate reads TRL's completion messages at each row's K.
+			comps, err := ReadCompletions(filepath.Join(out, TRLDir, name))
+			if err != nil || len(comps) != len(trl) {
+				t.Fatalf("ReadCompletions(trl): %d rows, %v", len(comps), err)
+			}
+			for _, c := range comps {
+				if _, err := gate.Check(c.Text, c.NumIdeas); err != nil || c.NumIdeas != r.Report.NumIdeas {
+					t.Errorf("trl row %d (K %d) fails the gate: %v", c.Line, c.NumIdeas, err)
+				}
+			}
+		}
+		card, _ := os.ReadFile(filepath.Join(out, ReadmeFile))
+		n := r.Report.Length.Longest
+		for _, want := range []string{"config_name: trl", "path: trl/train-*.parquet", fmt.Sprintf("data.max_length=%d", n), fmt.Sprintf("SFTConfig(max_length=%d)", n),
+			"data.prompt_key=prompt data.response_key=response", "data.messages_key=messages", "verl.trainer.fsdp_sft_trainer", "verl.trainer.sft_trainer"} {
+			if !strings.Contains(string(card), want) {
+				t.Errorf("README lacks %q", want)
+			}
 		}
 	}
 	readback.Check(t, files...)

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sft/tokenizer"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
 )
@@ -385,62 +385,91 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
+// exportOptions are the flags of curate export.
+type exportOptions struct {
+	format, out, encoding, split, compression, tokenizer string
+	codec                                                parquetcodec.Codec
+}
+
 // runExportCmd writes trainer formats from a published dataset: one file
 // per split by default, so that a trainer's train file never holds a test
 // target unless --split names it.
 func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
-	var format, out, encoding, split, compression string
-	fs := newFlagSet(env, "export", "--format verl-rl|verl-sft|messages [--split train|test|all] [--encoding parquet|jsonl] [--compression snappy|zstd|gzip|none] --out DIR DATASET")
-	fs.StringVar(&format, "format", dataset.FormatVerlRL, "verl-rl, verl-sft or messages")
-	fs.StringVar(&out, "out", "", "directory to publish the export in: train.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
-	fs.StringVar(&encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
-	fs.StringVar(&split, "split", "", "train, test, or all (both in one file, each row keeping its split); default one file per split")
-	addCompressionFlag(fs, &compression)
+	var o exportOptions
+	formats := strings.Join(dataset.ExportFormats(), "|")
+	fs := newFlagSet(env, "export", "--format "+formats+" [--split train|test|all] [--encoding parquet|jsonl] [--compression snappy|zstd|gzip|none] [--tokenizer tokenizer.json] --out DIR DATASET")
+	fs.StringVar(&o.format, "format", dataset.FormatVerlRL, strings.Join(dataset.ExportFormats(), ", ")+": verl RL and SFT (legacy prompt/response), chat messages (verl's multi-turn SFT), TRL prompt-completion SFT and prompt-only GRPO")
+	fs.StringVar(&o.out, "out", "", "directory to publish the export in: train.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
+	fs.StringVar(&o.encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
+	fs.StringVar(&o.split, "split", "", "train, test, or all (both in one file, each row keeping its split); default one file per split")
+	fs.StringVar(&o.tokenizer, "tokenizer", "", "Hugging Face tokenizer.json to count the longest rows' tokens with, for the trainer settings in the export's README (default: an estimate on the long side)")
+	addCompressionFlag(fs, &o.compression)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	codec, err := parseCompression(compression)
-	if err != nil {
+	if err := dataset.CheckFormat(o.format); err != nil {
+		return fmt.Errorf("%w: --format: %v", errUsage, err)
+	}
+	if o.encoding != dataset.EncodingParquet && o.encoding != dataset.EncodingJSONL {
+		return fmt.Errorf("%w: --encoding %q: want %s or %s", errUsage, o.encoding, dataset.EncodingParquet, dataset.EncodingJSONL)
+	}
+	if o.codec, err = parseCompression(o.compression); err != nil {
 		return err
 	}
-	switch {
-	case !slices.Contains([]string{dataset.FormatVerlRL, dataset.FormatVerlSFT, dataset.FormatMessages}, format):
-		return fmt.Errorf("%w: --format %q: want %s, %s or %s", errUsage, format, dataset.FormatVerlRL, dataset.FormatVerlSFT, dataset.FormatMessages)
-	case encoding != dataset.EncodingParquet && encoding != dataset.EncodingJSONL:
-		return fmt.Errorf("%w: --encoding %q: want %s or %s", errUsage, encoding, dataset.EncodingParquet, dataset.EncodingJSONL)
-	}
-	if _, err := dataset.ExportSplits(split); err != nil {
+	if _, err := dataset.ExportSplits(o.split); err != nil {
 		return fmt.Errorf("%w: --%v", errUsage, err)
 	}
-	if out == "" && split == "" {
+	if o.out == "" && o.split == "" {
 		return fmt.Errorf("%w: give --out DIR (a file per split), or --split train|test|all to write one split to stdout", errUsage)
 	}
 	if len(rest) != 1 {
 		fs.Usage()
 		return fmt.Errorf("%w: give one dataset directory", errUsage)
 	}
-	pub, err := dataset.ReadDataset(ctx, rest[0])
+	return runExport(ctx, env, &o, rest[0])
+}
+
+func runExport(ctx context.Context, env *cmdEnv, o *exportOptions, dir string) error {
+	var counter dataset.TokenCounter
+	counterName := ""
+	if o.tokenizer != "" {
+		tok, err := tokenizer.Load(o.tokenizer)
+		if err != nil {
+			return fmt.Errorf("%w: --tokenizer: %v", errUsage, err)
+		}
+		counter, counterName = tok, "the tokenizer "+filepath.Base(o.tokenizer)
+	}
+	pub, err := dataset.ReadDataset(ctx, dir)
 	if err != nil {
 		return err
 	}
-	opts := dataset.ExportOptions{Encoding: encoding, Compression: codec}
-	if out == "" {
+	opts := dataset.ExportOptions{Encoding: o.encoding, Compression: o.codec}
+	if o.out == "" {
 		var rows []record.Instance
 		for _, in := range pub.Instances {
-			if split == dataset.SplitAll || in.Split == split {
+			if o.split == dataset.SplitAll || in.Split == o.split {
 				rows = append(rows, in)
 			}
 		}
-		return dataset.Export(rows, format, env.stdout, opts)
+		return dataset.Export(rows, o.format, env.stdout, opts)
 	}
 	manifest, err := os.ReadFile(filepath.Join(pub.Dir, publish.ManifestFile))
 	if err != nil {
 		return err
 	}
-	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s %s", format, encoding, split, codec))
-	files, err := dataset.WriteExport(ctx, out, pub.Instances, dataset.ExportDirOptions{
-		ExportOptions: opts, Format: format, Split: split, Version: version, Inputs: hex.EncodeToString(inputs[:]),
+	tokDigest := ""
+	if o.tokenizer != "" {
+		b, err := os.ReadFile(o.tokenizer)
+		if err != nil {
+			return err
+		}
+		tokDigest = fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s %s %s", o.format, o.encoding, o.split, o.codec, tokDigest))
+	files, err := dataset.WriteExport(ctx, o.out, pub.Instances, dataset.ExportDirOptions{
+		ExportOptions: opts, Format: o.format, Split: o.split, Version: version, Inputs: hex.EncodeToString(inputs[:]),
+		Counter: counter, CounterName: counterName,
 	})
 	if errors.Is(err, publish.ErrLocked) {
 		return &exitError{code: 2, err: err}
@@ -449,8 +478,10 @@ func runExportCmd(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	for _, f := range files {
-		fmt.Fprintf(env.stderr, "curate export: %d %s rows of %s in %s\n", f.Rows, f.Split, format, filepath.Join(out, f.Name))
+		fmt.Fprintf(env.stderr, "curate export: %d %s rows of %s in %s (longest prompt %d, completion %d, total %d tokens)\n",
+			f.Rows, f.Split, o.format, filepath.Join(o.out, f.Name), f.Lengths.Prompt, f.Lengths.Completion, f.Lengths.Total)
 	}
+	fmt.Fprintf(env.stderr, "curate export: %s says which trainer reads it and with which settings\n", filepath.Join(o.out, dataset.ReadmeFile))
 	return nil
 }
 
