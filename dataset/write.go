@@ -41,6 +41,10 @@ type WriteOptions struct {
 	// Compression is the Parquet page codec ("": parquetcodec.Default,
 	// Snappy, which every reader has).
 	Compression parquetcodec.Codec
+	// Licenses maps a target's versionless arXiv ID to the licence URL
+	// its arXiv metadata gives, for the card's licence mix; targets not
+	// in it are counted as not recorded.
+	Licenses map[string]string
 	// JSONL also writes every instance to instances.jsonl.
 	JSONL bool
 	// Report also writes report.html and report.json.
@@ -176,7 +180,7 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 	}
 
 	var readme strings.Builder
-	if err := writeCard(&readme, r, tmpl, files); err != nil {
+	if err := writeCard(&readme, r, tmpl, files, opts.Licenses); err != nil {
 		return err
 	}
 	// Sorted here too: a caller may append the targets LoadTargets left out.
