@@ -19,6 +19,7 @@ func TestCompressionFlag(t *testing.T) {
 		{"export", "--out", out, filepath.Join(dir, "nodataset")},
 		{"sft", "--dataset", filepath.Join(dir, "nodataset"), "--out", out},
 		{"topics", "--store", filepath.Join(dir, "nostore"), "--out", out},
+		{"pairs", "--store", filepath.Join(dir, "nostore"), "--out", out},
 	} {
 		code, _, stderr := runCLI(t, nil, append(args, "--compression", "lz4")...)
 		if code != 2 || !strings.Contains(stderr, `--compression "lz4": want snappy, zstd, gzip, none`) {

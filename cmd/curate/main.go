@@ -85,6 +85,7 @@ func commands() []command {
 		{"sft", "regenerate SFT hindsight traces over a published dataset: teacher ideas, traces, schema gate", runSFTCmd},
 		{"gate", "check generations (JSONL or Parquet) with the SFT/RL schema gate: pass rate, rejects by reason", runGateCmd},
 		{"topics", "build topic corpora: shared background-paper sets from influential-citation overlap", runTopicsCmd},
+		{"pairs", "build the impact judge's validation pairs: training targets of clearly different uptake, as idea-only summaries", runPairsCmd},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
