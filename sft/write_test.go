@@ -12,10 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/internal/parquetcodec"
@@ -30,38 +26,11 @@ import (
 // schema and rows as JSON objects.
 func readArrow(t *testing.T, path string) (string, []map[string]any) {
 	t.Helper()
-	rdr, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatalf("arrow: open %s: %v", path, err)
-	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 2}, memory.NewGoAllocator())
+	tbl, err := readback.Arrow(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
-	var rows []map[string]any
-	tr := array.NewTableReader(tbl, 2)
-	defer tr.Release()
-	for tr.Next() {
-		var b bytes.Buffer
-		if err := array.RecordToJSON(tr.RecordBatch(), &b); err != nil {
-			t.Fatal(err)
-		}
-		dec := json.NewDecoder(&b)
-		for dec.More() {
-			var m map[string]any
-			if err := dec.Decode(&m); err != nil {
-				t.Fatal(err)
-			}
-			rows = append(rows, m)
-		}
-	}
-	return tbl.Schema().String(), rows
+	return tbl.Schema.String(), tbl.Rows
 }
 
 func readGeneric[T any](t *testing.T, path string) []T {

@@ -15,10 +15,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/fetch"
@@ -498,25 +494,14 @@ func TestParquetArrow(t *testing.T) {
 	st := testStore(t, handGraphs())
 	putCard(t, st, "2301.00001", summarize.CardSource, testCard("heuristic", "heuristic-v1"))
 	out, res := build(t, st, testOptions(), false)
-	path := filepath.Join(out, TopicsParquet)
-	rdr, err := file.OpenParquetFile(path, false)
+	tbl, err := readback.Arrow(filepath.Join(out, TopicsParquet))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
+	if len(tbl.Rows) != len(res.Topics) {
+		t.Fatalf("%d rows, want %d", len(tbl.Rows), len(res.Topics))
 	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
-	if int(tbl.NumRows()) != len(res.Topics) {
-		t.Fatalf("%d rows, want %d", tbl.NumRows(), len(res.Topics))
-	}
-	schema := tbl.Schema()
+	schema := tbl.Schema
 	for _, name := range []string{"background", "supporting", "pairs"} {
 		f, ok := schema.FieldsByName(name)
 		if !ok || f[0].Type.ID() != arrow.LIST {
@@ -533,23 +518,7 @@ func TestParquetArrow(t *testing.T) {
 	if f, ok := belem.FieldByName("card"); !ok || f.Type.ID() != arrow.STRUCT || !f.Nullable {
 		t.Errorf("background.card: %v, want a nullable struct", f)
 	}
-	tr := array.NewTableReader(tbl, 16)
-	defer tr.Release()
-	var rows []map[string]any
-	for tr.Next() {
-		var b bytes.Buffer
-		if err := array.RecordToJSON(tr.RecordBatch(), &b); err != nil {
-			t.Fatal(err)
-		}
-		dec := json.NewDecoder(&b)
-		for dec.More() {
-			var m map[string]any
-			if err := dec.Decode(&m); err != nil {
-				t.Fatal(err)
-			}
-			rows = append(rows, m)
-		}
-	}
+	rows := tbl.Rows
 	for i, row := range rows {
 		tp := res.Topics[i]
 		if row["id"] != tp.ID || row["tag"] != tp.Tag {

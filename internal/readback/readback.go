@@ -27,6 +27,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -42,6 +43,8 @@ var JSReaders = []string{"hyparquet", "duckdb"}
 
 // Table is what one reader read from one file.
 type Table struct {
+	// Schema is the Arrow schema, from Arrow only.
+	Schema  *arrow.Schema    `json:"-"`
 	Columns []string         `json:"columns"`
 	Codecs  []string         `json:"codecs"` // compression codecs of the column chunks, as the reader names them
 	Rows    []map[string]any `json:"rows"`
@@ -84,6 +87,7 @@ func Arrow(path string) (*Table, error) {
 		return nil, fmt.Errorf("arrow: read %s: %w", path, err)
 	}
 	defer tbl.Release()
+	t.Schema = tbl.Schema()
 	for _, f := range tbl.Schema().Fields() {
 		t.Columns = append(t.Columns, f.Name)
 	}
