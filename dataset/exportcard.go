@@ -167,7 +167,7 @@ func exportCard(d exportCardData) string {
 	}
 	train, eval := fileFor(d.Files, record.SplitTrain), fileFor(d.Files, record.SplitTest)
 	l := longest(d.Files)
-	b.WriteString("\n## Trainer\n\n")
+	b.WriteString("\n## Trainer\n\nFile paths below are relative to this directory (run from it, or give full paths; EXPORT_DIR is this directory). Lengths are the longest rows of these files.\n\n")
 	switch d.Format {
 	case FormatVerlRL:
 		fmt.Fprintf(&b, "verl's PPO/GRPO trainer (`verl.trainer.main_ppo`, RLHFDataset). `data_source` is `%s`, which verl's built-in `default_compute_score` does not know (it raises NotImplementedError): point verl at the reward shipped here, `%s` (the recipe's schema gate, the ε = %.2f bonus and the set-level score; its docstring says how to configure the impact and distance judges):\n\n", reward.DataSource, reward.ExportName, reward.Epsilon)
