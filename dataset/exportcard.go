@@ -149,7 +149,7 @@ func exportCard(d exportCardData) string {
 		fmt.Fprintf(&b, "| `%s` | %s | %d | %d | %d | %d |\n", f.Name, f.Split, f.Rows, f.Lengths.Prompt, f.Lengths.Completion, f.Lengths.Total)
 		mixed = mixed || f.Split == SplitAll
 	}
-	fmt.Fprintf(&b, "\nToken counts are %s; prompts include %d tokens for the chat template.", counted, TemplateOverhead)
+	fmt.Fprintf(&b, "\nTokens are %s; prompts include %d tokens for the chat template.", counted, TemplateOverhead)
 	if isRL(d.Format) {
 		b.WriteString(" For these RL prompts the \"completion\" is the least room a rollout's answer needs: K cards, each as long as the row's gold card, in an empty think block; the thinking you allow comes on top.")
 	}
