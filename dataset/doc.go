@@ -21,7 +21,8 @@
 //   - Write publishes a Result atomically (see Write for the layout and
 //     the swap); Check re-verifies a published directory from its files
 //     alone; ReadDataset reads one back.
-//   - Export writes trainer formats (verl RL and SFT, chat messages) and
+//   - Export writes trainer formats (verl RL and SFT, chat messages, TRL
+//     prompt-completion and prompt-only; see ExportFormats) and
 //     Report writes report.html and report.json with the numbers users
 //     check first.
 //

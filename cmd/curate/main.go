@@ -79,7 +79,7 @@ func commands() []command {
 		{"demo", "the whole pipeline, offline, on the bundled synthetic corpus", runDemoCmd},
 		{"dataset", "write the Parquet train and test splits (or --check a published dataset)", runDatasetCmd},
 		{"report", "write the HTML report of a published dataset", runReportCmd},
-		{"export", "write a published dataset in a trainer's format (verl, chat messages)", runExportCmd},
+		{"export", "write a published dataset in a trainer's format (verl RL/SFT, chat messages, TRL SFT/GRPO) with its settings and reward", runExportCmd},
 		{"stats", "reports on a store: 'labels' shows the idea cards' label distributions", runStatsCmd},
 		{"citegraph", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", runCitegraphCmd},
 		{"sft", "regenerate SFT hindsight traces over a published dataset: teacher ideas, traces, schema gate", runSFTCmd},
