@@ -4,7 +4,7 @@ STATICCHECK_VERSION ?= v0.8.2
 BIN      ?= bin/curate
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench lint fmt vet staticcheck demo fuzz clean
+.PHONY: all build test bench lint fmt vet staticcheck demo fuzz clean readback-deps readback report-screenshots
 
 all: build test lint
 
@@ -59,3 +59,35 @@ clean:
 .PHONY: bench-e2e
 bench-e2e: build
 	$(GO) run ./cmd/curate-bench -curate $(BIN) all
+
+# The JavaScript Parquet readers (hyparquet with only its built-in codecs,
+# and DuckDB) that the readback tests run beside Arrow's Go reader; `go
+# test` skips them, saying so, when they are not installed.
+READBACK_JS ?= internal/readback/js
+readback-deps:
+	npm ci --prefix $(READBACK_JS) --no-audit --no-fund
+
+# Every Parquet output (dataset, exports, SFT, topics, pairs) read back by
+# Arrow's Go reader, hyparquet and DuckDB; a missing reader fails here.
+readback: readback-deps
+	CURATE_REQUIRE_JS_READERS=1 $(GO) test -count=1 -run 'Readers' ./dataset/... ./sft/... ./topics/... ./pairs/...
+
+# Screenshots of report.html in headless Chromium (Debian's chromium
+# package: apt-get install -y chromium) at a desktop and a phone width:
+# the demo's report and the report of a large synthetic dataset, whose
+# charts are at their busiest. Look at $(SHOTS)/*.png.
+SHOTS    ?= report-shots
+CHROMIUM ?= chromium
+SHOT_WIDTHS ?= 1280 420
+report-screenshots: build
+	rm -rf $(SHOTS) && mkdir -p $(SHOTS)
+	$(BIN) demo --store $(SHOTS)/store --out $(SHOTS)/demo >/dev/null
+	$(GO) test ./dataset -count=1 -run '^TestSampleReport$$' -sample-report $(abspath $(SHOTS))/sample
+	for r in demo sample; do for w in $(SHOT_WIDTHS); do \
+		$(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+			--disable-background-networking --disable-component-update --disable-sync \
+			--user-data-dir=$(abspath $(SHOTS))/profile-$$r-$$w --hide-scrollbars --window-size=$$w,7200 \
+			--screenshot=$(abspath $(SHOTS))/$$r-$$w.png file://$(abspath $(SHOTS))/$$r/report.html 2>/dev/null || exit 1; \
+	done; done
+	rm -rf $(SHOTS)/profile-*
+	@ls $(SHOTS)/*.png

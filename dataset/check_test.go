@@ -26,7 +26,7 @@ func doctor(t *testing.T, dir, shard string, edit func([]record.Instance) []reco
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteParquet(f, rows); err != nil {
+	if err := WriteParquet(f, rows, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -21,12 +21,14 @@
 //   - Write publishes a Result atomically (see Write for the layout and
 //     the swap); Check re-verifies a published directory from its files
 //     alone; ReadDataset reads one back.
-//   - Export writes trainer formats (verl RL and SFT, chat messages) and
+//   - Export writes trainer formats (verl RL and SFT, chat messages, TRL
+//     prompt-completion and prompt-only; see ExportFormats) and
 //     Report writes report.html and report.json with the numbers users
 //     check first.
 //
 // Parquet is written with parquet-go: every slice is a standard 3-level
-// LIST, nested records are STRUCTs, pages are zstd compressed, row groups
+// LIST, nested records are STRUCTs, pages are Snappy compressed (the
+// codec every reader has; WriteOptions.Compression picks another), row groups
 // are cut by row count and buffered size so memory stays bounded, and the
 // schema is pinned by testdata/schema.golden.
 package dataset

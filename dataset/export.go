@@ -6,25 +6,57 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/reward"
 )
 
-// Export formats: rows that trainers read directly.
+// Export formats: rows that trainers read directly. Every row of every
+// format carries its K (num_ideas, or extra_info.num_ideas in verl's
+// layouts), so any gate checks a completion against the K its prompt asks
+// for.
 const (
-	// FormatVerlRL is verl's RL layout: data_source, prompt (chat
-	// messages), ability, reward_model {style "rule", ground_truth = the
-	// gold card as JSON}, extra_info {split, index, instance_id,
-	// num_ideas}.
+	// FormatVerlRL is verl's RL layout (RLHFDataset): data_source, prompt
+	// (chat messages), ability, reward_model {style "rule", ground_truth =
+	// the gold card as JSON}, extra_info {split, index, instance_id,
+	// num_ideas}. The shipped reward (reward.py) serves its data_source.
 	FormatVerlRL = "verl-rl"
-	// FormatVerlSFT is verl's SFT layout: prompt and response strings
-	// (data.prompt_key=prompt, data.response_key=response).
+	// FormatVerlSFT is the layout of verl's legacy fsdp_sft_trainer
+	// (SFTDataset): prompt and response strings (data.prompt_key=prompt,
+	// data.response_key=response), extra_info.
 	FormatVerlSFT = "verl-sft"
-	// FormatMessages is the chat layout of TRL and others: messages, a list
-	// of {role, content}, the user turn then the assistant answer.
+	// FormatMessages is the chat layout of verl's multi-turn sft_trainer
+	// (MultiTurnSFTDataset, data.messages_key=messages) and TRL's
+	// conversational language-modeling type: messages, a list of {role,
+	// content}, the user turn then the assistant answer.
 	FormatMessages = "messages"
+	// FormatTRLSFT is TRL's conversational prompt-completion type, which
+	// SFTTrainer trains on the completion only by default: prompt (the user
+	// turn as messages) and completion (the assistant turn as messages).
+	FormatTRLSFT = "trl-sft"
+	// FormatTRLGRPO is TRL's conversational prompt-only type for
+	// GRPOTrainer: prompt (the user turn as messages), and gold (the gold
+	// card as JSON) and num_ideas, extra columns GRPOTrainer passes to
+	// reward functions (reward.py's grpo_reward reads them).
+	FormatTRLGRPO = "trl-grpo"
 )
+
+// ExportFormats returns every export format (a new slice each call).
+func ExportFormats() []string {
+	return []string{FormatVerlRL, FormatVerlSFT, FormatMessages, FormatTRLSFT, FormatTRLGRPO}
+}
+
+// CheckFormat returns an error naming the formats when format is none of
+// them.
+func CheckFormat(format string) error {
+	if !slices.Contains(ExportFormats(), format) {
+		return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(ExportFormats(), ", "))
+	}
+	return nil
+}
 
 // Encodings of an export.
 const (
@@ -34,10 +66,16 @@ const (
 
 // ExportOptions configure Export. The zero value writes Parquet.
 type ExportOptions struct {
-	Encoding   string // EncodingParquet (default) or EncodingJSONL
-	DataSource string // verl data_source; default "groundwork/ideation"
-	Ability    string // verl ability; default "ideation"
+	Encoding string // EncodingParquet (default) or EncodingJSONL
+	// Compression is the Parquet page codec ("": parquetcodec.Default).
+	Compression parquetcodec.Codec
+	DataSource  string // verl data_source; default "groundwork/ideation"
+	Ability     string // verl ability; default "ideation"
 }
+
+// DefaultDataSource is the verl data_source of the RL rows: the one the
+// shipped reward (package reward) scores.
+const DefaultDataSource = reward.DataSource
 
 // Message is one chat turn.
 type Message struct {
@@ -80,6 +118,25 @@ type MessagesRow struct {
 	Messages   []Message `json:"messages" parquet:"messages,list"`
 	InstanceID string    `json:"instance_id" parquet:"instance_id"`
 	Split      string    `json:"split" parquet:"split"`
+	NumIdeas   int       `json:"num_ideas" parquet:"num_ideas"`
+}
+
+// TRLSFTRow is one row of FormatTRLSFT.
+type TRLSFTRow struct {
+	Prompt     []Message `json:"prompt" parquet:"prompt,list"`
+	Completion []Message `json:"completion" parquet:"completion,list"`
+	InstanceID string    `json:"instance_id" parquet:"instance_id"`
+	Split      string    `json:"split" parquet:"split"`
+	NumIdeas   int       `json:"num_ideas" parquet:"num_ideas"`
+}
+
+// TRLGRPORow is one row of FormatTRLGRPO.
+type TRLGRPORow struct {
+	Prompt     []Message `json:"prompt" parquet:"prompt,list"`
+	Gold       string    `json:"gold" parquet:"gold"` // GoldAnswer as JSON, as verl's ground_truth
+	NumIdeas   int       `json:"num_ideas" parquet:"num_ideas"`
+	InstanceID string    `json:"instance_id" parquet:"instance_id"`
+	Split      string    `json:"split" parquet:"split"`
 }
 
 // GoldAnswer is the part of a gold card a model is asked to write, with
@@ -101,50 +158,100 @@ func goldAnswer(c record.Card) GoldAnswer {
 // Export writes instances in a trainer format to w, one row per instance
 // in the order given.
 //
-// The RL rows keep each instance's prompt (K ideas, no answer: the reward
-// compares against ground_truth). The SFT and messages rows need an
-// answer, and the only one an instance holds is its gold card, a single
-// idea: their prompt is the same template rendered for K = 1, and the
-// response is the no-think completion of recipe.md, "<think>\n</think>\n"
-// then "<answer>" with a JSON array of the one card's four fields
-// "</answer>". Hindsight traces with K cards replace it when they exist.
+// The RL rows (verl-rl, trl-grpo) keep each instance's prompt (K ideas, no
+// answer: the reward compares against the gold card). The SFT rows
+// (verl-sft, messages, trl-sft) need an answer, and the only one an
+// instance holds is its gold card, a single idea: their prompt is the same
+// template rendered for K = 1 (num_ideas 1), and the response is the
+// no-think completion of recipe.md, "<think>\n</think>\n" then "<answer>"
+// with a JSON array of the one card's four fields "</answer>". Hindsight
+// traces with K cards (curate sft) replace it when they exist.
 func Export(instances []record.Instance, format string, w io.Writer, opts ExportOptions) error {
 	enc := cmp.Or(opts.Encoding, EncodingParquet)
 	if enc != EncodingParquet && enc != EncodingJSONL {
 		return fmt.Errorf("export %s: unknown encoding %q (want %s or %s)", format, enc, EncodingParquet, EncodingJSONL)
 	}
-	var err error
-	switch format {
-	case FormatVerlRL:
-		err = encodeRows(w, enc, verlRLRows(instances, opts))
-	case FormatVerlSFT, FormatMessages:
-		var rows []sftPair
-		if rows, err = sftPairs(instances); err != nil {
-			break
-		}
-		if format == FormatVerlSFT {
-			out := make([]VerlSFTRow, len(rows))
-			for i, p := range rows {
-				out[i] = VerlSFTRow{Prompt: p.prompt, Response: p.response, ExtraInfo: p.info}
-			}
-			err = encodeRows(w, enc, out)
-		} else {
-			out := make([]MessagesRow, len(rows))
-			for i, p := range rows {
-				out[i] = MessagesRow{
-					Messages:   []Message{{"user", p.prompt}, {"assistant", p.response}},
-					InstanceID: p.info.InstanceID, Split: p.info.Split,
-				}
-			}
-			err = encodeRows(w, enc, out)
-		}
-	default:
-		return fmt.Errorf("export: unknown format %q (want %s, %s or %s)", format, FormatVerlRL, FormatVerlSFT, FormatMessages)
-	}
+	rows, err := exportRows(instances, format, opts)
 	if err != nil {
+		return err
+	}
+	if err := encodeAny(w, enc, opts.Compression, rows); err != nil {
 		return fmt.Errorf("export %s as %s: %w", format, enc, err)
 	}
 	return nil
+}
+
+// encodeAny encodes the rows exportRows built.
+func encodeAny(w io.Writer, enc string, c parquetcodec.Codec, rows any) error {
+	switch rows := rows.(type) {
+	case []VerlRLRow:
+		return encodeRows(w, enc, c, rows)
+	case []VerlSFTRow:
+		return encodeRows(w, enc, c, rows)
+	case []MessagesRow:
+		return encodeRows(w, enc, c, rows)
+	case []TRLSFTRow:
+		return encodeRows(w, enc, c, rows)
+	case []TRLGRPORow:
+		return encodeRows(w, enc, c, rows)
+	}
+	return fmt.Errorf("no encoder for %T", rows)
+}
+
+// exportRows builds the rows of format: a slice of the format's row type.
+func exportRows(instances []record.Instance, format string, opts ExportOptions) (any, error) {
+	if err := CheckFormat(format); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	switch format {
+	case FormatVerlRL:
+		return verlRLRows(instances, opts), nil
+	case FormatTRLGRPO:
+		out := make([]TRLGRPORow, len(instances))
+		for i, in := range instances {
+			out[i] = TRLGRPORow{
+				Prompt: []Message{{Role: "user", Content: in.Prompt}}, Gold: goldJSON(in.Gold),
+				NumIdeas: in.NumIdeas, InstanceID: in.InstanceID, Split: in.Split,
+			}
+		}
+		return out, nil
+	}
+	pairs, err := sftPairs(instances)
+	if err != nil {
+		return nil, fmt.Errorf("export %s: %w", format, err)
+	}
+	switch format {
+	case FormatVerlSFT:
+		out := make([]VerlSFTRow, len(pairs))
+		for i, p := range pairs {
+			out[i] = VerlSFTRow{Prompt: p.prompt, Response: p.response, ExtraInfo: p.info}
+		}
+		return out, nil
+	case FormatMessages:
+		out := make([]MessagesRow, len(pairs))
+		for i, p := range pairs {
+			out[i] = MessagesRow{
+				Messages:   []Message{{"user", p.prompt}, {"assistant", p.response}},
+				InstanceID: p.info.InstanceID, Split: p.info.Split, NumIdeas: p.info.NumIdeas,
+			}
+		}
+		return out, nil
+	default: // FormatTRLSFT
+		out := make([]TRLSFTRow, len(pairs))
+		for i, p := range pairs {
+			out[i] = TRLSFTRow{
+				Prompt: []Message{{"user", p.prompt}}, Completion: []Message{{"assistant", p.response}},
+				InstanceID: p.info.InstanceID, Split: p.info.Split, NumIdeas: p.info.NumIdeas,
+			}
+		}
+		return out, nil
+	}
+}
+
+// goldJSON is the gold card as the reward reads it (GoldAnswer as JSON).
+func goldJSON(c record.Card) string {
+	b, _ := json.Marshal(goldAnswer(c)) // strings only: cannot fail
+	return string(b)
 }
 
 // extraInfos numbers instances in the order given: one export file is one
@@ -162,12 +269,11 @@ func verlRLRows(instances []record.Instance, opts ExportOptions) []VerlRLRow {
 	infos := extraInfos(instances)
 	out := make([]VerlRLRow, len(instances))
 	for i, in := range instances {
-		truth, _ := json.Marshal(goldAnswer(in.Gold)) // strings only: cannot fail
 		out[i] = VerlRLRow{
-			DataSource:  cmp.Or(opts.DataSource, "groundwork/ideation"),
+			DataSource:  cmp.Or(opts.DataSource, DefaultDataSource),
 			Prompt:      []Message{{Role: "user", Content: in.Prompt}},
 			Ability:     cmp.Or(opts.Ability, "ideation"),
-			RewardModel: RewardModel{Style: "rule", GroundTruth: string(truth)},
+			RewardModel: RewardModel{Style: "rule", GroundTruth: goldJSON(in.Gold)},
 			ExtraInfo:   infos[i],
 		}
 	}
@@ -209,9 +315,9 @@ func sftPairs(instances []record.Instance) ([]sftPair, error) {
 	return out, nil
 }
 
-func encodeRows[T any](w io.Writer, encoding string, rows []T) error {
+func encodeRows[T any](w io.Writer, encoding string, codec parquetcodec.Codec, rows []T) error {
 	if encoding == EncodingParquet {
-		return encodeParquet(w, rows, WriteOptions{}, nil)
+		return encodeParquet(w, rows, WriteOptions{Compression: codec}, nil)
 	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/reward"
 )
 
 // ExportKind is the kind an export's manifest names.
@@ -39,6 +38,11 @@ type ExportDirOptions struct {
 	Format string
 	// Split is "" (a file per split), "train", "test" or SplitAll.
 	Split string
+	// Counter counts the tokens of the lengths the card gives trainers'
+	// settings for, CounterName saying what it is ("tokenizer
+	// tokenizer.json"); nil counts with TokenEstimate.
+	Counter     TokenCounter
+	CounterName string
 	// Version (curate's) and Inputs (what the export was made from) go
 	// into the manifest.
 	Version, Inputs string
@@ -49,6 +53,9 @@ type ExportFile struct {
 	Name  string
 	Split string // a dataset split or SplitAll
 	Rows  int
+	// Lengths are the longest rows' token counts, which the trainers'
+	// length settings must allow.
+	Lengths ExportLengths
 }
 
 // WriteExport publishes an export of instances at out, through
@@ -57,28 +64,39 @@ type ExportFile struct {
 // train file never sees a test target; or the one split asked; or, with
 // SplitAll, one all.parquet whose rows keep their split and whose
 // extra_info.index is unique in the file. A README.md says which splits
-// the export draws on, and the manifest names them.
+// the export draws on, which trainer each file is for with the exact
+// config keys, and the lengths its longest rows need; the RL formats ship
+// the reward (reward.py) that scores them. The manifest names the splits.
 func WriteExport(ctx context.Context, out string, instances []record.Instance, o ExportDirOptions) ([]ExportFile, error) {
 	parts, err := ExportSplits(o.Split)
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", out, err)
 	}
+	if err := CheckFormat(o.Format); err != nil {
+		return nil, fmt.Errorf("export %s: %w", out, err)
+	}
 	enc := cmp.Or(o.Encoding, EncodingParquet)
+	counter, counterName := o.Counter, o.CounterName
+	if counter == nil {
+		counter, counterName = TokenEstimate{}, ""
+	}
 	var files []ExportFile
-	rows := map[string][]record.Instance{}
+	rows := map[string]any{}
+	drew := map[string]bool{}
 	for _, p := range parts {
+		var ins []record.Instance
 		for _, in := range instances {
 			if p == SplitAll || in.Split == p {
-				rows[p] = append(rows[p], in)
+				ins = append(ins, in)
+				drew[in.Split] = true
 			}
 		}
-		files = append(files, ExportFile{Name: p + "." + enc, Split: p, Rows: len(rows[p])})
-	}
-	drew := map[string]bool{}
-	for _, f := range files {
-		for _, in := range rows[f.Split] {
-			drew[in.Split] = true
+		r, err := exportRows(ins, o.Format, o.ExportOptions)
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %w", out, err)
 		}
+		rows[p] = r
+		files = append(files, ExportFile{Name: p + "." + enc, Split: p, Rows: len(ins), Lengths: measure(r, counter)})
 	}
 	var splits []string
 	for _, s := range []string{record.SplitTrain, record.SplitTest} {
@@ -86,18 +104,24 @@ func WriteExport(ctx context.Context, out string, instances []record.Instance, o
 			splits = append(splits, s)
 		}
 	}
+	card := exportCard(exportCardData{Format: o.Format, Files: files, Splits: splits, Counter: counterName, Encoding: enc})
 	_, err = publish.Dir(ctx, out, publish.Options{
 		Kind: ExportKind, Version: o.Version, Inputs: o.Inputs, Splits: splits,
 		Describe: "an export (no " + publish.ManifestFile + " of kind export)",
 	}, func(tmp string) error {
 		for _, f := range files {
 			if err := atomicdir.WriteFileFunc(filepath.Join(tmp, f.Name), func(w io.Writer) error {
-				return Export(rows[f.Split], o.Format, w, o.ExportOptions)
+				return encodeAny(w, enc, o.Compression, rows[f.Split])
 			}); err != nil {
 				return err
 			}
 		}
-		return atomicdir.WriteFileSync(filepath.Join(tmp, ReadmeFile), []byte(exportCard(o.Format, files, splits)))
+		if isRL(o.Format) {
+			if err := atomicdir.WriteFileSync(filepath.Join(tmp, reward.ExportName), reward.Source()); err != nil {
+				return err
+			}
+		}
+		return atomicdir.WriteFileSync(filepath.Join(tmp, ReadmeFile), []byte(card))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", out, err)
@@ -105,29 +129,6 @@ func WriteExport(ctx context.Context, out string, instances []record.Instance, o
 	return files, nil
 }
 
-// exportCard is the README of an export: what each file holds and which
-// splits it draws on.
-func exportCard(format string, files []ExportFile, splits []string) string {
-	var b strings.Builder
-	drawn := "none of the dataset's splits (no rows)"
-	if len(splits) > 0 {
-		drawn = "the dataset's " + strings.Join(splits, " and ") + " split"
-		if len(splits) > 1 {
-			drawn += "s"
-		}
-	}
-	fmt.Fprintf(&b, "# Groundwork export: %s\n\nDrawn from %s.\n\n| file | split | rows |\n|---|---|---|\n", format, drawn)
-	mixed := false
-	for _, f := range files {
-		fmt.Fprintf(&b, "| `%s` | %s | %d |\n", f.Name, f.Split, f.Rows)
-		mixed = mixed || f.Split == SplitAll
-	}
-	if slices.Contains(splits, record.SplitTest) {
-		b.WriteString("\nThe test split holds the targets first published on or after the dataset's cutoff: it is for evaluation only; never train on it.")
-		if mixed {
-			b.WriteString(" In the `all` file each row keeps its split (`extra_info.split`; `split` in the messages layout).")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
+// isRL reports whether format's rows are prompts for RL, scored by the
+// shipped reward.
+func isRL(format string) bool { return format == FormatVerlRL || format == FormatTRLGRPO }

@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/record"
 )
 
@@ -47,8 +48,9 @@ func numShards(rows, perShard int) int {
 }
 
 // writeParquet writes rows to path (created, never replaced) as one
-// Parquet file: zstd pages, row groups bounded by row count and by
-// buffered size, key/value metadata from kv, synced before it returns.
+// Parquet file: pages compressed with o.Compression (Snappy by default),
+// row groups bounded by row count and by buffered size, key/value
+// metadata from kv, synced before it returns.
 func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) error {
 	return atomicdir.WriteFileFunc(path, func(w io.Writer) error {
 		return encodeParquet(w, rows, o, kv, extra...)
@@ -59,7 +61,7 @@ func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]st
 func encodeParquet[T any](w io.Writer, rows []T, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) error {
 	o = o.withDefaults()
 	opts := []parquet.WriterOption{
-		parquet.Compression(&parquet.Zstd),
+		o.Compression.WriterOption(),
 		parquet.MaxRowsPerRowGroup(o.RowGroupRows),
 	}
 	opts = append(opts, extra...)
@@ -119,9 +121,10 @@ func instanceOptions() []parquet.WriterOption {
 }
 
 // WriteParquet writes instances to w as one Parquet file with the
-// dataset's settings (zstd, bounded row groups).
-func WriteParquet(w io.Writer, instances []record.Instance) error {
-	if err := encodeParquet(w, instances, WriteOptions{}, nil, instanceOptions()...); err != nil {
+// dataset's settings (bounded row groups) and the codec c ("" is
+// parquetcodec.Default).
+func WriteParquet(w io.Writer, instances []record.Instance, c parquetcodec.Codec) error {
+	if err := encodeParquet(w, instances, WriteOptions{Compression: c}, nil, instanceOptions()...); err != nil {
 		return fmt.Errorf("write instances as parquet: %w", err)
 	}
 	return nil

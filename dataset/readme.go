@@ -18,14 +18,22 @@ import (
 // (configs with each split's files, features matching the Parquet schema,
 // split sizes), then counts, provenance, the contamination summary and the
 // model-input template.
-func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string) error {
+func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string, licenses map[string]string) error {
 	var b strings.Builder
 	counts := countSplits(r.Instances)
 	n := map[string]int{record.SplitTrain: counts.Train, record.SplitTest: counts.Test}
 	splits := []string{record.SplitTrain, record.SplitTest}
+	mix := licenseMix(r.Instances, licenses)
 
 	b.WriteString("---\n")
 	b.WriteString("pretty_name: Groundwork document-grounded ideation\n")
+	if id := mix.hfID(); id != "" {
+		fmt.Fprintf(&b, "license: %s\n", id)
+	} else {
+		// Hugging Face's way to name a licence it has no identifier for.
+		b.WriteString("license: other\nlicense_name: mixed-paper-licenses\n")
+	}
+	fmt.Fprintf(&b, "size_categories:\n- %s\n", sizeCategory(len(r.Instances)))
 	b.WriteString("language:\n- en\n")
 	b.WriteString("task_categories:\n- text-generation\n")
 	b.WriteString("tags:\n- scientific-ideation\n- document-grounded\n- arxiv\n")
@@ -93,9 +101,26 @@ func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string
 	fmt.Fprintf(&b, "- summarize: model %s, prompt %s\n", cmp.Or(prov.Models.Summarize, "-"), cmp.Or(prov.PromptVersions.Summarize, "-"))
 	fmt.Fprintf(&b, "- model input: template `%s` (`%s`), K = %d ideas\n\n", tmpl.Version(), TemplateFile, o.NumIdeas)
 
-	b.WriteString("## Use\n\n```python\n")
-	b.WriteString("import pandas as pd\ndf = pd.read_parquet(\"data/\")  # both splits; the split column tells them apart\n\n")
-	b.WriteString("from datasets import load_dataset\nds = load_dataset(\"parquet\", data_files={\"train\": \"data/train-*.parquet\", \"test\": \"data/test-*.parquet\"})\n```\n\n")
+	b.WriteString("## Licence\n\n")
+	b.WriteString(mix.text())
+	b.WriteString("\n")
+
+	b.WriteString("## Use\n\n")
+	b.WriteString("Hugging Face `datasets` (the YAML header names the splits' files):\n\n```python\n")
+	b.WriteString("from datasets import load_dataset\nds = load_dataset(\"parquet\", data_files={\"train\": \"data/train-*.parquet\", \"test\": \"data/test-*.parquet\"})\n")
+	b.WriteString("# or, from this directory or its Hub copy: load_dataset(\"DIR\")\nprint(ds[\"train\"][0][\"prompt\"][:500])\n```\n\n")
+	b.WriteString("pandas:\n\n```python\nimport pandas as pd\ndf = pd.read_parquet(\"data/\")  # both splits; the split column tells them apart\ntrain = df[df.split == \"train\"]\n```\n\n")
+	b.WriteString("DuckDB:\n\n```sql\nSELECT instance_id, split, target.title, target.domain, len(sources) AS n_sources, gold.opportunity\nFROM 'data/*.parquet' ORDER BY split, instance_id;\n```\n\n")
+	b.WriteString("verl and TRL read trainer layouts that `curate export` writes from this directory, each with a README giving the trainer's config keys and the lengths its longest rows need (measured; `--tokenizer tokenizer.json` counts exactly), and, for RL, the reward (`reward.py`: the schema gate, the bonus and the set-level score) that the rows' `data_source` needs:\n\n")
+	b.WriteString("```sh\ncurate export --format verl-rl  --out rl  .   # verl main_ppo: custom_reward_function.path=rl/reward.py\n")
+	b.WriteString("curate export --format verl-sft --out sft .   # verl fsdp_sft_trainer: data.prompt_key=prompt data.response_key=response\n")
+	b.WriteString("curate export --format messages --out chat .  # verl sft_trainer: data.messages_key=messages\n")
+	b.WriteString("curate export --format trl-sft  --out trl-sft .   # TRL SFTTrainer, prompt-completion (loss on the completion)\n")
+	b.WriteString("curate export --format trl-grpo --out trl-grpo .  # TRL GRPOTrainer, prompt-only; reward_funcs=[reward.grpo_reward]\n```\n\n")
+	b.WriteString("```python\n# TRL, after the trl-sft export (set max_length from its README: the default 1024 cuts the answer off)\n")
+	b.WriteString("from datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n")
+	b.WriteString("ds = load_dataset(\"parquet\", data_files={\"train\": \"trl-sft/train.parquet\"})[\"train\"]\n")
+	b.WriteString("SFTTrainer(model=\"MODEL\", args=SFTConfig(max_length=LONGEST_ROW), train_dataset=ds).train()\n```\n\n")
 	b.WriteString("Columns: `instance_id`, `split`, `target` (arxiv_id, title, published, primary_category, categories, domain, doi, s2_paper_id, num_references), `sources` (list of doc_number, ref_key, arxiv_id, s2_paper_id, doi, title, year, labels, rationale, quotes, text_level, card), `gold` (the idea card: problem_gap, core_claim, method, inspiration, opportunity, paradigm, ...), `prompt`, `num_ideas`, `provenance`.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -200,4 +225,96 @@ func splitSet(s string) []string {
 		return nil
 	}
 	return strings.Split(s, ", ")
+}
+
+// sizeCategory is the Hugging Face size category of n rows.
+func sizeCategory(n int) string {
+	switch {
+	case n < 1_000:
+		return "n<1K"
+	case n < 10_000:
+		return "1K<n<10K"
+	case n < 100_000:
+		return "10K<n<100K"
+	case n < 1_000_000:
+		return "100K<n<1M"
+	}
+	return "1M<n<10M"
+}
+
+// hfLicenses maps the licence URLs arXiv records (its metadata's
+// <license>) to Hugging Face licence identifiers.
+var hfLicenses = map[string]string{
+	"creativecommons.org/licenses/by/4.0":         "cc-by-4.0",
+	"creativecommons.org/licenses/by-sa/4.0":      "cc-by-sa-4.0",
+	"creativecommons.org/licenses/by-nc/4.0":      "cc-by-nc-4.0",
+	"creativecommons.org/licenses/by-nc-sa/4.0":   "cc-by-nc-sa-4.0",
+	"creativecommons.org/licenses/by-nc-nd/4.0":   "cc-by-nc-nd-4.0",
+	"creativecommons.org/licenses/by-nd/4.0":      "cc-by-nd-4.0",
+	"creativecommons.org/licenses/by/3.0":         "cc-by-3.0",
+	"creativecommons.org/licenses/by-nc-sa/3.0":   "cc-by-nc-sa-3.0",
+	"creativecommons.org/publicdomain/zero/1.0":   "cc0-1.0",
+	"arxiv.org/licenses/nonexclusive-distrib/1.0": "",
+	"arxiv.org/licenses/assumed-1991-2003":        "",
+}
+
+// licenseKey folds a licence URL for lookup: no scheme, no "www.", no
+// trailing slash.
+func licenseKey(u string) string {
+	u = strings.TrimSpace(strings.ToLower(u))
+	for _, p := range []string{"https://", "http://", "www."} {
+		u = strings.TrimPrefix(u, p)
+	}
+	return strings.TrimSuffix(u, "/")
+}
+
+// paperLicenses is the licence mix of the target papers.
+type paperLicenses struct {
+	byLicense map[string]int // licence URL -> targets
+	unknown   int            // targets whose licence is not recorded
+	total     int
+}
+
+// licenseMix counts the targets' licences (licenses maps a versionless
+// arXiv ID to the licence URL its arXiv metadata gives).
+func licenseMix(ins []record.Instance, licenses map[string]string) paperLicenses {
+	m := paperLicenses{byLicense: map[string]int{}, total: len(ins)}
+	for _, in := range ins {
+		if l := strings.TrimSpace(licenses[in.Target.ArxivID]); l != "" {
+			m.byLicense[l]++
+		} else {
+			m.unknown++
+		}
+	}
+	return m
+}
+
+// hfID is the one Hugging Face licence of every target, or "" when the
+// targets' licences differ, are unknown or have no identifier.
+func (m paperLicenses) hfID() string {
+	if m.unknown > 0 || len(m.byLicense) != 1 {
+		return ""
+	}
+	for l := range m.byLicense {
+		return hfLicenses[licenseKey(l)]
+	}
+	return ""
+}
+
+func (m paperLicenses) text() string {
+	var b strings.Builder
+	b.WriteString("Every row is derived from papers under their own licences: the target's quotes and metadata, and idea cards summarizing the target and its sources. ")
+	b.WriteString("arXiv's default licence (non-exclusive distribution) lets arXiv distribute a paper but grants nobody else the right to redistribute its text, and sources may come from any publisher: **the paper text in this dataset (the `quotes`, and cards close to their papers) may not be redistributable**; check the licences before you publish the dataset or a model's verbatim outputs.\n\n")
+	if len(m.byLicense) == 0 {
+		fmt.Fprintf(&b, "The licence of the %d target papers is not recorded: the arXiv metadata curate stored for them carries none.\n", m.total)
+		return b.String()
+	}
+	b.WriteString("Target papers by licence (from their arXiv metadata):\n\n| licence | targets |\n|---|---:|\n")
+	for _, l := range slices.Sorted(maps.Keys(m.byLicense)) {
+		fmt.Fprintf(&b, "| %s | %d |\n", l, m.byLicense[l])
+	}
+	if m.unknown > 0 {
+		fmt.Fprintf(&b, "| (not recorded) | %d |\n", m.unknown)
+	}
+	return b.String()
 }

@@ -56,36 +56,61 @@ type ReportStats struct {
 	Max    int     `json:"max"`
 }
 
-// ReportYear counts targets published in one year, per split.
+// ReportYear counts papers published in one year, per split.
 type ReportYear struct {
 	Year  int `json:"year"`
 	Train int `json:"train"`
 	Test  int `json:"test"`
 }
 
+// ReportSplitCount is one category counted per split.
+type ReportSplitCount struct {
+	Label string `json:"label"`
+	Train int    `json:"train"`
+	Test  int    `json:"test"`
+}
+
+// ReportHeader says what made the dataset: the provenance of its
+// instances, each stage's distinct values joined by ", ".
+type ReportHeader struct {
+	PipelineVersion string             `json:"pipeline_version"`
+	CreatedAt       string             `json:"created_at"`
+	Models          record.StageValues `json:"models"`
+	PromptVersions  record.StageValues `json:"prompt_versions"`
+}
+
 // ReportData holds every number of the report (report.json); report.html
 // plots the same numbers.
 type ReportData struct {
+	Header  ReportHeader  `json:"header"`
 	Counts  SplitCounts   `json:"counts"`
 	Dropped []ReportCount `json:"dropped"` // targets left out, by reason
 	// SourcesPerTarget is the number of sources kept per target, which is
 	// also the number of input documents per instance.
 	SourcesPerTarget      []ReportBin `json:"sources_per_target"`
 	SourcesPerTargetStats ReportStats `json:"sources_per_target_stats"`
+	// ReferencesPerTarget bins the targets' reference counts (bibliography
+	// entries and Semantic Scholar edges, joined).
+	ReferencesPerTarget      []ReportBin `json:"references_per_target"`
+	ReferencesPerTargetStats ReportStats `json:"references_per_target_stats"`
 	// ReferencesKept bins the percentage of a target's references kept as
 	// sources, in steps of 10.
-	ReferencesKept []ReportBin    `json:"references_kept_percent"`
-	SourceLabels   []ReportCount  `json:"source_labels"`
-	TextLevels     []ReportCount  `json:"source_text_levels"`
-	InputTokens    []ReportBin    `json:"input_tokens"`
-	InputTokStats  ReportStats    `json:"input_tokens_stats"`
-	TokenEstimate  string         `json:"token_estimate"`
-	Years          []ReportYear   `json:"target_years"`
-	TestDomains    []ReportCount  `json:"test_domains"`
-	Opportunity    []ReportCount  `json:"gold_opportunity"`
-	Paradigm       []ReportCount  `json:"gold_paradigm"`
-	Warnings       []string       `json:"warnings"`
-	Contamination  *Contamination `json:"contamination,omitempty"`
+	ReferencesKept []ReportBin   `json:"references_kept_percent"`
+	SourceLabels   []ReportCount `json:"source_labels"`
+	TextLevels     []ReportCount `json:"source_text_levels"`
+	InputTokens    []ReportBin   `json:"input_tokens"`
+	InputTokStats  ReportStats   `json:"input_tokens_stats"`
+	TokenEstimate  string        `json:"token_estimate"`
+	Years          []ReportYear  `json:"target_years"`
+	// SourceYears counts the sources of each split's instances by their
+	// year (a source shared by several instances counts once for each).
+	SourceYears   []ReportYear       `json:"source_years"`
+	Domains       []ReportSplitCount `json:"domains"` // targets by domain, per split
+	TestDomains   []ReportCount      `json:"test_domains"`
+	Opportunity   []ReportCount      `json:"gold_opportunity"`
+	Paradigm      []ReportCount      `json:"gold_paradigm"`
+	Warnings      []string           `json:"warnings"`
+	Contamination *Contamination     `json:"contamination,omitempty"`
 }
 
 // Report computes the report of a dataset and writes report.html (inline
@@ -116,7 +141,12 @@ func Report(instances []record.Instance, dropped []Dropped, contamination *Conta
 }
 
 func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *ReportData {
+	prov := provenanceSummary(ins)
 	d := &ReportData{
+		Header: ReportHeader{
+			PipelineVersion: prov.PipelineVersion, CreatedAt: prov.CreatedAt,
+			Models: prov.Models, PromptVersions: prov.PromptVersions,
+		},
 		Counts:        countSplits(ins),
 		TokenEstimate: fmt.Sprintf("tokens ~ characters / %d (no tokenizer is run)", charsPerToken),
 		Contamination: c,
@@ -128,12 +158,13 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 	}
 	d.Dropped = counts(reasons, nil, len(dropped))
 
-	var nSources, tokens []int
-	var nSplit, tSplit []string
+	var nSources, tokens, nRefs []int
+	var nSplit, tSplit, rSplit []string
 	labels, levels := map[string]int{}, map[string]int{}
 	nLabels, nLevels := 0, 0
 	keptShare := map[int][2]int{}
-	years := map[int][2]int{}
+	years, srcYears := map[int][2]int{}, map[int][2]int{}
+	domainSplits := map[string][2]int{}
 	domains, opp, par := map[string]int{}, map[string]int{}, map[string]int{}
 	nTest := 0
 	for _, in := range ins {
@@ -143,6 +174,7 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 		}
 		nSources, nSplit = append(nSources, len(in.Sources)), append(nSplit, in.Split)
 		tokens, tSplit = append(tokens, (len(in.Prompt)+charsPerToken-1)/charsPerToken), append(tSplit, in.Split)
+		nRefs, rSplit = append(nRefs, in.Target.NumReferences), append(rSplit, in.Split)
 		for _, s := range in.Sources {
 			for _, l := range s.Labels {
 				labels[l]++
@@ -150,7 +182,15 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 			}
 			levels[s.TextLevel]++
 			nLevels++
+			if s.Year > 0 {
+				v := srcYears[s.Year]
+				v[si]++
+				srcYears[s.Year] = v
+			}
 		}
+		ds := domainSplits[cmp.Or(in.Target.Domain, "(none)")]
+		ds[si]++
+		domainSplits[cmp.Or(in.Target.Domain, "(none)")] = ds
 		if in.Target.NumReferences > 0 {
 			p := min(100, 100*len(in.Sources)/in.Target.NumReferences) / 10 * 10
 			v := keptShare[p]
@@ -173,12 +213,24 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 	d.SourcesPerTargetStats = stats(nSources)
 	d.InputTokens = intBins(tokens, tSplit, 0)
 	d.InputTokStats = stats(tokens)
+	d.ReferencesPerTarget = intBins(nRefs, rSplit, 0)
+	d.ReferencesPerTargetStats = stats(nRefs)
 	for _, p := range slices.Sorted(maps.Keys(keptShare)) {
 		d.ReferencesKept = append(d.ReferencesKept, ReportBin{Lo: p, Hi: min(100, p+9), Train: keptShare[p][0], Test: keptShare[p][1]})
 	}
 	for _, y := range slices.Sorted(maps.Keys(years)) {
 		d.Years = append(d.Years, ReportYear{Year: y, Train: years[y][0], Test: years[y][1]})
 	}
+	d.SourceYears = []ReportYear{}
+	for _, y := range slices.Sorted(maps.Keys(srcYears)) {
+		d.SourceYears = append(d.SourceYears, ReportYear{Year: y, Train: srcYears[y][0], Test: srcYears[y][1]})
+	}
+	d.Domains = []ReportSplitCount{}
+	for _, l := range slices.Sorted(maps.Keys(domainSplits)) {
+		d.Domains = append(d.Domains, ReportSplitCount{Label: l, Train: domainSplits[l][0], Test: domainSplits[l][1]})
+	}
+	// Largest domains first.
+	slices.SortStableFunc(d.Domains, func(a, b ReportSplitCount) int { return cmp.Compare(b.Train+b.Test, a.Train+a.Test) })
 	d.SourceLabels = counts(labels, record.Labels(), nLabels)
 	d.TextLevels = counts(levels, []string{record.TextFull, record.TextAbstract}, nLevels)
 	d.TestDomains = counts(domains, nil, nTest)
@@ -270,27 +322,39 @@ const reportPage = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Groundwork dataset report</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 760px; color: #222; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 720px; padding: 0 1rem; color: #222; line-height: 1.4; }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
 .warn { background: #fdecea; border-left: 4px solid #e45756; padding: .5rem .8rem; }
 p.caption { color: #555; font-size: .9rem; }
-table { border-collapse: collapse; } td, th { padding: .2rem .8rem; border-bottom: 1px solid #ddd; text-align: left; }
+table { border-collapse: collapse; } td, th { padding: .2rem .8rem; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
+td { overflow-wrap: anywhere; }
+/* Charts keep their size, so their text stays readable: a screen narrower than the wide drawing shows the narrow one. */
+.chart { overflow-x: auto; }
+.chart svg { display: block; }
+.narrow { display: none; }
+@media (max-width: 720px) { .wide { display: none; } .narrow { display: block; } }
 </style>
 </head>
 <body>
 <h1>Groundwork dataset report</h1>
 <table>
-<tr><th>train</th><td>{{.Data.Counts.Train}}</td></tr>
-<tr><th>test</th><td>{{.Data.Counts.Test}}</td></tr>
-{{range .Data.Dropped}}<tr><th>dropped: {{.Label}}</th><td>{{.N}}</td></tr>
+<tr><th>created</th><td>{{or .Data.Header.CreatedAt "-"}}</td></tr>
+<tr><th>pipeline</th><td>curate {{or .Data.Header.PipelineVersion "-"}}</td></tr>
+<tr><th>classify model</th><td>{{or .Data.Header.Models.Classify "-"}} (prompt {{or .Data.Header.PromptVersions.Classify "-"}})</td></tr>
+<tr><th>summarize model</th><td>{{or .Data.Header.Models.Summarize "-"}} (prompt {{or .Data.Header.PromptVersions.Summarize "-"}})</td></tr>
+<tr><th>model input</th><td>template {{or .Data.Header.PromptVersions.Dataset "-"}}</td></tr>
+<tr><th>train</th><td>{{.Data.Counts.Train}} instances</td></tr>
+<tr><th>test</th><td>{{.Data.Counts.Test}} instances</td></tr>
+{{range .Data.Dropped}}<tr><th>targets dropped: {{.Label}}</th><td>{{.N}}</td></tr>
 {{end}}{{with .Data.Contamination}}<tr><th>contamination policy</th><td>{{.Policy}}: {{len .Violations}} violations; dropped train {{.Dropped.Train}}, test {{.Dropped.Test}}</td></tr>
 {{end}}</table>
 {{range .Data.Warnings}}<p class="warn">{{.}}</p>
 {{end}}{{range .Sections}}<section>
 <h2>{{.Title}}</h2>
-{{.Chart}}
+<div class="chart">{{.Chart}}</div>
 <p class="caption">{{.Caption}}</p>
 </section>
 {{end}}<p class="caption">The same numbers are in report.json.</p>
@@ -306,12 +370,19 @@ func reportHTML(d *ReportData) ([]byte, error) {
 		for _, b := range bins {
 			l := strconv.Itoa(b.Lo)
 			if b.Hi != b.Lo {
-				l += "-" + strconv.Itoa(b.Hi)
+				l += "–" + strconv.Itoa(b.Hi)
 			}
 			if pct {
 				l += "%"
 			}
 			out = append(out, chartBar{label: l, values: []float64{float64(b.Train), float64(b.Test)}})
+		}
+		return out
+	}
+	yearBars := func(ys []ReportYear) []chartBar {
+		var out []chartBar
+		for _, y := range ys {
+			out = append(out, chartBar{label: strconv.Itoa(y.Year), values: []float64{float64(y.Train), float64(y.Test)}})
 		}
 		return out
 	}
@@ -322,36 +393,59 @@ func reportHTML(d *ReportData) ([]byte, error) {
 		}
 		return out
 	}
-	var years []chartBar
-	for _, y := range d.Years {
-		years = append(years, chartBar{label: strconv.Itoa(y.Year), values: []float64{float64(y.Train), float64(y.Test)}})
-	}
-	total := func(cs []ReportCount) float64 {
+	total := func(cs []ReportCount) []float64 {
 		t := 0
 		for _, c := range cs {
 			t += c.N
 		}
-		return float64(t)
+		return []float64{float64(t)}
 	}
-	ss, ts := d.SourcesPerTargetStats, d.InputTokStats
+	var domains []chartBar
+	var dTotals [2]float64
+	for _, c := range d.Domains {
+		domains = append(domains, chartBar{label: c.Label, values: []float64{float64(c.Train), float64(c.Test)}})
+		dTotals[0], dTotals[1] = dTotals[0]+float64(c.Train), dTotals[1]+float64(c.Test)
+	}
+	// Each chart is drawn twice, wide and narrow; the page shows the one
+	// that fits the screen, so no text is ever scaled down.
+	both := func(draw func(width int) string) template.HTML {
+		return template.HTML(`<div class="wide">` + draw(chartWidth) + `</div><div class="narrow">` + draw(narrowWidth) + `</div>`)
+	}
+	col := func(title, x, y string, bars []chartBar) template.HTML {
+		return both(func(w int) string {
+			return columnChart(chart{title: title, xTitle: x, yTitle: y, series: splits, colors: colors, bars: bars, width: w})
+		})
+	}
+	bar := func(c chart, totals []float64) template.HTML {
+		return both(func(w int) string {
+			c.width = w
+			return barChart(c, totals)
+		})
+	}
+	one := []string{colorTrain}
+	ss, ts, rs := d.SourcesPerTargetStats, d.InputTokStats, d.ReferencesPerTargetStats
 	sections := []reportSection{
-		{"Sources kept per target (input documents per instance)", template.HTML(columnChart("Sources per target", splits, colors, binBars(d.SourcesPerTarget, false))),
+		{"Sources kept per target (input documents per instance)", col("Sources per target", "sources kept (documents in the input)", "instances", binBars(d.SourcesPerTarget, false)),
 			fmt.Sprintf("Instances by number of sources. Min %d, median %d, mean %.1f, max %d. Targets with fewer than %d were dropped.", ss.Min, ss.Median, ss.Mean, ss.Max, MinSources)},
-		{"Share of references kept as sources", template.HTML(columnChart("References kept (%)", splits, colors, binBars(d.ReferencesKept, true))),
-			"Sources as a percentage of the target's references, in bins of 10."},
-		{"Source labels", template.HTML(barChart("Source labels", countBars(d.SourceLabels, "", 0), total(d.SourceLabels))),
-			"A source may carry several labels."},
-		{"Source text level", template.HTML(barChart("Source cards written from", countBars(d.TextLevels, "", 0), total(d.TextLevels))),
+		{"References per target", col("References per target", "references (bibliography entries and Semantic Scholar edges)", "targets", binBars(d.ReferencesPerTarget, false)),
+			fmt.Sprintf("Targets by the number of references the classifier chose the sources from. Min %d, median %d, mean %.1f, max %d.", rs.Min, rs.Median, rs.Mean, rs.Max)},
+		{"Share of references kept as sources", col("Share of references kept as sources", "references kept as sources (% of the target's references, bins of 10)", "targets", binBars(d.ReferencesKept, true)),
+			"Targets by the percentage of their references kept as sources."},
+		{"Source labels", bar(chart{title: "Source labels", xTitle: "sources with the label (a source may carry several labels)", colors: one, bars: countBars(d.SourceLabels, "", 0)}, total(d.SourceLabels)),
+			"Why the classifier kept each source."},
+		{"Source text level", bar(chart{title: "Source cards written from", xTitle: "sources", colors: one, bars: countBars(d.TextLevels, "", 0)}, total(d.TextLevels)),
 			"full_text: the source's arXiv page; abstract: its Semantic Scholar abstract only."},
-		{"Input tokens per instance", template.HTML(columnChart("Input tokens (estimated)", splits, colors, binBars(d.InputTokens, false))),
+		{"Input tokens per instance", col("Input tokens per instance (estimated)", "prompt tokens", "instances", binBars(d.InputTokens, false)),
 			fmt.Sprintf("Prompt length, %s. Min %d, median %d, mean %.0f, max %d.", d.TokenEstimate, ts.Min, ts.Median, ts.Mean, ts.Max)},
-		{"Publication year of targets", template.HTML(columnChart("Targets by arXiv v1 year", splits, colors, years)),
+		{"Publication year of targets", col("Targets by arXiv v1 year", "year of the target's arXiv v1", "targets", yearBars(d.Years)),
 			"The split follows the arXiv v1 date."},
-		{"Test split domains", template.HTML(barChart("Test domains", countBars(d.TestDomains, "", 0), total(d.TestDomains))),
-			"Domain from the primary arXiv category."},
-		{"Opportunity labels of gold cards", template.HTML(barChart("Gold opportunity", countBars(d.Opportunity, record.Bridge, bridgeRate), total(d.Opportunity))),
+		{"Publication year of sources", col("Sources by year", "year of the source (Semantic Scholar)", "sources (per instance)", yearBars(d.SourceYears)),
+			"The sources of each split's instances; a source shared by several instances counts once for each. Sources without a year are left out."},
+		{"Domains by split", bar(chart{title: "Target domains", xTitle: "targets (share of the split)", series: splits, colors: colors, bars: domains}, dTotals[:]),
+			"Domain from the target's primary arXiv category. Sources carry no category in the dataset's rows, so their domains are not shown."},
+		{"Opportunity labels of gold cards", bar(chart{title: "Gold opportunity", xTitle: "gold cards", colors: one, bars: countBars(d.Opportunity, record.Bridge, bridgeRate)}, total(d.Opportunity)),
 			fmt.Sprintf("In human papers Bridge Opportunity is about %.0f%%; red means over %d times that.", 100*bridgeRate, collapseRatio)},
-		{"Paradigm labels of gold cards", template.HTML(barChart("Gold paradigm", countBars(d.Paradigm, record.Synthesis, synthesisRate), total(d.Paradigm))),
+		{"Paradigm labels of gold cards", bar(chart{title: "Gold paradigm", xTitle: "gold cards", colors: one, bars: countBars(d.Paradigm, record.Synthesis, synthesisRate)}, total(d.Paradigm)),
 			fmt.Sprintf("In human papers Synthesis / Unification is about %.0f%%; red means over %d times that.", 100*synthesisRate, collapseRatio)},
 	}
 	page, err := template.New("report").Parse(reportPage)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 )
@@ -37,6 +38,13 @@ type WriteOptions struct {
 	// RowGroupBytes (0: 1,000 rows, 64 MiB).
 	RowGroupRows  int64
 	RowGroupBytes int64
+	// Compression is the Parquet page codec ("": parquetcodec.Default,
+	// Snappy, which every reader has).
+	Compression parquetcodec.Codec
+	// Licenses maps a target's versionless arXiv ID to the licence URL
+	// its arXiv metadata gives, for the card's licence mix; targets not
+	// in it are counted as not recorded.
+	Licenses map[string]string
 	// JSONL also writes every instance to instances.jsonl.
 	JSONL bool
 	// Report also writes report.html and report.json.
@@ -172,7 +180,7 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 	}
 
 	var readme strings.Builder
-	if err := writeCard(&readme, r, tmpl, files); err != nil {
+	if err := writeCard(&readme, r, tmpl, files, opts.Licenses); err != nil {
 		return err
 	}
 	// Sorted here too: a caller may append the targets LoadTargets left out.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -113,8 +114,8 @@ func TestWriteLayoutAndRoundTrip(t *testing.T) {
 	}
 	for _, rg := range pf.Metadata().RowGroups {
 		for _, c := range rg.Columns {
-			if c.MetaData.Codec.String() != "ZSTD" {
-				t.Fatalf("column %v codec %v, want ZSTD", c.MetaData.PathInSchema, c.MetaData.Codec)
+			if c.MetaData.Codec.String() != "SNAPPY" {
+				t.Fatalf("column %v codec %v, want SNAPPY (the default)", c.MetaData.PathInSchema, c.MetaData.Codec)
 			}
 		}
 	}
@@ -264,5 +265,56 @@ func TestWriteRefusesForeignDirectory(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "thesis.tex")); err != nil {
 		t.Errorf("foreign file gone: %v", err)
+	}
+}
+
+// TestCardLicenceAndUse: the card's YAML has a licence and a size
+// category; its body states the papers' licence mix, that their text may
+// not be redistributable, and how to load the data in datasets, pandas,
+// DuckDB, verl and TRL.
+func TestCardLicenceAndUse(t *testing.T) {
+	r := mustBuild(t, corpus(), fixedOptions())
+	card := func(licenses map[string]string) string {
+		out := filepath.Join(t.TempDir(), "ds")
+		writeTestDataset(t, out, r, WriteOptions{Licenses: licenses})
+		b, err := os.ReadFile(filepath.Join(out, ReadmeFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	c := card(nil)
+	header, _, _ := strings.Cut(strings.TrimPrefix(c, "---\n"), "\n---\n")
+	for _, want := range []string{"license: other", "license_name: mixed-paper-licenses", "size_categories:\n- n<1K"} {
+		if !strings.Contains(header, want) {
+			t.Errorf("YAML header lacks %q:\n%s", want, header)
+		}
+	}
+	for _, want := range []string{"may not be redistributable", fmt.Sprintf("The licence of the %d target papers is not recorded", len(r.Instances)),
+		"from datasets import load_dataset", "import pandas as pd", "FROM 'data/*.parquet'", "curate export --format verl-rl", "custom_reward_function.path=rl/reward.py",
+		"data.prompt_key=prompt data.response_key=response", "data.messages_key=messages", "curate export --format trl-sft", "SFTTrainer", "GRPOTrainer"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("card lacks %q", want)
+		}
+	}
+
+	all := map[string]string{}
+	for _, in := range r.Instances {
+		all[in.Target.ArxivID] = "http://creativecommons.org/licenses/by/4.0/"
+	}
+	if c := card(all); !strings.Contains(c, "\nlicense: cc-by-4.0\n") || strings.Contains(c, "license_name") {
+		t.Errorf("every target CC BY 4.0: the header does not say so:\n%.300s", c)
+	}
+	all[r.Instances[0].Target.ArxivID] = "http://arxiv.org/licenses/nonexclusive-distrib/1.0/"
+	delete(all, r.Instances[1].Target.ArxivID)
+	c = card(all)
+	for _, want := range []string{"license: other", fmt.Sprintf("| http://creativecommons.org/licenses/by/4.0/ | %d |", len(r.Instances)-2),
+		"| http://arxiv.org/licenses/nonexclusive-distrib/1.0/ | 1 |", "| (not recorded) | 1 |"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("mixed licences: card lacks %q", want)
+		}
+	}
+	if sizeCategory(999) != "n<1K" || sizeCategory(1000) != "1K<n<10K" || sizeCategory(123_456) != "100K<n<1M" {
+		t.Error("sizeCategory")
 	}
 }

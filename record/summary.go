@@ -71,7 +71,7 @@ const (
 
 // CardKind returns the kind of a card: "card:" + card kind ("gold" or
 // "source") + ":" + model + ":" + prompt version, e.g.
-// "card:source:heuristic:heuristic-v1". Cards live under the paper's own
+// "card:source:heuristic:heuristic-v2". Cards live under the paper's own
 // item, so a paper has at most one card per (card kind, model, prompt
 // version), whichever target asked for it.
 func CardKind(cardKind, model, promptVersion string) Kind[Card] {

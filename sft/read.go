@@ -25,7 +25,8 @@ type Completion struct {
 
 // ReadCompletions reads the generations in a JSONL or Parquet file (told
 // apart by the Parquet magic number). A row's completion is its
-// "completion" column, else "response", else the content of the last
+// "completion" column (a string, or TRL's list of messages, of which the
+// last assistant turn), else "response", else the content of the last
 // assistant turn of "messages"; its K is "num_ideas", else
 // "extra_info.num_ideas". A row with none of the completion columns is an
 // error: a wrong file should not pass as zero failures.
@@ -114,19 +115,16 @@ func completionOf(row map[string]any) (Completion, error) {
 			c.Text, found = s, true
 			break
 		}
-	}
-	if !found {
-		if msgs, ok := row["messages"].([]any); ok {
-			for _, m := range msgs {
-				if mm, ok := m.(map[string]any); ok && mm["role"] == "assistant" {
-					c.Text, _ = mm["content"].(string)
-					found = true
-				}
-			}
+		// TRL's conversational prompt-completion: a list of messages.
+		if c.Text, found = lastAssistant(row[k]); found {
+			break
 		}
 	}
 	if !found {
-		return c, errors.New("no completion, response or assistant message")
+		c.Text, found = lastAssistant(row["messages"])
+	}
+	if !found {
+		return c, errors.New("no completion, response or assistant message (verl-rl and trl-grpo exports hold prompts, not completions)")
 	}
 	extra, _ := row["extra_info"].(map[string]any)
 	c.NumIdeas = intOf(row["num_ideas"])
@@ -138,6 +136,23 @@ func completionOf(row map[string]any) (Completion, error) {
 		c.InstanceID, _ = extra["instance_id"].(string)
 	}
 	return c, nil
+}
+
+// lastAssistant returns the content of the last assistant turn of a list
+// of {role, content} messages.
+func lastAssistant(v any) (string, bool) {
+	msgs, ok := v.([]any)
+	if !ok {
+		return "", false
+	}
+	text, found := "", false
+	for _, m := range msgs {
+		if mm, ok := m.(map[string]any); ok && mm["role"] == "assistant" {
+			text, _ = mm["content"].(string)
+			found = true
+		}
+	}
+	return text, found
 }
 
 // intOf reads a JSON or Parquet number.

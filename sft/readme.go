@@ -22,7 +22,7 @@ func readme(r *Result, bySplit map[string][]Row) string {
 		}
 	}
 	b.WriteString("---\nconfigs:\n")
-	for _, c := range []struct{ name, dir string }{{"default", DataDir}, {"messages", MessagesDir}} {
+	for _, c := range []struct{ name, dir string }{{"default", DataDir}, {"messages", MessagesDir}, {"trl", TRLDir}} {
 		fmt.Fprintf(&b, "- config_name: %s\n  data_files:\n", c.name)
 		for _, s := range splits {
 			fmt.Fprintf(&b, "  - split: %s\n    path: %s/%s-*.parquet\n", s, c.dir, s)
@@ -95,10 +95,18 @@ func readme(r *Result, bySplit map[string][]Row) string {
 	}
 
 	b.WriteString("\n## Files and trainers\n\n")
-	b.WriteString("- `data/{train,validation,test}-*.parquet`: verl SFT (`data.prompt_key=prompt`, `data.response_key=response`; `extra_info` holds split, index, instance_id, num_ideas, dataset_split).\n")
-	b.WriteString("- `messages/{train,validation,test}-*.parquet`: chat `messages` (a user turn, the assistant's completion) for TRL's `SFTTrainer` and other chat trainers, with `split` and `dataset_split`; `load_dataset(DIR, \"messages\")`.\n")
+	n := max(rep.Length.Longest, 1)
+	counted := "estimated on the long side (give `curate sft --tokenizer tokenizer.json` for exact counts)"
+	if rep.Length.Counter != "estimate" {
+		counted = "counted with " + rep.Length.Counter
+	}
+	fmt.Fprintf(&b, "The longest row (prompt and completion, with %d tokens for the chat template) is **%d tokens**, %s. Every trainer below must allow it: their defaults (1024) cut or reject these rows.\n\n", TemplateOverhead, rep.Length.Longest, counted)
+	fmt.Fprintf(&b, "- `data/{train,validation,test}-*.parquet`: verl's legacy SFT trainer (`verl.trainer.fsdp_sft_trainer`, SFTDataset): `data.prompt_key=prompt data.response_key=response data.max_length=%d data.truncation=error` (its YAML defaults are `question`, `answer` and 1024). `extra_info` holds split, index, instance_id, num_ideas, dataset_split.\n", n)
+	fmt.Fprintf(&b, "- `messages/{train,validation,test}-*.parquet`: chat `messages` (the user turn, the assistant's completion) for verl's multi-turn SFT trainer (`verl.trainer.sft_trainer`, MultiTurnSFTDataset): `data.messages_key=messages data.max_length=%d data.max_token_len_per_gpu=%d` (with the default `pad_mode: no_padding`, a longer row is cut without an error); with `split`, `dataset_split` and `num_ideas`; `load_dataset(DIR, \"messages\")`. TRL's `SFTTrainer` would compute the loss on the whole conversation here: use `trl/`.\n", n, max(n, 8192))
+	fmt.Fprintf(&b, "- `trl/{train,validation,test}-*.parquet`: TRL's conversational prompt-completion layout (`prompt` and `completion` as messages), which `SFTTrainer` trains on the completion only: `SFTConfig(max_length=%d)` (the default 1024 keeps the start and cuts the answer off); `load_dataset(DIR, \"trl\")`.\n", n)
 	b.WriteString("- `jsonl/{train,validation,test}.jsonl`: every row with its cards, opening, token count and teacher usage.\n")
 	b.WriteString("- `rejects.jsonl`, `sft.json` (these numbers as JSON).\n\n")
+	b.WriteString("Column names and config keys were checked against verl's `verl/utils/dataset/sft_dataset.py` and `multiturn_sft_dataset.py`, `verl/trainer/config/sft_trainer.yaml` and `sft_trainer_engine.yaml` (volcengine/verl b178a3c) and TRL's `trl/trainer/sft_trainer.py` and `sft_config.py` (huggingface/trl f2cd577).\n\n")
 	b.WriteString("The validation rows are the instances whose IDs hash lowest (at most half the rows): the same IDs whatever the teacher, K or order. ")
 	b.WriteString("`curate gate FILE` applies the same schema gate to any model's generations (JSONL or Parquet with a `completion` or `response` column).\n")
 	return b.String()

@@ -13,13 +13,15 @@ import (
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 )
 
 // Files and directories of an SFT output directory.
 const (
 	DataDir      = "data"     // verl SFT Parquet: prompt, response, extra_info
-	MessagesDir  = "messages" // chat messages Parquet (TRL)
+	MessagesDir  = "messages" // chat messages Parquet (verl's multi-turn sft_trainer)
+	TRLDir       = "trl"      // TRL's conversational prompt-completion Parquet
 	JSONLDir     = "jsonl"    // every row with its cards and accounting
 	ReadmeFile   = "README.md"
 	ReportFile   = "sft.json"
@@ -57,12 +59,25 @@ type MessagesRow struct {
 	NumIdeas     int               `json:"num_ideas" parquet:"num_ideas"`
 }
 
+// TRLRow is one row of trl/: TRL's conversational prompt-completion
+// layout, which SFTTrainer trains on the completion only.
+type TRLRow struct {
+	Prompt       []dataset.Message `json:"prompt" parquet:"prompt,list"`
+	Completion   []dataset.Message `json:"completion" parquet:"completion,list"`
+	InstanceID   string            `json:"instance_id" parquet:"instance_id"`
+	Split        string            `json:"split" parquet:"split"`
+	DatasetSplit string            `json:"dataset_split" parquet:"dataset_split"`
+	NumIdeas     int               `json:"num_ideas" parquet:"num_ideas"`
+}
+
 // WriteOptions configure Write.
 type WriteOptions struct {
 	// ShardRows is the most rows in one Parquet file (0: 10,000).
 	ShardRows int
 	// Version is curate's, for the manifest.
 	Version string
+	// Compression is the Parquet page codec ("": parquetcodec.Default).
+	Compression parquetcodec.Codec
 }
 
 // ManifestKind is the kind an SFT output's manifest names.
@@ -72,7 +87,8 @@ const ManifestKind = "sft"
 //
 //	out/README.md                                  dataset card (Hugging Face configs "default" and "messages")
 //	out/data/{train,validation,test}-NNNNN-of-NNNNN.parquet      verl SFT: prompt, response, extra_info
-//	out/messages/{train,validation,test}-NNNNN-of-NNNNN.parquet  TRL: messages [{role, content}], instance_id, split, dataset_split
+//	out/messages/{train,validation,test}-NNNNN-of-NNNNN.parquet  chat: messages [{role, content}], instance_id, split, dataset_split, num_ideas
+//	out/trl/{train,validation,test}-NNNNN-of-NNNNN.parquet       TRL prompt-completion: prompt, completion (messages), instance_id, split, dataset_split, num_ideas
 //	out/jsonl/{train,validation,test}.jsonl             every Row
 //	out/manifest.json                              every file's size and SHA-256
 //	out/rejects.jsonl                              every Reject, with its reason
@@ -96,7 +112,7 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 		Describe: fmt.Sprintf("an SFT output (no %s and %s)", ReadmeFile, ReportFile),
 		KeepPrev: true,
 	}, func(tmp string) error {
-		return writeTree(ctx, tmp, r, cmp.Or(max(opts.ShardRows, 0), defaultShard))
+		return writeTree(ctx, tmp, r, cmp.Or(max(opts.ShardRows, 0), defaultShard), opts.Compression)
 	})
 	if err != nil {
 		return fmt.Errorf("write sft data %s: %w", out, err)
@@ -105,13 +121,13 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 }
 
 // writeTree writes every file of the output into dir, each synced.
-func writeTree(ctx context.Context, dir string, r *Result, shardRows int) error {
+func writeTree(ctx context.Context, dir string, r *Result, shardRows int, codec parquetcodec.Codec) error {
 	bySplit := map[string][]Row{}
 	for _, row := range r.Rows {
 		bySplit[row.Split] = append(bySplit[row.Split], row)
 	}
 	files := map[string][]string{} // "data/train" -> relative paths
-	for _, sub := range []string{DataDir, MessagesDir, JSONLDir} {
+	for _, sub := range []string{DataDir, MessagesDir, TRLDir, JSONLDir} {
 		if err := os.Mkdir(filepath.Join(dir, sub), 0o755); err != nil {
 			return err
 		}
@@ -121,17 +137,7 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int) error 
 		if len(rows) == 0 {
 			continue
 		}
-		verl := make([]VerlRow, len(rows))
-		msgs := make([]MessagesRow, len(rows))
-		for i, row := range rows {
-			verl[i] = VerlRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: ExtraInfo{
-				Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: row.NumIdeas, DatasetSplit: row.DatasetSplit,
-			}}
-			msgs[i] = MessagesRow{
-				Messages:   []dataset.Message{{Role: "user", Content: row.Prompt}, {Role: "assistant", Content: row.Response}},
-				InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
-			}
-		}
+		verl, msgs, trl := trainerRows(split, rows)
 		n := max(1, (len(rows)+shardRows-1)/shardRows)
 		for i := range n {
 			if err := ctx.Err(); err != nil {
@@ -139,14 +145,18 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int) error 
 			}
 			lo, hi := i*shardRows, min((i+1)*shardRows, len(rows))
 			name := fmt.Sprintf("%s-%05d-of-%05d.parquet", split, i, n)
-			if err := writeParquet(filepath.Join(dir, DataDir, name), verl[lo:hi], parquet.SkipPageBounds("prompt"), parquet.SkipPageBounds("response")); err != nil {
+			if err := writeParquet(filepath.Join(dir, DataDir, name), verl[lo:hi], codec, parquet.SkipPageBounds("prompt"), parquet.SkipPageBounds("response")); err != nil {
 				return err
 			}
-			if err := writeParquet(filepath.Join(dir, MessagesDir, name), msgs[lo:hi]); err != nil {
+			if err := writeParquet(filepath.Join(dir, MessagesDir, name), msgs[lo:hi], codec); err != nil {
 				return err
 			}
-			files[DataDir+"/"+split] = append(files[DataDir+"/"+split], DataDir+"/"+name)
-			files[MessagesDir+"/"+split] = append(files[MessagesDir+"/"+split], MessagesDir+"/"+name)
+			if err := writeParquet(filepath.Join(dir, TRLDir, name), trl[lo:hi], codec); err != nil {
+				return err
+			}
+			for _, sub := range []string{DataDir, MessagesDir, TRLDir} {
+				files[sub+"/"+split] = append(files[sub+"/"+split], sub+"/"+name)
+			}
 		}
 		if err := atomicdir.WriteJSONL(filepath.Join(dir, JSONLDir, split+".jsonl"), rows); err != nil {
 			return err
@@ -165,11 +175,33 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int) error 
 	return atomicdir.WriteFileSync(filepath.Join(dir, ReadmeFile), []byte(readme(r, bySplit)))
 }
 
-// writeParquet writes rows as one zstd-compressed Parquet file with the
-// dataset stage's row-group size, synced before it returns.
-func writeParquet[T any](path string, rows []T, extra ...parquet.WriterOption) error {
+// trainerRows are the verl, messages and TRL rows of a split's rows.
+func trainerRows(split string, rows []Row) ([]VerlRow, []MessagesRow, []TRLRow) {
+	verl := make([]VerlRow, len(rows))
+	msgs := make([]MessagesRow, len(rows))
+	trl := make([]TRLRow, len(rows))
+	for i, row := range rows {
+		verl[i] = VerlRow{Prompt: row.Prompt, Response: row.Response, ExtraInfo: ExtraInfo{
+			Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: row.NumIdeas, DatasetSplit: row.DatasetSplit,
+		}}
+		msgs[i] = MessagesRow{
+			Messages:   []dataset.Message{{Role: "user", Content: row.Prompt}, {Role: "assistant", Content: row.Response}},
+			InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
+		}
+		trl[i] = TRLRow{
+			Prompt:     []dataset.Message{{Role: "user", Content: row.Prompt}},
+			Completion: []dataset.Message{{Role: "assistant", Content: row.Response}},
+			InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
+		}
+	}
+	return verl, msgs, trl
+}
+
+// writeParquet writes rows as one Parquet file compressed with codec,
+// with the dataset stage's row-group size, synced before it returns.
+func writeParquet[T any](path string, rows []T, codec parquetcodec.Codec, extra ...parquet.WriterOption) error {
 	return atomicdir.WriteFileFunc(path, func(f io.Writer) error {
-		opts := append([]parquet.WriterOption{parquet.Compression(&parquet.Zstd), parquet.MaxRowsPerRowGroup(rowGroupRows)}, extra...)
+		opts := append([]parquet.WriterOption{codec.WriterOption(), parquet.MaxRowsPerRowGroup(rowGroupRows)}, extra...)
 		w := parquet.NewGenericWriter[T](f, opts...)
 		if _, err := w.Write(rows); err != nil {
 			return err

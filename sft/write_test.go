@@ -5,19 +5,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/internal/readback"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sft/gate"
 )
@@ -27,38 +26,11 @@ import (
 // schema and rows as JSON objects.
 func readArrow(t *testing.T, path string) (string, []map[string]any) {
 	t.Helper()
-	rdr, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatalf("arrow: open %s: %v", path, err)
-	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 2}, memory.NewGoAllocator())
+	tbl, err := readback.Arrow(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
-	var rows []map[string]any
-	tr := array.NewTableReader(tbl, 2)
-	defer tr.Release()
-	for tr.Next() {
-		var b bytes.Buffer
-		if err := array.RecordToJSON(tr.RecordBatch(), &b); err != nil {
-			t.Fatal(err)
-		}
-		dec := json.NewDecoder(&b)
-		for dec.More() {
-			var m map[string]any
-			if err := dec.Decode(&m); err != nil {
-				t.Fatal(err)
-			}
-			rows = append(rows, m)
-		}
-	}
-	return tbl.Schema().String(), rows
+	return tbl.Schema.String(), tbl.Rows
 }
 
 func readGeneric[T any](t *testing.T, path string) []T {
@@ -278,4 +250,51 @@ func goodCards(k int) []record.Card {
 		cards[i] = record.Card{ProblemGap: "[Evidence Gap] a", CoreClaim: "We claim b.", Method: "[Robustification] c", Inspiration: "Document 1 d."}
 	}
 	return cards
+}
+
+// TestReadersReadSFT reads every Parquet file of an SFT output, written
+// with the default codec (Snappy) and with ZSTD, with Arrow's Go reader,
+// hyparquet and DuckDB: each must read the rows written.
+func TestReadersReadSFT(t *testing.T) {
+	_, instances := buildDataset(t, 6, 3)
+	r := generate(t, instances, Options{Teacher: Heuristic{}, ValSize: 2, Dataset: "ds"})
+	bySplit := map[string][]Row{}
+	for _, row := range r.Rows {
+		bySplit[row.Split] = append(bySplit[row.Split], row)
+	}
+	var files []readback.File
+	for _, c := range []parquetcodec.Codec{"", parquetcodec.Zstd} {
+		out := filepath.Join(t.TempDir(), "sft")
+		if err := Write(context.Background(), out, r, WriteOptions{Compression: c}); err != nil {
+			t.Fatal(err)
+		}
+		for _, split := range []string{SplitTrain, SplitValidation} {
+			verl, msgs, trl := trainerRows(split, bySplit[split])
+			name := split + "-00000-of-00001.parquet"
+			codec := strings.ToUpper(c.String())
+			files = append(files,
+				readback.File{Path: filepath.Join(out, DataDir, name), Rows: verl, Codec: codec},
+				readback.File{Path: filepath.Join(out, MessagesDir, name), Rows: msgs, Codec: codec},
+				readback.File{Path: filepath.Join(out, TRLDir, name), Rows: trl, Codec: codec})
+			// The gate reads TRL's completion messages at each row's K.
+			comps, err := ReadCompletions(filepath.Join(out, TRLDir, name))
+			if err != nil || len(comps) != len(trl) {
+				t.Fatalf("ReadCompletions(trl): %d rows, %v", len(comps), err)
+			}
+			for _, c := range comps {
+				if _, err := gate.Check(c.Text, c.NumIdeas); err != nil || c.NumIdeas != r.Report.NumIdeas {
+					t.Errorf("trl row %d (K %d) fails the gate: %v", c.Line, c.NumIdeas, err)
+				}
+			}
+		}
+		card, _ := os.ReadFile(filepath.Join(out, ReadmeFile))
+		n := r.Report.Length.Longest
+		for _, want := range []string{"config_name: trl", "path: trl/train-*.parquet", fmt.Sprintf("data.max_length=%d", n), fmt.Sprintf("SFTConfig(max_length=%d)", n),
+			"data.prompt_key=prompt data.response_key=response", "data.messages_key=messages", "verl.trainer.fsdp_sft_trainer", "verl.trainer.sft_trainer"} {
+			if !strings.Contains(string(card), want) {
+				t.Errorf("README lacks %q", want)
+			}
+		}
+	}
+	readback.Check(t, files...)
 }

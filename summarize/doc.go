@@ -138,7 +138,7 @@
 //
 //	2507.11127  card:gold:gpt-4o-mini:summarize-gold-v1
 //	2507.11127  card:source:gpt-4o-mini:summarize-source-v1
-//	s2:649def34 card:source:heuristic:heuristic-v1
+//	s2:649def34 card:source:heuristic:heuristic-v2
 //
 // with meta text_level and card_kind. So there is one card per (paper,
 // card kind, model, prompt version): a source shared by many targets is

@@ -3,6 +3,7 @@ package summarize
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -13,7 +14,7 @@ import (
 
 // HeuristicPromptVersion is the prompt version the heuristic backend
 // records: the version of its extraction rules. Bump it when they change.
-const HeuristicPromptVersion = "heuristic-v1"
+const HeuristicPromptVersion = "heuristic-v2"
 
 // ErrTooLittleText means the heuristic found too few sentences to fill a
 // card's fields with different sentences.
@@ -222,10 +223,49 @@ func (m *material) takeawaysText(used map[string]bool) string {
 	return strings.Join(picked, " ")
 }
 
-// usable keeps the sentences of a size worth quoting.
+// citeMarker is a numeric citation marker with the spaces before it:
+// "[2]", "[3, 4]", "[5–7]". A first number of 0 is an interval ("[0, 1]"),
+// not a citation.
+var citeMarker = regexp.MustCompile(`\s*\[[1-9]\d{0,3}(?:\s*[,;–-]\s*[1-9]\d{0,3})*\]`)
+
+// citeNounWords are the words after which a citation marker stands for a
+// paper ("as shown in [2]", "see [3]"): cut out, it would leave the
+// sentence broken.
+var citeNounWords = map[string]bool{
+	"in": true, "by": true, "see": true, "from": true, "of": true, "to": true, "and": true, "or": true, "with": true,
+	"cf": true, "following": true, "than": true, "as": true, "like": true, "unlike": true, "on": true, "at": true,
+	"for": true, "e.g": true, "i.e": true, "ref": true, "refs": true, "reference": true, "references": true,
+}
+
+// withoutCitations returns s without its numeric citation markers, the
+// target's bibliography numbers, which would read as the instance's
+// "Document N" numbering; ok is false when a marker stands for a paper
+// (at the start of the sentence or after a word such as "in" or "see"),
+// so the sentence cannot be quoted without it.
+func withoutCitations(s string) (string, bool) {
+	locs := citeMarker.FindAllStringIndex(s, -1)
+	if locs == nil {
+		return s, true
+	}
+	for _, l := range locs {
+		before := strings.TrimRightFunc(s[:l[0]], func(r rune) bool { return unicode.IsSpace(r) || r == '(' })
+		words := strings.Fields(strings.ToLower(before))
+		if len(words) == 0 || citeNounWords[strings.Trim(words[len(words)-1], ".,;:()")] {
+			return "", false
+		}
+	}
+	return citeMarker.ReplaceAllString(s, ""), true
+}
+
+// usable keeps the sentences of a size worth quoting, without citation
+// markers.
 func usable(ss []string) []string {
 	var out []string
 	for _, s := range ss {
+		s, ok := withoutCitations(s)
+		if !ok {
+			continue
+		}
 		// "Document 3" in a paper's own text would read as the numbering
 		// that cards must not use.
 		// Keyword lines and links are not statements.

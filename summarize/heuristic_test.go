@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -142,6 +143,43 @@ func TestLabelRules(t *testing.T) {
 		}
 		if got := paradigmLabel(tt.title, nil, tt.focus); got != tt.par {
 			t.Errorf("%q: paradigm %q, want %q", tt.title, got, tt.par)
+		}
+	}
+}
+
+// TestHeuristicDropsBibliographyNumbers: the target's bibliography
+// numbers ("[2] shows that …", "methods [3, 4] fail") would read as the
+// instance's "Document N" numbering, so no card quotes them: a marker used
+// as a noun drops the sentence, a trailing marker is cut out.
+func TestHeuristicDropsBibliographyNumbers(t *testing.T) {
+	doc := testDoc("2507.11538v1", "IFScale")
+	doc.Abstract = "Large language models are deployed with ever longer prompts [1, 2]. However, it remains unclear how many instructions they can follow at once [3–5]. We introduce a benchmark of graded instruction densities. We show that accuracy falls steadily as the number of instructions grows."
+	doc.Sections[0].Paragraphs = []string{"[2] shows that prompts in production carry dozens of constraints at once. Previous benchmarks [7] evaluate models with a single instruction only. As shown in [8], graders disagree on long prompts."}
+	doc.Mentions = []record.Mention{
+		{RefKeys: []string{"bib.bib2"}, Sentence: "[2] shows that prompts in production carry dozens of constraints at once.", SectionID: "S1"},
+		{RefKeys: []string{"bib.bib7"}, Sentence: "Previous benchmarks [7] evaluate models with a single instruction only.", SectionID: "S1"},
+		{RefKeys: []string{"bib.bib8"}, Sentence: "As shown in [8], graders disagree on long prompts and on short ones alike.", SectionID: "S1"},
+		{RefKeys: []string{"bib.bib9"}, Sentence: "Recent work (see [9]) studies ordering effects in long prompts.", SectionID: "S1"},
+	}
+	marker := regexp.MustCompile(`\[\s*\d`)
+	for _, kind := range []string{record.CardGold, record.CardSource} {
+		card, err := Heuristic(Input{Key: "2507.11538", Doc: doc}, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range map[string]string{"problem_gap": card.ProblemGap, "core_claim": card.CoreClaim, "method": card.Method,
+			"inspiration": card.Inspiration, "results": card.Results, "takeaways": card.Takeaways} {
+			if marker.MatchString(v) {
+				t.Errorf("%s card: %s quotes a bibliography number: %q", kind, name, v)
+			}
+		}
+		if !strings.Contains(card.Inspiration, "Previous benchmarks evaluate models with a single instruction only.") {
+			t.Errorf("%s card: the trailing marker was not cut out of the inspiration: %q", kind, card.Inspiration)
+		}
+		for _, noun := range []string{"shows that prompts", "As shown in", "see"} {
+			if strings.Contains(card.Inspiration, noun) {
+				t.Errorf("%s card: a sentence citing by number as a noun (%q) was kept: %q", kind, noun, card.Inspiration)
+			}
 		}
 	}
 }

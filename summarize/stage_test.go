@@ -405,7 +405,7 @@ func TestStageHeuristic(t *testing.T) {
 	if res.Model != llm.HeuristicModel || res.Written != 3 || res.Unsummarizable != 1 {
 		t.Errorf("result: %+v", res)
 	}
-	if k := res.Gold.StoreKind; k != "card:gold:heuristic:heuristic-v1" {
+	if k := res.Gold.StoreKind; k != "card:gold:heuristic:heuristic-v2" {
 		t.Errorf("gold kind %q", k)
 	}
 	tallies := meter.Tallies()

@@ -15,12 +15,10 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/groundwork/curate/citegraph"
+	"github.com/groundwork/curate/internal/parquetcodec"
+	"github.com/groundwork/curate/internal/readback"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -133,7 +131,7 @@ func build(t *testing.T, st *store.Store, opt Options, reverse bool) (string, *R
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "topics")
-	if err := Write(ctx, out, res, "test"); err != nil {
+	if err := Write(ctx, out, res, WriteOptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	return out, res
@@ -358,7 +356,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	// Rewrite over a: same bytes, no temporary directory left.
 	before, _ := os.ReadFile(filepath.Join(a, TopicsParquet))
-	if err := Write(context.Background(), a, res, "test"); err != nil {
+	if err := Write(context.Background(), a, res, WriteOptions{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(filepath.Join(a, TopicsParquet))
@@ -382,7 +380,7 @@ func TestWriteRefusesForeignDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := Write(context.Background(), dir, &Result{Options: DefaultOptions()}, "test")
+	err := Write(context.Background(), dir, &Result{Options: DefaultOptions()}, WriteOptions{Version: "test"})
 	if err == nil || !strings.Contains(err.Error(), "not a topics directory") {
 		t.Errorf("Write over a foreign directory: %v", err)
 	}
@@ -505,25 +503,14 @@ func TestParquetArrow(t *testing.T) {
 	st := testStore(t, handGraphs())
 	putCard(t, st, "2301.00001", record.CardSource, testCard("heuristic", "heuristic-v1"))
 	out, res := build(t, st, testOptions(), false)
-	path := filepath.Join(out, TopicsParquet)
-	rdr, err := file.OpenParquetFile(path, false)
+	tbl, err := readback.Arrow(filepath.Join(out, TopicsParquet))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
-	if err != nil {
-		t.Fatal(err)
+	if len(tbl.Rows) != len(res.Topics) {
+		t.Fatalf("%d rows, want %d", len(tbl.Rows), len(res.Topics))
 	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
-	if int(tbl.NumRows()) != len(res.Topics) {
-		t.Fatalf("%d rows, want %d", tbl.NumRows(), len(res.Topics))
-	}
-	schema := tbl.Schema()
+	schema := tbl.Schema
 	for _, name := range []string{"background", "supporting", "pairs"} {
 		f, ok := schema.FieldsByName(name)
 		if !ok || f[0].Type.ID() != arrow.LIST {
@@ -540,23 +527,7 @@ func TestParquetArrow(t *testing.T) {
 	if f, ok := belem.FieldByName("card"); !ok || f.Type.ID() != arrow.STRUCT || !f.Nullable {
 		t.Errorf("background.card: %v, want a nullable struct", f)
 	}
-	tr := array.NewTableReader(tbl, 16)
-	defer tr.Release()
-	var rows []map[string]any
-	for tr.Next() {
-		var b bytes.Buffer
-		if err := array.RecordToJSON(tr.RecordBatch(), &b); err != nil {
-			t.Fatal(err)
-		}
-		dec := json.NewDecoder(&b)
-		for dec.More() {
-			var m map[string]any
-			if err := dec.Decode(&m); err != nil {
-				t.Fatal(err)
-			}
-			rows = append(rows, m)
-		}
-	}
+	rows := tbl.Rows
 	for i, row := range rows {
 		tp := res.Topics[i]
 		if row["id"] != tp.ID || row["tag"] != tp.Tag {
@@ -568,4 +539,25 @@ func TestParquetArrow(t *testing.T) {
 			t.Errorf("row %d: supporting %v", i, sups)
 		}
 	}
+}
+
+// TestReadersReadTopics reads topics.parquet, written with the default
+// codec (Snappy) and with ZSTD, with Arrow's Go reader, hyparquet and
+// DuckDB: each must read the topics written.
+func TestReadersReadTopics(t *testing.T) {
+	st := testStore(t, handGraphs())
+	putCard(t, st, "2301.00001", record.CardSource, testCard("heuristic", "heuristic-v1"))
+	_, res := build(t, st, testOptions(), false)
+	if len(res.Topics) == 0 {
+		t.Fatal("no topics to read")
+	}
+	var files []readback.File
+	for _, c := range []parquetcodec.Codec{"", parquetcodec.Zstd} {
+		out := filepath.Join(t.TempDir(), "topics")
+		if err := Write(context.Background(), out, res, WriteOptions{Version: "test", Compression: c}); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, readback.File{Path: filepath.Join(out, TopicsParquet), Rows: res.Topics, Codec: strings.ToUpper(c.String())})
+	}
+	readback.Check(t, files...)
 }

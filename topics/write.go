@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/internal/atomicdir"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 )
 
@@ -41,7 +42,7 @@ const (
 // is briefly absent between two renames); the directory it replaces is
 // removed. Write refuses to replace a
 // directory that is neither empty nor a topics directory.
-func Write(ctx context.Context, out string, r *Result, version string) (err error) {
+func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err error) {
 	out, err = filepath.Abs(out)
 	if err != nil {
 		return fmt.Errorf("write topics %s: %w", out, err)
@@ -50,14 +51,14 @@ func Write(ctx context.Context, out string, r *Result, version string) (err erro
 		name  string
 		write func(io.Writer) error
 	}{
-		{TopicsParquet, func(w io.Writer) error { return EncodeParquet(w, r) }},
+		{TopicsParquet, func(w io.Writer) error { return EncodeParquet(w, r, opts.Compression) }},
 		{TopicsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Topics) }},
 		{GroupsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Groups) }},
 		{SeedsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Seeds) }},
 		{ReportFile, func(w io.Writer) error { return WriteReport(w, r) }},
 	}
 	_, err = publish.Dir(ctx, out, publish.Options{
-		Kind: ManifestKind, Version: version, Splits: r.Options.Splits,
+		Kind: ManifestKind, Version: opts.Version, Splits: r.Options.Splits,
 		Owns:     atomicdir.HasAll(TopicsParquet, ReportFile),
 		Describe: fmt.Sprintf("a topics directory (no %s and %s)", TopicsParquet, ReportFile),
 	}, func(tmp string) error {
@@ -80,15 +81,23 @@ func Write(ctx context.Context, out string, r *Result, version string) (err erro
 // ManifestKind is the kind a topics directory's manifest names.
 const ManifestKind = "topics"
 
-// EncodeParquet writes r's topics to w as one Parquet file (zstd pages),
-// with the options as key/value metadata "groundwork.topics.options".
-func EncodeParquet(w io.Writer, r *Result) error {
+// WriteOptions configure Write.
+type WriteOptions struct {
+	Version string // curate's, for the manifest
+	// Compression is the Parquet page codec ("": parquetcodec.Default).
+	Compression parquetcodec.Codec
+}
+
+// EncodeParquet writes r's topics to w as one Parquet file, its pages
+// compressed with codec ("": parquetcodec.Default), with the options as
+// key/value metadata "groundwork.topics.options".
+func EncodeParquet(w io.Writer, r *Result, codec parquetcodec.Codec) error {
 	opt, err := json.Marshal(r.Options)
 	if err != nil {
 		return err
 	}
 	pw := parquet.NewGenericWriter[Topic](w,
-		parquet.Compression(&parquet.Zstd),
+		codec.WriterOption(),
 		parquet.KeyValueMetadata("groundwork.topics.options", string(opt)))
 	if len(r.Topics) > 0 {
 		if _, err := pw.Write(r.Topics); err != nil {

@@ -10,15 +10,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sft/tokenizer"
 )
 
 // datasetFlags configure the dataset stage.
@@ -33,6 +34,8 @@ type datasetFlags struct {
 	createdAt       string
 	noReport        bool
 	includeSuspect  bool // set from the stage flags' --include-suspect, or dataset's own
+	compression     string
+	codec           parquetcodec.Codec // compression, parsed by options
 }
 
 func (d *datasetFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
@@ -44,6 +47,7 @@ func (d *datasetFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 	fs.IntVar(&d.shardRows, "shard-rows", 0, "rows per Parquet file (0: the stage's default of 10,000)")
 	fs.BoolVar(&d.jsonl, "jsonl", false, "also write instances.jsonl")
 	fs.StringVar(&d.createdAt, "created-at", "", "creation date recorded in provenance (RFC 3339 or YYYY-MM-DD; default SOURCE_DATE_EPOCH, else today), so reruns write identical rows")
+	addCompressionFlag(fs, &d.compression)
 }
 
 // options turns the flags into dataset.Options, refusing any value the
@@ -56,6 +60,9 @@ func (d *datasetFlags) options(getenv func(string) string) (dataset.Options, err
 	}
 	if d.shardRows < 0 {
 		return o, fmt.Errorf("%w: --shard-rows %d: want 0 (the default) or more", errUsage, d.shardRows)
+	}
+	if d.codec, err = parseCompression(d.compression); err != nil {
+		return o, err
 	}
 	if o.TestFrom, err = time.Parse("2006-01-02", d.testFrom); err != nil {
 		return o, fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, d.testFrom)
@@ -89,7 +96,7 @@ func (d *datasetFlags) options(getenv func(string) string) (dataset.Options, err
 
 // build returns the app's options of a dataset build into out of keys.
 func (d *datasetFlags) build(out string, keys []string, o dataset.Options) app.DatasetOptions {
-	return app.DatasetOptions{Out: out, Keys: keys, Options: o, ShardRows: d.shardRows, JSONL: d.jsonl, Report: !d.noReport}
+	return app.DatasetOptions{Out: out, Keys: keys, Options: o, ShardRows: d.shardRows, JSONL: d.jsonl, Report: !d.noReport, Compression: d.codec}
 }
 
 // datasetCmd is `curate dataset`: build and publish the dataset from the
@@ -238,53 +245,79 @@ func sameDir(a, b string) bool {
 // exportCmd is `curate export`: trainer formats from a published
 // dataset, one file per split by default, so that a trainer's train file
 // never holds a test target unless --split names it.
-type exportCmd struct{ format, out, encoding, split string }
+type exportCmd struct {
+	format, out, encoding, split, compression, tokenizer string
+	codec                                                parquetcodec.Codec
+}
 
 func (c *exportCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
-	fs.StringVar(&c.format, "format", dataset.FormatVerlRL, "verl-rl, verl-sft or messages")
+	fs.StringVar(&c.format, "format", dataset.FormatVerlRL, strings.Join(dataset.ExportFormats(), ", ")+": verl RL and SFT (legacy prompt/response), chat messages (verl's multi-turn SFT), TRL prompt-completion SFT and prompt-only GRPO")
 	fs.StringVar(&c.out, "out", "", "directory to publish the export in: train.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
 	fs.StringVar(&c.encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
 	fs.StringVar(&c.split, "split", "", "train, test, or all (both in one file, each row keeping its split); default one file per split")
+	fs.StringVar(&c.tokenizer, "tokenizer", "", "Hugging Face tokenizer.json to count the longest rows' tokens with, for the trainer settings in the export's README (default: an estimate on the long side)")
+	addCompressionFlag(fs, &c.compression)
 }
 
 func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
-	format, out, encoding, split := c.format, c.out, c.encoding, c.split
-	switch {
-	case !slices.Contains([]string{dataset.FormatVerlRL, dataset.FormatVerlSFT, dataset.FormatMessages}, format):
-		return fmt.Errorf("%w: --format %q: want %s, %s or %s", errUsage, format, dataset.FormatVerlRL, dataset.FormatVerlSFT, dataset.FormatMessages)
-	case encoding != dataset.EncodingParquet && encoding != dataset.EncodingJSONL:
-		return fmt.Errorf("%w: --encoding %q: want %s or %s", errUsage, encoding, dataset.EncodingParquet, dataset.EncodingJSONL)
+	var err error
+	if err := dataset.CheckFormat(c.format); err != nil {
+		return fmt.Errorf("%w: --format: %v", errUsage, err)
 	}
-	if _, err := dataset.ExportSplits(split); err != nil {
+	if c.encoding != dataset.EncodingParquet && c.encoding != dataset.EncodingJSONL {
+		return fmt.Errorf("%w: --encoding %q: want %s or %s", errUsage, c.encoding, dataset.EncodingParquet, dataset.EncodingJSONL)
+	}
+	if c.codec, err = parseCompression(c.compression); err != nil {
+		return err
+	}
+	if _, err := dataset.ExportSplits(c.split); err != nil {
 		return fmt.Errorf("%w: --%v", errUsage, err)
 	}
-	if out == "" && split == "" {
+	if c.out == "" && c.split == "" {
 		return fmt.Errorf("%w: give --out DIR (a file per split), or --split train|test|all to write one split to stdout", errUsage)
 	}
 	if len(args) != 1 {
 		return fmt.Errorf("%w: give one dataset directory", errUsage)
 	}
+	var counter dataset.TokenCounter
+	counterName := ""
+	if c.tokenizer != "" {
+		tok, err := tokenizer.Load(c.tokenizer)
+		if err != nil {
+			return fmt.Errorf("%w: --tokenizer: %v", errUsage, err)
+		}
+		counter, counterName = tok, "the tokenizer "+filepath.Base(c.tokenizer)
+	}
 	pub, err := dataset.ReadDataset(ctx, args[0])
 	if err != nil {
 		return err
 	}
-	opts := dataset.ExportOptions{Encoding: encoding}
-	if out == "" {
+	opts := dataset.ExportOptions{Encoding: c.encoding, Compression: c.codec}
+	if c.out == "" {
 		var rows []record.Instance
 		for _, in := range pub.Instances {
-			if split == dataset.SplitAll || in.Split == split {
+			if c.split == dataset.SplitAll || in.Split == c.split {
 				rows = append(rows, in)
 			}
 		}
-		return dataset.Export(rows, format, env.stdout, opts)
+		return dataset.Export(rows, c.format, env.stdout, opts)
 	}
 	manifest, err := os.ReadFile(filepath.Join(pub.Dir, publish.ManifestFile))
 	if err != nil {
 		return err
 	}
-	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s", format, encoding, split))
-	files, err := dataset.WriteExport(ctx, out, pub.Instances, dataset.ExportDirOptions{
-		ExportOptions: opts, Format: format, Split: split, Version: version, Inputs: hex.EncodeToString(inputs[:]),
+	tokDigest := ""
+	if c.tokenizer != "" {
+		b, err := os.ReadFile(c.tokenizer)
+		if err != nil {
+			return err
+		}
+		tokDigest = fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s %s %s", c.format, c.encoding, c.split, c.codec, tokDigest))
+	files, err := dataset.WriteExport(ctx, c.out, pub.Instances, dataset.ExportDirOptions{
+		ExportOptions: opts, Format: c.format, Split: c.split, Version: version, Inputs: hex.EncodeToString(inputs[:]),
+		Counter: counter, CounterName: counterName,
 	})
 	if errors.Is(err, publish.ErrLocked) {
 		return app.Fail(app.ErrCannotRun, err)
@@ -293,7 +326,9 @@ func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	for _, f := range files {
-		fmt.Fprintf(env.stderr, "curate export: %d %s rows of %s in %s\n", f.Rows, f.Split, format, filepath.Join(out, f.Name))
+		fmt.Fprintf(env.stderr, "curate export: %d %s rows of %s in %s (longest prompt %d, completion %d, total %d tokens)\n",
+			f.Rows, f.Split, c.format, filepath.Join(c.out, f.Name), f.Lengths.Prompt, f.Lengths.Completion, f.Lengths.Total)
 	}
+	fmt.Fprintf(env.stderr, "curate export: %s says which trainer reads it and with which settings\n", filepath.Join(c.out, dataset.ReadmeFile))
 	return nil
 }

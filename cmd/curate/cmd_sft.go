@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/sft"
@@ -39,6 +40,8 @@ type sftCmd struct {
 	retryRejects bool
 	temperature  float64
 	shardRows    int
+	compression  string
+	codec        parquetcodec.Codec // compression, parsed by validate
 }
 
 func (c *sftCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
@@ -61,6 +64,7 @@ func (c *sftCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.BoolVar(&c.retryRejects, "retry-rejects", false, "ask the teacher again for answers it was rejected for in an earlier run")
 	fs.Float64Var(&c.temperature, "temperature", sft.DefaultTemperature, "teacher sampling temperature")
 	fs.IntVar(&c.shardRows, "shard-rows", 0, "rows per Parquet file (0: 10,000)")
+	addCompressionFlag(fs, &c.compression)
 }
 
 // validate checks the flags before anything is read, requested or written.
@@ -98,7 +102,11 @@ func (c *sftCmd) validate() error {
 	if err := positive("--workers", c.workers); err != nil {
 		return err
 	}
-	_, err := parseBudget(c.budget)
+	var err error
+	if c.codec, err = parseCompression(c.compression); err != nil {
+		return err
+	}
+	_, err = parseBudget(c.budget)
 	return err
 }
 
@@ -157,7 +165,7 @@ func (c *sftCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 
-	r, err := sft.Run(ctx, c.dataset, c.out, o, sft.WriteOptions{ShardRows: c.shardRows, Version: version})
+	r, err := sft.Run(ctx, c.dataset, c.out, o, sft.WriteOptions{ShardRows: c.shardRows, Version: version, Compression: c.codec})
 	if errors.Is(err, publish.ErrLocked) {
 		return app.Fail(app.ErrCannotRun, err)
 	}

@@ -16,11 +16,12 @@ import (
 // topicsCmd is `curate topics`: topic corpora (shared background-paper
 // sets) from the influential citations of the seed papers.
 type topicsCmd struct {
-	flags   stageFlags
-	out     string
-	workers int
-	splits  string
-	opt     topics.Options
+	flags       stageFlags
+	out         string
+	workers     int
+	splits      string
+	compression string
+	opt         topics.Options
 }
 
 func (c *topicsCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
@@ -42,6 +43,7 @@ func (c *topicsCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.IntVar(&c.opt.Budget, "budget", c.opt.Budget, "topics to select")
 	fs.Uint64Var(&c.opt.Seed, "seed", 0, "0 starts the selection at the best-supported topic; another value starts it at a topic drawn by the seed")
 	fs.StringVar(&c.opt.TestFrom, "test-from", topics.DefaultTestFrom, "the dataset's cutoff: papers first published on or after it are test papers")
+	addCompressionFlag(fs, &c.compression)
 	fs.StringVar(&c.splits, "splits", "train", "comma-separated splits whose papers topics may hold, as supporting or background papers (train, test); test papers are for evaluation")
 }
 
@@ -50,6 +52,10 @@ func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		return fmt.Errorf("%w: --out DIR is required", errUsage)
 	}
 	c.opt.Splits = splitList(c.splits)
+	codec, err := parseCompression(c.compression)
+	if err != nil {
+		return err
+	}
 	if _, err := time.Parse("2006-01-02", c.opt.TestFrom); err != nil {
 		return fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, c.opt.TestFrom)
 	}
@@ -93,7 +99,7 @@ func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := topics.Write(ctx, c.out, res, version); err != nil {
+	if err := topics.Write(ctx, c.out, res, topics.WriteOptions{Version: version, Compression: codec}); err != nil {
 		if errors.Is(err, publish.ErrLocked) {
 			return app.Fail(app.ErrCannotRun, err)
 		}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
 )
 
@@ -89,9 +90,12 @@ func commands() []command {
 		{"classify", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...", "decide which references of each target are its sources, with verified quotes", func() runner { return newStageCmd(app.Classify) }},
 		{"dataset", "[--store DIR] [--out DIR] [--targets FILE] [ID...] | --check DIR", "write the Parquet train and test splits (or --check a published dataset)", func() runner { return &datasetCmd{} }},
 		{"demo", "[--store DIR] [--out DIR]", "the whole pipeline, offline, on the bundled synthetic corpus", func() runner { return &demoCmd{} }},
-		{"export", "--format verl-rl|verl-sft|messages [--split train|test|all] [--encoding parquet|jsonl] --out DIR DATASET", "write a published dataset in a trainer's format (verl, chat messages)", func() runner { return &exportCmd{} }},
+		{"export", "--format " + strings.Join(dataset.ExportFormats(), "|") + " [--split train|test|all] [--encoding parquet|jsonl] [--compression snappy|zstd|gzip|none] [--tokenizer tokenizer.json] --out DIR DATASET",
+			"write a published dataset in a trainer's format (verl RL/SFT, chat messages, TRL SFT/GRPO) with its settings and reward", func() runner { return &exportCmd{} }},
 		{"fetch", "[--store DIR] [--targets FILE] [--refetch] ID...", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", func() runner { return newStageCmd(app.Fetch) }},
 		{"gate", "[--num-ideas K] [--strict] [-v] FILE...", "check generations (JSONL or Parquet) with the SFT/RL schema gate: pass rate, rejects by reason", func() runner { return &gateCmd{} }},
+		{"pairs", "--out DIR [--store DIR] [--dataset DIR] [--from-year 2022] [--to-year 2023] [--max-months 4] [--min-ratio 3] [--min-gap 10] [--min-influential-gap 5] [--llm heuristic|endpoint]",
+			"build the impact judge's validation pairs: training targets of clearly different uptake, as idea-only summaries", func() runner { return newPairsCmd() }},
 		{"parse", "[--source arxiv|ar5iv] [--id ID] FILE|- ...", "parse a saved arXiv or ar5iv HTML page and print its Document as JSON", func() runner { return &parseCmd{} }},
 		{"refresh", "--out DIR [--targets FILE] [--oai-set SET ...] [--budget-usd X]", "nightly: discover new targets, redo only new or changed work, publish a new dataset version", func() runner { return &refreshCmd{} }},
 		{"report", "[--out DIR] DATASET", "write the HTML report of a published dataset", func() runner { return &reportCmd{} }},

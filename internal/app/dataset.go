@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -25,10 +26,11 @@ type DatasetOptions struct {
 	// edges.
 	Keys    []string
 	Options dataset.Options
-	// ShardRows, JSONL and Report are dataset.WriteOptions'.
-	ShardRows int
-	JSONL     bool
-	Report    bool
+	// ShardRows, JSONL, Report and Compression are dataset.WriteOptions'.
+	ShardRows   int
+	JSONL       bool
+	Report      bool
+	Compression parquetcodec.Codec
 }
 
 // DatasetOutcome is what BuildDataset did.
@@ -50,7 +52,7 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 		out = filepath.Join(st.Dir(), "dataset")
 	}
 	res := &DatasetOutcome{Out: out}
-	digest, err := InputsDigest(ctx, st, version, opt.Keys, opt.Options)
+	digest, err := InputsDigest(ctx, st, version, opt.Keys, opt.Options, opt.Compression)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +64,7 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 		return nil, err
 	}
 	published, err := dataset.Write(ctx, out, res.Result, dataset.WriteOptions{
-		ShardRows: opt.ShardRows, JSONL: opt.JSONL, Report: opt.Report, Version: version, Inputs: digest,
+		ShardRows: opt.ShardRows, JSONL: opt.JSONL, Report: opt.Report, Version: version, Inputs: digest, Compression: opt.Compression,
 	})
 	switch {
 	case errors.Is(err, publish.ErrLocked):
@@ -108,9 +110,9 @@ func datasetWriters() dataset.Writers {
 // InputsDigest identifies everything a dataset is built from: for each
 // target, the records the dataset stage reads (the table's), and how the
 // stages writing them last ended, plus the options, the model-input
-// template and the pipeline version. Equal digests mean an identical
-// dataset, so it is not rebuilt.
-func InputsDigest(ctx context.Context, st *store.Store, version string, keys []string, opts dataset.Options) (string, error) {
+// template, the pipeline version and the Parquet codec. Equal digests mean
+// an identical dataset, so it is not rebuilt.
+func InputsDigest(ctx context.Context, st *store.Store, version string, keys []string, opts dataset.Options, codec parquetcodec.Codec) (string, error) {
 	if len(keys) == 0 {
 		var err error
 		if keys, err = st.Items(ctx, record.Graphs.Name()); err != nil {
@@ -127,7 +129,7 @@ func InputsDigest(ctx context.Context, st *store.Store, version string, keys []s
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(h, "%s\n%s\n%s\n", version, tmpl.Version(), o)
+	fmt.Fprintf(h, "%s\n%s\n%s\ncompression %s\n", version, tmpl.Version(), o, codec)
 	ds, _ := Lookup(Dataset)
 	used := map[string]bool{}
 	for _, k := range append(slices.Clone(ds.Reads), ds.Optional...) {

@@ -215,7 +215,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	// version.
 	undated := opt.Options
 	undated.CreatedAt = time.Time{}
-	digest, err := InputsDigest(ctx, st, version, opt.Keys, undated)
+	digest, err := InputsDigest(ctx, st, version, opt.Keys, undated, opt.Compression)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +295,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	}
 	dir := filepath.Join(root, "versions", name)
 	if _, err := dataset.Write(ctx, dir, res, dataset.WriteOptions{
-		ShardRows: opt.ShardRows, JSONL: opt.JSONL, Report: true, Version: version, Inputs: digest, Extra: extra,
+		ShardRows: opt.ShardRows, JSONL: opt.JSONL, Report: true, Version: version, Inputs: digest, Extra: extra, Compression: opt.Compression,
 	}); err != nil {
 		return nil, err
 	}

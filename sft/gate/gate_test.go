@@ -30,7 +30,19 @@ func mustFormat(t *testing.T, think string, cards []record.Card) string {
 	return s
 }
 
-func TestCheck(t *testing.T) {
+// checkCase is one completion and the gate's verdict on it.
+type checkCase struct {
+	name       string
+	completion string
+	k          int
+	reason     string // "" passes
+	card       int
+}
+
+// checkCases are the gate's test cases; TestPythonGateAgrees runs the
+// Python reward's gate on every one of them.
+func checkCases(t *testing.T) []checkCase {
+	t.Helper()
 	good := mustFormat(t, "Let me look at the documents first.", goodCards(3))
 	answer := func(body string) string { return "<think>\nhmm\n</think>\n<answer>\n" + body + "\n</answer>" }
 	withCard := func(edit func(*record.Card)) string {
@@ -38,13 +50,8 @@ func TestCheck(t *testing.T) {
 		edit(&cards[1])
 		return mustFormat(t, "thinking", cards)
 	}
-	tests := []struct {
-		name       string
-		completion string
-		k          int
-		reason     string // "" passes
-		card       int
-	}{
+	one := `[{"problem_gap":"[Evidence Gap] a","core_claim":"b","method":"[Robustification] c","inspiration":"d"}]`
+	return []checkCase{
 		{"good", good, 3, "", 0},
 		{"no-think variant", mustFormat(t, "", goodCards(3)), 3, "", 0},
 		{"one card", mustFormat(t, "x", goodCards(1)), 1, "", 0},
@@ -74,7 +81,46 @@ func TestCheck(t *testing.T) {
 		{"label without text", withCard(func(c *record.Card) { c.ProblemGap = "[Evidence Gap]" }), 3, ReasonBadLabel, 2},
 		{"paradigm in problem_gap", withCard(func(c *record.Card) { c.ProblemGap = "[Robustification] readers fail" }), 3, ReasonWrongAxis, 2},
 		{"opportunity in method", withCard(func(c *record.Card) { c.Method = "[Bridge Opportunity] connect them" }), 3, ReasonWrongAxis, 2},
+
+		// Edges where two implementations of the gate could part ways.
+		{"unicode spaces around the blocks", "<think>\u00a0x\u2003</think>\u3000<answer>\u2028" + one + "\u00a0\u2029</answer>", 1, "", 0},
+		{"second answer block ignored", answer(one) + "\n<answer>junk</answer>", 1, "", 0},
+		{"answer in a code fence", answer("```json\n" + one + "\n```"), 1, ReasonNotJSON, 0},
+		{"whitespace-only answer", answer(" \n "), 1, ReasonNotJSON, 0},
+		{"empty array", answer("[]"), 1, ReasonWrongCount, 0},
+		{"trailing comma", answer(`[{"problem_gap":"[Evidence Gap] a","core_claim":"b","method":"[Robustification] c","inspiration":"d"},]`), 1, ReasonNotJSON, 0},
+		{"NaN", answer(`[{"problem_gap":"[Evidence Gap] a","core_claim":NaN,"method":"[Robustification] c","inspiration":"d"}]`), 1, ReasonNotJSON, 0},
+		{"Infinity", answer(`[{"problem_gap":"[Evidence Gap] a","core_claim":Infinity,"method":"[Robustification] c","inspiration":"d"}]`), 1, ReasonNotJSON, 0},
+		{"raw newline in a string", answer("[{\"problem_gap\":\"[Evidence Gap] a\nb\",\"core_claim\":\"b\",\"method\":\"[Robustification] c\",\"inspiration\":\"d\"}]"), 1, ReasonNotJSON, 0},
+		{"lone surrogate escape", answer(`[{"problem_gap":"[Evidence Gap] a \ud800","core_claim":"b","method":"[Robustification] c","inspiration":"d"}]`), 1, "", 0},
+		{"null field", answer(`[{"problem_gap":"[Evidence Gap] a","core_claim":null,"method":"[Robustification] c","inspiration":"d"}]`), 1, ReasonEmptyField, 1},
+		{"duplicate key, the last empty", answer(`[{"problem_gap":"[Evidence Gap] a","core_claim":"b","core_claim":" ","method":"[Robustification] c","inspiration":"d"}]`), 1, ReasonEmptyField, 1},
+		{"keys are case-sensitive", answer(`[{"Problem_Gap":"[Evidence Gap] a","core_claim":"b","method":"[Robustification] c","inspiration":"d"}]`), 1, ReasonEmptyField, 1},
+		{"field of no-break spaces", withCard(func(c *record.Card) { c.Inspiration = "\u00a0\u2003" }), 3, ReasonEmptyField, 2},
+		{"field of a next-line character", withCard(func(c *record.Card) { c.CoreClaim = "\u0085" }), 3, ReasonEmptyField, 2},
+		{"field of a file separator (no space to Go)", withCard(func(c *record.Card) { c.CoreClaim = "\x1c" }), 3, "", 0},
+		{"label then only a no-break space", withCard(func(c *record.Card) { c.ProblemGap = "[Evidence Gap]\u00a0" }), 3, ReasonBadLabel, 2},
+		{"upper-case label", withCard(func(c *record.Card) { c.ProblemGap = "[EVIDENCE GAP] x" }), 3, "", 0},
+		{"spaces around the slash", withCard(func(c *record.Card) { c.ProblemGap = "[Failure  /  risk gap] x" }), 3, "", 0},
+		{"dotted capital I", withCard(func(c *record.Card) { c.ProblemGap = "[Brİdge Opportunity] x" }), 3, "", 0},
+		{"nested brackets", withCard(func(c *record.Card) { c.ProblemGap = "[[Evidence Gap]] x" }), 3, ReasonBadLabel, 2},
+		{"second label [Other]", withCard(func(c *record.Card) { c.ProblemGap = "[Evidence Gap] x [other] y" }), 3, ReasonBadLabel, 2},
+		{"bracketed non-label after the label", withCard(func(c *record.Card) { c.Method = "[Robustification] harden [12] and [the reader]" }), 3, "", 0},
+		{"padded second label of 60 runes", withCard(func(c *record.Card) {
+			c.Method = "[Robustification] x [Empirical Mapping" + strings.Repeat(" ", 60-17) + "] y"
+		}), 3, ReasonBadLabel, 2},
+		{"padded second label of 61 runes", withCard(func(c *record.Card) {
+			c.Method = "[Robustification] x [Empirical Mapping" + strings.Repeat(" ", 61-17) + "] y"
+		}), 3, "", 0},
+		{"Other with a paradigm's name on the other axis", withCard(func(c *record.Card) { c.ProblemGap = "[Other] x [Robustification] y" }), 3, ReasonBadLabel, 2},
+		{"unclosed label bracket", withCard(func(c *record.Card) { c.ProblemGap = "[Evidence Gap x" }), 3, ReasonBadLabel, 2},
+		{"wrong axis label with a second label", withCard(func(c *record.Card) { c.ProblemGap = "[Robustification] x [Evidence Gap] y" }), 3, ReasonBadLabel, 2},
+		{"think tags inside the answer text", answer(`[{"problem_gap":"[Evidence Gap] a <think>","core_claim":"b","method":"[Robustification] c","inspiration":"d"}]`), 1, "", 0},
 	}
+}
+
+func TestCheck(t *testing.T) {
+	tests := checkCases(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cards, err := Check(tt.completion, tt.k)

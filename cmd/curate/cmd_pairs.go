@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/pairs"
+	"github.com/groundwork/curate/record"
+)
+
+// pairsCmd is `curate pairs`: the impact judge's validation pairs from the
+// store's training targets.
+type pairsCmd struct {
+	flags       stageFlags
+	out         string
+	dataset     string // restrict to this published dataset's train split
+	testFrom    string
+	compression string
+	opt         pairs.Options
+}
+
+func newPairsCmd() *pairsCmd { return &pairsCmd{opt: pairs.DefaultOptions()} }
+
+func (c *pairsCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.flags.store.AddFlags(fs, env)
+	c.flags.net.AddFlags(fs, env)
+	c.flags.s2.AddFlags(fs, env)
+	c.flags.llm.AddFlags(fs, env)
+	fs.StringVar(&c.out, "out", "", "directory the pairs are written to (replaced atomically)")
+	fs.StringVar(&c.dataset, "dataset", "", "published dataset whose train split the pairs are drawn from (default: every training target of the store)")
+	fs.IntVar(&c.opt.FromYear, "from-year", c.opt.FromYear, "first arXiv v1 year of the papers")
+	fs.IntVar(&c.opt.ToYear, "to-year", c.opt.ToYear, "last arXiv v1 year of the papers")
+	fs.IntVar(&c.opt.MaxMonths, "max-months", c.opt.MaxMonths, "most months between the two papers' v1 dates (same calendar year)")
+	fs.Float64Var(&c.opt.MinRatio, "min-ratio", c.opt.MinRatio, "least ratio of the two citation counts")
+	fs.IntVar(&c.opt.MinGap, "min-gap", c.opt.MinGap, "least difference of the two citation counts")
+	fs.IntVar(&c.opt.MinInfluentialGap, "min-influential-gap", c.opt.MinInfluentialGap, "least lead of the winner's influential-citation count (both must be above 0)")
+	c.testFrom = c.opt.TestFrom.Format(time.DateOnly)
+	fs.StringVar(&c.testFrom, "test-from", c.testFrom, "the dataset's cutoff: targets first published on or after it are test targets, never paired")
+	addCompressionFlag(fs, &c.compression)
+}
+
+func (c *pairsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	var err error
+	switch {
+	case len(args) > 0:
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, args)
+	case c.out == "":
+		return fmt.Errorf("%w: --out DIR is required", errUsage)
+	}
+	if c.opt.TestFrom, err = time.Parse(time.DateOnly, c.testFrom); err != nil {
+		return fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, c.testFrom)
+	}
+	if err := c.opt.Check(); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	codec, err := parseCompression(c.compression)
+	if err != nil {
+		return err
+	}
+	for _, v := range []func() error{c.flags.store.validate, c.flags.net.validate, c.flags.s2.validate, c.flags.llm.validate} {
+		if err := v(); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := env.drainContext(ctx)
+	defer cancel()
+	if c.dataset != "" {
+		pub, err := dataset.ReadDataset(ctx, c.dataset)
+		if err != nil {
+			return err
+		}
+		c.opt.Only = []string{}
+		for _, in := range pub.Instances {
+			if in.Split == record.SplitTrain {
+				c.opt.Only = append(c.opt.Only, in.Target.ArxivID)
+			}
+		}
+	}
+	log, _ := c.flags.store.logger(env.stderr)
+	a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true,
+		Net: c.flags.net.config(), S2: c.flags.s2.config(env), LLM: c.flags.llm.config(env), Drain: env.drain})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	var rw pairs.Rewriter = pairs.Heuristic{}
+	if a.LLM != nil && !llm.IsHeuristic(a.Model) {
+		rw = pairs.LLM{Client: a.LLM, Model: a.Model}
+	}
+	res, err := pairs.Build(ctx, a.Store, rw, c.opt)
+	if err != nil {
+		return err
+	}
+	if err := pairs.Write(ctx, c.out, res, pairs.WriteOptions{Version: version, Compression: codec}); err != nil {
+		if errors.Is(err, publish.ErrLocked) {
+			return app.Fail(app.ErrCannotRun, err)
+		}
+		return err
+	}
+	for _, p := range res.Pairs {
+		fmt.Fprintf(env.stdout, "%s\twinner %s (%d citations, %d influential)\tloser %s (%d, %d)\t%d days apart\n", p.ID,
+			p.Winner.ArxivID, p.Winner.Citations, p.Winner.Influential, p.Loser.ArxivID, p.Loser.Citations, p.Loser.Influential, p.Claim.DaysApart)
+	}
+	counts := map[string]int{}
+	for _, c := range res.Considered {
+		counts[c.Status]++
+	}
+	fmt.Fprintf(env.stderr, "curate pairs: %d pairs from %d candidates among %d targets, written to %s\n", len(res.Pairs), res.Candidates, len(res.Considered), c.out)
+	for _, s := range sortedReasons(counts) {
+		fmt.Fprintf(env.stderr, "  %-22s %d\n", s, counts[s])
+	}
+	if n := counts[pairs.StatusNoInfluential]; n > 0 {
+		fmt.Fprintf(env.stderr, "%d targets have no influentialCitationCount in their stored Semantic Scholar record and cannot be paired\n", n)
+	}
+	printUsage(env.stderr, a.Meter, a.Prices)
+	if ctx.Err() != nil {
+		return app.Fail(app.ErrInterrupted, ctx.Err())
+	}
+	return nil
+}
