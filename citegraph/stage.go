@@ -191,11 +191,12 @@ func (s *Runner) process(ctx context.Context, key string) (g *record.Graph, requ
 		if err != nil {
 			status, msg = store.StatusFailed, err.Error()
 		}
-		if e := s.Store.SetStatus(context.WithoutCancel(ctx), key, Name, status, msg); e != nil && err == nil {
+		// Re-linking stored responses is no new attempt.
+		if e := s.Store.End(context.WithoutCancel(ctx), key, Name, status, msg, requested || err != nil); e != nil && err == nil {
 			err = e
 		}
 	}()
-	if err := s.Store.SetStatus(ctx, key, Name, store.StatusRunning, ""); err != nil {
+	if err := s.Store.Begin(ctx, key, Name); err != nil {
 		return nil, false, err
 	}
 	doc, err := s.document(ctx, key)

@@ -24,7 +24,7 @@ type Entry struct {
 	Item      string
 	Stage     string
 	Status    string
-	Attempts  int // how many times the item was set running in this stage
+	Attempts  int // how many times the stage worked on the item (set it running, or ended work begun with Begin)
 	Error     string
 	UpdatedAt time.Time
 	RunID     string // [Store.RunID] of the run that last set the status
@@ -42,15 +42,38 @@ func checkStatus(status string) error {
 // error (callers pass "" unless the item failed). Setting an item running
 // counts an attempt.
 func (s *Store) SetStatus(ctx context.Context, item, stage, status, errMsg string) error {
+	attempt := 0
+	if status == StatusRunning {
+		attempt = 1
+	}
+	return s.setStatus(ctx, item, stage, status, errMsg, attempt)
+}
+
+// Begin sets item running in stage without counting an attempt, for a
+// stage that may find its whole result already stored: End then says
+// whether the item was worked on, so a rerun that only reuses stored
+// work leaves the count alone.
+func (s *Store) Begin(ctx context.Context, item, stage string) error {
+	return s.setStatus(ctx, item, stage, StatusRunning, "", 0)
+}
+
+// End records the status an item begun with [Store.Begin] ended in,
+// counting an attempt if the stage did work for it (asked a service,
+// wrote a result, or failed trying).
+func (s *Store) End(ctx context.Context, item, stage, status, errMsg string, worked bool) error {
+	attempt := 0
+	if worked {
+		attempt = 1
+	}
+	return s.setStatus(ctx, item, stage, status, errMsg, attempt)
+}
+
+func (s *Store) setStatus(ctx context.Context, item, stage, status, errMsg string, attempt int) error {
 	if err := checkLedgerKey(item, stage); err != nil {
 		return fmt.Errorf("set %s status of %q: %w", stage, item, err)
 	}
 	if err := checkStatus(status); err != nil {
 		return fmt.Errorf("set %s status of %q: %w", stage, item, err)
-	}
-	attempt := 0
-	if status == StatusRunning {
-		attempt = 1
 	}
 	_, err := s.w.ExecContext(ctx,
 		`INSERT INTO ledger (item, stage, status, attempts, error, updated_at, run_id)

@@ -840,3 +840,39 @@ func TestPragmas(t *testing.T) {
 		t.Error("write through the read pool succeeded")
 	}
 }
+
+// An item begun with Begin counts an attempt only when End says work was
+// done: a rerun that reuses what is stored leaves the count alone.
+func TestBeginEndAttempts(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, t.TempDir())
+	steps := []struct {
+		worked bool
+		status string
+		want   int
+	}{
+		{true, StatusDone, 1},
+		{false, StatusDone, 1},
+		{false, StatusDone, 1},
+		{true, StatusFailed, 2},
+		{true, StatusDone, 3},
+	}
+	for i, step := range steps {
+		if err := s.Begin(ctx, "2401.00001", "citegraph"); err != nil {
+			t.Fatal(err)
+		}
+		if e, err := s.Status(ctx, "2401.00001", "citegraph"); err != nil || e.Status != StatusRunning {
+			t.Fatalf("step %d: after Begin: %+v, %v", i, e, err)
+		}
+		if err := s.End(ctx, "2401.00001", "citegraph", step.status, "", step.worked); err != nil {
+			t.Fatal(err)
+		}
+		e, err := s.Status(ctx, "2401.00001", "citegraph")
+		if err != nil || e.Status != step.status || e.Attempts != step.want {
+			t.Errorf("step %d: %+v, %v; want %s after %d attempts", i, e, err, step.status, step.want)
+		}
+	}
+	if err := s.End(ctx, "2401.00001", "citegraph", "bogus", "", true); err == nil {
+		t.Error("End accepted an unknown status")
+	}
+}

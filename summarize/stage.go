@@ -174,7 +174,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	if err != nil {
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
-	if err := s.Store.SetStatus(ctx, key, Name, store.StatusRunning, ""); err != nil {
+	if err := s.Store.Begin(ctx, key, Name); err != nil {
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
 	res := &record.Summary{Target: key, Model: model, Sources: make([]record.CardResult, len(sources))}
@@ -227,7 +227,8 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	if len(problems) > 0 {
 		status = store.StatusFailed
 	}
-	s.mark(ctx, key, status, strings.Join(problems, "; "))
+	// Reusing every stored card is no new attempt.
+	s.end(ctx, key, status, strings.Join(problems, "; "), res.Written > 0 || len(problems) > 0)
 	s.log().Debug("summarized target", "target", key, "model", model, "written", res.Written, "reused", res.Reused,
 		"failed", res.Failed, "unsummarizable", res.Unsummarizable)
 	return res, nil
@@ -236,7 +237,12 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 // mark records the ledger status; the ledger must say what happened even
 // when ctx was cancelled.
 func (s *Stage) mark(ctx context.Context, key, status, msg string) {
-	if err := s.Store.SetStatus(context.WithoutCancel(ctx), key, Name, status, msg); err != nil {
+	s.end(ctx, key, status, msg, true)
+}
+
+// end records the ledger status of a target begun with Store.Begin.
+func (s *Stage) end(ctx context.Context, key, status, msg string, worked bool) {
+	if err := s.Store.End(context.WithoutCancel(ctx), key, Name, status, msg, worked); err != nil {
 		s.log().Error("record summarize status", "target", key, "err", err)
 	}
 }

@@ -216,6 +216,27 @@ func TestDemoEndToEnd(t *testing.T) {
 	if second := readShards(t, dir+"/ds"); !reflect.DeepEqual(first, second) {
 		t.Errorf("second run wrote a different dataset")
 	}
+	// Work done once is one attempt, however often the run is repeated.
+	st, err := store.OpenExisting(context.Background(), dir+"/store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := st.Items(context.Background(), record.Documents.Name())
+	if err != nil || len(items) < 6 {
+		t.Fatalf("stored documents: %v %v", items, err)
+	}
+	for _, item := range items {
+		es, err := st.Entries(context.Background(), item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if e.Attempts > 1 {
+				t.Errorf("after two runs, %s %s has %d attempts, want at most 1", e.Stage, item, e.Attempts)
+			}
+		}
+	}
+	st.Close()
 	// Trainer exports and the report, from the published files alone.
 	for range 2 { // the second run replaces the first's export
 		code, _, stderr := runCLI(t, nil, "export", "--format", "verl-rl", "--encoding", "jsonl", "--out", dir+"/rl", dir+"/ds")
