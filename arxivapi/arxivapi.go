@@ -12,6 +12,7 @@ package arxivapi
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -100,21 +101,43 @@ func New(svc *httpx.Service, opts Options) (*Client, error) {
 
 // Entry is one paper as the API describes it, at its latest version.
 type Entry struct {
-	ID        string    // versionless canonical id: "2401.00001", "hep-th/9901001"
-	Version   int       // version the entry describes
-	Published time.Time // when v1 was submitted: the paper's date
-	Updated   time.Time // when this version was submitted
-	Title     string    // whitespace collapsed
-	Authors   []string
-	Abstract  string // whitespace collapsed
+	ID        string    `json:"id"`        // versionless canonical id: "2401.00001", "hep-th/9901001"
+	Version   int       `json:"version"`   // version the entry describes
+	Published time.Time `json:"published"` // when v1 was submitted: the paper's date
+	Updated   time.Time `json:"updated"`   // when this version was submitted
+	Title     string    `json:"title"`     // whitespace collapsed
+	Authors   []string  `json:"authors"`
+	Abstract  string    `json:"abstract"` // whitespace collapsed
 	// PrimaryCategory is the paper's home category ("cs.CL"); Categories
 	// lists every category in arXiv's order, the primary one included, and
 	// may hold ACM or MSC class terms.
-	PrimaryCategory string
-	Categories      []string
-	DOI             string
-	JournalRef      string
-	Comment         string
+	PrimaryCategory string   `json:"primary_category"`
+	Categories      []string `json:"categories"`
+	DOI             string   `json:"doi,omitempty"`
+	JournalRef      string   `json:"journal_ref,omitempty"`
+	Comment         string   `json:"comment,omitempty"`
+}
+
+// UnmarshalJSON also reads the entries stores wrote before the fields had
+// snake_case names (single-word names match either way; these two did not).
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	type plain Entry
+	var v struct {
+		plain
+		LegacyPrimaryCategory string `json:"PrimaryCategory"`
+		LegacyJournalRef      string `json:"JournalRef"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*e = Entry(v.plain)
+	if e.PrimaryCategory == "" {
+		e.PrimaryCategory = v.LegacyPrimaryCategory
+	}
+	if e.JournalRef == "" {
+		e.JournalRef = v.LegacyJournalRef
+	}
+	return nil
 }
 
 // Lookup fetches the entries of ids, MaxLookup ids per call. The result is

@@ -470,18 +470,18 @@ func joinQuery(a, b string) string {
 // Stats counts a service's traffic since the Client was made, and says
 // how its pacing adapted.
 type Stats struct {
-	Requests  int64 // attempts sent, retries and redirect hops included
-	Retries   int64 // attempts after the first of a call
-	Status429 int64 // 429 responses seen
-	Status5xx int64 // 5xx responses seen
-	Bytes     int64 // response body bytes read
-	Errors    int64 // Do calls that returned an error
+	Requests  int64 `json:"requests"`   // attempts sent, retries and redirect hops included
+	Retries   int64 `json:"retries"`    // attempts after the first of a call
+	Status429 int64 `json:"status_429"` // 429 responses seen
+	Status5xx int64 `json:"status_5xx"` // 5xx responses seen
+	Bytes     int64 `json:"bytes"`      // response body bytes read
+	Errors    int64 `json:"errors"`     // Do calls that returned an error
 
-	Interval     time.Duration // spacing in force now
-	PeakInterval time.Duration // the longest spacing in force so far
-	Slowdowns    int64         // times a 429 lengthened the interval
-	Pauses       int64         // Retry-After pauses of the whole service
-	PausedUntil  time.Time     // end of the latest pause; zero if none
+	Interval     time.Duration `json:"interval_ns"`           // spacing in force now
+	PeakInterval time.Duration `json:"peak_interval_ns"`      // the longest spacing in force so far
+	Slowdowns    int64         `json:"slowdowns"`             // times a 429 lengthened the interval
+	Pauses       int64         `json:"pauses"`                // Retry-After pauses of the whole service
+	PausedUntil  time.Time     `json:"paused_until,omitzero"` // end of the latest pause; zero if none
 }
 
 type counters struct {

@@ -23,16 +23,17 @@ type tallyKey struct{ stage, model string }
 
 // Tally is the usage of one stage with one model.
 type Tally struct {
-	Stage, Model string
-	Calls        int64 // requests the endpoint answered, usable or not
-	CachedCalls  int64 // requests answered from the cache
-	Failures     int64 // requests that ended in an error
-	Spent        Usage // tokens used by calls to the endpoint, failed ones included
-	Saved        Usage // tokens the cached answers originally cost
+	Stage       string `json:"stage"`
+	Model       string `json:"model"`
+	Calls       int64  `json:"calls"`        // requests the endpoint answered, usable or not
+	CachedCalls int64  `json:"cached_calls"` // requests answered from the cache
+	Failures    int64  `json:"failures"`     // requests that ended in an error
+	Spent       Usage  `json:"spent"`        // tokens used by calls to the endpoint, failed ones included
+	Saved       Usage  `json:"saved"`        // tokens the cached answers originally cost
 	// BatchCalls and Batch are the part of Calls and Spent that went
 	// through a batch API, billed at the batch price.
-	BatchCalls int64
-	Batch      Usage
+	BatchCalls int64 `json:"batch_calls"`
+	Batch      Usage `json:"batch"`
 }
 
 // outcome is how a request ended, for the Meter.
@@ -288,15 +289,15 @@ func (p Prices) TallyCost(t Tally) (float64, bool) {
 
 // StageCost is the estimated cost of one stage.
 type StageCost struct {
-	Stage string
-	Spent float64 // dollars spent on calls to the endpoint
-	Saved float64 // dollars the cache hits would have cost
+	Stage string  `json:"stage"`
+	Spent float64 `json:"spent_usd"` // dollars spent on calls to the endpoint
+	Saved float64 `json:"saved_usd"` // dollars the cache hits would have cost
 	// BatchSaved is what the batch calls would have cost more at the
 	// standard price.
-	BatchSaved float64
+	BatchSaved float64 `json:"batch_saved_usd"`
 	// Unpriced lists models the stage used that have no price; their tokens
 	// are not in Spent or Saved.
-	Unpriced []string
+	Unpriced []string `json:"unpriced,omitempty"`
 }
 
 // Costs turns tallies into a cost per stage, sorted by stage. Heuristic

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,4 +114,48 @@ func regexpLine(s, expr string) bool {
 		}
 	}
 	return false
+}
+
+// The JSON of status and show names every field in snake_case, like the
+// dataset's schema; only Semantic Scholar's responses, kept as S2 sent
+// them, use S2's camelCase names.
+func TestJSONFieldCase(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, nil, "demo", "--store", dir+"/store", "--out", dir+"/ds"); code != 0 {
+		t.Fatalf("demo: exit %d\n%s", code, stderr)
+	}
+	upper := regexp.MustCompile(`[A-Z]`)
+	for _, args := range [][]string{
+		{"status", "--store", dir + "/store", "--json"},
+		{"show", "--store", dir + "/store", "2601.03318"},
+	} {
+		code, stdout, stderr := runCLI(t, nil, args...)
+		if code != 0 {
+			t.Fatalf("curate %v: exit %d\n%s", args, code, stderr)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+			t.Fatalf("curate %v: %v\n%s", args, err, stdout)
+		}
+		var walk func(path string, v any)
+		walk = func(path string, v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				for k, x := range v {
+					if strings.HasPrefix(k, "s2-") && strings.HasSuffix(path, ".records") {
+						continue
+					}
+					if upper.MatchString(k) {
+						t.Errorf("curate %v: field %s.%s is not snake_case", args, path, k)
+					}
+					walk(path+"."+k, x)
+				}
+			case []any:
+				for _, x := range v {
+					walk(path+"[]", x)
+				}
+			}
+		}
+		walk("", v)
+	}
 }
