@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork/curate/fetch/fetchtest"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )
 
@@ -301,8 +302,8 @@ func TestRunMisbehavingLLM(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"LLM_API_KEY": key}
 	code, out, stderr := runCLI(t, env, "run", "--store", dir, "--targets", writeTargets(t, demo.TargetIDs()),
-		"--arxiv-base", srv.URL(demo.Arxiv), "--ar5iv-base", srv.URL(demo.Ar5iv), "--arxiv-interval", "1ms",
-		"--s2-base", srv.URL(demo.S2), "--arxiv-api-base", srv.URL(demo.ArxivAPI), "--s2-interval", "1ms",
+		"--arxiv-base", srv.URL(sim.Arxiv), "--ar5iv-base", srv.URL(sim.Ar5iv), "--arxiv-interval", "1ms",
+		"--s2-base", srv.URL(sim.S2), "--arxiv-api-base", srv.URL(sim.ArxivAPI), "--s2-interval", "1ms",
 		"--llm-base", llmSrv.URL+"/v1", "--llm-model", "fake-1", "--price", "fake-1=1/2", "--log", "debug")
 	if code != 1 {
 		t.Errorf("exit %d, want 1 (targets failed)", code)

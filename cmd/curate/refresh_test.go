@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/demo"
+	"github.com/groundwork/curate/sim"
 )
 
 // fakeOAI serves one ListRecords page naming the given papers as new.
@@ -50,8 +51,8 @@ func TestRefresh(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "published")
 	base := []string{"refresh", "--store", filepath.Join(dir, "store"), "--out", out,
-		"--arxiv-base", srv.URL(demo.Arxiv), "--ar5iv-base", srv.URL(demo.Ar5iv), "--arxiv-interval", "1ms",
-		"--s2-base", srv.URL(demo.S2), "--arxiv-api-base", srv.URL(demo.ArxivAPI), "--s2-interval", "1ms"}
+		"--arxiv-base", srv.URL(sim.Arxiv), "--ar5iv-base", srv.URL(sim.Ar5iv), "--arxiv-interval", "1ms",
+		"--s2-base", srv.URL(sim.S2), "--arxiv-api-base", srv.URL(sim.ArxivAPI), "--s2-interval", "1ms"}
 	env := map[string]string{"SOURCE_DATE_EPOCH": "1767225600"}
 
 	// 1. Four targets from the file.
