@@ -184,14 +184,14 @@ func (c *Corpus) AliasS2(id string, aliases ...string) {
 }
 
 // SetS2References makes edges the reference list of paper id (a stub when
-// id is unknown), served in that order. Each edge is anything that
-// marshals to a data element of the references endpoint (a recorded
-// element, an S2Edge, an s2.Reference). A citedPaper whose paperId is ""
-// is served with a null paperId, as S2 sends unresolved references.
-func (c *Corpus) SetS2References(id string, edges ...any) error {
+// id is unknown), served in that order. Each edge is a data element of the
+// references endpoint (a recorded element, a marshalled S2Edge or
+// s2.Reference). A citedPaper whose paperId is "" is served with a null
+// paperId, as S2 sends unresolved references.
+func (c *Corpus) SetS2References(id string, edges []json.RawMessage) error {
 	raw := make([]json.RawMessage, len(edges))
 	for i, e := range edges {
-		o, err := objectOf(e)
+		o, err := parseObject(e)
 		if err != nil {
 			return fmt.Errorf("sim: reference %d of %s: %w", i, id, err)
 		}

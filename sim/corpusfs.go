@@ -74,11 +74,7 @@ func LoadCorpus(fsys fs.FS) (*Corpus, error) {
 		if err := json.Unmarshal(data, &body); err != nil {
 			return nil, fmt.Errorf("sim: corpus %s: %w", name, err)
 		}
-		edges := make([]any, len(body.Data))
-		for i, e := range body.Data {
-			edges[i] = e
-		}
-		if err := c.SetS2References(id, edges...); err != nil {
+		if err := c.SetS2References(id, body.Data); err != nil {
 			return nil, fmt.Errorf("sim: corpus %s: %w", name, err)
 		}
 	}

@@ -121,7 +121,7 @@ func externalIDsOf(id string) map[string]any {
 
 // derivedPaperID returns a stable 40-hex paperId for a paper known by id.
 func derivedPaperID(id string) string {
-	sum := sha1.Sum([]byte("s2test:" + canonicalS2ID(id)))
+	sum := sha1.Sum([]byte("sim:" + canonicalS2ID(id)))
 	return hex.EncodeToString(sum[:])
 }
 
