@@ -216,6 +216,8 @@ type Service struct {
 	calls    []Call
 	stats    Stats
 	script   map[string][]scriptStep // path -> faults to come
+	// intercept may answer a request in the handler's place.
+	intercept func(w http.ResponseWriter, r *http.Request, c Call) bool
 }
 
 func newService(name string, seed uint64, h handlerFunc) *Service {
@@ -511,8 +513,24 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The slot is released before the answer goes out, so a client that
 	// sends its next request the moment it reads this answer finds it free.
 	dw := &deferredWriter{rec: rec, before: func() { s.finish(seq, outcome, rec.status, true) }}
-	s.handler(dw, r, body, invalid)
+	s.mu.Lock()
+	ic, call := s.intercept, s.calls[seq]
+	s.mu.Unlock()
+	if ic == nil || !ic(dw, r, call) {
+		s.handler(dw, r, body, invalid)
+	}
 	dw.once.Do(dw.before) // a handler that wrote nothing
+}
+
+// Intercept makes f see every request the service lets through, before
+// its answer: f may answer it itself and return true, as a test does to
+// serve a misbehaviour no Fault describes (a malformed body, an empty
+// page, a shifted result list). The call is logged and counted as any
+// other. nil removes f.
+func (s *Service) Intercept(f func(w http.ResponseWriter, r *http.Request, c Call) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.intercept = f
 }
 
 // serveScripted answers with a scripted fault and returns the status sent
