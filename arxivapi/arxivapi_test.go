@@ -155,13 +155,6 @@ func writeFeed(w http.ResponseWriter, status int, body string) {
 	io.WriteString(w, body)
 }
 
-func cmpOr(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
 type setup struct {
 	interval time.Duration // default: effectively unlimited
 	opts     arxivapi.Options

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/groundwork/curate/internal/fixtures"
@@ -172,4 +173,33 @@ func Withhold(c *sim.Corpus, id, disclaimer string) {
 		disclaimer = DefaultDisclaimer
 	}
 	c.WithholdS2References(id, sim.S2OpenAccessPDF{Status: ptr("CLOSED"), Disclaimer: disclaimer})
+}
+
+// FixtureCorpus returns a corpus of every recorded fixture a service
+// serves: the arXiv and ar5iv pages of ../shared/fixtures/arxiv-html (as
+// its MANIFEST.tsv names them; the arXMLiv page is neither site's) and the
+// recorded Semantic Scholar papers and reference lists (LoadS2Fixtures).
+// pages lists the page ids by site (sim.HTMLArxiv ids are versioned).
+func FixtureCorpus(tb testing.TB) (c *sim.Corpus, pages map[string][]string) {
+	tb.Helper()
+	dir := fixtures.Dir(tb, "arxiv-html")
+	manifest, err := os.ReadFile(filepath.Join(dir, "MANIFEST.tsv"))
+	if err != nil {
+		tb.Fatalf("arxiv-html fixtures: %v", err)
+	}
+	c, pages = sim.NewCorpus(), map[string][]string{}
+	for i, line := range strings.Split(strings.TrimSpace(string(manifest)), "\n") {
+		cols := strings.Split(line, "\t")
+		if i == 0 || len(cols) < 3 {
+			continue // the header
+		}
+		file, id, site := cols[0], cols[1], cols[2]
+		if site != sim.HTMLArxiv && site != sim.HTMLAr5iv {
+			continue
+		}
+		AddFixturePage(tb, c, site, id, file)
+		pages[site] = append(pages[site], id)
+	}
+	LoadS2Fixtures(tb, c)
+	return c, pages
 }
