@@ -29,6 +29,7 @@ import (
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/sim"
@@ -39,24 +40,6 @@ import (
 // testKey is the S2 API key of the tests: it must never reach the store,
 // the logs or an error.
 const testKey = "s2k-TEST-9f8e7d6c5b4a3928-secret"
-
-// syncBuffer collects log output from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // entryXML is an arXiv API entry for a paper: its latest version, the v1
 // date (published), the latest version's date (updated) and its
@@ -126,7 +109,7 @@ type stageEnv struct {
 	corpus *sim.Corpus
 	s2     *simtest.Server
 	api    *simtest.Server
-	logs   *syncBuffer
+	logs   *testutil.SyncBuffer
 }
 
 func newStageEnv(t *testing.T) *stageEnv {
@@ -138,7 +121,7 @@ func newStageEnv(t *testing.T) *stageEnv {
 	}
 	t.Cleanup(func() { st.Close() })
 	c := sim.NewCorpus()
-	e := &stageEnv{t: t, ctx: ctx, store: st, corpus: c, logs: &syncBuffer{},
+	e := &stageEnv{t: t, ctx: ctx, store: st, corpus: c, logs: &testutil.SyncBuffer{},
 		s2: simtest.ServeOptions(t, sim.S2, c, sim.Options{S2Key: testKey}), api: simtest.Serve(t, sim.ArxivAPI, c)}
 	return e
 }

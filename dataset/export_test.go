@@ -10,6 +10,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/internal/testutil/arrowtest"
 	"github.com/groundwork/curate/record"
 )
 
@@ -31,7 +32,7 @@ func TestExport(t *testing.T) {
 			}
 			path := filepath.Join(t.TempDir(), "x.parquet")
 			os.WriteFile(path, pq.Bytes(), 0o644)
-			schema, rows := readArrow(t, path)
+			schema, rows := arrowtest.Read(t, path, 2)
 			if len(rows) != len(ins) {
 				t.Fatalf("%d Parquet rows, want %d", len(rows), len(ins))
 			}

@@ -125,31 +125,86 @@ func (a *s2API) serve(rw http.ResponseWriter, r *http.Request, body []byte, _ bo
 		s2Error(rw, http.StatusNotFound, "Not found: "+r.URL.Path)
 		return
 	}
-	if rest == "batch" && r.Method == http.MethodPost {
-		a.batch(rw, r, body)
-		return
-	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	batch := rest == "batch" && r.Method == http.MethodPost
+	if !batch && r.Method != http.MethodGet && r.Method != http.MethodHead {
 		rw.Header().Set("Allow", "GET, HEAD")
 		s2Error(rw, http.StatusMethodNotAllowed, "Method not allowed")
-		return
-	}
-	if id, ok := strings.CutSuffix(rest, "/references"); ok {
-		a.references(rw, r.URL.Query(), id)
 		return
 	}
 	if _, sub, ok := strings.Cut(rest, "/"); ok && (sub == "citations" || sub == "authors") {
 		s2Error(rw, http.StatusNotFound, "the simulated API does not serve /"+sub)
 		return
 	}
-	a.paper(rw, r.URL.Query(), rest)
-}
-
-func (a *s2API) paper(rw http.ResponseWriter, q url.Values, id string) {
-	fs, ok := parseS2Fields(rw, q, false)
-	if !ok {
+	q := r.URL.Query()
+	if S2Refuse(rw, r.Method, r.URL.Path, q, body) {
 		return
 	}
+	id, refs := strings.CutSuffix(rest, "/references")
+	switch {
+	case batch:
+		ids, _ := s2BatchIDs(body)
+		a.batch(rw, parseS2Fields(q, false), ids)
+	case refs:
+		offset, limit, _ := s2Window(q)
+		a.references(rw, parseS2Fields(q, true), id, offset, limit)
+	default:
+		a.paper(rw, parseS2Fields(q, false), rest)
+	}
+}
+
+// S2Refuse answers, as S2 does, a request it refuses before looking a
+// paper up — an unknown field name, a references page with a bad offset
+// or limit or outside the 10,000 window, a malformed batch or one of more
+// than 500 ids — and reports whether it did. The s2 service runs it on
+// every request; a test that replays recorded answers runs it to hold a
+// client to the same rules.
+func S2Refuse(rw http.ResponseWriter, method, path string, q url.Values, body []byte) bool {
+	rest, _ := strings.CutPrefix(path, S2PathPrefix)
+	_, refs := strings.CutSuffix(rest, "/references")
+	batch := rest == "batch" && method == http.MethodPost
+	if bad := badS2Fields(q, refs); bad != nil {
+		s2Error(rw, http.StatusBadRequest, "Unrecognized or unsupported fields: ["+strings.Join(bad, ", ")+"]")
+		return true
+	}
+	switch {
+	case refs:
+		if _, _, msg := s2Window(q); msg != "" {
+			s2Error(rw, http.StatusBadRequest, msg)
+			return true
+		}
+	case batch:
+		ids, ok := s2BatchIDs(body)
+		if !ok {
+			s2Error(rw, http.StatusBadRequest, `Body must be a JSON object with an "ids" array`)
+			return true
+		}
+		if len(ids) > S2MaxBatch {
+			s2Error(rw, http.StatusBadRequest, fmt.Sprintf("Cannot process more than %d ids", S2MaxBatch))
+			return true
+		}
+	}
+	return false
+}
+
+// s2Window reads the offset and limit of a references page, or the
+// message of S2's refusal.
+func s2Window(q url.Values) (offset, limit int, refusal string) {
+	offset, err1 := strconv.Atoi(cmpOr(q.Get("offset"), "0"))
+	limit, err2 := strconv.Atoi(cmpOr(q.Get("limit"), strconv.Itoa(S2DefaultLimit)))
+	switch {
+	case err1 != nil || offset < 0:
+		return 0, 0, "Offset must be a non-negative integer"
+	case err2 != nil || limit < 1:
+		return 0, 0, "Limit must be a positive integer"
+	case limit > S2MaxLimit:
+		return 0, 0, fmt.Sprintf("Limit must be <= %d", S2MaxLimit)
+	case offset+limit >= S2Window:
+		return 0, 0, fmt.Sprintf("The sum of offset and limit must be < %d", S2Window)
+	}
+	return offset, limit, ""
+}
+
+func (a *s2API) paper(rw http.ResponseWriter, fs s2Fields, id string) {
 	rec, found := a.src.S2Paper(id)
 	if !found {
 		s2NotFound(rw, id)
@@ -163,27 +218,7 @@ func (a *s2API) paper(rw http.ResponseWriter, q url.Values, id string) {
 	s2Sized(rw, out)
 }
 
-func (a *s2API) references(rw http.ResponseWriter, q url.Values, id string) {
-	fs, ok := parseS2Fields(rw, q, true)
-	if !ok {
-		return
-	}
-	offset, err1 := strconv.Atoi(cmpOr(q.Get("offset"), "0"))
-	limit, err2 := strconv.Atoi(cmpOr(q.Get("limit"), strconv.Itoa(S2DefaultLimit)))
-	switch {
-	case err1 != nil || offset < 0:
-		s2Error(rw, http.StatusBadRequest, "Offset must be a non-negative integer")
-		return
-	case err2 != nil || limit < 1:
-		s2Error(rw, http.StatusBadRequest, "Limit must be a positive integer")
-		return
-	case limit > S2MaxLimit:
-		s2Error(rw, http.StatusBadRequest, fmt.Sprintf("Limit must be <= %d", S2MaxLimit))
-		return
-	case offset+limit >= S2Window:
-		s2Error(rw, http.StatusBadRequest, fmt.Sprintf("The sum of offset and limit must be < %d", S2Window))
-		return
-	}
+func (a *s2API) references(rw http.ResponseWriter, fs s2Fields, id string, offset, limit int) {
 	list, found := a.src.S2References(id)
 	if !found {
 		s2NotFound(rw, id)
@@ -221,20 +256,7 @@ func (a *s2API) references(rw http.ResponseWriter, q url.Values, id string) {
 	s2Sized(rw, b.Bytes())
 }
 
-func (a *s2API) batch(rw http.ResponseWriter, r *http.Request, body []byte) {
-	fs, ok := parseS2Fields(rw, r.URL.Query(), false)
-	if !ok {
-		return
-	}
-	ids, ok := s2BatchIDs(body)
-	if !ok {
-		s2Error(rw, http.StatusBadRequest, `Body must be a JSON object with an "ids" array`)
-		return
-	}
-	if len(ids) > S2MaxBatch {
-		s2Error(rw, http.StatusBadRequest, fmt.Sprintf("Cannot process more than %d ids", S2MaxBatch))
-		return
-	}
+func (a *s2API) batch(rw http.ResponseWriter, fs s2Fields, ids []string) {
 	var b bytes.Buffer
 	b.WriteByte('[')
 	for i, id := range ids {
@@ -276,45 +298,62 @@ type s2Fields struct {
 	sub   map[string][]string // "citations" -> ["title", "year"]
 }
 
-// parseS2Fields checks the fields parameter; edges allows the edge fields
-// of the references endpoint. An unknown name gets S2's 400 answer and ok
-// false. Without fields a paper is its paperId and title.
-func parseS2Fields(rw http.ResponseWriter, q url.Values, edges bool) (fs s2Fields, ok bool) {
-	fs.sub = map[string][]string{}
-	var bad, top []string
+// fieldNames returns the names of a fields parameter, trimmed, empty
+// ones dropped.
+func fieldNames(q url.Values) []string {
+	var out []string
 	for f := range strings.SplitSeq(q.Get("fields"), ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
 		}
-		head, sub, dotted := strings.Cut(f, ".")
-		valid := false
-		switch {
-		case !dotted:
-			valid = slices.Contains(S2PaperFields, f) || edges && slices.Contains(S2EdgeFields, f) ||
-				!edges && slices.Contains(S2FullPaperFields, f)
-		case head == "authors":
-			valid = slices.Contains(S2AuthorFields, sub)
-		case head == "embedding":
-			valid = !edges && (sub == "specter_v1" || sub == "specter_v2")
-		case head == "citations" || head == "references":
-			author, isAuthor := strings.CutPrefix(sub, "authors.")
-			valid = !edges && (slices.Contains(S2PaperFields, sub) || isAuthor && slices.Contains(S2AuthorFields, author))
-		}
-		if !valid {
+	}
+	return out
+}
+
+// validS2Field reports whether an endpoint (references, or /paper and
+// batch) knows field f.
+func validS2Field(f string, references bool) bool {
+	head, sub, dotted := strings.Cut(f, ".")
+	switch {
+	case !dotted:
+		return slices.Contains(S2PaperFields, f) || references && slices.Contains(S2EdgeFields, f) ||
+			!references && slices.Contains(S2FullPaperFields, f)
+	case head == "authors":
+		return slices.Contains(S2AuthorFields, sub)
+	case head == "embedding":
+		return !references && (sub == "specter_v1" || sub == "specter_v2")
+	case head == "citations" || head == "references":
+		author, isAuthor := strings.CutPrefix(sub, "authors.")
+		return !references && (slices.Contains(S2PaperFields, sub) || isAuthor && slices.Contains(S2AuthorFields, author))
+	}
+	return false
+}
+
+// badS2Fields returns the field names the endpoint does not know, in the
+// order asked.
+func badS2Fields(q url.Values, references bool) []string {
+	var bad []string
+	for _, f := range fieldNames(q) {
+		if !validS2Field(f, references) {
 			bad = append(bad, f)
-			continue
 		}
+	}
+	return bad
+}
+
+// parseS2Fields reads a checked fields parameter (see badS2Fields).
+// Without fields a paper is its paperId and title.
+func parseS2Fields(q url.Values, references bool) s2Fields {
+	fs := s2Fields{sub: map[string][]string{}}
+	var top []string
+	for _, f := range fieldNames(q) {
+		head, sub, dotted := strings.Cut(f, ".")
 		if !slices.Contains(top, head) {
 			top = append(top, head)
 		}
 		if dotted {
 			fs.sub[head] = append(fs.sub[head], sub)
 		}
-	}
-	if bad != nil {
-		s2Error(rw, http.StatusBadRequest, "Unrecognized or unsupported fields: ["+strings.Join(bad, ", ")+"]")
-		return fs, false
 	}
 	if len(top) == 0 {
 		top = []string{"title"}
@@ -324,14 +363,14 @@ func parseS2Fields(rw http.ResponseWriter, q url.Values, edges bool) (fs s2Field
 		switch {
 		case k == "paperId":
 		case slices.Contains(S2EdgeFields, k):
-			if slices.Contains(top, k) {
+			if references && slices.Contains(top, k) {
 				fs.edge = append(fs.edge, k)
 			}
 		case slices.Contains(top, k):
 			fs.paper = append(fs.paper, k)
 		}
 	}
-	return fs, true
+	return fs
 }
 
 // s2KeyOrder is the order S2 writes keys in: the edge's, then the paper's,
