@@ -14,9 +14,10 @@ func TestConformanceWorld(t *testing.T) {
 	w := newWorld(t, sim.WorldConfig{Seed: 21, Targets: 30, NoHTML: []int{3, 4}, Withheld: []int{5}})
 	s := &conformance.Suite{
 		Start: func(t *testing.T) map[string]string {
-			srv := start(t, w, sim.Options{Services: []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI}})
+			names := []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI, sim.OAIPMH}
+			srv := start(t, w, sim.Options{Services: names, OAIPageSize: 7})
 			urls := map[string]string{}
-			for _, name := range []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI} {
+			for _, name := range names {
 				urls[name] = srv.URL(name)
 			}
 			return urls

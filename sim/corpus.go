@@ -26,6 +26,12 @@ type Corpus struct {
 	entryOf map[string]int // canonical arXiv id -> index in entries
 	citedBy map[string][]*corpusPaper
 	indexed bool // citedBy is up to date
+	oai     []corpusRecord
+}
+
+type corpusRecord struct {
+	rec    OAIRecord
+	prefix string // "" for a deleted record: every format lists it
 }
 
 type corpusPage struct {
@@ -376,4 +382,42 @@ func (c *Corpus) AddFeed(feed []byte) error {
 		c.entries = append(c.entries, e)
 	}
 	return nil
+}
+
+// AddOAIRecord adds an OAI-PMH record in format prefix (see
+// OAIMeta.Record; a deleted record is listed in every format).
+func (c *Corpus) AddOAIRecord(prefix string, rec OAIRecord) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rec.Deleted {
+		prefix = ""
+	}
+	c.oai = append(c.oai, corpusRecord{rec, prefix})
+}
+
+// AddOAIPage adds the records of an OAI-PMH ListRecords answer, each kept
+// as written (ParseOAIPage).
+func (c *Corpus) AddOAIPage(page []byte) error {
+	recs, prefixes, err := ParseOAIPage(page)
+	if err != nil {
+		return err
+	}
+	for i, r := range recs {
+		c.AddOAIRecord(prefixes[i], r)
+	}
+	return nil
+}
+
+// OAIRecords returns the records in format prefix and the deleted ones,
+// in the order added.
+func (c *Corpus) OAIRecords(prefix string) iter.Seq[OAIRecord] {
+	c.mu.RLock()
+	var out []OAIRecord
+	for _, r := range c.oai {
+		if r.prefix == prefix || r.prefix == "" {
+			out = append(out, r.rec)
+		}
+	}
+	c.mu.RUnlock()
+	return slices.Values(out)
 }

@@ -16,25 +16,27 @@ const (
 	Ar5iv    = "ar5iv"     // ar5iv.labs.arxiv.org: GET /html/ID
 	S2       = "s2"        // api.semanticscholar.org: /graph/v1/paper/...
 	ArxivAPI = "arxiv-api" // export.arxiv.org: GET /api/query?id_list=
+	OAIPMH   = "oai-pmh"   // oaipmh.arxiv.org: GET /oai?verb=ListRecords
 	LLM      = "llm"       // OpenAI's API: chat completions, files, batches
 	// Anthropic is Anthropic's API: messages and message batches.
 	Anthropic = "anthropic"
 )
 
 // Services lists the service names in a fixed order.
-var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, LLM, Anthropic}
+var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, OAIPMH, LLM, Anthropic}
 
 // Model is the model name the simulated LLM is meant to be asked for; it
 // answers any.
 const Model = "sim-1"
 
 // A Literature is what the world-backed services serve: the pages of
-// arXiv and ar5iv, what Semantic Scholar knows and the arXiv API's
-// entries. A World generates it, a Corpus holds it.
+// arXiv and ar5iv, what Semantic Scholar knows, the arXiv API's entries
+// and the OAI-PMH repository's records. A World generates it, a Corpus holds it.
 type Literature interface {
 	Pages
 	S2Source
 	Entries
+	OAIRecords
 }
 
 // Options configure Start and NewService: each service's limits and
@@ -56,6 +58,9 @@ type Options struct {
 	// request with another answers 403, one without any is served, as S2
 	// serves its keyless pool.
 	S2Key string
+	// OAIPageSize is the records of an OAI-PMH ListRecords page (default
+	// OAIDefaultPageSize).
+	OAIPageSize int
 }
 
 // Servers are the simulated services of a Literature, each listening on
@@ -118,6 +123,8 @@ func NewService(name string, lit Literature, opt Options) (*Service, error) {
 		h = (&s2API{src: lit, key: opt.S2Key}).serve
 	case ArxivAPI:
 		h = atomAPI{lit}.serve
+	case OAIPMH:
+		h = oaiAPI{src: lit, pageSize: opt.OAIPageSize}.serve
 	case LLM:
 		openai = newOpenAIAPI()
 		openai.strict = opt.StrictOpenAI

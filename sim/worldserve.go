@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,4 +156,38 @@ func atomEntryXML(p *Paper) string {
 	}
 	f("  ")
 	return b.String()
+}
+
+// OAIRecords returns the records of every paper on arXiv in format
+// prefix, in datestamp order (the date of the latest version).
+func (w *World) OAIRecords(prefix string) iter.Seq[OAIRecord] {
+	return func(yield func(OAIRecord) bool) {
+		var recs []OAIRecord
+		add := func(p *Paper) {
+			m := OAIMeta{
+				ID: p.ArxivID, Datestamp: p.Updated, Created: p.Published, Versions: p.Version,
+				Authors: p.Authors, Title: p.Title, Abstract: p.Abstract, Categories: p.Categories,
+				License: "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
+			}
+			if p.Version > 1 {
+				m.Updated = p.Updated
+			}
+			recs = append(recs, m.Record(prefix))
+		}
+		for j := range w.cfg.Papers {
+			if p := w.Background(j); p.ArxivID != "" {
+				add(&p)
+			}
+		}
+		for i := range w.cfg.Targets {
+			p := w.Target(i)
+			add(&p)
+		}
+		slices.SortStableFunc(recs, func(a, b OAIRecord) int { return a.Datestamp.Compare(b.Datestamp) })
+		for _, r := range recs {
+			if !yield(r) {
+				return
+			}
+		}
+	}
 }
