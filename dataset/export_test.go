@@ -10,7 +10,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/groundwork/curate/internal/testutil/arrowtest"
 	"github.com/groundwork/curate/record"
 )
 
@@ -32,7 +31,7 @@ func TestExport(t *testing.T) {
 			}
 			path := filepath.Join(t.TempDir(), "x.parquet")
 			os.WriteFile(path, pq.Bytes(), 0o644)
-			schema, rows := arrowtest.Read(t, path, 2)
+			schema, rows := readArrow(t, path)
 			if len(rows) != len(ins) {
 				t.Fatalf("%d Parquet rows, want %d", len(rows), len(ins))
 			}

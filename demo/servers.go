@@ -118,3 +118,14 @@ func Handler() http.Handler {
 			"  /arxiv/html/ID  /ar5iv/html/ID  /s2/graph/v1/paper/ID  /arxiv-api/api/query?id_list=ID\n")
 	})
 }
+
+// The names of the services are sim's (sim.Arxiv, sim.Ar5iv, sim.S2,
+// sim.ArxivAPI); these are the same constants, for callers that name the
+// services through the demo (cmd/curate's demo command). New code names
+// them through sim.
+const (
+	Arxiv    = sim.Arxiv
+	Ar5iv    = sim.Ar5iv
+	S2       = sim.S2
+	ArxivAPI = sim.ArxivAPI
+)

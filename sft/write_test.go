@@ -1,6 +1,7 @@
 package sft
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,21 +11,54 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/internal/publish"
-	"github.com/groundwork/curate/internal/testutil"
-	"github.com/groundwork/curate/internal/testutil/arrowtest"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sft/gate"
 )
 
-// arrowSchema reads a Parquet file back with Arrow: its schema, as text,
-// and its rows.
-func arrowSchema(t *testing.T, path string) (string, []map[string]any) {
+// readArrow reads a Parquet file with Apache Arrow's reader, independent
+// of parquet-go and following pyarrow's schema conversion, and returns its
+// schema and rows as JSON objects.
+func readArrow(t *testing.T, path string) (string, []map[string]any) {
 	t.Helper()
-	schema, rows := arrowtest.Read(t, path, 2)
-	return schema.String(), rows
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatalf("arrow: open %s: %v", path, err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 2}, memory.NewGoAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	var rows []map[string]any
+	tr := array.NewTableReader(tbl, 2)
+	defer tr.Release()
+	for tr.Next() {
+		var b bytes.Buffer
+		if err := array.RecordToJSON(tr.RecordBatch(), &b); err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(&b)
+		for dec.More() {
+			var m map[string]any
+			if err := dec.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, m)
+		}
+	}
+	return tbl.Schema().String(), rows
 }
 
 func readGeneric[T any](t *testing.T, path string) []T {
@@ -34,6 +68,26 @@ func readGeneric[T any](t *testing.T, path string) []T {
 		t.Fatalf("parquet-go: %s: %v", path, err)
 	}
 	return rows
+}
+
+func readJSONL[T any](t *testing.T, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []T
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // Every format reads back, with parquet-go and with Arrow, as the rows
@@ -67,7 +121,7 @@ func TestWriteReadBack(t *testing.T) {
 			verl = append(verl, readGeneric[VerlRow](t, filepath.Join(out, DataDir, name))...)
 			msgs = append(msgs, readGeneric[MessagesRow](t, filepath.Join(out, MessagesDir, name))...)
 
-			schema, rows := arrowSchema(t, filepath.Join(out, DataDir, name))
+			schema, rows := readArrow(t, filepath.Join(out, DataDir, name))
 			arrowRows += len(rows)
 			for _, want := range []string{"prompt: type=utf8", "response: type=utf8", "extra_info: type=struct<split: utf8, index: int64, instance_id: utf8, num_ideas: int64, dataset_split: utf8>"} {
 				if !strings.Contains(schema, want) {
@@ -79,7 +133,7 @@ func TestWriteReadBack(t *testing.T) {
 					t.Errorf("arrow %s: %v", name, err)
 				}
 			}
-			schema, rows = arrowSchema(t, filepath.Join(out, MessagesDir, name))
+			schema, rows = readArrow(t, filepath.Join(out, MessagesDir, name))
 			if !strings.Contains(schema, "messages: type=list<element: struct<role: utf8, content: utf8>>") {
 				t.Errorf("%s: messages schema:\n%s", name, schema)
 			}
@@ -91,7 +145,7 @@ func TestWriteReadBack(t *testing.T) {
 			}
 		}
 		rows := bySplit[split]
-		jl := testutil.ReadJSONL[Row](t, filepath.Join(out, JSONLDir, split+".jsonl"))
+		jl := readJSONL[Row](t, filepath.Join(out, JSONLDir, split+".jsonl"))
 		if arrowRows != len(rows) || len(verl) != len(rows) || len(msgs) != len(rows) || len(jl) != len(rows) {
 			t.Fatalf("%s: %d verl, %d messages, %d jsonl rows, want %d", split, len(verl), len(msgs), len(jl), len(rows))
 		}
@@ -108,7 +162,7 @@ func TestWriteReadBack(t *testing.T) {
 			}
 		}
 	}
-	rejects := testutil.ReadJSONL[Reject](t, filepath.Join(out, RejectsFile))
+	rejects := readJSONL[Reject](t, filepath.Join(out, RejectsFile))
 	if len(rejects) != 1 || rejects[0].Reason != gate.ReasonWrongCount {
 		t.Errorf("rejects.jsonl %+v", rejects)
 	}

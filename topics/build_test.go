@@ -1,6 +1,7 @@
 package topics
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,11 +15,13 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/internal/testutil"
-	"github.com/groundwork/curate/internal/testutil/arrowtest"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
@@ -138,6 +141,29 @@ func build(t *testing.T, st *store.Store, opt Options, reverse bool) (string, *R
 	return out, res
 }
 
+func readTopicsJSONL(t *testing.T, path string) []Topic {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Topic
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var tp Topic
+		if err := json.Unmarshal(sc.Bytes(), &tp); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tp)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestRederive re-derives every claim of the written topics from the
 // store: each supporting paper's influential set from its Graph, then the
 // support count, every pairwise IoU, the background set and its size, the
@@ -151,7 +177,7 @@ func TestRederive(t *testing.T) {
 
 	opt := testOptions()
 	out, res := build(t, st, opt, false)
-	topics := testutil.ReadJSONL[Topic](t, filepath.Join(out, TopicsJSONL))
+	topics := readTopicsJSONL(t, filepath.Join(out, TopicsJSONL))
 	if len(topics) != 2 {
 		t.Fatalf("%d topics, want 2: %+v", len(topics), res.Groups)
 	}
@@ -470,11 +496,25 @@ func TestParquetArrow(t *testing.T) {
 	st := testStore(t, handGraphs())
 	putCard(t, st, "2301.00001", summarize.CardSource, testCard("heuristic", "heuristic-v1"))
 	out, res := build(t, st, testOptions(), false)
-	schema, rows := arrowtest.Read(t, filepath.Join(out, TopicsParquet), 16)
-	if len(rows) != len(res.Topics) {
-		t.Fatalf("%d rows, want %d", len(rows), len(res.Topics))
+	path := filepath.Join(out, TopicsParquet)
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
 	}
-
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	if int(tbl.NumRows()) != len(res.Topics) {
+		t.Fatalf("%d rows, want %d", tbl.NumRows(), len(res.Topics))
+	}
+	schema := tbl.Schema()
 	for _, name := range []string{"background", "supporting", "pairs"} {
 		f, ok := schema.FieldsByName(name)
 		if !ok || f[0].Type.ID() != arrow.LIST {
@@ -490,6 +530,23 @@ func TestParquetArrow(t *testing.T) {
 	belem := bg[0].Type.(*arrow.ListType).Elem().(*arrow.StructType)
 	if f, ok := belem.FieldByName("card"); !ok || f.Type.ID() != arrow.STRUCT || !f.Nullable {
 		t.Errorf("background.card: %v, want a nullable struct", f)
+	}
+	tr := array.NewTableReader(tbl, 16)
+	defer tr.Release()
+	var rows []map[string]any
+	for tr.Next() {
+		var b bytes.Buffer
+		if err := array.RecordToJSON(tr.RecordBatch(), &b); err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(&b)
+		for dec.More() {
+			var m map[string]any
+			if err := dec.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, m)
+		}
 	}
 	for i, row := range rows {
 		tp := res.Topics[i]

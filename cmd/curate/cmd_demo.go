@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/demo"
-	"github.com/groundwork/curate/sim"
 )
 
 func runDemoCmd(ctx context.Context, env *cmdEnv, args []string) error {
@@ -29,9 +28,9 @@ func runDemoCmd(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	defer srv.Close()
 	g := &opt.flags.global
-	g.arxivBase, g.ar5ivBase, g.arxivInterval = srv.URL(sim.Arxiv), srv.URL(sim.Ar5iv), 20*time.Millisecond
+	g.arxivBase, g.ar5ivBase, g.arxivInterval = srv.URL(demo.Arxiv), srv.URL(demo.Ar5iv), 20*time.Millisecond
 	g.retries = 1
-	opt.flags.s2.s2Base, opt.flags.s2.arxivAPIBase, opt.flags.s2.s2Interval = srv.URL(sim.S2), srv.URL(sim.ArxivAPI), 10*time.Millisecond
+	opt.flags.s2.s2Base, opt.flags.s2.arxivAPIBase, opt.flags.s2.s2Interval = srv.URL(demo.S2), srv.URL(demo.ArxivAPI), 10*time.Millisecond
 	if opt.flags.llm.base == "" {
 		opt.flags.llm.backend = "heuristic"
 	}

@@ -1,20 +1,17 @@
 // Package testutil holds the helpers tests of several packages share: a
 // buffer that goroutines may log into, a recording HTTP test server for
-// tests that script each answer themselves, the body of an OpenAI chat
-// completion, and a JSON-lines reader. (A fake that speaks a service's
-// protocol belongs in package sim, not here; Arrow's read-back of Parquet
-// files is in arrowtest, so that not every test links Arrow.)
+// tests that script each answer themselves, and the body of an OpenAI
+// chat completion. (A fake that speaks a service's protocol belongs in package
+// sim, not here.)
 package testutil
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -169,28 +166,4 @@ func ChatCompletion(model, content, finish string, usage *Usage) map[string]any 
 		m["usage"] = map[string]int{"prompt_tokens": usage.Prompt, "completion_tokens": usage.Completion, "total_tokens": usage.Prompt + usage.Completion}
 	}
 	return m
-}
-
-// ReadJSONL reads a JSON-lines file into values of T.
-func ReadJSONL[T any](tb testing.TB, path string) []T {
-	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var out []T
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var v T
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			tb.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
-	return out
 }
