@@ -2,8 +2,8 @@
 // talks to: one protocol-faithful fake per API, for end-to-end tests,
 // benchmarks, the offline demo and the unit tests of the clients.
 //
-// The services that serve papers read them from a Literature, of which
-// there are two:
+// The services that serve papers read them from a Literature (Pages,
+// S2Source, Entries, OAIRecords), of which there are two:
 //
 //   - A World is a deterministic synthetic literature generated from a
 //     seed: N target papers dated across 2024–2026 (so both dataset
@@ -15,9 +15,10 @@
 //     for, so a world of 5,000 targets costs almost no memory. Every title
 //     carries a coined name no other paper has; all of it is invented.
 //   - A Corpus holds a literature in memory: pages, S2 records, reference
-//     lists and Atom entries added one by one (tests), loaded from files
-//     laid out as the services answer (LoadCorpus: the demo corpus), or
-//     loaded from recorded responses (the shared fixtures, see simtest).
+//     lists, Atom entries and OAI-PMH records added one by one (tests),
+//     loaded from files laid out as the services answer (LoadCorpus: the
+//     demo corpus), or loaded from recorded responses (the shared
+//     fixtures, see simtest).
 //
 // Start serves a Literature as these services, each on its own port of
 // 127.0.0.1 (NewService makes one, for any listener), speaking the real
@@ -33,6 +34,9 @@
 //	arxiv-api  GET or POST /api/query: id_list lookups and cat: and
 //	           submittedDate: searches, Atom entries with v1 dates and
 //	           categories, paging, the API's error feeds
+//	oai-pmh    GET /oai: Identify, ListRecords and ListIdentifiers (arXiv,
+//	           arXivRaw, oai_dc; from, until, set; resumption tokens),
+//	           the protocol's errors in 200s
 //	llm        OpenAI: POST /v1/chat/completions, a model that reads
 //	           curate's classify and summarize prompts and answers validly
 //	           (see Answer), reporting prefix-cache hits as cached_tokens;
@@ -44,8 +48,14 @@
 //	           and /v1/messages/batches with results out of order
 //
 // GROBID (NewGrobid) simulates a PDF-to-TEI service from pages of its own.
-// The subpackage conformance holds the suite every Literature's services,
-// and the recorded fixtures themselves, must pass.
+// The wire format of Semantic Scholar is declared once, here (S2Paper,
+// S2Edge, ...), for the World, the demo corpus's generator and the tests.
+// Subpackage simtest serves the services in tests and loads the shared
+// fixtures; subpackage conformance holds the suite every Literature's
+// services, and the recorded fixtures themselves, must pass.
+//
+// Service names (Arxiv, S2, ...) are defined here once and equal the
+// clients' httpx service names.
 //
 // Each Service enforces Limits — a token-bucket rate (a request over it
 // gets 429, with Retry-After if set), a cap on requests in flight, and a
