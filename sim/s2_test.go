@@ -340,40 +340,8 @@ func TestPaging(t *testing.T) {
 	if papers[len(ids)] != nil {
 		t.Error("unknown id answered")
 	}
-
-	// The rules of the window.
-	path := sim.S2ReferencesPath(id)
-	for _, tt := range []struct {
-		offset, limit string
-		status        int
-		msg           string
-	}{
-		{"0", "1001", 400, "Limit must be <= 1000"},
-		{"9500", "500", 400, "The sum of offset and limit must be < 10000"},
-		{"9000", "999", 200, ""},
-		{"x", "10", 400, "Offset must be a non-negative integer"},
-	} {
-		r := s2Get(t, srv, "GET", path, url.Values{"offset": {tt.offset}, "limit": {tt.limit}}, "")
-		var e struct{ Error string }
-		json.Unmarshal(r.body, &e)
-		if r.status != tt.status || e.Error != tt.msg {
-			t.Errorf("offset %s limit %s: %d %s, want %d %q", tt.offset, tt.limit, r.status, r.body, tt.status, tt.msg)
-		}
-	}
-	// Past the end: empty data and no next.
-	r := s2Get(t, srv, "GET", path, url.Values{"offset": {"2000"}, "limit": {"10"}}, "")
-	if string(r.body) != `{"offset":2000,"data":[]}` {
-		t.Errorf("past the end: %s", r.body)
-	}
-	// The last page has no next; the one before it has.
-	r = s2Get(t, srv, "GET", path, url.Values{"offset": {"1224"}, "limit": {"10"}}, "")
-	if bytes.Contains(r.body, []byte(`"next"`)) {
-		t.Errorf("last page has next: %.100s", r.body)
-	}
-	r = s2Get(t, srv, "GET", path, url.Values{"offset": {"1223"}, "limit": {"10"}}, "")
-	if !bytes.Contains(r.body, []byte(`"next":1233`)) {
-		t.Errorf("page before the last lacks next 1233: %.100s", r.body)
-	}
+	// The window's rules, the last page and a page past the end are the
+	// conformance suite's (sim/conformance, TestS2Window, TestS2References).
 }
 
 // TestWindowCap: a list longer than the window is cut by the client, and
