@@ -10,8 +10,6 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,137 +17,63 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/arxivapi"
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 )
 
-// hit is one request as the fake server saw it.
-type hit struct {
-	at    time.Time
-	path  string
-	query url.Values
-}
-
-// fakeArxiv is an in-process export.arxiv.org/api/query. It answers id_list
-// lookups from a catalog of entries (unknown ids get no entry, malformed
-// ones a 400 error feed, totalResults counts every requested id as the
-// real API does) and pages a search over an ordered list of entries.
+// fakeArxiv is the simulated export.arxiv.org/api/query (package sim)
+// over a corpus of entries: id_list lookups (entries in date order, none
+// for an unknown id, totalResults counting every id asked), searches with
+// paging, and the API's limits and error feeds. before, when set, may
+// answer a request itself (a misbehaviour the tests script) and return
+// true; n counts requests from 1.
 type fakeArxiv struct {
-	*httptest.Server
-	t       *testing.T
-	catalog map[string]string // canonical id -> <entry> XML
-	search  []string          // entries of searchQuery, in order
-	// before, when set, may answer a request itself and return true.
-	before func(w http.ResponseWriter, h hit, n int) bool
-	// hold is how long each request stays in flight.
-	hold time.Duration
-
-	mu       sync.Mutex
-	hits     []hit
-	inFlight atomic.Int32
-	maxIn    atomic.Int32
+	*simtest.Server
+	corpus *sim.Corpus
+	before func(w http.ResponseWriter, h sim.Call, n int) bool
 }
 
 const searchQuery = "cat:cs.CL AND submittedDate:[202601010000 TO 202601312359]"
 
 func newFake(t *testing.T) *fakeArxiv {
 	t.Helper()
-	f := &fakeArxiv{t: t, catalog: map[string]string{}}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
+	c := sim.NewCorpus()
+	f := &fakeArxiv{Server: simtest.Serve(t, sim.ArxivAPI, c), corpus: c}
+	f.Intercept(func(w http.ResponseWriter, _ *http.Request, h sim.Call) bool {
+		return f.before != nil && f.before(w, h, h.Seq+1)
+	})
 	return f
 }
 
-func (f *fakeArxiv) serve(w http.ResponseWriter, r *http.Request) {
-	n := f.inFlight.Add(1)
-	defer f.inFlight.Add(-1)
-	for {
-		m := f.maxIn.Load()
-		if n <= m || f.maxIn.CompareAndSwap(m, n) {
-			break
-		}
-	}
-	time.Sleep(f.hold) // lets requests that were sent together overlap
+// recorded returns the requests received, in order.
+func (f *fakeArxiv) recorded() []sim.Call { return f.Calls() }
 
-	h := hit{at: time.Now(), path: r.URL.Path, query: r.URL.Query()}
-	f.mu.Lock()
-	f.hits = append(f.hits, h)
-	count := len(f.hits)
-	f.mu.Unlock()
-	if f.before != nil && f.before(w, h, count) {
-		return
-	}
-	if h.path != "/api/query" {
-		http.NotFound(w, r)
-		return
-	}
-	q := h.query
-	start, _ := strconv.Atoi(cmpOr(q.Get("start"), "0"))
-	maxResults, err := strconv.Atoi(cmpOr(q.Get("max_results"), "10"))
-	switch {
-	case err != nil:
-		writeFeed(w, http.StatusBadRequest, errorFeed("max_results must be an integer"))
-		return
-	case maxResults > 2000:
-		writeFeed(w, http.StatusBadRequest, errorFeed("max_results must be less than or equal to 2000"))
-		return
-	case start+maxResults > 30000:
-		writeFeed(w, http.StatusBadRequest, errorFeed("start plus max_results must be less than or equal to 30000"))
-		return
-	}
+// hold makes each request stay in flight for d.
+func (f *fakeArxiv) hold(d time.Duration) { f.SetLimits(sim.Limits{Latency: d}) }
 
-	if list := q.Get("id_list"); list != "" {
-		ids := strings.Split(list, ",")
-		var found []string
-		for _, id := range ids {
-			a, err := arxiv.Parse(id)
-			if err != nil {
-				writeFeed(w, http.StatusBadRequest, errorFeed("incorrect id format for "+id))
-				return
-			}
-			if e, ok := f.catalog[a.Canonical()]; ok {
-				found = append(found, e)
-			}
-		}
-		// Not the request order: clients must index by id.
-		slices.Reverse(found)
-		found = found[:min(len(found), maxResults)]
-		writeFeed(w, http.StatusOK, feedXML(len(ids), 0, found))
-		return
-	}
-
-	if q.Get("search_query") != searchQuery {
-		writeFeed(w, http.StatusOK, feedXML(0, start, nil))
-		return
-	}
-	if q.Get("sortBy") != "submittedDate" {
-		f.t.Errorf("search sorted by %q, want submittedDate", q.Get("sortBy"))
-	}
-	lo := min(start, len(f.search))
-	hi := min(start+maxResults, len(f.search))
-	writeFeed(w, http.StatusOK, feedXML(len(f.search), start, f.search[lo:hi]))
-}
-
-func (f *fakeArxiv) recorded() []hit {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.hits)
-}
-
-// add puts the entries of a testdata feed into the catalog and, in order,
-// into the search results.
-func (f *fakeArxiv) add(t *testing.T, file string, search bool) {
+// add puts the entries of a testdata feed into the corpus.
+func (f *fakeArxiv) add(t *testing.T, file string) {
 	t.Helper()
-	for _, e := range testdataEntries(t, file) {
-		f.catalog[e.id] = e.xml
-		if search {
-			f.search = append(f.search, e.xml)
-		}
+	b, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.corpus.AddFeed(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// addEntry puts one entry into the corpus.
+func (f *fakeArxiv) addEntry(t *testing.T, xml string) {
+	t.Helper()
+	if err := f.corpus.AddEntry(xml); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -230,13 +154,6 @@ func writeFeed(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
 	w.WriteHeader(status)
 	io.WriteString(w, body)
-}
-
-func cmpOr(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
 
 type setup struct {
@@ -322,7 +239,7 @@ func TestNewPageSize(t *testing.T) {
 
 func TestLookup(t *testing.T) {
 	srv := newFake(t)
-	srv.add(t, "lookup.xml", false)
+	srv.add(t, "lookup.xml")
 	c := newClient(t, srv.URL, setup{})
 
 	// Versions, the arXiv: prefix, a subject class and a duplicate; one id
@@ -337,7 +254,7 @@ func TestLookup(t *testing.T) {
 	if len(hits) != 1 {
 		t.Fatalf("%d requests, want 1", len(hits))
 	}
-	q := hits[0].query
+	q := hits[0].Query()
 	if q.Get("id_list") != "2401.00001,hep-th/9901001,math/0309136,1501.99999" || q.Get("max_results") != "4" {
 		t.Errorf("id_list %q max_results %q, want the four versionless ids and 4", q.Get("id_list"), q.Get("max_results"))
 	}
@@ -407,7 +324,7 @@ func TestLookupErrorFeed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
 			srv := newFake(t)
-			srv.before = func(w http.ResponseWriter, _ hit, _ int) bool {
+			srv.before = func(w http.ResponseWriter, _ sim.Call, _ int) bool {
 				writeFeed(w, tt.status, string(body))
 				return true
 			}
@@ -433,12 +350,13 @@ func TestLookupErrorFeed(t *testing.T) {
 
 func TestLookupChunks(t *testing.T) {
 	srv := newFake(t)
-	var ids []string
+	var ids, known []string
 	for i := range 250 {
 		id := fmt.Sprintf("2503.%05d", 10000+i)
 		ids = append(ids, id)
 		if i%10 != 3 { // every tenth paper unknown
-			srv.catalog[id] = genEntry(id, i)
+			srv.addEntry(t, genEntry(id, i))
+			known = append(known, id)
 		}
 	}
 	c := newClient(t, srv.URL, setup{})
@@ -449,11 +367,11 @@ func TestLookupChunks(t *testing.T) {
 	var sent []string
 	var sizes []int
 	for _, h := range srv.recorded() {
-		list := strings.Split(h.query.Get("id_list"), ",")
+		list := strings.Split(h.Query().Get("id_list"), ",")
 		sizes = append(sizes, len(list))
 		sent = append(sent, list...)
-		if h.query.Get("max_results") != strconv.Itoa(len(list)) {
-			t.Errorf("max_results %s for %d ids", h.query.Get("max_results"), len(list))
+		if h.Query().Get("max_results") != strconv.Itoa(len(list)) {
+			t.Errorf("max_results %s for %d ids", h.Query().Get("max_results"), len(list))
 		}
 	}
 	if !slices.Equal(sizes, []int{100, 100, 50}) {
@@ -462,10 +380,10 @@ func TestLookupChunks(t *testing.T) {
 	if !slices.Equal(sent, ids) {
 		t.Error("ids not sent once each in input order")
 	}
-	if len(got) != len(srv.catalog) {
-		t.Errorf("%d entries, want %d", len(got), len(srv.catalog))
+	if len(got) != len(known) {
+		t.Errorf("%d entries, want %d", len(got), len(known))
 	}
-	for id := range srv.catalog {
+	for _, id := range known {
 		if e, ok := got[id]; !ok || e.ID != id || e.Title != "Generated paper "+id {
 			t.Errorf("%s: %+v", id, e)
 		}
@@ -501,8 +419,8 @@ func TestRetry(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFake(t)
-			srv.add(t, "lookup.xml", false)
-			srv.before = func(w http.ResponseWriter, _ hit, n int) bool {
+			srv.add(t, "lookup.xml")
+			srv.before = func(w http.ResponseWriter, _ sim.Call, n int) bool {
 				if n > 1 {
 					return false
 				}
@@ -527,7 +445,7 @@ func TestRetry(t *testing.T) {
 				t.Fatalf("%d requests, want 2", len(hits))
 			}
 			if len(tt.headers) > 0 {
-				if gap := hits[1].at.Sub(hits[0].at); gap < time.Second {
+				if gap := hits[1].Start.Sub(hits[0].Start); gap < time.Second {
 					t.Errorf("retry %s after the 503, want >= 1s (Retry-After)", gap)
 				}
 			}
@@ -536,7 +454,7 @@ func TestRetry(t *testing.T) {
 
 	// Persistent 503: the caller gets the *httpx.StatusError.
 	srv := newFake(t)
-	srv.before = func(w http.ResponseWriter, _ hit, _ int) bool {
+	srv.before = func(w http.ResponseWriter, _ sim.Call, _ int) bool {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return true
 	}
@@ -556,16 +474,16 @@ func TestPoliteness(t *testing.T) {
 	// connection and a reused one; the client spaces request starts.
 	const tolerance = 10 * time.Millisecond
 	srv := newFake(t)
-	srv.add(t, "search_cs_CL_202601.xml", true)
+	srv.add(t, "search_cs_CL_202601.xml")
 	var ids []string
 	for i := range 120 {
 		id := fmt.Sprintf("2503.%05d", 20000+i)
 		ids = append(ids, id)
-		srv.catalog[id] = genEntry(id, i)
+		srv.addEntry(t, genEntry(id, i))
 	}
 	// Each request takes longer than the interval, so only the one-at-a-time
 	// rule keeps two callers' requests from overlapping.
-	srv.hold = interval + interval/2
+	srv.hold(interval + interval/2)
 	c := newClient(t, srv.URL, setup{interval: interval, opts: arxivapi.Options{PageSize: 2}})
 
 	var wg sync.WaitGroup
@@ -586,11 +504,11 @@ func TestPoliteness(t *testing.T) {
 		t.Fatalf("%d requests, want 2 lookups and 3 search pages", len(hits))
 	}
 	for i := 1; i < len(hits); i++ {
-		if gap := hits[i].at.Sub(hits[i-1].at); gap < interval-tolerance {
+		if gap := hits[i].Start.Sub(hits[i-1].Start); gap < interval-tolerance {
 			t.Errorf("gap before request %d = %s, want >= %s", i+1, gap, interval)
 		}
 	}
-	if m := srv.maxIn.Load(); m != 1 {
+	if m := srv.Stats().MaxInFlight; m != 1 {
 		t.Errorf("%d requests in flight at once, want 1", m)
 	}
 }
@@ -618,7 +536,7 @@ func TestSearch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFake(t)
-			srv.add(t, "search_cs_CL_202601.xml", true)
+			srv.add(t, "search_cs_CL_202601.xml")
 			c := newClient(t, srv.URL, setup{opts: arxivapi.Options{PageSize: tt.pageSize}})
 			res, err := c.Search(context.Background(), searchQuery, tt.start, tt.limit)
 			if err != nil {
@@ -636,7 +554,7 @@ func TestSearch(t *testing.T) {
 			}
 			var starts, ns []int
 			for _, h := range srv.recorded() {
-				q := h.query
+				q := h.Query()
 				if q.Get("search_query") != searchQuery || q.Get("sortBy") != "submittedDate" || q.Get("sortOrder") != "ascending" || q.Has("id_list") {
 					t.Errorf("query %v", q)
 				}
@@ -653,7 +571,7 @@ func TestSearch(t *testing.T) {
 	// The entries themselves: a cross-listed paper keeps its own primary
 	// category; the date is v1's.
 	srv := newFake(t)
-	srv.add(t, "search_cs_CL_202601.xml", true)
+	srv.add(t, "search_cs_CL_202601.xml")
 	c := newClient(t, srv.URL, setup{})
 	res, err := c.Search(context.Background(), searchQuery, 0, 0)
 	if err != nil {
@@ -682,12 +600,13 @@ func TestSearchEmptyPages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFake(t)
-			srv.add(t, "search_cs_CL_202601.xml", true)
+			srv.add(t, "search_cs_CL_202601.xml")
+			found := len(testdataEntries(t, "search_cs_CL_202601.xml"))
 			var empties int
-			srv.before = func(w http.ResponseWriter, h hit, _ int) bool {
-				if h.query.Get("start") == "2" && empties < tt.empties {
+			srv.before = func(w http.ResponseWriter, h sim.Call, _ int) bool {
+				if h.Query().Get("start") == "2" && empties < tt.empties {
 					empties++
-					writeFeed(w, http.StatusOK, feedXML(len(srv.search), 2, nil))
+					writeFeed(w, http.StatusOK, feedXML(found, 2, nil))
 					return true
 				}
 				return false
@@ -712,11 +631,15 @@ func TestSearchEmptyPages(t *testing.T) {
 // starts after the entries received; repeats are dropped.
 func TestSearchShortPages(t *testing.T) {
 	srv := newFake(t)
-	srv.add(t, "search_cs_CL_202601.xml", true)
+	srv.add(t, "search_cs_CL_202601.xml")
 	want := testdataEntries(t, "search_cs_CL_202601.xml")
-	list := slices.Insert(slices.Clone(srv.search), 2, srv.search[1]) // e1 twice
-	srv.before = func(w http.ResponseWriter, h hit, _ int) bool {
-		start, _ := strconv.Atoi(h.query.Get("start"))
+	var list []string
+	for _, e := range want {
+		list = append(list, e.xml)
+	}
+	list = slices.Insert(list, 2, list[1]) // e1 twice
+	srv.before = func(w http.ResponseWriter, h sim.Call, _ int) bool {
+		start, _ := strconv.Atoi(h.Query().Get("start"))
 		writeFeed(w, http.StatusOK, feedXML(len(list), start, list[min(start, len(list)):min(start+1, len(list))]))
 		return true
 	}
@@ -742,9 +665,9 @@ func TestSearchShortPages(t *testing.T) {
 
 func TestSearchCap(t *testing.T) {
 	srv := newFake(t)
-	srv.before = func(w http.ResponseWriter, h hit, _ int) bool {
-		start, _ := strconv.Atoi(h.query.Get("start"))
-		n, _ := strconv.Atoi(h.query.Get("max_results"))
+	srv.before = func(w http.ResponseWriter, h sim.Call, _ int) bool {
+		start, _ := strconv.Atoi(h.Query().Get("start"))
+		n, _ := strconv.Atoi(h.Query().Get("max_results"))
 		if start+n > 30000 {
 			return false // the fake's own check answers 400
 		}
@@ -764,8 +687,8 @@ func TestSearchCap(t *testing.T) {
 		t.Errorf("Capped %v, %d entries, total %d; want capped at 30000 of 45000", res.Capped, len(res.Entries), res.Total)
 	}
 	for _, h := range srv.recorded() {
-		start, _ := strconv.Atoi(h.query.Get("start"))
-		n, _ := strconv.Atoi(h.query.Get("max_results"))
+		start, _ := strconv.Atoi(h.Query().Get("start"))
+		n, _ := strconv.Atoi(h.Query().Get("max_results"))
 		if start+n > 30000 || n > 1700 {
 			t.Errorf("request start %d max_results %d breaks the limits", start, n)
 		}
@@ -774,7 +697,7 @@ func TestSearchCap(t *testing.T) {
 
 func TestSearchErrors(t *testing.T) {
 	srv := newFake(t)
-	srv.before = func(w http.ResponseWriter, h hit, n int) bool {
+	srv.before = func(w http.ResponseWriter, h sim.Call, n int) bool {
 		status := http.StatusBadRequest
 		if n > 1 {
 			status = http.StatusOK // some errors come in a 200 feed
@@ -806,7 +729,7 @@ func TestMalformedFeed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFake(t)
-			srv.before = func(w http.ResponseWriter, _ hit, _ int) bool {
+			srv.before = func(w http.ResponseWriter, _ sim.Call, _ int) bool {
 				writeFeed(w, http.StatusOK, tt.body)
 				return true
 			}
@@ -835,7 +758,7 @@ func TestSubmittedBetween(t *testing.T) {
 // its subject class, the entry still lands under the canonical id.
 func TestLookupSubjectClassInID(t *testing.T) {
 	srv := newFake(t)
-	srv.before = func(w http.ResponseWriter, _ hit, _ int) bool {
+	srv.before = func(w http.ResponseWriter, _ sim.Call, _ int) bool {
 		writeFeed(w, http.StatusOK, feedXML(1, 0, []string{`<entry><id>http://arxiv.org/abs/math.GT/0309136v3</id><published>2003-09-08T14:02:11Z</published><title>Knots</title></entry>`}))
 		return true
 	}

@@ -1,8 +1,9 @@
 package citegraph
 
-// Tests of the Runner against an in-process Semantic Scholar (s2test), a
-// small fake arXiv API and a temporary store holding Documents parsed from
-// the recorded pages of ../shared/fixtures/arxiv-html.
+// Tests of the Runner against the simulated Semantic Scholar and arXiv API
+// (package sim, over a corpus each test fills) and a temporary store
+// holding Documents parsed from the recorded pages of
+// ../shared/fixtures/arxiv-html.
 
 import (
 	"bytes"
@@ -15,7 +16,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,12 +27,13 @@ import (
 	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/arxivapi"
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/fetch/fetchtest"
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/s2"
-	"github.com/groundwork/curate/s2/s2test"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 )
 
@@ -40,51 +41,15 @@ import (
 // the logs or an error.
 const testKey = "s2k-TEST-9f8e7d6c5b4a3928-secret"
 
-// syncBuffer collects log output from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// fakeArxivAPI answers id_list lookups of export.arxiv.org/api/query from
-// a catalog, as the real API does: an Atom feed with an entry per known
-// id (none for an unknown one), totalResults counting every id asked.
-type fakeArxivAPI struct {
-	*httptest.Server
-	mu      sync.Mutex
-	entries map[string]string // canonical id -> <entry>
-	queries []string          // id_list of each request
-}
-
-func newFakeArxivAPI(t *testing.T) *fakeArxivAPI {
-	f := &fakeArxivAPI{entries: map[string]string{}}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
-	return f
-}
-
-// add catalogs a paper: its latest version, the v1 date (published), the
-// latest version's date (updated) and its categories, primary first.
-func (f *fakeArxivAPI) add(id string, version int, published, updated string, cats ...string) {
+// entryXML is an arXiv API entry for a paper: its latest version, the v1
+// date (published), the latest version's date (updated) and its
+// categories, primary first.
+func entryXML(id string, version int, published, updated string, cats ...string) string {
 	var c strings.Builder
 	for _, cat := range cats {
 		fmt.Fprintf(&c, "\n    <category term=%q scheme=\"http://arxiv.org/schemas/atom\"/>", cat)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.entries[id] = fmt.Sprintf(`<entry>
+	return fmt.Sprintf(`<entry>
     <id>http://arxiv.org/abs/%[1]sv%[2]d</id>
     <updated>%[4]s</updated>
     <published>%[3]s</published>
@@ -96,47 +61,6 @@ func (f *fakeArxivAPI) add(id string, version int, published, updated string, ca
     <link href="http://arxiv.org/abs/%[1]sv%[2]d" rel="alternate" type="text/html"/>
     <arxiv:primary_category xmlns:arxiv="http://arxiv.org/schemas/atom" term=%[5]q scheme="http://arxiv.org/schemas/atom"/>%[6]s
   </entry>`, id, version, published, updated, cats[0], c.String())
-}
-
-func (f *fakeArxivAPI) serve(w http.ResponseWriter, r *http.Request) {
-	ids := strings.Split(r.URL.Query().Get("id_list"), ",")
-	f.mu.Lock()
-	f.queries = append(f.queries, r.URL.Query().Get("id_list"))
-	var found []string
-	for _, id := range ids {
-		if e, ok := f.entries[arxiv.Normalize(id)]; ok {
-			found = append(found, e)
-		}
-	}
-	f.mu.Unlock()
-	if r.URL.Path != "/api/query" {
-		http.NotFound(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
-	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom">
-  <title type="html">ArXiv Query: id_list=%s</title>
-  <id>http://arxiv.org/api/fake</id>
-  <updated>2026-11-30T00:00:00-05:00</updated>
-  <opensearch:totalResults xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">%d</opensearch:totalResults>
-  <opensearch:startIndex xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">0</opensearch:startIndex>
-  <opensearch:itemsPerPage xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">%d</opensearch:itemsPerPage>
-  %s
-</feed>
-`, r.URL.Query().Get("id_list"), len(ids), len(ids), strings.Join(found, "\n  "))
-}
-
-func (f *fakeArxivAPI) requests() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.queries)
-}
-
-func (f *fakeArxivAPI) reset() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.queries = nil
 }
 
 // parsed caches the Documents of fixture pages across tests.
@@ -176,14 +100,16 @@ func fixtureDocument(t *testing.T, file, key string) *record.Document {
 	return &doc
 }
 
-// stageEnv is a store, the fake services and what the Runners log.
+// stageEnv is a store, the simulated services over one corpus and what
+// the Runners log.
 type stageEnv struct {
-	t     *testing.T
-	ctx   context.Context
-	store *store.Store
-	s2    *s2test.Server
-	api   *fakeArxivAPI
-	logs  *syncBuffer
+	t      *testing.T
+	ctx    context.Context
+	store  *store.Store
+	corpus *sim.Corpus
+	s2     *simtest.Server
+	api    *simtest.Server
+	logs   *testutil.SyncBuffer
 }
 
 func newStageEnv(t *testing.T) *stageEnv {
@@ -194,9 +120,35 @@ func newStageEnv(t *testing.T) *stageEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	e := &stageEnv{t: t, ctx: ctx, store: st, s2: s2test.NewServer(t), api: newFakeArxivAPI(t), logs: &syncBuffer{}}
-	e.s2.SetAPIKey(testKey)
+	c := sim.NewCorpus()
+	e := &stageEnv{t: t, ctx: ctx, store: st, corpus: c, logs: &testutil.SyncBuffer{},
+		s2: simtest.ServeOptions(t, sim.S2, c, sim.Options{S2Key: testKey}), api: simtest.Serve(t, sim.ArxivAPI, c)}
 	return e
+}
+
+// addEntry catalogs a paper in the arXiv API (see entryXML).
+func (e *stageEnv) addEntry(id string, version int, published, updated string, cats ...string) {
+	e.t.Helper()
+	if err := e.corpus.AddEntry(entryXML(id, version, published, updated, cats...)); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// apiQueries returns the id_list of each request to the arXiv API.
+func (e *stageEnv) apiQueries() []string {
+	var out []string
+	for _, c := range e.api.Calls() {
+		out = append(out, c.Query().Get("id_list"))
+	}
+	return out
+}
+
+// addPaper registers an S2 paper record.
+func (e *stageEnv) addPaper(p any) {
+	e.t.Helper()
+	if _, err := e.corpus.AddS2Paper(p); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // putDoc stores the Document of a fixture page as the fetch stage does,
@@ -277,8 +229,9 @@ func (e *stageEnv) ledger(key string) store.Entry {
 // requestsByOffset counts the reference requests of paper id by offset.
 func (e *stageEnv) requestsByOffset(id string) map[int]int {
 	n := map[int]int{}
-	for _, r := range e.s2.RequestsTo(s2test.ReferencesPath(id)) {
-		n[r.Offset()]++
+	for _, r := range e.s2.CallsTo(sim.S2ReferencesPath(id)) {
+		offset, _ := simtest.OffsetLimit(r)
+		n[offset]++
 	}
 	return n
 }
@@ -301,14 +254,14 @@ func TestStageLargeList(t *testing.T) {
 	const key = "1706.03762"
 	const id = "ARXIV:" + key
 	doc := e.putDoc(key, "ar5iv-1706.03762.html")
-	e.s2.AddPaper(map[string]any{
+	e.addPaper(map[string]any{
 		"paperId": strings.Repeat("20", 20), "corpusId": 13756489, "title": "Attention is All you Need",
 		"externalIds": map[string]any{"ArXiv": key, "DBLP": "conf/nips/VaswaniSPUJGKP17", "MAG": "2963403868", "CorpusId": 13756489},
 		"venue":       "Neural Information Processing Systems", "year": 2017, "citationCount": 150000, "referenceCount": 1234,
 	})
-	synth := s2test.Synth{Unresolved: 25, NullAbstract: 3}
-	edges := e.s2.AddSyntheticReferences(id, 1234, synth)
-	e.api.add(key, 7, "2017-06-12T17:57:34Z", "2023-08-02T00:41:18Z", "cs.CL", "cs.LG")
+	synth := simtest.Synth{Unresolved: 25, NullAbstract: 3}
+	edges := simtest.AddSyntheticReferences(t, e.corpus, id, 1234, synth)
+	e.addEntry(key, 7, "2017-06-12T17:57:34Z", "2023-08-02T00:41:18Z", "cs.CL", "cs.LG")
 
 	res := e.run(e.runner(testKey, false), key)[0]
 	if res.Err != nil || res.Graph == nil || !res.Requests {
@@ -322,11 +275,11 @@ func TestStageLargeList(t *testing.T) {
 	if got := e.requestsByOffset(id); len(got) != 3 || got[0] != 1 || got[500] != 1 || got[1000] != 1 {
 		t.Errorf("pages fetched by offset %v, want offsets 0, 500 and 1000 once each", got)
 	}
-	for _, r := range e.s2.Requests() {
+	for _, r := range e.s2.Calls() {
 		if r.Status != http.StatusOK || !r.Keyed {
 			t.Errorf("%s %s answered %d (keyed %v)", r.Method, r.Path, r.Status, r.Keyed)
 		}
-		if r.Path == s2test.BatchPath && len(r.IDs) > s2.MaxBatch {
+		if r.Path == sim.S2BatchPath && len(r.IDs) > s2.MaxBatch {
 			t.Errorf("batch of %d ids", len(r.IDs))
 		}
 	}
@@ -357,7 +310,7 @@ func TestStageLargeList(t *testing.T) {
 		}
 	}
 	var asked []string
-	for _, r := range e.s2.RequestsTo(s2test.BatchPath) {
+	for _, r := range e.s2.CallsTo(sim.S2BatchPath) {
 		asked = append(asked, r.IDs...)
 	}
 	slices.Sort(asked)
@@ -420,18 +373,18 @@ func TestStageLargeList(t *testing.T) {
 	if en := e.ledger(key); en.Status != store.StatusDone {
 		t.Errorf("ledger %+v", en)
 	}
-	if n := len(e.api.requests()); n != 1 {
+	if n := len(e.apiQueries()); n != 1 {
 		t.Errorf("%d arXiv API requests, want 1", n)
 	}
 
 	// Again: nothing is asked and the same Graph is stored.
-	e.s2.ResetRequests()
-	e.api.reset()
+	e.s2.Reset()
+	e.api.Reset()
 	again := e.run(e.runner(testKey, false), key)[0]
 	if again.Err != nil || again.Requests {
 		t.Fatalf("second run: %+v", again)
 	}
-	if n, m := len(e.s2.Requests()), len(e.api.requests()); n != 0 || m != 0 {
+	if n, m := len(e.s2.Calls()), len(e.apiQueries()); n != 0 || m != 0 {
 		t.Errorf("second run made %d S2 and %d arXiv API requests, want none", n, m)
 	}
 	if !bytes.Equal(mustJSON(t, again.Graph), mustJSON(t, g)) {
@@ -448,8 +401,8 @@ func TestStageLargeList(t *testing.T) {
 		t.Fatal(err)
 	}
 	relinked := e.run(e.runner(testKey, false), key)[0]
-	if relinked.Err != nil || relinked.Requests || len(e.s2.Requests()) != 0 || len(e.api.requests()) != 0 {
-		t.Fatalf("re-link made requests: %+v, %d S2, %d arXiv API", relinked, len(e.s2.Requests()), len(e.api.requests()))
+	if relinked.Err != nil || relinked.Requests || len(e.s2.Calls()) != 0 || len(e.apiQueries()) != 0 {
+		t.Fatalf("re-link made requests: %+v, %d S2, %d arXiv API", relinked, len(e.s2.Calls()), len(e.apiQueries()))
 	}
 	if r := relinked.Graph.Report; r.Bibliography != len(doc.References) || r.S2Edges != 1234 {
 		t.Errorf("re-linked report %+v", r)
@@ -472,7 +425,7 @@ func TestStageDuplicateInputs(t *testing.T) {
 	e := newStageEnv(t)
 	const key = "1706.03762"
 	e.putDoc(key, "ar5iv-1706.03762.html")
-	e.s2.AddSyntheticReferences("ARXIV:"+key, 1100, s2test.Synth{})
+	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+key, 1100, simtest.Synth{})
 	inputs := []string{key, "1706.03762v5", "arXiv:1706.03762", "not-an-id"}
 	var mu sync.Mutex
 	done := map[string]int{}
@@ -484,7 +437,7 @@ func TestStageDuplicateInputs(t *testing.T) {
 	if got := e.requestsByOffset("ARXIV:" + key); len(got) != 3 || got[0] != 1 || got[500] != 1 || got[1000] != 1 {
 		t.Errorf("pages fetched by offset %v, want each once", got)
 	}
-	if n := len(e.s2.RequestsTo(s2test.PaperPath("ARXIV:" + key))); n != 1 {
+	if n := len(e.s2.CallsTo(sim.S2PaperPath("ARXIV:" + key))); n != 1 {
 		t.Errorf("target record asked %d times", n)
 	}
 	for i, r := range res[:3] {
@@ -518,9 +471,9 @@ func TestStageFallbacks(t *testing.T) {
 		unknown:    e.putDoc(unknown, "arxiv-2510.14970v1.html"),
 		unresolved: e.putDoc(unresolved, "ar5iv-1301.3781.html"),
 	}
-	e.s2.Withhold("ARXIV:"+withheld, disclaimer)
-	recorded := e.s2.LoadRecordedReferences(t)
-	e.s2.Alias(s2test.RecordedReferencesID, "ARXIV:"+unresolved)
+	simtest.Withhold(e.corpus, "ARXIV:"+withheld, disclaimer)
+	recorded := simtest.LoadRecordedReferences(t, e.corpus)
+	e.corpus.AliasS2(simtest.RecordedReferencesID, "ARXIV:"+unresolved)
 	var rawTitles []string // the titles S2 gives its unresolved references
 	for _, raw := range recorded {
 		var ed struct {
@@ -577,10 +530,10 @@ func TestStageFallbacks(t *testing.T) {
 	if g.S2Status != record.S2Missing || len(g.Edges) != len(docs[unknown].References) || g.Report.S2Edges != 0 {
 		t.Errorf("unknown: status %q, %d edges for %d entries", g.S2Status, len(g.Edges), len(docs[unknown].References))
 	}
-	if r := e.s2.RequestsTo(s2test.PaperPath("ARXIV:" + unknown)); len(r) != 1 || r[0].Status != http.StatusNotFound {
+	if r := e.s2.CallsTo(sim.S2PaperPath("ARXIV:" + unknown)); len(r) != 1 || r[0].Status != http.StatusNotFound {
 		t.Errorf("unknown: target requests %+v", r)
 	}
-	if n := len(e.s2.RequestsTo(s2test.ReferencesPath("ARXIV:" + unknown))); n != 0 {
+	if n := len(e.s2.CallsTo(sim.S2ReferencesPath("ARXIV:" + unknown))); n != 0 {
 		t.Errorf("unknown: %d reference requests", n)
 	}
 
@@ -625,18 +578,18 @@ func TestStageRateLimited(t *testing.T) {
 	e.putDoc(blocked, "arxiv-2510.14970v1.html")
 	e.putDoc(calm, "arxiv-2509.15338v1.html")
 	for k, n := range map[string]int{retried: 30, blocked: 10, calm: 12} {
-		e.s2.AddSyntheticReferences("ARXIV:"+k, n, s2test.Synth{Unresolved: 7, NullAbstract: 2})
+		simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+k, n, simtest.Synth{Unresolved: 7, NullAbstract: 2})
 	}
-	e.s2.Script(s2test.ReferencesPath("ARXIV:"+retried), s2test.TooManyRequests, 3)
-	e.s2.Script(s2test.PaperPath("ARXIV:"+blocked), s2test.TooManyRequests.WithRetryAfter("0"), s2test.Forever)
-	e.s2.Script(s2test.BatchPath, s2test.TooManyRequests, 2)
+	e.s2.Script(sim.S2ReferencesPath("ARXIV:"+retried), sim.TooManyRequests, 3)
+	e.s2.Script(sim.S2PaperPath("ARXIV:"+blocked), sim.TooManyRequests.WithRetryAfter("0"), sim.Forever)
+	e.s2.Script(sim.S2BatchPath, sim.TooManyRequests, 2)
 
 	results := e.run(e.runner(testKey, false), retried, blocked, calm)
 	if r := results[0]; r.Err != nil || r.Graph.Report.S2Edges != 30 || r.Graph.S2Status != record.S2OK {
 		t.Errorf("retried: %+v", r)
 	}
 	var statuses []int
-	for _, r := range e.s2.RequestsTo(s2test.ReferencesPath("ARXIV:" + retried)) {
+	for _, r := range e.s2.CallsTo(sim.S2ReferencesPath("ARXIV:" + retried)) {
 		statuses = append(statuses, r.Status)
 	}
 	if !slices.Equal(statuses, []int{429, 429, 429, 200}) {
@@ -657,7 +610,7 @@ func TestStageRateLimited(t *testing.T) {
 	if _, _, err := e.store.GetBytes(e.ctx, blocked, record.Graphs.Name()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("blocked: a graph was stored (%v)", err)
 	}
-	if n := len(e.s2.RequestsTo(s2test.PaperPath("ARXIV:" + blocked))); n != 5 {
+	if n := len(e.s2.CallsTo(sim.S2PaperPath("ARXIV:" + blocked))); n != 5 {
 		t.Errorf("blocked: %d attempts, want 5 (RetryMax 4)", n)
 	}
 
@@ -672,16 +625,16 @@ func TestStageRateLimited(t *testing.T) {
 
 	// The 429s stop: the next run completes the blocked target and asks
 	// nothing for the others.
-	e.s2.Unscript(s2test.PaperPath("ARXIV:" + blocked))
-	e.s2.ResetRequests()
+	e.s2.Unscript(sim.S2PaperPath("ARXIV:" + blocked))
+	e.s2.Reset()
 	results = e.run(e.runner(testKey, false), retried, blocked, calm)
 	for _, r := range results {
 		if r.Err != nil || r.Requests != (r.Key == blocked) {
 			t.Errorf("second run %s: err %v, requests %v", r.Key, r.Err, r.Requests)
 		}
 	}
-	for _, r := range e.s2.Requests() {
-		if !strings.Contains(r.Path, blocked) && r.Path != s2test.BatchPath {
+	for _, r := range e.s2.Calls() {
+		if !strings.Contains(r.Path, blocked) && r.Path != sim.S2BatchPath {
 			t.Errorf("second run asked %s", r.Path)
 		}
 	}
@@ -699,9 +652,9 @@ func TestStageTargetMetadata(t *testing.T) {
 	e.putDoc(listed, "arxiv-2507.11127v1.html")
 	e.putDoc(unlisted, "arxiv-2509.15338v1.html")
 	// Version 3 was updated in August; v1 is what dates the paper.
-	e.api.add(listed, 3, "2025-07-15T09:12:00Z", "2025-08-20T10:00:00Z", "cs.AI", "cs.LG", "cs.LO")
-	e.s2.AddSyntheticReferences("ARXIV:"+listed, 3, s2test.Synth{})
-	e.s2.AddSyntheticReferences("ARXIV:"+unlisted, 3, s2test.Synth{})
+	e.addEntry(listed, 3, "2025-07-15T09:12:00Z", "2025-08-20T10:00:00Z", "cs.AI", "cs.LG", "cs.LO")
+	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+listed, 3, simtest.Synth{})
+	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+unlisted, 3, simtest.Synth{})
 
 	results := e.run(e.runner(testKey, false), listed, unlisted)
 	m := results[0].Graph.Meta
@@ -718,16 +671,16 @@ func TestStageTargetMetadata(t *testing.T) {
 	}
 	// Both were asked in one lookup, and the answer is kept: arXiv is not
 	// asked again about either.
-	if q := e.api.requests(); len(q) != 1 || !strings.Contains(q[0], listed) || !strings.Contains(q[0], unlisted) {
+	if q := e.apiQueries(); len(q) != 1 || !strings.Contains(q[0], listed) || !strings.Contains(q[0], unlisted) {
 		t.Errorf("arXiv API requests %q", q)
 	}
 	var am record.ArxivMeta
 	if _, err := e.store.GetJSON(e.ctx, unlisted, record.ArxivMetas.Name(), &am); err != nil || am.Found {
 		t.Errorf("unlisted: stored %+v, %v", am, err)
 	}
-	e.api.reset()
+	e.api.Reset()
 	e.run(e.runner(testKey, false), listed, unlisted)
-	if q := e.api.requests(); len(q) != 0 {
+	if q := e.apiQueries(); len(q) != 0 {
 		t.Errorf("second run asked arXiv %q", q)
 	}
 }
@@ -748,11 +701,11 @@ func TestStageKeyNeverLeaks(t *testing.T) {
 	for k, f := range keys {
 		e.putDoc(k, f)
 	}
-	e.s2.AddSyntheticReferences("ARXIV:2507.11127", 40, s2test.Synth{Unresolved: 5, NullAbstract: 2})
-	e.s2.Withhold("ARXIV:2509.15338", "")
-	e.s2.AddSyntheticReferences("ARXIV:1706.03762", 20, s2test.Synth{})
-	e.s2.Script(s2test.PaperPath("ARXIV:1706.03762"), s2test.TooManyRequests, s2test.Forever)
-	e.api.add("2507.11127", 1, "2025-07-15T09:12:00Z", "2025-07-15T09:12:00Z", "cs.AI")
+	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:2507.11127", 40, simtest.Synth{Unresolved: 5, NullAbstract: 2})
+	simtest.Withhold(e.corpus, "ARXIV:2509.15338", "")
+	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:1706.03762", 20, simtest.Synth{})
+	e.s2.Script(sim.S2PaperPath("ARXIV:1706.03762"), sim.TooManyRequests, sim.Forever)
+	e.addEntry("2507.11127", 1, "2025-07-15T09:12:00Z", "2025-07-15T09:12:00Z", "cs.AI")
 
 	var errs []error
 	for _, r := range e.run(e.runner(testKey, false), "2507.11127", "2509.15338", "2510.14970", "1706.03762") {
@@ -763,13 +716,13 @@ func TestStageKeyNeverLeaks(t *testing.T) {
 	if len(errs) != 1 {
 		t.Fatalf("errors %v, want the one of 1706.03762", errs)
 	}
-	for _, r := range e.s2.Requests() {
+	for _, r := range e.s2.Calls() {
 		if !r.Keyed || r.Status == http.StatusForbidden {
 			t.Fatalf("request %s sent without the key or refused it (%d)", r.Path, r.Status)
 		}
 	}
 	// A wrong key: refused, and a named failure.
-	e.s2.Unscript(s2test.PaperPath("ARXIV:1706.03762"))
+	e.s2.Unscript(sim.S2PaperPath("ARXIV:1706.03762"))
 	r := e.run(e.runner(wrongKey, false), "1706.03762")[0]
 	if !errors.Is(r.Err, s2.ErrForbidden) {
 		t.Fatalf("wrong key: %v, want ErrForbidden", r.Err)
@@ -909,9 +862,11 @@ func TestStageLinkingRate(t *testing.T) {
 		doc := e.putDoc(key, pf.Page)
 		edges, papers, ids := pairedEdges(t, pf, doc)
 		for _, p := range papers {
-			e.s2.AddPaper(p)
+			e.addPaper(p)
 		}
-		e.s2.SetReferences("ARXIV:"+key, edges)
+		if err := e.corpus.SetS2References("ARXIV:"+key, edges); err != nil {
+			t.Fatal(err)
+		}
 		targets = append(targets, target{key, pf, ids})
 	}
 	var keys []string
@@ -972,8 +927,8 @@ func TestStageBatchFailureKeepsPages(t *testing.T) {
 	e := newStageEnv(t)
 	const key = "2509.15338"
 	e.putDoc(key, "arxiv-2509.15338v1.html")
-	e.s2.AddSyntheticReferences("ARXIV:"+key, 600, s2test.Synth{NullAbstract: 2})
-	e.s2.Script(s2test.BatchPath, s2test.TooManyRequests, s2test.Forever)
+	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+key, 600, simtest.Synth{NullAbstract: 2})
+	e.s2.Script(sim.S2BatchPath, sim.TooManyRequests, sim.Forever)
 
 	r := e.run(e.runner(testKey, false), key)[0]
 	if r.Err == nil || !strings.Contains(r.Err.Error(), key) || !strings.Contains(r.Err.Error(), "batch") {
@@ -982,15 +937,15 @@ func TestStageBatchFailureKeepsPages(t *testing.T) {
 	if en := e.ledger(key); en.Status != store.StatusFailed || !strings.Contains(en.Error, key) {
 		t.Errorf("ledger %+v", en)
 	}
-	e.s2.Unscript(s2test.BatchPath)
-	e.s2.ResetRequests()
+	e.s2.Unscript(sim.S2BatchPath)
+	e.s2.Reset()
 	r = e.run(e.runner(testKey, false), key)[0]
 	if r.Err != nil || r.Graph.Report.S2Edges != 600 {
 		t.Fatalf("second run: %+v", r)
 	}
-	for _, q := range e.s2.Requests() {
-		if q.Path != s2test.BatchPath {
-			t.Errorf("second run asked %s offset %d again", q.Path, q.Offset())
+	for _, q := range e.s2.Calls() {
+		if q.Path != sim.S2BatchPath {
+			t.Errorf("second run asked %s?%s again", q.Path, q.RawQuery)
 		}
 	}
 	for _, ed := range r.Graph.Edges {
@@ -1007,8 +962,9 @@ func TestStageFetchesMissingDocument(t *testing.T) {
 	t.Parallel()
 	e := newStageEnv(t)
 	const key = "2510.14970"
-	site := fetchtest.NewSite(t)
-	site.Fixture(t, "/html/"+key, "arxiv-2510.14970v1.html")
+	pages := sim.NewCorpus()
+	simtest.AddFixturePage(t, pages, sim.HTMLArxiv, key, "arxiv-2510.14970v1.html")
+	site := simtest.Serve(t, sim.Arxiv, pages)
 	hc, err := httpx.New(httpx.Config{UserAgent: httpx.UserAgent("test", "test@example.org"), RetryWaitMin: time.Millisecond, RetryWaitMax: 10 * time.Millisecond},
 		httpx.ServiceConfig{Name: "arxiv", BaseURL: site.URL, Interval: time.Millisecond, MaxInFlight: 1})
 	if err != nil {
@@ -1016,7 +972,7 @@ func TestStageFetchesMissingDocument(t *testing.T) {
 	}
 	ax, _ := hc.Service("arxiv")
 	f := &fetch.Fetcher{Arxiv: ax, Store: e.store}
-	e.s2.AddSyntheticReferences("ARXIV:"+key, 8, s2test.Synth{})
+	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+key, 8, simtest.Synth{})
 
 	run := func() Result {
 		r := e.runner(testKey, false)
@@ -1034,8 +990,8 @@ func TestStageFetchesMissingDocument(t *testing.T) {
 	if _, err := e.store.GetJSON(e.ctx, key, record.Documents.Name(), &doc); err != nil || len(doc.References) != res.Graph.Report.Bibliography {
 		t.Errorf("stored document: %d references, %v", len(doc.References), err)
 	}
-	if res = run(); res.Err != nil || len(site.Hits("")) != 1 {
-		t.Errorf("second run: %v, %d page requests in all", res.Err, len(site.Hits("")))
+	if res = run(); res.Err != nil || len(site.Calls()) != 1 {
+		t.Errorf("second run: %v, %d page requests in all", res.Err, len(site.Calls()))
 	}
 }
 
@@ -1047,14 +1003,14 @@ func TestStageBuildAsksNoMetadata(t *testing.T) {
 	e := newStageEnv(t)
 	const key = "2507.11127"
 	e.putDoc(key, "arxiv-2507.11127v1.html")
-	e.api.add(key, 1, "2025-07-15T09:12:00Z", "2025-07-15T09:12:00Z", "cs.AI")
-	e.s2.AddSyntheticReferences("ARXIV:"+key, 3, s2test.Synth{})
+	e.addEntry(key, 1, "2025-07-15T09:12:00Z", "2025-07-15T09:12:00Z", "cs.AI")
+	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+key, 3, simtest.Synth{})
 	r := e.runner(testKey, false)
 	res := r.Build(e.ctx, key)
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	if q := e.api.requests(); len(q) != 0 {
+	if q := e.apiQueries(); len(q) != 0 {
 		t.Errorf("Build asked the arXiv API %q", q)
 	}
 	if m := res.Graph.Meta; m.Published != "2025-07-01" || m.Sources["published"] != "arxiv-id" {

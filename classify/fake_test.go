@@ -2,29 +2,23 @@ package classify
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/store"
 )
 
 // fakeLLM is an in-process OpenAI-compatible chat-completions endpoint. It
-// records every request and answers with reply, which sees the 1-based
-// call number and the decoded request body.
+// records every request (testutil.Server) and answers with reply, which
+// sees the 1-based call number and the decoded request body.
 type fakeLLM struct {
-	*httptest.Server
+	*testutil.Server
 	t     *testing.T
 	reply func(n int, req chatRequest) fakeReply
-
-	mu       sync.Mutex
-	requests []chatRequest
-	paths    []string
 }
 
 // chatRequest is the part of a chat-completions request the tests read.
@@ -73,45 +67,36 @@ type fakeReply struct {
 func newFakeLLM(t *testing.T, reply func(n int, req chatRequest) fakeReply) *fakeLLM {
 	t.Helper()
 	f := &fakeLLM{t: t, reply: reply}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
+	f.Server = testutil.NewServer(t, func(w http.ResponseWriter, r testutil.Request) {
+		rep := f.reply(r.N, f.decode(r))
+		var header []string
+		for k, v := range rep.header {
+			header = append(header, k, v)
+		}
+		testutil.WriteJSON(w, rep.status, rep.body, header...)
+	})
 	return f
 }
 
-func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
+func (f *fakeLLM) decode(r testutil.Request) chatRequest {
 	var req chatRequest
-	if err := json.Unmarshal(raw, &req); err != nil {
+	if err := json.Unmarshal(r.Body, &req); err != nil {
 		f.t.Errorf("fake llm: request body is not JSON: %v", err)
 	}
-	f.mu.Lock()
-	f.requests = append(f.requests, req)
-	f.paths = append(f.paths, r.Method+" "+r.URL.Path)
-	n := len(f.requests)
-	f.mu.Unlock()
-	rep := f.reply(n, req)
-	for k, v := range rep.header {
-		w.Header().Set(k, v)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(rep.status)
-	if s, ok := rep.body.(string); ok {
-		io.WriteString(w, s)
-		return
-	}
-	json.NewEncoder(w).Encode(rep.body)
+	return req
 }
 
-func (f *fakeLLM) calls() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.requests)
-}
+func (f *fakeLLM) calls() int { return f.Count() }
 
-func (f *fakeLLM) request(i int) chatRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests[i]
+func (f *fakeLLM) request(i int) chatRequest { return f.decode(f.Request(i)) }
+
+// methodPaths returns "METHOD /path" of every request.
+func (f *fakeLLM) methodPaths() []string {
+	var out []string
+	for _, r := range f.Requests() {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
 }
 
 // testUsage is the usage every fake answer reports.
@@ -119,22 +104,8 @@ var testUsage = llm.Usage{PromptTokens: 1200, CompletionTokens: 300, TotalTokens
 
 // ok is a 200 chat completion with content and usage.
 func ok(content string) fakeReply {
-	return fakeReply{status: 200, body: map[string]any{
-		"id":      "chatcmpl-classify",
-		"object":  "chat.completion",
-		"created": 1767225600,
-		"model":   "fake-model-2026-01-01",
-		"choices": []any{map[string]any{
-			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": content},
-			"finish_reason": "stop",
-		}},
-		"usage": map[string]any{
-			"prompt_tokens":     testUsage.PromptTokens,
-			"completion_tokens": testUsage.CompletionTokens,
-			"total_tokens":      testUsage.TotalTokens,
-		},
-	}}
+	return fakeReply{status: 200, body: testutil.ChatCompletion("fake-model-2026-01-01", content, "", &testutil.Usage{
+		Prompt: int(testUsage.PromptTokens), Completion: int(testUsage.CompletionTokens)})}
 }
 
 func apiError(status int, msg string) fakeReply {

@@ -58,8 +58,8 @@ func TestLLMProcess(t *testing.T) {
 	}
 
 	// The request: the real wire shape, the schema as structured output.
-	if env.srv.calls() != 1 || env.srv.paths[0] != "POST /v1/chat/completions" {
-		t.Fatalf("calls %d, paths %v", env.srv.calls(), env.srv.paths)
+	if paths := env.srv.methodPaths(); env.srv.calls() != 1 || paths[0] != "POST /v1/chat/completions" {
+		t.Fatalf("calls %d, paths %v", env.srv.calls(), paths)
 	}
 	req := env.srv.request(0)
 	if req.Model != "fake-model" || len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[1].Role != "user" {

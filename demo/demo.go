@@ -1,5 +1,6 @@
-// Package demo bundles a small synthetic corpus and the fake services that
-// serve it, so the whole pipeline can run offline ("curate demo").
+// Package demo bundles a small synthetic corpus and serves it with the
+// simulated services, so the whole pipeline can run offline ("curate
+// demo").
 //
 // The corpus is invented: six target papers (three dated 2025, train; three
 // dated 2026, test) in cs.CL, cs.LG, physics.soc-ph and q-bio.PE, the papers
@@ -18,11 +19,13 @@
 //	corpus/manifest.json           what the corpus intends (see Manifest)
 //	corpus/targets.txt             the six target ids
 //
-// Handler and Start serve it speaking the real protocols: arXiv's HTML
-// pages and 404s, ar5iv's 307 redirect for papers it lacks, the S2 Graph API
-// (references with offset paging, paper lookup, batch, its 400 and 404
-// errors) and the arXiv Atom API (id_list, cat: and submittedDate: queries,
-// start/max_results paging).
+// The corpus is served as a sim world: Corpus loads it into a sim.Corpus,
+// and Start, ServiceHandler and Handler serve that with package sim's
+// services, the same protocol implementations the synthetic worlds and
+// the tests use: arXiv's HTML pages and 404s, ar5iv's 307 redirect for
+// papers it lacks, the S2 Graph API (references with offset paging, paper
+// lookup, batch, its 400 and 404 errors) and the arXiv Atom API (id_list,
+// cat: and submittedDate: queries, start/max_results paging).
 //
 // The data is imperfect on purpose, as the real services are: one S2
 // reference list spans two pages, an edge is unresolved, an edge lacks its

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/demo"
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )
 
@@ -28,8 +28,8 @@ func TestFetchStage(t *testing.T) {
 		RetryWaitMin: time.Millisecond,
 		RetryWaitMax: 10 * time.Millisecond,
 	},
-		httpx.ServiceConfig{Name: "arxiv", BaseURL: s.URL(demo.Arxiv)},
-		httpx.ServiceConfig{Name: "ar5iv", BaseURL: s.URL(demo.Ar5iv)},
+		httpx.ServiceConfig{Name: "arxiv", BaseURL: s.URL(sim.Arxiv)},
+		httpx.ServiceConfig{Name: "ar5iv", BaseURL: s.URL(sim.Ar5iv)},
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -1,56 +1,82 @@
 package demo
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"sort"
 	"strings"
-	"time"
+
+	"github.com/groundwork/curate/sim"
 )
 
-// Names of the services, the keys of Servers.URLs and ServiceHandler's
-// argument.
-const (
-	Arxiv    = "arxiv"     // arxiv.org: /html/ID
-	Ar5iv    = "ar5iv"     // ar5iv.labs.arxiv.org: /html/ID
-	S2       = "s2"        // api.semanticscholar.org: /graph/v1/...
-	ArxivAPI = "arxiv-api" // export.arxiv.org: /api/query
-)
-
-// Services lists the service names.
-var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI}
+// The demo serves the services that know papers; it has no LLM (the
+// pipeline runs with its heuristics) and no GROBID.
+var services = []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI}
 
 // hosts maps the real services' host names to service names, for Handler.
 var hosts = map[string]string{
-	"arxiv.org":               Arxiv,
-	"www.arxiv.org":           Arxiv,
-	"ar5iv.labs.arxiv.org":    Ar5iv,
-	"ar5iv.org":               Ar5iv,
-	"api.semanticscholar.org": S2,
-	"export.arxiv.org":        ArxivAPI,
+	"arxiv.org":               sim.Arxiv,
+	"www.arxiv.org":           sim.Arxiv,
+	"ar5iv.labs.arxiv.org":    sim.Ar5iv,
+	"ar5iv.org":               sim.Ar5iv,
+	"api.semanticscholar.org": sim.S2,
+	"export.arxiv.org":        sim.ArxivAPI,
 }
 
-// ServiceHandler returns the handler of one service, serving paths as the
-// real service does (arXiv and ar5iv: /html/ID; S2: /graph/v1/...; arXiv
-// API: /api/query).
-func ServiceHandler(name string) (http.Handler, error) {
-	s, err := loadStore()
+// Corpus returns the corpus as the services serve it, freshly loaded: a
+// sim.Corpus, with the reference list that S2 pages in small steps capped
+// as the manifest says. The embedded corpus is checked by the package's
+// tests, so failing to load it is a build defect.
+func Corpus() (*sim.Corpus, error) {
+	c, err := sim.LoadCorpus(FS())
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	switch name {
-	case Arxiv:
-		return arxivHandler{s}, nil
-	case Ar5iv:
-		return ar5ivHandler{s}, nil
-	case S2:
-		return s2Handler{s}, nil
-	case ArxivAPI:
-		return atomHandler{s}, nil
+	m, err := LoadManifest()
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("demo: no service %q (have %s)", name, strings.Join(Services, ", "))
+	for _, t := range m.Targets {
+		if t.S2PageCap > 0 {
+			c.SetS2PageCap("ARXIV:"+t.ArxivID, t.S2PageCap)
+		}
+	}
+	return c, nil
+}
+
+// Start starts the services (sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI)
+// over the corpus, each on its own port of 127.0.0.1, so each has its own
+// base URL (the pipeline's HTTP layer keys rate limits and credentials by
+// host).
+func Start() (*sim.Servers, error) {
+	c, err := Corpus()
+	if err != nil {
+		return nil, err
+	}
+	return sim.Start(c, sim.Options{Services: services})
+}
+
+// ServiceHandler returns the handler of one service over the corpus,
+// serving paths as the real service does (arXiv and ar5iv: /html/ID; S2:
+// /graph/v1/...; arXiv API: /api/query).
+func ServiceHandler(name string) (http.Handler, error) {
+	c, err := Corpus()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := hostOf(name); !ok {
+		return nil, fmt.Errorf("demo: no service %q (have %s)", name, strings.Join(services, ", "))
+	}
+	return sim.NewService(name, c, sim.Options{})
+}
+
+func hostOf(name string) (string, bool) {
+	for h, n := range hosts {
+		if n == name {
+			return h, true
+		}
+	}
+	return "", false
 }
 
 // Handler serves all four services from one handler. A request goes to the
@@ -60,93 +86,35 @@ func ServiceHandler(name string) (http.Handler, error) {
 // http://127.0.0.1:8080/arxiv-api work. The pipeline keys its rate limits
 // by host, so for it Start's separate listeners are the better fit.
 func Handler() http.Handler {
-	mustStore()
+	c, err := Corpus()
+	if err != nil {
+		panic(err) // the corpus is embedded and tested
+	}
+	handlers := map[string]http.Handler{}
+	for _, name := range services {
+		h, err := sim.NewService(name, c, sim.Options{})
+		if err != nil {
+			panic(err)
+		}
+		handlers[name] = h
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host := strings.ToLower(r.Host)
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h
 		}
 		if name, ok := hosts[host]; ok {
-			h, _ := ServiceHandler(name)
-			h.ServeHTTP(w, r)
+			handlers[name].ServeHTTP(w, r)
 			return
 		}
 		first, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-		for _, name := range Services {
-			if first == name {
-				h, _ := ServiceHandler(name)
-				http.StripPrefix("/"+name, h).ServeHTTP(w, r)
-				return
-			}
+		if h, ok := handlers[first]; ok {
+			http.StripPrefix("/"+first, h).ServeHTTP(w, r)
+			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprintf(w, "Groundwork demo services (synthetic corpus). Prefix a path with the service:\n"+
 			"  /arxiv/html/ID  /ar5iv/html/ID  /s2/graph/v1/paper/ID  /arxiv-api/api/query?id_list=ID\n")
 	})
-}
-
-// Servers are the four services listening on 127.0.0.1, each on its own
-// port, so each has its own base URL (the pipeline's HTTP layer keys rate
-// limits and credentials by host).
-type Servers struct {
-	// URLs maps service names (Arxiv, Ar5iv, S2, ArxivAPI) to base URLs
-	// such as "http://127.0.0.1:41234".
-	URLs map[string]string
-
-	servers []*http.Server
-}
-
-// URL returns the base URL of a service, "" for an unknown name.
-func (s *Servers) URL(name string) string { return s.URLs[name] }
-
-// Start starts the services on random ports of 127.0.0.1.
-func Start() (*Servers, error) {
-	s := &Servers{URLs: map[string]string{}}
-	for _, name := range Services {
-		h, err := ServiceHandler(name)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("demo: listen for %s: %w", name, err)
-		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-		s.servers = append(s.servers, srv)
-		s.URLs[name] = "http://" + ln.Addr().String()
-		go srv.Serve(ln)
-	}
-	return s, nil
-}
-
-// Close stops the services at once, closing open connections.
-func (s *Servers) Close() error {
-	var errs []error
-	for _, srv := range s.servers {
-		if err := srv.Close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	s.servers = nil
-	return errors.Join(errs...)
-}
-
-// String lists the services and their URLs.
-func (s *Servers) String() string {
-	names := make([]string, 0, len(s.URLs))
-	for n := range s.URLs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(" ")
-		}
-		fmt.Fprintf(&b, "%s=%s", n, s.URLs[n])
-	}
-	return b.String()
 }

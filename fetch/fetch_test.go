@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/fetch/fetchtest"
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/internal/fixtures"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 )
 
@@ -40,12 +41,27 @@ func (l *grantLog) times(service string) []time.Time {
 	return append([]time.Time(nil), l.at[service]...)
 }
 
-func newFetcher(t *testing.T, ax, a5 *fetchtest.Site, maxBody int64) (*fetch.Fetcher, *store.Store) {
+// sites serves arxiv.org and ar5iv over one corpus a test fills.
+func sites(t *testing.T) (ax, a5 *simtest.Server, c *sim.Corpus) {
+	c = sim.NewCorpus()
+	return simtest.Serve(t, sim.Arxiv, c), simtest.Serve(t, sim.Ar5iv, c), c
+}
+
+// oversized makes arXiv serve a LaTeXML-looking page of n bytes for id.
+func oversized(t *testing.T, c *sim.Corpus, id string, n int) {
+	t.Helper()
+	page := []byte("<html><body>" + strings.Repeat("<p class=\"ltx_p\">padding</p>\n", n/29+1) + "</body></html>")
+	if err := c.AddPage(sim.HTMLArxiv, id, page); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newFetcher(t *testing.T, ax, a5 *simtest.Server, maxBody int64) (*fetch.Fetcher, *store.Store) {
 	f, st, _ := newFetcherLog(t, ax, a5, maxBody)
 	return f, st
 }
 
-func newFetcherLog(t *testing.T, ax, a5 *fetchtest.Site, maxBody int64) (*fetch.Fetcher, *store.Store, *grantLog) {
+func newFetcherLog(t *testing.T, ax, a5 *simtest.Server, maxBody int64) (*fetch.Fetcher, *store.Store, *grantLog) {
 	t.Helper()
 	gl := &grantLog{at: map[string][]time.Time{}}
 	st, err := store.Open(context.Background(), t.TempDir())
@@ -77,25 +93,25 @@ func newFetcherLog(t *testing.T, ax, a5 *fetchtest.Site, maxBody int64) (*fetch.
 // misbehave in every way the sites do, and checks that every paper ends
 // fetched or named with its reason, and nothing fetched is lost.
 func TestFetchMisbehavingServers(t *testing.T) {
-	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
-	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
-	ax.Fixture(t, "/html/2510.11261v1", "arxiv-2510.11261v1.html")
-	ax.Script("/html/2510.11261v1", fetchtest.TooMany, fetchtest.TooMany)
-	ax.Fixture(t, "/html/2510.14970", "arxiv-2510.14970v1.html")
-	ax.Script("/html/2510.14970", fetchtest.TooManyRetry1s)
-	ax.Fixture(t, "/html/2509.15338", "arxiv-2509.15338v1.html")
-	ax.Script("/html/2509.15338", fetchtest.Unavailable, fetchtest.Unavailable)
-	ax.Fixture(t, "/html/2510.11289", "arxiv-2510.11289v1.html")
-	ax.Script("/html/2510.11289", fetchtest.Reset)
-	ax.Fixture(t, "/html/2507.11538", "arxiv-2507.11538v1.html")
-	ax.Script("/html/2507.11538", fetchtest.TruncatedBody)
-	ax.Oversized("/html/2501.11120", 3<<20)
-	ax.Script("/html/2510.14023", fetchtest.ForeignRedirect, fetchtest.Forever)
-	ax.Script("/html/2403.08275", fetchtest.Unavailable, fetchtest.Forever)
-	// Not on arXiv: ar5iv has it, lacks it (307), or has a fatal conversion.
-	a5.Fixture(t, "/html/1706.03762", "ar5iv-1706.03762.html")
-	a5.Lacks("/html/hep-th/9901001")
-	a5.Fixture(t, "/html/2408.11857", "ar5iv-2408.11857.html")
+	ax, a5, c := sites(t)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2507.11127", "arxiv-2507.11127v1.html")
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2510.11261v1", "arxiv-2510.11261v1.html")
+	ax.Script("/html/2510.11261v1", sim.TooManyRequests, 2)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2510.14970", "arxiv-2510.14970v1.html")
+	ax.Script("/html/2510.14970", sim.TooManyRequests.WithRetryAfter("1"), 1)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2509.15338", "arxiv-2509.15338v1.html")
+	ax.Script("/html/2509.15338", sim.Unavailable, 2)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2510.11289", "arxiv-2510.11289v1.html")
+	ax.Script("/html/2510.11289", sim.ResetConnection, 1)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2507.11538", "arxiv-2507.11538v1.html")
+	ax.Script("/html/2507.11538", sim.TruncatedBody, 1)
+	oversized(t, c, "2501.11120", 3<<20)
+	ax.Script("/html/2510.14023", sim.RedirectTo("http://elsewhere.invalid/html/2510.14023"), sim.Forever)
+	ax.Script("/html/2403.08275", sim.Unavailable, sim.Forever)
+	// Not on arXiv: ar5iv has it, lacks it (hep-th/9901001: a 307, as for
+	// any paper it lacks), or has a fatal conversion.
+	simtest.AddFixturePage(t, c, sim.HTMLAr5iv, "1706.03762", "ar5iv-1706.03762.html")
+	simtest.AddFixturePage(t, c, sim.HTMLAr5iv, "2408.11857", "ar5iv-2408.11857.html")
 
 	f, st, grants := newFetcherLog(t, ax, a5, 2<<20)
 	tests := []struct {
@@ -156,15 +172,15 @@ func TestFetchMisbehavingServers(t *testing.T) {
 	if d := results[7].Doc; d == nil || d.Conversion.Severity != record.SeverityFatal || !d.Conversion.Empty {
 		t.Errorf("2408.11857: a fatal conversion must say so: %+v", d)
 	}
-	if n := len(a5.Hits("/html/hep-th/9901001")); n != 1 {
+	if n := len(a5.CallsTo("/html/hep-th/9901001")); n != 1 {
 		t.Errorf("ar5iv asked %d times for a paper it lacks, want 1 (a 307 is an answer)", n)
 	}
-	if n := len(ax.Hits("/html/2501.11120")); n != 1 {
+	if n := len(ax.CallsTo("/html/2501.11120")); n != 1 {
 		t.Errorf("oversized body requested %d times, want 1 (not retried)", n)
 	}
-	for _, h := range append(ax.Hits(""), a5.Hits("")...) {
-		if !strings.Contains(h.UA, "mailto:team@example.org") {
-			t.Fatalf("User-Agent %q lacks the contact address", h.UA)
+	for _, h := range append(ax.Calls(), a5.Calls()...) {
+		if !strings.Contains(h.UserAgent, "mailto:team@example.org") {
+			t.Fatalf("User-Agent %q lacks the contact address", h.UserAgent)
 		}
 	}
 	// The ledger names every failure.
@@ -177,22 +193,22 @@ func TestFetchMisbehavingServers(t *testing.T) {
 			t.Errorf("%s: ledger %+v, %v; want failed with the reason", tt.id, e, err)
 		}
 	}
-	checkSchedule(t, "arxiv", grants.times("arxiv"), ax.Hits(""))
-	checkSchedule(t, "ar5iv", grants.times("ar5iv"), a5.Hits(""))
+	checkSchedule(t, "arxiv", grants.times("arxiv"), ax.Calls())
+	checkSchedule(t, "ar5iv", grants.times("ar5iv"), a5.Calls())
 
 	// A second run makes no request for the papers already stored.
-	before := len(ax.Hits("")) + len(a5.Hits(""))
+	before := len(ax.Calls()) + len(a5.Calls())
 	again := f.All(context.Background(), []string{"2507.11127", "1706.03762", "2510.11261"}, 2, nil)
 	for _, r := range again {
 		if r.Outcome != fetch.Stored || r.Doc == nil {
 			t.Errorf("%s: second fetch outcome %s, want stored", r.Input, r.Outcome)
 		}
 	}
-	if after := len(ax.Hits("")) + len(a5.Hits("")); after != before {
+	if after := len(ax.Calls()) + len(a5.Calls()); after != before {
 		t.Errorf("second run made %d requests, want 0", after-before)
 	}
 	// A versioned request for another version than the stored one fetches.
-	ax.Fixture(t, "/html/2507.11127v1", "arxiv-2507.11127v1.html")
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2507.11127v1", "arxiv-2507.11127v1.html")
 	if r := f.Fetch(context.Background(), "2507.11127v1"); r.Outcome != fetch.Stored {
 		t.Errorf("v1 stored: outcome %s, want stored", r.Outcome)
 	}
@@ -210,7 +226,7 @@ func TestFetchMisbehavingServers(t *testing.T) {
 // closer together than the interval, every request the site saw granted,
 // and none arriving before its grant. These are bounds a loaded machine
 // cannot break; arrival gaps it can.
-func checkSchedule(t *testing.T, site string, granted []time.Time, hits []fetchtest.Hit) {
+func checkSchedule(t *testing.T, site string, granted []time.Time, hits []sim.Call) {
 	t.Helper()
 	if len(granted) < 2 {
 		t.Fatalf("%s: %d requests granted, spacing not measured", site, len(granted))
@@ -225,18 +241,18 @@ func checkSchedule(t *testing.T, site string, granted []time.Time, hits []fetcht
 	}
 	// Hits are in order of arrival, so the k-th cannot precede the k-th grant.
 	for k, h := range hits {
-		if h.At.Before(granted[k]) {
+		if h.Start.Before(granted[k]) {
 			t.Errorf("%s: request %d (%s) arrived before its grant", site, k, h.Path)
 		}
 	}
 }
 
 func TestFetchDuplicatesOnce(t *testing.T) {
-	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
-	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
+	ax, a5, c := sites(t)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2507.11127", "arxiv-2507.11127v1.html")
 	f, _ := newFetcher(t, ax, a5, 0)
 	res := f.All(context.Background(), []string{"2507.11127", "arXiv:2507.11127", " 2507.11127 "}, 3, nil)
-	if n := len(ax.Hits("")); n != 1 {
+	if n := len(ax.Calls()); n != 1 {
 		t.Errorf("one paper asked three times made %d requests, want 1", n)
 	}
 	for _, r := range res {
@@ -248,8 +264,8 @@ func TestFetchDuplicatesOnce(t *testing.T) {
 
 func TestFetchWrongPage(t *testing.T) {
 	// A mirror serving another paper's page must not be stored as this one.
-	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
-	ax.Fixture(t, "/html/2401.00001", "arxiv-2507.11127v1.html")
+	ax, a5, c := sites(t)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2401.00001", "arxiv-2507.11127v1.html")
 	f, st := newFetcher(t, ax, a5, 0)
 	r := f.Fetch(context.Background(), "2401.00001")
 	if r.Outcome != fetch.Failed || r.Err == nil || !strings.Contains(r.Err.Error(), "2507.11127v1") {
@@ -265,32 +281,31 @@ func TestFetchWrongPage(t *testing.T) {
 }
 
 func TestFetchRemembersMissing(t *testing.T) {
-	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
-	a5.Lacks("/html/hep-th/9901001")
+	ax, a5, _ := sites(t)
 	f, _ := newFetcher(t, ax, a5, 0)
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	f.Now = func() time.Time { return now }
 	if r := f.Fetch(context.Background(), "hep-th/9901001"); r.Outcome != fetch.Missing {
 		t.Fatalf("outcome %s, want missing", r.Outcome)
 	}
-	asked := len(ax.Hits("")) + len(a5.Hits(""))
+	asked := len(ax.Calls()) + len(a5.Calls())
 	now = now.Add(24 * time.Hour) // the next night: not asked again
 	if r := f.Fetch(context.Background(), "hep-th/9901001"); r.Outcome != fetch.Missing || !errors.Is(r.Err, fetch.ErrNoHTML) {
 		t.Errorf("remembered: outcome %s, err %v", r.Outcome, r.Err)
 	}
-	if n := len(ax.Hits("")) + len(a5.Hits("")); n != asked {
+	if n := len(ax.Calls()) + len(a5.Calls()); n != asked {
 		t.Errorf("a paper known to have no HTML was asked again the next day (%d requests)", n-asked)
 	}
 	now = now.Add(8 * 24 * time.Hour) // a week later: asked again
 	f.Fetch(context.Background(), "hep-th/9901001")
-	if n := len(ax.Hits("")) + len(a5.Hits("")); n == asked {
+	if n := len(ax.Calls()) + len(a5.Calls()); n == asked {
 		t.Errorf("not asked again after the missing TTL")
 	}
 }
 
 func TestFetchConcurrentSamePaper(t *testing.T) {
-	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
-	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
+	ax, a5, c := sites(t)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2507.11127", "arxiv-2507.11127v1.html")
 	f, _ := newFetcher(t, ax, a5, 0)
 	var wg sync.WaitGroup
 	outcomes := make([]string, 6)
@@ -298,7 +313,7 @@ func TestFetchConcurrentSamePaper(t *testing.T) {
 		wg.Go(func() { outcomes[i] = f.Fetch(context.Background(), "2507.11127").Outcome })
 	}
 	wg.Wait()
-	if n := len(ax.Hits("")); n != 1 {
+	if n := len(ax.Calls()); n != 1 {
 		t.Errorf("six concurrent fetches of one paper made %d requests, want 1", n)
 	}
 	fetched := 0
@@ -317,7 +332,7 @@ func TestFetchConcurrentSamePaper(t *testing.T) {
 func TestFetchReparsesStoredPage(t *testing.T) {
 	// A crash after the raw page was stored but before its Document: the
 	// next fetch parses the stored page and asks nothing.
-	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
+	ax, a5, _ := sites(t)
 	f, st := newFetcher(t, ax, a5, 0)
 	page, err := os.ReadFile(filepath.Join(fixtures.Dir(t, "arxiv-html"), "arxiv-2507.11127v1.html"))
 	if err != nil {
@@ -330,7 +345,7 @@ func TestFetchReparsesStoredPage(t *testing.T) {
 	if r.Outcome != fetch.Stored || r.Doc == nil || r.Doc.ID != "2507.11127v1" {
 		t.Fatalf("outcome %s, doc %v, err %v", r.Outcome, r.Doc != nil, r.Err)
 	}
-	if n := len(ax.Hits("")) + len(a5.Hits("")); n != 0 {
+	if n := len(ax.Calls()) + len(a5.Calls()); n != 0 {
 		t.Errorf("%d requests for a paper whose page was stored", n)
 	}
 	if e, err := st.Status(context.Background(), "2507.11127", fetch.Name); err != nil || e.Status != store.StatusDone {

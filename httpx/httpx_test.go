@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -19,45 +18,24 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/testutil"
 )
 
 const secret = "sk-PLANTED-SECRET-123"
 
 // hit is one request as the test server saw it.
-type hit struct {
-	at     time.Time
-	path   string
-	header http.Header
-}
+type hit = testutil.Request
 
-// server is an httptest server that records every request and answers
-// with handle, which gets the 1-based number of the request.
-type server struct {
-	*httptest.Server
-	mu     sync.Mutex
-	hits   []hit
-	handle func(w http.ResponseWriter, r *http.Request, n int)
-}
+// server is a test server that records every request and answers with
+// handle, which gets the 1-based number of the request.
+type server struct{ *testutil.Server }
 
 func newServer(t *testing.T, handle func(w http.ResponseWriter, r *http.Request, n int)) *server {
 	t.Helper()
-	s := &server{handle: handle}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.hits = append(s.hits, hit{at: time.Now(), path: r.URL.RequestURI(), header: r.Header.Clone()})
-		n := len(s.hits)
-		s.mu.Unlock()
-		s.handle(w, r, n)
-	}))
-	t.Cleanup(s.Close)
-	return s
+	return &server{testutil.NewServer(t, func(w http.ResponseWriter, r testutil.Request) { handle(w, r.HTTP, r.N) })}
 }
 
-func (s *server) recorded() []hit {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.hits)
-}
+func (s *server) recorded() []hit { return s.Requests() }
 
 func (s *server) count() int { return len(s.recorded()) }
 
@@ -181,16 +159,16 @@ func TestGet(t *testing.T) {
 		t.Errorf("URL = %q, want %q", resp.URL, want)
 	}
 	h := srv.recorded()[0]
-	if h.path != "/graph/v1/paper/abc/references?fields=title&offset=500" {
-		t.Errorf("server saw %q", h.path)
+	if h.URI != "/graph/v1/paper/abc/references?fields=title&offset=500" {
+		t.Errorf("server saw %q", h.URI)
 	}
-	if got, want := h.header.Get("User-Agent"), httpx.UserAgent("test", "test@example.org"); got != want {
+	if got, want := h.Header.Get("User-Agent"), httpx.UserAgent("test", "test@example.org"); got != want {
 		t.Errorf("User-Agent = %q, want %q", got, want)
 	}
-	if got := h.header.Get("X-Api-Key"); got != secret {
+	if got := h.Header.Get("X-Api-Key"); got != secret {
 		t.Errorf("x-api-key = %q, want the configured secret", got)
 	}
-	if got := h.header.Get("Accept"); got != "application/json" {
+	if got := h.Header.Get("Accept"); got != "application/json" {
 		t.Errorf("Accept = %q", got)
 	}
 
@@ -376,7 +354,7 @@ func TestStatusRetries(t *testing.T) {
 				t.Errorf("server hit %d times, want %d", len(hits), tt.hits)
 			}
 			if tt.minFirstRetry > 0 && len(hits) >= 2 {
-				if g := hits[1].at.Sub(hits[0].at); g < tt.minFirstRetry {
+				if g := hits[1].At.Sub(hits[0].At); g < tt.minFirstRetry {
 					t.Errorf("first retry after %s, want >= %s", g, tt.minFirstRetry)
 				}
 			}
@@ -542,7 +520,7 @@ func TestRedirects(t *testing.T) {
 		if resp.Status != 200 || string(resp.Body) != "from b" || resp.URL != b.URL+"/final" || resp.Location != "" {
 			t.Errorf("got %+v", resp)
 		}
-		h := b.recorded()[0].header
+		h := b.recorded()[0].Header
 		if h.Get("X-Api-Key") != "" || h.Get("X-B-Key") != "" {
 			t.Errorf("secret headers crossed hosts: %v", h)
 		}
@@ -639,8 +617,8 @@ func checkSchedule(t *testing.T, grants []httpx.Grant, hits []hit, want int, int
 	// Hits are in order of arrival; the k-th arrival cannot precede the
 	// k-th grant, whatever the order the requests overtook each other in.
 	for k := range hits {
-		if hits[k].at.Before(grants[k].At) {
-			t.Errorf("request %d arrived at %s, before its grant at %s", k, hits[k].at.Format(time.StampMicro), grants[k].At.Format(time.StampMicro))
+		if hits[k].At.Before(grants[k].At) {
+			t.Errorf("request %d arrived at %s, before its grant at %s", k, hits[k].At.Format(time.StampMicro), grants[k].At.Format(time.StampMicro))
 		}
 	}
 }
@@ -811,7 +789,7 @@ func TestSecretNeverLeaks(t *testing.T) {
 	if !strings.Contains(emitted[len(emitted)-1], "attempt") {
 		t.Fatalf("no attempt logged; the test is not looking at the logs")
 	}
-	if srv.recorded()[0].header.Get("X-Api-Key") != secret {
+	if srv.recorded()[0].Header.Get("X-Api-Key") != secret {
 		t.Fatalf("the server never got the secret; the test proves nothing")
 	}
 	for _, text := range emitted {
@@ -1112,8 +1090,8 @@ func TestGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range srv.recorded() {
-		if strings.HasPrefix(h.path, "/secret") {
-			t.Errorf("refused request %s reached the server", h.path)
+		if strings.HasPrefix(h.URI, "/secret") {
+			t.Errorf("refused request %s reached the server", h.URI)
 		}
 	}
 	mu.Lock()

@@ -144,8 +144,8 @@ func TestRetryAfterPausesService(t *testing.T) {
 		}
 	}
 	for _, h := range srv.recorded()[1:] {
-		if h.at.Before(until) {
-			t.Errorf("%s reached the server during the pause", h.path)
+		if h.At.Before(until) {
+			t.Errorf("%s reached the server during the pause", h.URI)
 		}
 	}
 	if st := s.Stats(); st.Pauses != 1 || !st.PausedUntil.Equal(until) {

@@ -656,7 +656,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	var once sync.Once
 	srv := newFakeServer(t, func(int, map[string]any) fakeReply { return ok("fine") })
 	srv.hold = func(int) {
-		if srv.inFlight.Load() >= limit {
+		if srv.InFlight() >= limit {
 			once.Do(func() { close(both) })
 		}
 		select {
@@ -679,7 +679,7 @@ func TestConcurrencyLimit(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got := srv.maxInFlight.Load(); got != limit {
+	if got := srv.MaxInFlight(); got != limit {
 		t.Errorf("max in flight = %d, want %d", got, limit)
 	}
 	if srv.calls() != requests {

@@ -1,33 +1,24 @@
 package llm
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/store"
 )
 
 // fakeServer is an in-process OpenAI-compatible endpoint. It records every
-// request it receives and answers with reply, which sees the 1-based call
-// number and the decoded request body.
+// request it receives (testutil.Server) and answers with reply, which sees
+// the 1-based call number and the decoded request body.
 type fakeServer struct {
-	*httptest.Server
+	*testutil.Server
 	t     *testing.T
 	reply func(n int, body map[string]any) fakeReply
-
-	mu       sync.Mutex
-	requests []recorded
-
-	inFlight, maxInFlight atomic.Int64
 	// hold, when set, runs while the request counts as in flight.
 	hold func(n int)
 }
@@ -51,56 +42,31 @@ type fakeReply struct {
 func newFakeServer(t *testing.T, reply func(n int, body map[string]any) fakeReply) *fakeServer {
 	t.Helper()
 	f := &fakeServer{t: t, reply: reply}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
+	f.Server = testutil.NewServer(t, func(w http.ResponseWriter, r testutil.Request) {
+		var body map[string]any
+		if err := json.Unmarshal(r.Body, &body); err != nil {
+			f.t.Errorf("fake server: request body is not JSON: %v", err)
+		}
+		if f.hold != nil {
+			f.hold(r.N)
+		}
+		rep := f.reply(r.N, body)
+		var header []string
+		for k, v := range rep.header {
+			header = append(header, k, v)
+		}
+		testutil.WriteJSON(w, rep.status, rep.body, header...)
+	})
 	return f
 }
 
-func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
-	cur := f.inFlight.Add(1)
-	defer f.inFlight.Add(-1)
-	for {
-		m := f.maxInFlight.Load()
-		if cur <= m || f.maxInFlight.CompareAndSwap(m, cur) {
-			break
-		}
-	}
-	raw, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
-		f.t.Errorf("fake server: request body is not JSON: %v", err)
-	}
-	f.mu.Lock()
-	f.requests = append(f.requests, recorded{r.Method, r.URL.Path, r.Header.Clone(), body, raw, time.Now()})
-	n := len(f.requests)
-	f.mu.Unlock()
-	if f.hold != nil {
-		f.hold(n)
-	}
-	rep := f.reply(n, body)
-	for k, v := range rep.header {
-		w.Header().Set(k, v)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(rep.status)
-	switch b := rep.body.(type) {
-	case string:
-		io.WriteString(w, b)
-	default:
-		json.NewEncoder(w).Encode(b)
-	}
-}
-
-func (f *fakeServer) calls() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.requests)
-}
+func (f *fakeServer) calls() int { return f.Count() }
 
 func (f *fakeServer) request(i int) recorded {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests[i]
+	r := f.Request(i)
+	var body map[string]any
+	json.Unmarshal(r.Body, &body)
+	return recorded{r.Method, r.Path, r.Header, body, r.Body, r.At}
 }
 
 // ok is a 200 chat-completions answer with content and usage.
@@ -143,14 +109,14 @@ type testEnv struct {
 	client *Client
 	http   *httpx.Client
 	svc    *httpx.Service
-	logs   *syncBuffer
+	logs   *testutil.SyncBuffer
 }
 
 // newTestClient builds a Client for srv. Retries back off for
 // milliseconds, not seconds; everything is logged at Debug into logs.
 func newTestClient(t *testing.T, srv *fakeServer, cfg Config) *testEnv {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg.BaseURL = srv.URL + "/v1"
 	if cfg.Model == "" {
@@ -189,24 +155,6 @@ func openStore(t *testing.T, dir string) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent log writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // messages returns the role and content of a recorded request's messages.

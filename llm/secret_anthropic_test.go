@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/sim"
 )
 
@@ -34,7 +35,7 @@ func TestAnthropicKeyNeverLeaks(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	dir := t.TempDir()
 	st := openStore(t, dir)

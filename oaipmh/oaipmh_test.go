@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,111 +19,56 @@ import (
 
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/oaipmh"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 )
 
-// The resumption tokens of testdata/listrecords_{1,2}.xml, in the form of
-// arXiv's 2025 server: its query, percent-encoded. The client must send
-// them back exactly as received, so they arrive decoded once.
-const (
-	token2 = "verb%3DListRecords%26metadataPrefix%3DarXiv%26from%3D2026-03-03%26set%3Dcs%26skip%3D3"
-	token3 = "verb%3DListRecords%26metadataPrefix%3DarXiv%26from%3D2026-03-03%26set%3Dcs%26skip%3D5"
-)
+// token2 is the resumption token of the first page of csQuery, in the
+// form of arXiv's 2025 server: its query, percent-encoded (as
+// testdata/listrecords_1.xml has it too). The client must send it back
+// exactly as received, so it arrives decoded once.
+const token2 = "verb%3DListRecords%26metadataPrefix%3DarXiv%26from%3D2026-03-03%26set%3Dcs%26skip%3D3"
 
-// hit is one request as the fake server saw it.
-type hit struct {
-	at    time.Time
-	path  string
-	query url.Values
-}
+// hit is one request as the repository saw it.
+type hit = sim.Call
 
-// fakeOAI is an in-process OAI-PMH repository at /oai answering from
-// testdata. Like arXiv's it refuses a resumption token sent with other
-// arguments, and an unknown token, with an OAI-PMH error in a 200 body.
+// fakeOAI is the simulated arXiv OAI-PMH repository (package sim) holding
+// the records of testdata pages, in pages of three. before, when set, may
+// answer a request itself (a page or an error the test scripts) and
+// return true; n counts requests from 1.
 type fakeOAI struct {
-	*httptest.Server
-	t     *testing.T
-	first string            // file answering a ListRecords request without token
-	pages map[string]string // resumption token -> file
-	// before, when set, may answer a request itself and return true; n
-	// counts requests from 1.
+	*simtest.Server
 	before func(w http.ResponseWriter, r *http.Request, h hit, n int) bool
-	hold   time.Duration // how long each request stays in flight
-
-	mu       sync.Mutex
-	hits     []hit
-	inFlight atomic.Int32
-	maxIn    atomic.Int32
 }
 
+// newFake holds the records of listrecords_{1,2,3}.xml (six, in format
+// arXiv, of set cs, one deleted) and arxivraw.xml (two, in arXivRaw).
 func newFake(t *testing.T) *fakeOAI {
+	return newFakeWith(t, "listrecords_1.xml", "listrecords_2.xml", "listrecords_3.xml", "arxivraw.xml")
+}
+
+func newFakeWith(t *testing.T, files ...string) *fakeOAI {
 	t.Helper()
-	f := &fakeOAI{
-		t:     t,
-		first: "listrecords_1.xml",
-		pages: map[string]string{token2: "listrecords_2.xml", token3: "listrecords_3.xml"},
+	c := sim.NewCorpus()
+	for _, f := range files {
+		if err := c.AddOAIPage(readTestdata(t, f)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
+	f := &fakeOAI{Server: simtest.ServeOptions(t, sim.OAIPMH, c, sim.Options{OAIPageSize: 3})}
+	f.Intercept(func(w http.ResponseWriter, r *http.Request, h sim.Call) bool {
+		return f.before != nil && f.before(w, r, h, h.Seq+1)
+	})
 	return f
 }
 
-func (f *fakeOAI) serve(w http.ResponseWriter, r *http.Request) {
-	n := f.inFlight.Add(1)
-	defer f.inFlight.Add(-1)
-	for m := f.maxIn.Load(); n > m && !f.maxIn.CompareAndSwap(m, n); m = f.maxIn.Load() {
-	}
-	time.Sleep(f.hold)
-
-	h := hit{at: time.Now(), path: r.URL.Path, query: r.URL.Query()}
-	f.mu.Lock()
-	f.hits = append(f.hits, h)
-	count := len(f.hits)
-	f.mu.Unlock()
-	if f.before != nil && f.before(w, r, h, count) {
-		return
-	}
-	if h.path != "/oai" {
-		http.NotFound(w, r)
-		return
-	}
-	q := h.query
-	switch q.Get("verb") {
-	case "Identify":
-		f.write(w, http.StatusOK, "identify.xml")
-	case "ListRecords":
-		if q.Has("resumptionToken") {
-			file, ok := f.pages[q.Get("resumptionToken")]
-			switch {
-			case len(q) != 2:
-				f.write(w, http.StatusOK, "badargument.xml")
-			case !ok:
-				f.write(w, http.StatusOK, "badresumptiontoken.xml")
-			default:
-				f.write(w, http.StatusOK, file)
-			}
-			return
-		}
-		if !q.Has("metadataPrefix") {
-			f.write(w, http.StatusOK, "badargument.xml")
-			return
-		}
-		f.write(w, http.StatusOK, f.first)
-	default:
-		f.write(w, http.StatusOK, "badargument.xml")
-	}
-}
-
-func (f *fakeOAI) write(w http.ResponseWriter, status int, file string) {
+// serve answers with a testdata file.
+func serve(t *testing.T, w http.ResponseWriter, file string) {
 	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
-	w.WriteHeader(status)
-	w.Write(readTestdata(f.t, file))
+	w.Write(readTestdata(t, file))
 }
 
-func (f *fakeOAI) recorded() []hit {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]hit(nil), f.hits...)
-}
+func (f *fakeOAI) recorded() []hit { return f.Calls() }
 
 func readTestdata(t *testing.T, file string) []byte {
 	t.Helper()
@@ -149,7 +93,7 @@ func newClient(t *testing.T, srv *fakeOAI, interval time.Duration) *oaipmh.Clien
 		RetryWaitMin: time.Millisecond,
 		RetryWaitMax: 10 * time.Millisecond,
 		Logger:       log,
-	}, oaipmh.ServiceConfig(srv.URL+"/oai", interval))
+	}, oaipmh.ServiceConfig(srv.URL+sim.OAIPath, interval))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +225,7 @@ func TestListRecords(t *testing.T) {
 			t.Errorf("record %d:\n got %+v %+v\nwant %+v %+v", i, recs[i], recs[i].Meta, want[i], want[i].Meta)
 		}
 	}
-	wantH := oaipmh.Harvest{ResponseDate: instant("2026-03-05T01:02:03Z"), Records: 6, Deleted: 1, Pages: 3}
+	wantH := oaipmh.Harvest{ResponseDate: instant(sim.OAIResponseDate), Records: 6, Deleted: 1, Pages: 2}
 	if h != wantH {
 		t.Errorf("harvest %+v, want %+v", h, wantH)
 	}
@@ -292,14 +236,13 @@ func TestListRecords(t *testing.T) {
 	wantQ := []url.Values{
 		{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}, "from": {"2026-03-03"}, "set": {"cs"}},
 		{"verb": {"ListRecords"}, "resumptionToken": {token2}},
-		{"verb": {"ListRecords"}, "resumptionToken": {token3}},
 	}
 	if len(hits) != len(wantQ) {
 		t.Fatalf("%d requests, want %d", len(hits), len(wantQ))
 	}
 	for i, h := range hits {
-		if h.path != "/oai" || !reflect.DeepEqual(h.query, wantQ[i]) {
-			t.Errorf("request %d: %s?%v, want /oai?%v", i+1, h.path, h.query, wantQ[i])
+		if h.Path != sim.OAIPath || !reflect.DeepEqual(h.Query(), wantQ[i]) {
+			t.Errorf("request %d: %s?%v, want /oai?%v", i+1, h.Path, h.Query(), wantQ[i])
 		}
 	}
 }
@@ -325,13 +268,16 @@ func TestFirstRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFake(t)
-			srv.first = "norecordsmatch.xml"
+			srv.before = func(w http.ResponseWriter, _ *http.Request, _ hit, _ int) bool {
+				serve(t, w, "norecordsmatch.xml")
+				return true
+			}
 			c := newClient(t, srv, 0)
 			if _, _, err := collect(t, c, tt.q); err != nil {
 				t.Fatal(err)
 			}
 			hits := srv.recorded()
-			if len(hits) != 1 || !reflect.DeepEqual(hits[0].query, tt.want) {
+			if len(hits) != 1 || !reflect.DeepEqual(hits[0].Query(), tt.want) {
 				t.Errorf("requests %v, want one with %v", hits, tt.want)
 			}
 		})
@@ -357,17 +303,17 @@ func TestListRecordsInvalidQuery(t *testing.T) {
 func TestOAIErrors(t *testing.T) {
 	tests := []struct {
 		name        string
-		first       string // file answering the first request
-		page2       string // file answering token2, if not the default
+		first       string // file answering the first request, if not the repository
+		page2       string // file answering token2, if not the repository
 		wantCode    string // "" for no error
 		wantMessage string
 		wantH       oaipmh.Harvest
 	}{
 		{name: "noRecordsMatch", first: "norecordsmatch.xml",
 			wantH: oaipmh.Harvest{ResponseDate: instant("2026-03-08T01:02:03Z"), Pages: 1}},
-		{name: "badResumptionToken", first: "listrecords_1.xml", page2: "badresumptiontoken.xml",
+		{name: "badResumptionToken", page2: "badresumptiontoken.xml",
 			wantCode: "badResumptionToken", wantMessage: "invalid or expired",
-			wantH: oaipmh.Harvest{ResponseDate: instant("2026-03-05T01:02:03Z"), Records: 3, Deleted: 1, Pages: 2}},
+			wantH: oaipmh.Harvest{ResponseDate: instant(sim.OAIResponseDate), Records: 3, Deleted: 1, Pages: 2}},
 		{name: "badArgument", first: "badargument.xml",
 			wantCode: "badArgument", wantMessage: "illegal syntax",
 			wantH: oaipmh.Harvest{ResponseDate: instant("2026-03-05T01:02:03Z"), Pages: 1}},
@@ -381,9 +327,16 @@ func TestOAIErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFake(t)
-			srv.first = tt.first
-			if tt.page2 != "" {
-				srv.pages[token2] = tt.page2
+			srv.before = func(w http.ResponseWriter, _ *http.Request, h hit, _ int) bool {
+				file := tt.first
+				if h.Query().Has("resumptionToken") {
+					file = tt.page2
+				}
+				if file == "" {
+					return false
+				}
+				serve(t, w, file)
+				return true
 			}
 			c := newClient(t, srv, 0)
 			recs, h, err := collect(t, c, csQuery)
@@ -418,7 +371,7 @@ func TestFlowControl(t *testing.T) {
 	srv := newFake(t)
 	var refused atomic.Bool
 	srv.before = func(w http.ResponseWriter, _ *http.Request, h hit, _ int) bool {
-		if h.query.Get("resumptionToken") == token2 && !refused.Swap(true) {
+		if h.Query().Get("resumptionToken") == token2 && !refused.Swap(true) {
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return true
@@ -430,17 +383,17 @@ func TestFlowControl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Records != 6 || h.Pages != 3 {
-		t.Errorf("harvest %+v, want 6 records on 3 pages", h)
+	if h.Records != 6 || h.Pages != 2 {
+		t.Errorf("harvest %+v, want 6 records on 2 pages", h)
 	}
 	hits := srv.recorded()
-	if len(hits) != 4 {
-		t.Fatalf("%d requests, want 4 (page 2 twice)", len(hits))
+	if len(hits) != 3 {
+		t.Fatalf("%d requests, want 3 (page 2 twice)", len(hits))
 	}
-	if hits[1].query.Get("resumptionToken") != token2 || hits[2].query.Get("resumptionToken") != token2 {
-		t.Errorf("requests 2 and 3 are %v and %v, want page 2 twice", hits[1].query, hits[2].query)
+	if hits[1].Query().Get("resumptionToken") != token2 || hits[2].Query().Get("resumptionToken") != token2 {
+		t.Errorf("requests 2 and 3 are %v and %v, want page 2 twice", hits[1].Query(), hits[2].Query())
 	}
-	if gap := hits[2].at.Sub(hits[1].at); gap < time.Second {
+	if gap := hits[2].Start.Sub(hits[1].Start); gap < time.Second {
 		t.Errorf("page 2 asked again after %s, want >= 1s (Retry-After)", gap)
 	}
 }
@@ -497,7 +450,7 @@ func TestPoliteness(t *testing.T) {
 	srv := newFake(t)
 	// Longer than the interval, so only the one-at-a-time rule keeps the
 	// two callers' requests from overlapping.
-	srv.hold = interval + interval/2
+	srv.SetLimits(sim.Limits{Latency: interval + interval/2})
 	c := newClient(t, srv, interval)
 
 	var wg sync.WaitGroup
@@ -514,22 +467,21 @@ func TestPoliteness(t *testing.T) {
 	wg.Wait()
 
 	hits := srv.recorded()
-	if len(hits) != 4 {
-		t.Fatalf("%d requests, want 3 pages and an Identify", len(hits))
+	if len(hits) != 3 {
+		t.Fatalf("%d requests, want 2 pages and an Identify", len(hits))
 	}
 	for i := 1; i < len(hits); i++ {
-		if gap := hits[i].at.Sub(hits[i-1].at); gap < interval-tolerance {
+		if gap := hits[i].Start.Sub(hits[i-1].Start); gap < interval-tolerance {
 			t.Errorf("gap before request %d = %s, want >= %s", i+1, gap, interval)
 		}
 	}
-	if m := srv.maxIn.Load(); m != 1 {
+	if m := srv.Stats().MaxInFlight; m != 1 {
 		t.Errorf("%d requests in flight at once, want 1", m)
 	}
 }
 
 func TestArxivRaw(t *testing.T) {
 	srv := newFake(t)
-	srv.first = "arxivraw.xml"
 	c := newClient(t, srv, 0)
 	recs, h, err := collect(t, c, oaipmh.Query{From: day("2026-03-03"), Set: "cs:cs:AI", MetadataPrefix: "arXivRaw"})
 	if err != nil {
@@ -564,9 +516,9 @@ func TestArxivRaw(t *testing.T) {
 		t.Errorf("want %+v %+v, %+v %+v", want[0], want[0].Meta, want[1], want[1].Meta)
 	}
 	if h.Records != 2 || h.Pages != 1 {
-		t.Errorf("harvest %+v, want 2 records on 1 page (an empty <resumptionToken/> ends the list)", h)
+		t.Errorf("harvest %+v, want 2 records on 1 page", h)
 	}
-	if q := srv.recorded()[0].query; q.Get("metadataPrefix") != "arXivRaw" || q.Get("set") != "cs:cs:AI" {
+	if q := srv.recorded()[0].Query(); q.Get("metadataPrefix") != "arXivRaw" || q.Get("set") != "cs:cs:AI" {
 		t.Errorf("query %v, want metadataPrefix=arXivRaw set=cs:cs:AI", q)
 	}
 }
@@ -574,8 +526,7 @@ func TestArxivRaw(t *testing.T) {
 // TestSkipped: a record that cannot be read is counted and logged, and the
 // harvest goes on.
 func TestSkipped(t *testing.T) {
-	srv := newFake(t)
-	srv.first = "skipped.xml"
+	srv := newFakeWith(t, "skipped.xml")
 	c := newClient(t, srv, 0)
 	recs, h, err := collect(t, c, oaipmh.Query{From: day("2026-03-03")})
 	if err != nil {
@@ -584,7 +535,7 @@ func TestSkipped(t *testing.T) {
 	if len(recs) != 1 || recs[0].ID != "2603.00001" || recs[0].Meta.Title != "Good" {
 		t.Errorf("records %+v, want only 2603.00001", recs)
 	}
-	if want := (oaipmh.Harvest{ResponseDate: instant("2026-03-05T01:02:03Z"), Records: 1, Skipped: 2, Pages: 1}); h != want {
+	if want := (oaipmh.Harvest{ResponseDate: instant(sim.OAIResponseDate), Records: 1, Skipped: 2, Pages: 1}); h != want {
 		t.Errorf("harvest %+v, want %+v", h, want)
 	}
 }
@@ -631,7 +582,7 @@ func TestCancel(t *testing.T) {
 			defer cancel()
 			if !tt.inFn {
 				srv.before = func(w http.ResponseWriter, r *http.Request, h hit, _ int) bool {
-					if !h.query.Has("resumptionToken") {
+					if !h.Query().Has("resumptionToken") {
 						return false
 					}
 					cancel()
@@ -669,7 +620,13 @@ func TestCancel(t *testing.T) {
 // would keep a harvest asking forever.
 func TestRepeatedToken(t *testing.T) {
 	srv := newFake(t)
-	srv.pages[token2] = "listrecords_1.xml" // whose token is token2
+	srv.before = func(w http.ResponseWriter, _ *http.Request, h hit, _ int) bool {
+		if !h.Query().Has("resumptionToken") {
+			return false
+		}
+		serve(t, w, "listrecords_1.xml") // whose token is token2 again
+		return true
+	}
 	c := newClient(t, srv, 0)
 	_, _, err := collect(t, c, csQuery)
 	if err == nil || !strings.Contains(err.Error(), "resumption token it was sent") {
@@ -690,13 +647,13 @@ func TestIdentify(t *testing.T) {
 	want := &oaipmh.Identity{
 		RepositoryName: "arXiv", BaseURL: "https://oaipmh.arxiv.org/oai", ProtocolVersion: "2.0",
 		AdminEmails: []string{"help@arxiv.org"}, EarliestDatestamp: day("2005-09-16"),
-		DeletedRecord: "persistent", Granularity: "YYYY-MM-DD", ResponseDate: instant("2026-03-05T01:02:03Z"),
+		DeletedRecord: "persistent", Granularity: "YYYY-MM-DD", ResponseDate: instant(sim.OAIResponseDate),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 	hits := srv.recorded()
-	if len(hits) != 1 || !reflect.DeepEqual(hits[0].query, url.Values{"verb": {"Identify"}}) {
+	if len(hits) != 1 || !reflect.DeepEqual(hits[0].Query(), url.Values{"verb": {"Identify"}}) {
 		t.Errorf("requests %v, want one verb=Identify", hits)
 	}
 

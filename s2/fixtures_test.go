@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/s2"
 )
 
@@ -83,24 +84,21 @@ const (
 func TestReferencesRecorded(t *testing.T) {
 	pages := map[int][]byte{0: fixture(t, refsPage1), 100: fixture(t, refsLastPage)}
 	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-		if h.path != "/graph/v1/paper/CorpusID:1033682/references" {
-			s2Error(w, 404, "Paper with id "+strings.TrimPrefix(h.path, "/graph/v1/paper/")+" not found")
+		if h.Path != "/graph/v1/paper/CorpusID:1033682/references" {
+			s2Error(w, 404, "Paper with id "+strings.TrimPrefix(h.Path, "/graph/v1/paper/")+" not found")
 			return
 		}
-		if checkFields(w, h.query.Get("fields"), edgeFields, basePaperFields) {
+		if refuse(w, h) {
 			return
 		}
-		offset, _, bad := checkWindow(w, h.query)
-		if bad {
-			return
-		}
+		offset, _ := offsetLimit(t, h)
 		body, ok := pages[offset]
 		if !ok {
 			t.Errorf("request at offset %d, which no recording covers", offset)
 			s2Error(w, 400, "no recording")
 			return
 		}
-		writeJSON(w, 200, body)
+		testutil.WriteJSON(w, 200, body)
 	})
 	// The recordings were made with limit=100; ask the same.
 	c, _ := newClient(t, srv.URL, setup{opts: s2.Options{PageLimit: 100}})
@@ -110,16 +108,16 @@ func TestReferencesRecorded(t *testing.T) {
 	}
 
 	// The requests: two pages, at the offsets the server announced.
-	hits := srv.recorded()
+	hits := srv.Requests()
 	if len(hits) != 2 || got.Pages != 2 {
 		t.Fatalf("%d requests, Pages %d; want 2", len(hits), got.Pages)
 	}
 	for i, want := range []int{0, 100} {
-		if o, l := hits[i].offsetLimit(t); o != want || l != 100 {
+		if o, l := offsetLimit(t, hits[i]); o != want || l != 100 {
 			t.Errorf("request %d: offset %d limit %d, want offset %d limit 100", i, o, l, want)
 		}
 	}
-	fields := strings.Split(hits[0].query.Get("fields"), ",")
+	fields := strings.Split(hits[0].Query.Get("fields"), ",")
 	for _, f := range strings.Split("contexts,intents,contextsWithIntent,isInfluential,paperId,externalIds,title,abstract,year,venue,publicationDate,openAccessPdf,authors", ",") {
 		if !slices.Contains(fields, f) {
 			t.Errorf("fields %v lack %q", fields, f)
@@ -275,17 +273,18 @@ func TestReferencesRecordedMinimal(t *testing.T) {
 	page1 := fixture(t, refsSSRN)
 	page2 := readTestdata(t, "references_ssrn_lastpage.json")
 	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-		if uri, _, _ := strings.Cut(h.uri, "?"); uri != "/graph/v1/paper/10.2139/ssrn.2250500/references" {
+		if uri, _, _ := strings.Cut(h.URI, "?"); uri != "/graph/v1/paper/10.2139/ssrn.2250500/references" {
 			s2Error(w, 404, "Paper with id "+uri+" not found")
 			return
 		}
-		offset, _, bad := checkWindow(w, h.query)
-		switch {
-		case bad:
+		if refuse(w, h) {
+			return
+		}
+		switch offset, _ := offsetLimit(t, h); {
 		case offset == 0:
-			writeJSON(w, 200, page1)
+			testutil.WriteJSON(w, 200, page1)
 		case offset == 50:
-			writeJSON(w, 200, page2)
+			testutil.WriteJSON(w, 200, page2)
 		default:
 			t.Errorf("request at offset %d", offset)
 			s2Error(w, 400, "no recording")
@@ -335,21 +334,21 @@ func TestPaperRecorded(t *testing.T) {
 	// The fields of the recorded request.
 	fields := strings.Split("authors,citationCount,citationStyles,externalIds,influentialCitationCount,isOpenAccess,journal,openAccessPdf,publicationDate,publicationTypes,title,url,venue,year", ",")
 	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-		if uri, _, _ := strings.Cut(h.uri, "?"); uri != "/graph/v1/paper/"+id {
+		if uri, _, _ := strings.Cut(h.URI, "?"); uri != "/graph/v1/paper/"+id {
 			s2Error(w, 404, "Paper with id "+uri+" not found")
 			return
 		}
-		if checkFields(w, h.query.Get("fields"), basePaperFields, fullPaperFields) {
+		if refuse(w, h) {
 			return
 		}
-		writeJSON(w, 200, body)
+		testutil.WriteJSON(w, 200, body)
 	})
 	c, _ := newClient(t, srv.URL, setup{})
 	p, err := c.Paper(context.Background(), id, fields...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := srv.recorded()[0].query.Get("fields"); got != strings.Join(fields, ",") {
+	if got := srv.Requests()[0].Query.Get("fields"); got != strings.Join(fields, ",") {
 		t.Errorf("fields %q, want the requested ones", got)
 	}
 	w := generic(t, body).(obj)
@@ -403,15 +402,15 @@ func TestBatchRecorded(t *testing.T) {
 	ids := []string{"CorpusId:211530585", "CorpusId:470667", "10.2139/ssrn.2250500", "0f40b1f08821e22e859c6050916cec3667778613"}
 	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
 		var req struct{ IDs []string }
-		if h.method != http.MethodPost || h.path != "/graph/v1/paper/batch" || json.Unmarshal(h.body, &req) != nil || !slices.Equal(req.IDs, ids) {
-			t.Errorf("unexpected request %s %s %s", h.method, h.uri, h.body)
+		if h.Method != http.MethodPost || h.Path != "/graph/v1/paper/batch" || json.Unmarshal(h.Body, &req) != nil || !slices.Equal(req.IDs, ids) {
+			t.Errorf("unexpected request %s %s %s", h.Method, h.URI, h.Body)
 			s2Error(w, 400, "no recording")
 			return
 		}
-		if checkFields(w, h.query.Get("fields"), basePaperFields, fullPaperFields) {
+		if refuse(w, h) {
 			return
 		}
-		writeJSON(w, 200, body)
+		testutil.WriteJSON(w, 200, body)
 	})
 	c, _ := newClient(t, srv.URL, setup{})
 	papers, err := c.Batch(context.Background(), ids, strings.Split(s2.PaperFields, ",")...)
@@ -474,7 +473,7 @@ func TestErrorsRecorded(t *testing.T) {
 		}
 		for op, call := range calls {
 			t.Run(strconv.Itoa(tt.status)+"/"+op, func(t *testing.T) {
-				srv := newFake(t, func(w http.ResponseWriter, _ hit, _ int) { writeJSON(w, tt.status, body) })
+				srv := newFake(t, func(w http.ResponseWriter, _ hit, _ int) { testutil.WriteJSON(w, tt.status, body) })
 				c, _ := newClient(t, srv.URL, setup{})
 				err := call(c)
 				if !errors.Is(err, tt.is) {
@@ -492,7 +491,7 @@ func TestErrorsRecorded(t *testing.T) {
 				if !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), id) {
 					t.Errorf("error %q lacks S2's message or the paper id", err)
 				}
-				if n := len(srv.recorded()); n != 1 {
+				if n := len(srv.Requests()); n != 1 {
 					t.Errorf("%d requests, want 1: a %d is final", n, tt.status)
 				}
 			})

@@ -9,89 +9,51 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/s2"
+	"github.com/groundwork/curate/sim"
 )
 
 // hit is one request as the fake server saw it.
-type hit struct {
-	at     time.Time
-	method string
-	uri    string // RequestURI, as sent on the wire
-	path   string // decoded path
-	query  url.Values
-	header http.Header
-	body   []byte
-}
+type hit = testutil.Request
 
-func (h hit) offsetLimit(t *testing.T) (int, int) {
+// offsetLimit returns the offset and limit a references request asked.
+func offsetLimit(t *testing.T, h hit) (int, int) {
 	t.Helper()
-	o, err1 := strconv.Atoi(h.query.Get("offset"))
-	l, err2 := strconv.Atoi(h.query.Get("limit"))
+	o, err1 := strconv.Atoi(h.Query.Get("offset"))
+	l, err2 := strconv.Atoi(h.Query.Get("limit"))
 	if err1 != nil || err2 != nil {
-		t.Fatalf("request %s lacks a numeric offset or limit", h.uri)
+		t.Fatalf("request %s lacks a numeric offset or limit", h.URI)
 	}
 	return o, l
 }
 
-// fake is an in-process Semantic Scholar: it records every request and
-// answers with handle, which gets the 1-based number of the request.
-type fake struct {
-	*httptest.Server
-	mu     sync.Mutex
-	hits   []hit
-	handle func(w http.ResponseWriter, h hit, n int)
-}
-
-func newFake(t *testing.T, handle func(w http.ResponseWriter, h hit, n int)) *fake {
+// newFake starts a recording stand-in for Semantic Scholar answering with
+// handle, which gets the 1-based number of the request. A test scripts
+// each answer; what S2 refuses is sim.S2Refuse's.
+func newFake(t *testing.T, handle func(w http.ResponseWriter, h hit, n int)) *testutil.Server {
 	t.Helper()
-	f := &fake{handle: handle}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		h := hit{
-			at: time.Now(), method: r.Method, uri: r.RequestURI, path: r.URL.Path,
-			query: r.URL.Query(), header: r.Header.Clone(), body: body,
-		}
-		f.mu.Lock()
-		f.hits = append(f.hits, h)
-		n := len(f.hits)
-		f.mu.Unlock()
-		f.handle(w, h, n)
-	}))
-	t.Cleanup(f.Close)
-	return f
+	return testutil.NewServer(t, func(w http.ResponseWriter, h hit) { handle(w, h, h.N) })
 }
 
-func (f *fake) recorded() []hit {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.hits)
-}
-
-// writeJSON answers like S2: JSON body, status, extra headers as pairs.
-func writeJSON(w http.ResponseWriter, status int, body []byte, kv ...string) {
-	w.Header().Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(kv); i += 2 {
-		w.Header().Set(kv[i], kv[i+1])
-	}
-	w.WriteHeader(status)
-	w.Write(body)
+// refuse answers what S2 refuses in h, as sim's S2 does, and reports
+// whether it did.
+func refuse(w http.ResponseWriter, h hit) bool {
+	return sim.S2Refuse(w, h.Method, h.Path, h.Query, h.Body)
 }
 
 func s2Error(w http.ResponseWriter, status int, msg string) {
 	b, _ := json.Marshal(map[string]string{"error": msg})
-	writeJSON(w, status, b)
+	testutil.WriteJSON(w, status, b)
 }
 
 // tooManyRequests answers as S2's gateway does: the recorded 429 had this
@@ -101,66 +63,7 @@ func tooManyRequests(w http.ResponseWriter, retryAfter string) {
 	if retryAfter != "" {
 		kv = append(kv, "Retry-After", retryAfter)
 	}
-	writeJSON(w, http.StatusTooManyRequests, []byte(`{"message": "Too Many Requests. Please wait and try again or apply for a key for higher rate limits. https://www.semanticscholar.org/product/api#api-key-form", "code": "429"}`), kv...)
-}
-
-// Fields the real API accepts, from its swagger: edge fields, BasePaper
-// fields, and the FullPaper-only ones valid on /paper and /paper/batch.
-var (
-	edgeFields      = strings.Split("contexts,intents,contextsWithIntent,isInfluential", ",")
-	basePaperFields = strings.Split("paperId,corpusId,externalIds,url,title,abstract,venue,publicationVenue,year,referenceCount,citationCount,influentialCitationCount,isOpenAccess,openAccessPdf,fieldsOfStudy,s2FieldsOfStudy,publicationTypes,publicationDate,journal,citationStyles,authors", ",")
-	fullPaperFields = strings.Split("tldr,embedding,citations,references", ",")
-)
-
-// checkFields answers 400 with S2's message when fields holds a field the
-// endpoint does not know, as the real API does; it reports whether it did.
-func checkFields(w http.ResponseWriter, fields string, allowed ...[]string) bool {
-	var bad []string
-	for f := range strings.SplitSeq(fields, ",") {
-		if !slices.ContainsFunc(allowed, func(set []string) bool { return slices.Contains(set, f) }) {
-			bad = append(bad, f)
-		}
-	}
-	if len(bad) > 0 {
-		s2Error(w, http.StatusBadRequest, "Unrecognized or unsupported fields: ["+strings.Join(bad, ", ")+"]")
-		return true
-	}
-	return false
-}
-
-// checkWindow enforces the paging rules of the references endpoint.
-func checkWindow(w http.ResponseWriter, q url.Values) (offset, limit int, bad bool) {
-	offset, err1 := strconv.Atoi(q.Get("offset"))
-	limit, err2 := strconv.Atoi(q.Get("limit"))
-	switch {
-	case err1 != nil || err2 != nil:
-		s2Error(w, http.StatusBadRequest, "offset and limit must be integers")
-	case limit > 1000:
-		s2Error(w, http.StatusBadRequest, "Limit must be <= 1000")
-	case offset+limit >= 10000:
-		s2Error(w, http.StatusBadRequest, "The sum of offset and limit must be < 10000")
-	default:
-		return offset, limit, false
-	}
-	return 0, 0, true
-}
-
-// syncBuffer collects log output from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	testutil.WriteJSON(w, http.StatusTooManyRequests, []byte(sim.S2TooManyBody), kv...)
 }
 
 type setup struct {
@@ -293,13 +196,13 @@ func TestNewPageLimit(t *testing.T) {
 	// The limit sent on the wire: the default, and the configured one.
 	for _, tt := range []struct{ opt, want int }{{0, s2.DefaultPageLimit}, {1, 1}, {1000, 1000}} {
 		srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-			writeJSON(w, 200, synthPage(0, 1, nil))
+			testutil.WriteJSON(w, 200, synthPage(0, 1, nil))
 		})
 		c, _ := newClient(t, srv.URL, setup{opts: s2.Options{PageLimit: tt.opt}})
 		if _, err := c.References(context.Background(), "CorpusId:1"); err != nil {
 			t.Fatal(err)
 		}
-		if _, l := srv.recorded()[0].offsetLimit(t); l != tt.want {
+		if _, l := offsetLimit(t, srv.Requests()[0]); l != tt.want {
 			t.Errorf("PageLimit %d: sent limit %d, want %d", tt.opt, l, tt.want)
 		}
 	}
@@ -355,17 +258,17 @@ func TestPaperIDOnTheWire(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
 			srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-				writeJSON(w, 200, synthPage(0, 1, nil))
+				testutil.WriteJSON(w, 200, synthPage(0, 1, nil))
 			})
 			c, _ := newClient(t, srv.URL, setup{})
 			if _, err := c.References(context.Background(), tt.id); err != nil {
 				t.Fatal(err)
 			}
-			h := srv.recorded()[0]
-			if want := "/graph/v1/paper/" + tt.id + "/references"; h.path != want {
-				t.Errorf("decoded path %q, want %q", h.path, want)
+			h := srv.Requests()[0]
+			if want := "/graph/v1/paper/" + tt.id + "/references"; h.Path != want {
+				t.Errorf("decoded path %q, want %q", h.Path, want)
 			}
-			uri, rawQuery, _ := strings.Cut(h.uri, "?")
+			uri, rawQuery, _ := strings.Cut(h.URI, "?")
 			if tt.wantURI != "" && uri != tt.wantURI {
 				t.Errorf("request path %q, want %q", uri, tt.wantURI)
 			}
@@ -377,7 +280,7 @@ func TestPaperIDOnTheWire(t *testing.T) {
 	}
 
 	for _, id := range []string{"", "10.1000//x", "DOI:10.1000/./x", "a/../b", "x/"} {
-		srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) { writeJSON(w, 200, synthPage(0, 1, nil)) })
+		srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) { testutil.WriteJSON(w, 200, synthPage(0, 1, nil)) })
 		c, _ := newClient(t, srv.URL, setup{})
 		if _, err := c.References(context.Background(), id); err == nil {
 			t.Errorf("References(%q) succeeded, want an invalid id error", id)
@@ -385,7 +288,7 @@ func TestPaperIDOnTheWire(t *testing.T) {
 		if _, err := c.Paper(context.Background(), id); err == nil {
 			t.Errorf("Paper(%q) succeeded, want an invalid id error", id)
 		}
-		if n := len(srv.recorded()); n != 0 {
+		if n := len(srv.Requests()); n != 0 {
 			t.Errorf("id %q: %d requests sent, want none", id, n)
 		}
 	}
@@ -409,7 +312,7 @@ func TestReferencesElided(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) { writeJSON(w, 200, []byte(tt.body)) })
+			srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) { testutil.WriteJSON(w, 200, []byte(tt.body)) })
 			c, _ := newClient(t, srv.URL, setup{})
 			list, err := c.References(context.Background(), "DOI:10.1073/pnas.0611396104")
 			if err != nil {
@@ -424,7 +327,7 @@ func TestReferencesElided(t *testing.T) {
 			if list.Edges != nil {
 				t.Errorf("elided list has edges %v", list.Edges)
 			}
-			if n := len(srv.recorded()); n != 1 {
+			if n := len(srv.Requests()); n != 1 {
 				t.Errorf("%d requests, want 1", n)
 			}
 		})
@@ -440,7 +343,7 @@ func TestReferencesMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) { writeJSON(w, 200, []byte(tt.body)) })
+			srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) { testutil.WriteJSON(w, 200, []byte(tt.body)) })
 			c, _ := newClient(t, srv.URL, setup{})
 			_, err := c.References(context.Background(), "CorpusId:42")
 			if err == nil || !strings.Contains(err.Error(), "CorpusId:42") {
@@ -477,16 +380,16 @@ func TestReferencesEmptyPage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-				offset, _, bad := checkWindow(w, h.query)
-				if bad {
+				if refuse(w, h) {
 					return
 				}
+				offset, _ := offsetLimit(t, h)
 				body, ok := tt.pages[offset]
 				if !ok {
 					t.Errorf("unexpected request at offset %d", offset)
 					body = `{"offset": 99, "data": []}`
 				}
-				writeJSON(w, 200, []byte(body))
+				testutil.WriteJSON(w, 200, []byte(body))
 			})
 			c, _ := newClient(t, srv.URL, setup{opts: s2.Options{PageLimit: 2}})
 			list, err := c.References(context.Background(), "CorpusId:7")
@@ -499,7 +402,7 @@ func TestReferencesEmptyPage(t *testing.T) {
 			if list.Elided {
 				t.Error("an empty page is not an elided list")
 			}
-			if n := len(srv.recorded()); n != tt.wantHits {
+			if n := len(srv.Requests()); n != tt.wantHits {
 				t.Errorf("%d requests, want %d", n, tt.wantHits)
 			}
 		})
@@ -508,14 +411,14 @@ func TestReferencesEmptyPage(t *testing.T) {
 
 func TestReferencesNextDoesNotAdvance(t *testing.T) {
 	srv := newFake(t, func(w http.ResponseWriter, h hit, n int) {
-		offset, limit, bad := checkWindow(w, h.query)
-		if bad {
+		if refuse(w, h) {
 			return
 		}
+		offset, limit := offsetLimit(t, h)
 		if n > 5 {
 			t.Error("client keeps asking for the same page")
 		}
-		writeJSON(w, 200, synthPage(offset, limit, ptr(offset)))
+		testutil.WriteJSON(w, 200, synthPage(offset, limit, ptr(offset)))
 	})
 	c, _ := newClient(t, srv.URL, setup{opts: s2.Options{PageLimit: 3}})
 	if _, err := c.References(context.Background(), "CorpusId:7"); err == nil || !strings.Contains(err.Error(), "does not advance") {
@@ -529,11 +432,11 @@ func TestReferencesCap(t *testing.T) {
 	for _, limit := range []int{1000, 500, 333} {
 		t.Run(strconv.Itoa(limit), func(t *testing.T) {
 			srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-				offset, limit, bad := checkWindow(w, h.query)
-				if bad {
+				if refuse(w, h) {
 					return
 				}
-				writeJSON(w, 200, synthPage(offset, limit, ptr(offset+limit)))
+				offset, limit := offsetLimit(t, h)
+				testutil.WriteJSON(w, 200, synthPage(offset, limit, ptr(offset+limit)))
 			})
 			c, _ := newClient(t, srv.URL, setup{opts: s2.Options{PageLimit: limit}})
 			list, err := c.References(context.Background(), "CorpusId:1")
@@ -551,17 +454,17 @@ func TestReferencesCap(t *testing.T) {
 					t.Fatalf("edge %d is %q, want %q: pages joined out of order", i, e.CitedPaper.PaperID, want)
 				}
 			}
-			hits := srv.recorded()
+			hits := srv.Requests()
 			if list.Pages != len(hits) {
 				t.Errorf("Pages = %d, server saw %d", list.Pages, len(hits))
 			}
 			for _, h := range hits {
-				o, l := h.offsetLimit(t)
+				o, l := offsetLimit(t, h)
 				if o+l >= 10000 || l > 1000 || l > limit || l < 1 {
 					t.Errorf("request offset %d limit %d breaks the paging rules", o, l)
 				}
 			}
-			if o, l := hits[len(hits)-1].offsetLimit(t); o+l != 9999 {
+			if o, l := offsetLimit(t, hits[len(hits)-1]); o+l != 9999 {
 				t.Errorf("last request offset %d limit %d, want it to end at 9999", o, l)
 			}
 		})
@@ -584,7 +487,7 @@ func TestRetries(t *testing.T) {
 					tooManyRequests(w, "")
 					return
 				}
-				writeJSON(w, 200, ok)
+				testutil.WriteJSON(w, 200, ok)
 			},
 			wantHits: 3,
 		},
@@ -595,7 +498,7 @@ func TestRetries(t *testing.T) {
 					tooManyRequests(w, "1")
 					return
 				}
-				writeJSON(w, 200, ok)
+				testutil.WriteJSON(w, 200, ok)
 			},
 			wantHits: 2, wantGapGE: time.Second,
 		},
@@ -603,10 +506,10 @@ func TestRetries(t *testing.T) {
 			name: "503, then success",
 			respond: func(w http.ResponseWriter, n int) {
 				if n == 1 {
-					writeJSON(w, http.StatusServiceUnavailable, []byte(`{"message": "Service Unavailable"}`))
+					testutil.WriteJSON(w, http.StatusServiceUnavailable, []byte(`{"message": "Service Unavailable"}`))
 					return
 				}
-				writeJSON(w, 200, ok)
+				testutil.WriteJSON(w, 200, ok)
 			},
 			wantHits: 2,
 		},
@@ -618,7 +521,7 @@ func TestRetries(t *testing.T) {
 		{
 			name: "504 until the retries run out",
 			respond: func(w http.ResponseWriter, _ int) {
-				writeJSON(w, http.StatusGatewayTimeout, []byte(`{"message": "Endpoint request timed out"}`))
+				testutil.WriteJSON(w, http.StatusGatewayTimeout, []byte(`{"message": "Endpoint request timed out"}`))
 			},
 			wantHits: 4, wantErr: http.StatusGatewayTimeout,
 		},
@@ -628,7 +531,7 @@ func TestRetries(t *testing.T) {
 			srv := newFake(t, func(w http.ResponseWriter, _ hit, n int) { tt.respond(w, n) })
 			c, _ := newClient(t, srv.URL, setup{retryMax: 3})
 			list, err := c.References(context.Background(), "CorpusId:5")
-			hits := srv.recorded()
+			hits := srv.Requests()
 			if len(hits) != tt.wantHits {
 				t.Errorf("server saw %d attempts, want %d", len(hits), tt.wantHits)
 			}
@@ -652,7 +555,7 @@ func TestRetries(t *testing.T) {
 				}
 			}
 			if tt.wantGapGE > 0 && len(hits) >= 2 {
-				if gap := hits[len(hits)-1].at.Sub(hits[len(hits)-2].at); gap < tt.wantGapGE {
+				if gap := hits[len(hits)-1].At.Sub(hits[len(hits)-2].At); gap < tt.wantGapGE {
 					t.Errorf("retry came %s after the 429, want >= %s (Retry-After)", gap, tt.wantGapGE)
 				}
 			}
@@ -662,7 +565,7 @@ func TestRetries(t *testing.T) {
 
 func TestForbidden(t *testing.T) {
 	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-		writeJSON(w, http.StatusForbidden, []byte(`{"message":"Forbidden"}`))
+		testutil.WriteJSON(w, http.StatusForbidden, []byte(`{"message":"Forbidden"}`))
 	})
 	c, _ := newClient(t, srv.URL, setup{key: "sk-wrong-key-000"})
 	calls := map[string]func() error{
@@ -680,7 +583,7 @@ func TestForbidden(t *testing.T) {
 			t.Errorf("%s: err = %#v, want an *s2.Error with status 403 and op %q", name, e, name)
 		}
 	}
-	if n := len(srv.recorded()); n != len(calls) {
+	if n := len(srv.Requests()); n != len(calls) {
 		t.Errorf("%d requests, want %d: a 403 must not be retried", n, len(calls))
 	}
 }
@@ -691,25 +594,25 @@ func TestForbidden(t *testing.T) {
 func TestAPIKeySecrecy(t *testing.T) {
 	const key = "sk-PLANTED-s2-key-7f3a"
 	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-		if got := h.header.Get("X-Api-Key"); got != key {
-			t.Errorf("request %s carried x-api-key %q, want the configured key", h.uri, got)
+		if got := h.Header.Get("X-Api-Key"); got != key {
+			t.Errorf("request %s carried x-api-key %q, want the configured key", h.URI, got)
 		}
 		switch {
-		case strings.Contains(h.path, "ok"):
-			writeJSON(w, 200, synthPage(0, 3, nil))
-		case strings.Contains(h.path, "elided"):
-			writeJSON(w, 200, readTestdata(t, "references_elided.json"))
-		case strings.Contains(h.path, "missing"):
-			s2Error(w, 404, "Paper with id "+strings.TrimPrefix(h.path, "/graph/v1/paper/")+" not found")
-		case strings.Contains(h.path, "forbidden"):
-			writeJSON(w, 403, []byte(`{"message":"Forbidden: invalid key `+h.header.Get("X-Api-Key")+`"}`))
-		case strings.Contains(h.path, "throttled"):
-			writeJSON(w, 429, []byte(`{"message":"Too Many Requests for `+h.header.Get("X-Api-Key")+`"}`))
+		case strings.Contains(h.Path, "ok"):
+			testutil.WriteJSON(w, 200, synthPage(0, 3, nil))
+		case strings.Contains(h.Path, "elided"):
+			testutil.WriteJSON(w, 200, readTestdata(t, "references_elided.json"))
+		case strings.Contains(h.Path, "missing"):
+			s2Error(w, 404, "Paper with id "+strings.TrimPrefix(h.Path, "/graph/v1/paper/")+" not found")
+		case strings.Contains(h.Path, "forbidden"):
+			testutil.WriteJSON(w, 403, []byte(`{"message":"Forbidden: invalid key `+h.Header.Get("X-Api-Key")+`"}`))
+		case strings.Contains(h.Path, "throttled"):
+			testutil.WriteJSON(w, 429, []byte(`{"message":"Too Many Requests for `+h.Header.Get("X-Api-Key")+`"}`))
 		default:
 			s2Error(w, 400, "Unrecognized or unsupported fields: [unknown]")
 		}
 	})
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	c, _ := newClient(t, srv.URL, setup{key: key, logs: logs})
 	ctx := context.Background()
 
@@ -753,19 +656,19 @@ func TestRequestSpacing(t *testing.T) {
 	// request starts exactly.
 	const tolerance = 10 * time.Millisecond
 	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-		if !strings.HasSuffix(h.path, "/references") {
-			writeJSON(w, 200, []byte(`{"paperId": "abc", "title": "T"}`))
+		if !strings.HasSuffix(h.Path, "/references") {
+			testutil.WriteJSON(w, 200, []byte(`{"paperId": "abc", "title": "T"}`))
 			return
 		}
-		offset, _, bad := checkWindow(w, h.query)
-		if bad {
+		if refuse(w, h) {
 			return
 		}
+		offset, _ := offsetLimit(t, h)
 		var next *int
 		if offset < 3 {
 			next = ptr(offset + 1)
 		}
-		writeJSON(w, 200, synthPage(offset, 1, next))
+		testutil.WriteJSON(w, 200, synthPage(offset, 1, next))
 	})
 	c, _ := newClient(t, srv.URL, setup{key: "sk-spacing-key", interval: interval, opts: s2.Options{PageLimit: 1}})
 	list, err := c.References(context.Background(), "CorpusId:3")
@@ -775,12 +678,12 @@ func TestRequestSpacing(t *testing.T) {
 	if _, err := c.Paper(context.Background(), "CorpusId:3"); err != nil {
 		t.Fatal(err)
 	}
-	hits := srv.recorded()
+	hits := srv.Requests()
 	if len(list.Edges) != 4 || len(hits) != 5 {
 		t.Fatalf("%d edges over %d requests, want 4 edges and 5 requests", len(list.Edges), len(hits))
 	}
 	for i := 1; i < len(hits); i++ {
-		if gap := hits[i].at.Sub(hits[i-1].at); gap < interval-tolerance {
+		if gap := hits[i].At.Sub(hits[i-1].At); gap < interval-tolerance {
 			t.Errorf("gap before request %d = %s, want >= %s", i+1, gap, interval)
 		}
 	}
@@ -794,15 +697,15 @@ func TestBatchChunking(t *testing.T) {
 	}
 	unknown := func(id string) bool { return strings.HasSuffix(id, "7") }
 	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-		if h.method != http.MethodPost || h.path != "/graph/v1/paper/batch" {
+		if h.Method != http.MethodPost || h.Path != "/graph/v1/paper/batch" {
 			s2Error(w, 404, "no such endpoint")
 			return
 		}
-		if checkFields(w, h.query.Get("fields"), basePaperFields, fullPaperFields) {
+		if refuse(w, h) {
 			return
 		}
 		var req struct{ IDs []string }
-		if err := json.Unmarshal(h.body, &req); err != nil || len(req.IDs) == 0 {
+		if err := json.Unmarshal(h.Body, &req); err != nil || len(req.IDs) == 0 {
 			s2Error(w, 400, "Body must be a JSON object with ids")
 			return
 		}
@@ -817,26 +720,26 @@ func TestBatchChunking(t *testing.T) {
 			}
 		}
 		b, _ := json.Marshal(out)
-		writeJSON(w, 200, b)
+		testutil.WriteJSON(w, 200, b)
 	})
 	c, _ := newClient(t, srv.URL, setup{})
 	papers, err := c.Batch(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits := srv.recorded()
+	hits := srv.Requests()
 	var sizes []int
 	var sent []string
 	for _, h := range hits {
 		var req struct{ IDs []string }
-		json.Unmarshal(h.body, &req)
+		json.Unmarshal(h.Body, &req)
 		sizes = append(sizes, len(req.IDs))
 		sent = append(sent, req.IDs...)
-		if ct := h.header.Get("Content-Type"); ct != "application/json" {
+		if ct := h.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("Content-Type %q, want application/json", ct)
 		}
-		if h.query.Get("fields") != s2.PaperFields {
-			t.Errorf("fields %q, want the default PaperFields", h.query.Get("fields"))
+		if h.Query.Get("fields") != s2.PaperFields {
+			t.Errorf("fields %q, want the default PaperFields", h.Query.Get("fields"))
 		}
 	}
 	if !slices.Equal(sizes, []int{500, 500, 201}) {
@@ -867,21 +770,21 @@ func TestBatchChunking(t *testing.T) {
 	if got, err := c.Batch(context.Background(), nil); err != nil || len(got) != 0 {
 		t.Errorf("Batch(nil) = %v, %v; want an empty result", got, err)
 	}
-	if len(srv.recorded()) != len(hits) {
+	if len(srv.Requests()) != len(hits) {
 		t.Error("Batch(nil) sent a request")
 	}
 }
 
 func TestBatchMisaligned(t *testing.T) {
 	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
-		writeJSON(w, 200, []byte(`[{"paperId": "abc", "title": "only one"}]`))
+		testutil.WriteJSON(w, 200, []byte(`[{"paperId": "abc", "title": "only one"}]`))
 	})
 	c, _ := newClient(t, srv.URL, setup{})
 	_, err := c.Batch(context.Background(), []string{"CorpusId:1", "CorpusId:2"}, "title")
 	if err == nil || !strings.Contains(err.Error(), "1 results for 2 ids") {
 		t.Errorf("err = %v, want a misalignment error", err)
 	}
-	if got := srv.recorded()[0].query.Get("fields"); got != "title" {
+	if got := srv.Requests()[0].Query.Get("fields"); got != "title" {
 		t.Errorf("fields = %q, want the requested %q", got, "title")
 	}
 }

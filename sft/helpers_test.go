@@ -19,6 +19,7 @@ import (
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -246,12 +247,7 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 			content = opening + " " + words(req.User, 80)
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"id": "x", "object": "chat.completion", "model": "teacher-1",
-		"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": content}, "finish_reason": "stop"}},
-		"usage":   map[string]any{"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200},
-	})
+	testutil.WriteJSON(w, http.StatusOK, testutil.ChatCompletion("teacher-1", content, "", &testutil.Usage{Prompt: 1000, Completion: 200}))
 }
 
 // goodAnswer is a valid answer of k cards, different per prompt.

@@ -49,11 +49,17 @@ func (b *batchBook) stats() BatchStats {
 // BatchStats returns what the batch API of service name (LLM or
 // Anthropic) was asked.
 func (s *Servers) BatchStats(name string) BatchStats {
-	switch name {
-	case LLM:
-		return s.openai.book.stats()
-	case Anthropic:
-		return s.anthropic.book.stats()
+	if svc := s.services[name]; svc != nil {
+		return svc.BatchStats()
 	}
 	return BatchStats{}
+}
+
+// BatchStats returns what the service's batch API was asked (the LLMs;
+// zero for the others).
+func (s *Service) BatchStats() BatchStats {
+	if s.batches == nil {
+		return BatchStats{}
+	}
+	return s.batches()
 }

@@ -242,10 +242,3 @@ func joinAuthors(as []string) string {
 	}
 	return strings.Join(as[:len(as)-1], ", ") + ", and " + as[len(as)-1]
 }
-
-// noHTMLPage is arXiv's answer for a paper without HTML.
-func noHTMLPage(id string) []byte {
-	q := html.EscapeString(id)
-	return []byte("<!DOCTYPE html>\n<html lang=\"en\"><head><title>No HTML for '" + q + "'</title></head>\n" +
-		"<body><h1>No HTML for '" + q + "'</h1>\n<p>HTML is not available for the source.</p></body></html>\n")
-}

@@ -16,21 +16,36 @@ const (
 	Ar5iv    = "ar5iv"     // ar5iv.labs.arxiv.org: GET /html/ID
 	S2       = "s2"        // api.semanticscholar.org: /graph/v1/paper/...
 	ArxivAPI = "arxiv-api" // export.arxiv.org: GET /api/query?id_list=
+	OAIPMH   = "oai-pmh"   // oaipmh.arxiv.org: GET /oai?verb=ListRecords
 	LLM      = "llm"       // OpenAI's API: chat completions, files, batches
 	// Anthropic is Anthropic's API: messages and message batches.
 	Anthropic = "anthropic"
 )
 
 // Services lists the service names in a fixed order.
-var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, LLM, Anthropic}
+var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, OAIPMH, LLM, Anthropic}
 
 // Model is the model name the simulated LLM is meant to be asked for; it
 // answers any.
 const Model = "sim-1"
 
-// Options configure Start: each service's limits and faults, by name.
-// Services not named have no limits and inject no faults.
+// A Literature is what the world-backed services serve: the pages of
+// arXiv and ar5iv, what Semantic Scholar knows, the arXiv API's entries
+// and the OAI-PMH repository's records. A World generates it, a Corpus holds it.
+type Literature interface {
+	Pages
+	S2Source
+	Entries
+	OAIRecords
+}
+
+// Options configure Start and NewService: each service's limits and
+// faults, by name. Services not named have no limits and inject no faults.
 type Options struct {
+	// Services names the services Start starts (default: Services).
+	Services []string
+	// Seed seeds the fault decisions (default: a World's own seed).
+	Seed   uint64
 	Limits map[string]Limits
 	Faults map[string]Faults
 	// StrictOpenAI makes the llm service refuse, as OpenAI does, a strict
@@ -39,43 +54,41 @@ type Options struct {
 	// Robots, by service name, is a robots.txt served at /robots.txt (see
 	// ArxivRobots); a service not named answers it 404.
 	Robots map[string]string
+	// S2Key, when set, is the only x-api-key the s2 service accepts: a
+	// request with another answers 403, one without any is served, as S2
+	// serves its keyless pool.
+	S2Key string
+	// OAIPageSize is the records of an OAI-PMH ListRecords page (default
+	// OAIDefaultPageSize).
+	OAIPageSize int
 }
 
-// Servers are the simulated services of a World, each listening on its
-// own port of 127.0.0.1 (curate keys its rate limits by host).
+// Servers are the simulated services of a Literature, each listening on
+// its own port of 127.0.0.1 (curate keys its rate limits by host).
 type Servers struct {
+	// World is the World served, nil for another Literature.
 	World    *World
 	urls     map[string]string
 	services map[string]*Service
 	servers  []*http.Server
-
-	openai    *openAIAPI
-	anthropic *anthropicAPI
 }
 
-// Start starts the five services over w.
-func Start(w *World, opt Options) (*Servers, error) {
-	s := &Servers{World: w, urls: map[string]string{}, services: map[string]*Service{}}
-	s.openai, s.anthropic = newOpenAIAPI(), newAnthropicAPI()
-	s.openai.strict = opt.StrictOpenAI
-	handlers := map[string]handlerFunc{
-		Arxiv: w.arxivHandler, Ar5iv: w.ar5ivHandler, S2: w.s2Handler, ArxivAPI: w.atomHandler,
-		LLM: s.openai.handle, Anthropic: s.anthropic.handle,
+// Start starts the services over lit: opt.Services, or all of them.
+func Start(lit Literature, opt Options) (*Servers, error) {
+	s := &Servers{urls: map[string]string{}, services: map[string]*Service{}}
+	if w, ok := lit.(*World); ok {
+		s.World = w
 	}
-	for _, name := range Services {
-		h := handlers[name]
-		if body, ok := opt.Robots[name]; ok {
-			h = withRobots(body, h)
+	names := opt.Services
+	if names == nil {
+		names = Services
+	}
+	for _, name := range names {
+		svc, err := NewService(name, lit, opt)
+		if err != nil {
+			s.Close()
+			return nil, err
 		}
-		svc := newService(name, w.cfg.Seed, h)
-		switch name {
-		case LLM:
-			s.openai.svc = svc
-		case Anthropic:
-			s.anthropic.svc = svc
-		}
-		svc.SetLimits(opt.Limits[name])
-		svc.SetFaults(opt.Faults[name])
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			s.Close()
@@ -88,6 +101,53 @@ func Start(w *World, opt Options) (*Servers, error) {
 		go srv.Serve(ln)
 	}
 	return s, nil
+}
+
+// NewService returns the named service (one of Services) over lit, with
+// the limits, faults and robots.txt opt gives it; the LLMs answer without
+// reading lit. A Service is an http.Handler: serve it on any listener.
+func NewService(name string, lit Literature, opt Options) (*Service, error) {
+	seed := opt.Seed
+	if w, ok := lit.(*World); ok && seed == 0 {
+		seed = w.cfg.Seed
+	}
+	var h handlerFunc
+	var openai *openAIAPI
+	var anthropic *anthropicAPI
+	switch name {
+	case Arxiv:
+		h = arxivSite{lit}.serve
+	case Ar5iv:
+		h = ar5ivSite{lit}.serve
+	case S2:
+		h = (&s2API{src: lit, key: opt.S2Key}).serve
+	case ArxivAPI:
+		h = atomAPI{lit}.serve
+	case OAIPMH:
+		h = oaiAPI{src: lit, pageSize: opt.OAIPageSize}.serve
+	case LLM:
+		openai = newOpenAIAPI()
+		openai.strict = opt.StrictOpenAI
+		h = openai.handle
+	case Anthropic:
+		anthropic = newAnthropicAPI()
+		h = anthropic.handle
+	default:
+		return nil, fmt.Errorf("sim: no service %q (have %s)", name, strings.Join(Services, ", "))
+	}
+	if body, ok := opt.Robots[name]; ok {
+		h = withRobots(body, h)
+	}
+	svc := newService(name, seed, h)
+	switch {
+	case openai != nil:
+		openai.svc, svc.batches = svc, openai.book.stats
+	case anthropic != nil:
+		anthropic.svc, svc.batches = svc, anthropic.book.stats
+	}
+	svc.SetLimits(opt.Limits[name])
+	svc.SetFaults(opt.Faults[name])
+	return svc, nil
 }
 
 // URL returns the base URL of a service as curate's flags take it (the

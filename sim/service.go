@@ -9,6 +9,8 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"sort"
 	"strconv"
 	"sync"
@@ -78,6 +80,7 @@ const (
 	Outcome5xx       = "5xx"       // an injected server error
 	OutcomeReset     = "reset"     // an injected connection reset
 	OutcomeAborted   = "aborted"   // the client went away before the answer
+	OutcomeScripted  = "scripted"  // a fault scripted for the path (see Service.Script)
 	// OutcomeOverloaded is Anthropic's 529, injected.
 	OutcomeOverloaded = "overloaded"
 )
@@ -101,6 +104,22 @@ type Call struct {
 	Start, End time.Time
 	Outcome    string
 	Status     int
+
+	Method string
+	Path   string // decoded, e.g. "/graph/v1/paper/ARXIV:2401.00001/references"
+	// RawQuery is the query string as sent (see Query).
+	RawQuery  string
+	UserAgent string
+	// Keyed reports whether the request carried an x-api-key header.
+	Keyed bool
+	// IDs are the paper ids of a Semantic Scholar batch request, in order.
+	IDs []string
+}
+
+// Query returns the call's query parameters.
+func (c Call) Query() url.Values {
+	q, _ := url.ParseQuery(c.RawQuery)
+	return q
 }
 
 // Stats counts a Service's requests by outcome.
@@ -113,6 +132,7 @@ type Stats struct {
 	Errors5xx   int `json:"errors_5xx"`
 	Resets      int `json:"resets"`
 	Aborted     int `json:"aborted"`
+	Scripted    int `json:"scripted,omitempty"`
 	MaxInFlight int `json:"max_in_flight"` // most requests handled at once
 }
 
@@ -120,8 +140,55 @@ type Stats struct {
 func (s Stats) Sent429() int { return s.Throttled + s.Burst429 }
 
 // Faults is the number of faults injected (429 bursts, 5xx, resets,
-// invalid answers).
-func (s Stats) Faults() int { return s.Burst429 + s.Errors5xx + s.Resets + s.Invalid }
+// invalid answers, scripted faults).
+func (s Stats) Faults() int { return s.Burst429 + s.Errors5xx + s.Resets + s.Invalid + s.Scripted }
+
+// A Fault is one misbehaviour scripted for a path (see Service.Script),
+// served instead of the answer. The Faults of a Service are drawn at
+// random; scripted ones come in the order and number a test asks for.
+type Fault struct {
+	// Status answers with this status and the service's own error body
+	// for it (Semantic Scholar's gateway bodies, for instance).
+	Status int
+	// RetryAfter is sent as Retry-After ("0", "1", an HTTP date); "" sends
+	// none, as S2's gateway does.
+	RetryAfter string
+	// Location is sent with a 3xx Status.
+	Location string
+	// Reset closes the connection without an answer.
+	Reset bool
+	// Truncate sends the real answer's status and headers, Content-Length
+	// included, then half its body, and closes the connection.
+	Truncate bool
+}
+
+// Scripted faults, as the services and their gateways answer them.
+var (
+	TooManyRequests = Fault{Status: http.StatusTooManyRequests}
+	Unavailable     = Fault{Status: http.StatusServiceUnavailable}
+	GatewayTimeout  = Fault{Status: http.StatusGatewayTimeout}
+	InternalError   = Fault{Status: http.StatusInternalServerError}
+	NotFound        = Fault{Status: http.StatusNotFound}
+	ResetConnection = Fault{Reset: true}
+	TruncatedBody   = Fault{Truncate: true}
+)
+
+// WithRetryAfter returns f sending Retry-After: v.
+func (f Fault) WithRetryAfter(v string) Fault {
+	f.RetryAfter = v
+	return f
+}
+
+// RedirectTo is a 302 to loc, a host no client is configured for, say.
+func RedirectTo(loc string) Fault { return Fault{Status: http.StatusFound, Location: loc} }
+
+// Forever, as the count of Script, repeats a fault on every request.
+const Forever = -1
+
+type scriptStep struct {
+	fault Fault
+	left  int // Forever or > 0
+}
 
 // handlerFunc answers a request the Service let through; body is the
 // request body, read in full; invalid asks the LLM for an unusable answer.
@@ -134,6 +201,10 @@ type Service struct {
 	seed     uint64
 	handler  handlerFunc
 	identify func(r *http.Request, body []byte) (key, task, note string)
+	// fault writes the service's own answer for an error status.
+	fault func(w http.ResponseWriter, status int)
+	// batches reports the batch API's counts (the LLMs).
+	batches func() BatchStats
 
 	mu       sync.Mutex
 	limits   Limits
@@ -144,10 +215,16 @@ type Service struct {
 	seen     map[string]int // key -> requests so far
 	calls    []Call
 	stats    Stats
+	script   map[string][]scriptStep // path -> faults to come
+	// intercept may answer a request in the handler's place.
+	intercept func(w http.ResponseWriter, r *http.Request, c Call) bool
 }
 
 func newService(name string, seed uint64, h handlerFunc) *Service {
-	s := &Service{name: name, seed: seed, handler: h, seen: map[string]int{}}
+	s := &Service{name: name, seed: seed, handler: h, seen: map[string]int{}, script: map[string][]scriptStep{}, fault: plainFault}
+	if name == S2 {
+		s.fault = s2Fault
+	}
 	s.identify = func(r *http.Request, body []byte) (string, string, string) {
 		k := r.Method + " " + r.URL.RequestURI()
 		if len(body) > 0 {
@@ -225,8 +302,63 @@ func (s *Service) Calls() []Call {
 	return append([]Call(nil), s.calls...)
 }
 
+// CallsTo returns the requests received for path (decoded, without the
+// query), in order of arrival.
+func (s *Service) CallsTo(path string) []Call {
+	var out []Call
+	for _, c := range s.Calls() {
+		if c.Path == path {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Script makes the next n requests to path (decoded, without the query)
+// answer with f instead of the real answer; n = Forever repeats it until
+// Unscript. Scripts of one path queue up in the order given.
+func (s *Service) Script(path string, f Fault, n int) {
+	if n == 0 {
+		return
+	}
+	if n < 0 {
+		n = Forever
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script[path] = append(s.script[path], scriptStep{fault: f, left: n})
+}
+
+// Unscript drops the faults still scripted for path.
+func (s *Service) Unscript(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.script, path)
+}
+
+// nextScripted returns the fault scripted next for path, if any.
+func (s *Service) nextScripted(path string) (Fault, bool) {
+	q := s.script[path]
+	if len(q) == 0 {
+		return Fault{}, false
+	}
+	f := q[0].fault
+	if q[0].left != Forever {
+		q[0].left--
+		if q[0].left == 0 {
+			q = q[1:]
+		}
+		if len(q) == 0 {
+			delete(s.script, path)
+		} else {
+			s.script[path] = q
+		}
+	}
+	return f, true
+}
+
 // Reset clears the counters, the call log and the per-identity history
-// that fault decisions draw on.
+// that fault decisions draw on; scripted faults stay.
 func (s *Service) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -243,18 +375,25 @@ func (s *Service) draw(key string, n int, what string) float64 {
 // admit decides a request's fate before its answer: the outcome if it is
 // refused or faulted ("" to answer), and whether an LLM answer is to be
 // invalid.
-func (s *Service) admit(key, task, note string, now time.Time) (seq int, outcome string, invalid bool, l Limits) {
+func (s *Service) admit(c Call) (seq int, outcome string, invalid bool, l Limits, sf Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l = s.limits
+	key := c.Key
 	n := s.seen[key]
 	s.seen[key]++
 	seq = len(s.calls)
-	s.calls = append(s.calls, Call{Seq: seq, Key: key, Task: task, Note: note, Start: now})
+	c.Seq = seq
+	s.calls = append(s.calls, c)
 	s.stats.Requests++
 
+	if f, ok := s.nextScripted(c.Path); ok {
+		return seq, OutcomeScripted, false, l, f
+	}
+	now := c.Start
+
 	if l.MaxInFlight > 0 && s.inFlight >= l.MaxInFlight {
-		return seq, OutcomeThrottled, false, l
+		return seq, OutcomeThrottled, false, l, sf
 	}
 	if l.Rate > 0 {
 		if !s.last.IsZero() {
@@ -262,25 +401,25 @@ func (s *Service) admit(key, task, note string, now time.Time) (seq int, outcome
 		}
 		s.last = now
 		if s.tokens < 1 {
-			return seq, OutcomeThrottled, false, l
+			return seq, OutcomeThrottled, false, l, sf
 		}
 		s.tokens--
 	}
 	f := s.faults
 	switch {
 	case f.Burst429Every > 0 && seq%f.Burst429Every >= f.Burst429Every-f.Burst429Len:
-		return seq, OutcomeBurst, false, l
+		return seq, OutcomeBurst, false, l, sf
 	case f.PReset > 0 && s.draw(key, n, "reset") < f.PReset:
-		return seq, OutcomeReset, false, l
+		return seq, OutcomeReset, false, l, sf
 	case f.P5xx > 0 && s.draw(key, n, "5xx") < f.P5xx:
-		return seq, Outcome5xx, false, l
+		return seq, Outcome5xx, false, l, sf
 	case f.POverloaded > 0 && s.name == Anthropic && s.draw(key, n, "529") < f.POverloaded:
-		return seq, OutcomeOverloaded, false, l
+		return seq, OutcomeOverloaded, false, l, sf
 	}
 	s.inFlight++
 	s.stats.MaxInFlight = max(s.stats.MaxInFlight, s.inFlight)
 	invalid = (s.name == LLM || s.name == Anthropic) && f.PInvalid > 0 && s.draw(key, n, "invalid") < f.PInvalid
-	return seq, "", invalid, l
+	return seq, "", invalid, l, sf
 }
 
 // finish records the end of call seq; inFlight says it was admitted (and
@@ -308,6 +447,8 @@ func (s *Service) finish(seq int, outcome string, status int, inFlight bool) {
 		s.stats.Resets++
 	case OutcomeAborted:
 		s.stats.Aborted++
+	case OutcomeScripted:
+		s.stats.Scripted++
 	}
 }
 
@@ -318,18 +459,29 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key, task, note := s.identify(r, body)
-	seq, outcome, invalid, l := s.admit(key, task, note, time.Now())
+	c := Call{
+		Key: key, Task: task, Note: note, Start: time.Now(),
+		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, UserAgent: r.UserAgent(),
+		Keyed: r.Header.Get("x-api-key") != "",
+	}
+	if s.name == S2 && r.Method == http.MethodPost && r.URL.Path == S2BatchPath {
+		c.IDs, _ = s2BatchIDs(body)
+	}
+	seq, outcome, invalid, l, sf := s.admit(c)
 	switch outcome {
+	case OutcomeScripted:
+		s.finish(seq, outcome, s.serveScripted(w, r, body, sf), false)
+		return
 	case OutcomeThrottled, OutcomeBurst:
 		if l.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(l.RetryAfter.Seconds()))))
 		}
-		http.Error(w, `{"message": "Too Many Requests"}`, http.StatusTooManyRequests)
+		s.fault(w, http.StatusTooManyRequests)
 		s.finish(seq, outcome, http.StatusTooManyRequests, false)
 		return
 	case Outcome5xx:
 		status := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable}[seq%3]
-		http.Error(w, http.StatusText(status), status)
+		s.fault(w, status)
 		s.finish(seq, outcome, status, false)
 		return
 	case OutcomeOverloaded:
@@ -361,8 +513,72 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The slot is released before the answer goes out, so a client that
 	// sends its next request the moment it reads this answer finds it free.
 	dw := &deferredWriter{rec: rec, before: func() { s.finish(seq, outcome, rec.status, true) }}
-	s.handler(dw, r, body, invalid)
+	s.mu.Lock()
+	ic, call := s.intercept, s.calls[seq]
+	s.mu.Unlock()
+	if ic == nil || !ic(dw, r, call) {
+		s.handler(dw, r, body, invalid)
+	}
 	dw.once.Do(dw.before) // a handler that wrote nothing
+}
+
+// Intercept makes f see every request the service lets through, before
+// its answer: f may answer it itself and return true, as a test does to
+// serve a misbehaviour no Fault describes (a malformed body, an empty
+// page, a shifted result list). The call is logged and counted as any
+// other. nil removes f.
+func (s *Service) Intercept(f func(w http.ResponseWriter, r *http.Request, c Call) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.intercept = f
+}
+
+// serveScripted answers with a scripted fault and returns the status sent
+// (0 for none).
+func (s *Service) serveScripted(w http.ResponseWriter, r *http.Request, body []byte, f Fault) int {
+	switch {
+	case f.Reset:
+		reset(w)
+		return 0
+	case f.Truncate:
+		rec := httptest.NewRecorder()
+		s.handler(rec, r, body, false)
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			panic(http.ErrAbortHandler)
+		}
+		conn, buf, err := hj.Hijack()
+		if err != nil {
+			panic(http.ErrAbortHandler)
+		}
+		defer conn.Close()
+		full := rec.Body.Bytes()
+		fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\n", rec.Code, http.StatusText(rec.Code))
+		rec.Header().Set("Content-Length", strconv.Itoa(len(full)))
+		rec.Header().Write(buf)
+		buf.WriteString("\r\n")
+		buf.Write(full[:len(full)/2])
+		buf.Flush()
+		return rec.Code
+	}
+	if f.RetryAfter != "" {
+		w.Header().Set("Retry-After", f.RetryAfter)
+	}
+	if f.Location != "" {
+		w.Header().Set("Location", f.Location)
+	}
+	s.fault(w, f.Status)
+	return f.Status
+}
+
+// plainFault is the error answer of a service without its own: the status
+// text, or for 429 a short JSON message.
+func plainFault(w http.ResponseWriter, status int) {
+	msg := http.StatusText(status)
+	if status == http.StatusTooManyRequests {
+		msg = `{"message": "Too Many Requests"}`
+	}
+	http.Error(w, msg, status)
 }
 
 func jitter(j time.Duration, u float64) time.Duration {

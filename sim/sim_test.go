@@ -187,7 +187,7 @@ func TestProtocols(t *testing.T) {
 	if code, _, _ := get(s.URL(sim.S2) + "/graph/v1/paper/ARXIV:2401.49999"); code != 404 {
 		t.Errorf("unknown paper: %d", code)
 	}
-	resp, err := http.Post(s.URL(sim.S2)+"/graph/v1/paper/batch?fields=abstract", "application/json",
+	resp, err := http.Post(s.URL(sim.S2)+"/graph/v1/paper/batch?fields=title,abstract", "application/json",
 		strings.NewReader(`{"ids":["`+w.S2ID(&p0)+`","CorpusId:1"]}`))
 	if err != nil {
 		t.Fatal(err)

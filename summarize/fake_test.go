@@ -2,16 +2,14 @@ package summarize
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -21,12 +19,9 @@ import (
 // answer sees the request (its messages) and returns the assistant's
 // content; every request is recorded.
 type fakeLLM struct {
-	*httptest.Server
+	*testutil.Server
 	t      *testing.T
 	answer func(r fakeRequest) string
-
-	mu   sync.Mutex
-	reqs []fakeRequest
 }
 
 // fakeRequest is one chat request as the server saw it.
@@ -65,48 +60,36 @@ var titleLine = regexp.MustCompile(`(?m)^Title: (.*)$`)
 func newFakeLLM(t *testing.T, answer func(r fakeRequest) string) *fakeLLM {
 	t.Helper()
 	f := &fakeLLM{t: t, answer: answer}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
+	f.Server = testutil.NewServer(t, func(w http.ResponseWriter, r testutil.Request) {
+		content := f.answer(f.decode(r))
+		testutil.WriteJSON(w, http.StatusOK, testutil.ChatCompletion("test-model-2026-01-01", content, "", &testutil.Usage{Prompt: 100, Completion: 50}))
+	})
 	return f
 }
 
-func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
+// decode reads a recorded request's messages.
+func (f *fakeLLM) decode(r testutil.Request) fakeRequest {
 	var body struct {
 		Messages []struct{ Role, Content string } `json:"messages"`
 	}
-	if err := json.Unmarshal(raw, &body); err != nil {
+	if err := json.Unmarshal(r.Body, &body); err != nil {
 		f.t.Errorf("fake llm: request is not JSON: %v", err)
 	}
-	req := fakeRequest{}
+	req := fakeRequest{N: r.N}
 	for _, m := range body.Messages {
 		req.Messages = append(req.Messages, [2]string{m.Role, m.Content})
 	}
-	f.mu.Lock()
-	req.N = len(f.reqs) + 1
-	f.reqs = append(f.reqs, req)
-	f.mu.Unlock()
-	content := f.answer(req)
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-test", "object": "chat.completion", "created": 1767225600,
-		"model": "test-model-2026-01-01",
-		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": content}}},
-		"usage": map[string]int{"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150},
-	})
+	return req
 }
 
-func (f *fakeLLM) calls() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.reqs)
-}
+func (f *fakeLLM) calls() int { return f.Count() }
 
 func (f *fakeLLM) requests() []fakeRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]fakeRequest(nil), f.reqs...)
+	var out []fakeRequest
+	for _, r := range f.Requests() {
+		out = append(out, f.decode(r))
+	}
+	return out
 }
 
 // client returns an llm.Client for f; st (may be nil) holds its cache.

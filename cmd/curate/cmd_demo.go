@@ -10,6 +10,7 @@ import (
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/demo"
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/sim"
 )
 
 // demoCmd is `curate demo`: the whole pipeline, offline, on the bundled
@@ -46,9 +47,9 @@ func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	// local, so they are asked quickly. No network flag is offered: the
 	// demo only ever talks to its own services.
 	f := &c.run.flags
-	f.net = netFlags{arxivBase: srv.URL(demo.Arxiv), ar5ivBase: srv.URL(demo.Ar5iv), arxivInterval: 20 * time.Millisecond,
+	f.net = netFlags{arxivBase: srv.URL(sim.Arxiv), ar5ivBase: srv.URL(sim.Ar5iv), arxivInterval: 20 * time.Millisecond,
 		timeout: 60 * time.Second, maxBody: 64 << 20, retries: 1, missingTTL: 7 * 24 * time.Hour}
-	f.s2 = s2Flags{base: srv.URL(demo.S2), arxivAPIBase: srv.URL(demo.ArxivAPI), interval: 10 * time.Millisecond, pageLimit: 500}
+	f.s2 = s2Flags{base: srv.URL(sim.S2), arxivAPIBase: srv.URL(sim.ArxivAPI), interval: 10 * time.Millisecond, pageLimit: 500}
 	f.plausible = classify.Plausibility{MaxSources: classify.DefaultMaxSources, MaxShare: classify.DefaultMaxShare,
 		NearlyAll: classify.DefaultNearlyAll, UniformLabels: classify.DefaultUniformLabels, RepeatedRationale: classify.DefaultRepeatedRationale}
 	if f.llm.base == "" {

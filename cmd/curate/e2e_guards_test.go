@@ -228,7 +228,7 @@ func TestE2EDiskFull(t *testing.T) {
 	if code, _, stderr := runCLI(t, map[string]string{"SOURCE_DATE_EPOCH": e2eEpoch}, e2eRunArgs(t, s, ref+"/store", ref+"/dataset", "--arxiv-interval", "1ms", "--s2-interval", "1ms")...); code != 0 {
 		t.Fatalf("reference run: exit %d\n%s", code, stderr)
 	}
-	got, want := e2eShards(t, out+"/dataset"), e2eShards(t, ref+"/dataset")
+	got, want := readShards(t, out+"/dataset"), readShards(t, ref+"/dataset")
 	for name, b := range want {
 		if string(got[name]) != string(b) {
 			t.Errorf("%s differs from an uninterrupted run's", filepath.Base(name))

@@ -118,7 +118,7 @@ func TestE2ECrashAndInterrupt(t *testing.T) {
 		t.Fatalf("uninterrupted run: exit %d\n%s", p.code, p.stderr.String())
 	}
 	refWall := time.Since(p.started)
-	want := e2eShards(t, refDir+"/dataset")
+	want := readShards(t, refDir+"/dataset")
 	t.Logf("uninterrupted run: %s, %d LLM calls, %d Parquet files", refWall.Round(time.Millisecond), ref.Service(sim.LLM).Stats().Requests, len(want))
 
 	t.Run("kill", func(t *testing.T) {
@@ -163,7 +163,7 @@ func TestE2ECrashAndInterrupt(t *testing.T) {
 		if !p.wait(60*time.Second) || p.code != 0 {
 			t.Fatalf("final run: exit %d\n%s", p.code, p.stderr.String())
 		}
-		got := e2eShards(t, dir+"/dataset")
+		got := readShards(t, dir+"/dataset")
 		if !maps.EqualFunc(got, want, bytes.Equal) {
 			t.Errorf("the dataset after %d kills differs from the uninterrupted run's: files %v vs %v",
 				len(kills), slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
@@ -274,7 +274,7 @@ func TestE2ECrashAndInterrupt(t *testing.T) {
 		if !p.wait(60*time.Second) || p.code != 0 {
 			t.Fatalf("run after the interrupt: exit %d\n%s", p.code, p.stderr.String())
 		}
-		if got := e2eShards(t, dir+"/dataset"); !maps.EqualFunc(got, want, bytes.Equal) {
+		if got := readShards(t, dir+"/dataset"); !maps.EqualFunc(got, want, bytes.Equal) {
 			t.Errorf("the dataset after an interrupt differs from the uninterrupted run's")
 		}
 		if bug != "" {

@@ -58,24 +58,6 @@ func e2eBuild(t *testing.T) string {
 	return bin
 }
 
-// e2eShards reads a dataset's Parquet files by name.
-func e2eShards(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "data", "*.parquet"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no Parquet files in %s (%v)", dir, err)
-	}
-	out := map[string][]byte{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[filepath.Base(f)] = b
-	}
-	return out
-}
-
 // e2eDataset returns the target IDs in a published dataset and its
 // dropped targets by ID.
 func e2eDataset(t *testing.T, dir string) (in map[string]bool, dropped map[string]dataset.Dropped) {

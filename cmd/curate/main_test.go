@@ -15,9 +15,10 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/demo"
-	"github.com/groundwork/curate/fetch/fetchtest"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 )
 
@@ -76,10 +77,10 @@ func TestParseCommand(t *testing.T) {
 }
 
 func TestFetchAndShow(t *testing.T) {
-	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
-	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
-	a5.Fixture(t, "/html/1706.03762", "ar5iv-1706.03762.html")
-	a5.Lacks("/html/hep-th/9901001")
+	c := sim.NewCorpus()
+	ax, a5 := simtest.Serve(t, sim.Arxiv, c), simtest.Serve(t, sim.Ar5iv, c)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2507.11127", "arxiv-2507.11127v1.html")
+	simtest.AddFixturePage(t, c, sim.HTMLAr5iv, "1706.03762", "ar5iv-1706.03762.html") // and a 307 for hep-th/9901001
 	dir := t.TempDir()
 	env := map[string]string{
 		"CURATE_STORE": dir, "CURATE_ARXIV_BASE": ax.URL, "CURATE_AR5IV_BASE": a5.URL,
@@ -103,10 +104,10 @@ func TestFetchAndShow(t *testing.T) {
 	}
 
 	// Again: nothing is requested.
-	before := len(ax.Hits("")) + len(a5.Hits(""))
+	before := len(ax.Calls()) + len(a5.Calls())
 	code, out, stderr = runCLI(t, env, append([]string{"fetch", "2507.11127", "1706.03762"}, common...)...)
-	if code != 0 || !strings.Contains(out, "2507.11127\tstored") || len(ax.Hits(""))+len(a5.Hits("")) != before {
-		t.Errorf("second fetch: exit %d, out %q, stderr %q, requests %d", code, out, stderr, len(ax.Hits(""))+len(a5.Hits(""))-before)
+	if code != 0 || !strings.Contains(out, "2507.11127\tstored") || len(ax.Calls())+len(a5.Calls()) != before {
+		t.Errorf("second fetch: exit %d, out %q, stderr %q, requests %d", code, out, stderr, len(ax.Calls())+len(a5.Calls())-before)
 	}
 
 	// show prints the stored records as JSON, with the Document inline.
@@ -162,8 +163,9 @@ func TestTargetsFile(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
-	ax, a5 := fetchtest.NewSite(t), fetchtest.NewSite(t)
-	ax.Fixture(t, "/html/2507.11127", "arxiv-2507.11127v1.html")
+	c := sim.NewCorpus()
+	ax, a5 := simtest.Serve(t, sim.Arxiv, c), simtest.Serve(t, sim.Ar5iv, c)
+	simtest.AddFixturePage(t, c, sim.HTMLArxiv, "2507.11127", "arxiv-2507.11127v1.html")
 	dir := t.TempDir()
 	env := map[string]string{"CURATE_STORE": dir, "CURATE_ARXIV_BASE": ax.URL, "CURATE_AR5IV_BASE": a5.URL}
 	runCLI(t, env, "fetch", "2507.11127", "2101.00001", "--arxiv-interval", "1ms", "--retries", "0")
@@ -322,8 +324,8 @@ func TestRunMisbehavingLLM(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"LLM_API_KEY": key}
 	code, out, stderr := runCLI(t, env, "run", "--store", dir, "--targets", writeTargets(t, demo.TargetIDs()),
-		"--arxiv-base", srv.URL(demo.Arxiv), "--ar5iv-base", srv.URL(demo.Ar5iv), "--arxiv-interval", "1ms",
-		"--s2-base", srv.URL(demo.S2), "--arxiv-api-base", srv.URL(demo.ArxivAPI), "--s2-interval", "1ms",
+		"--arxiv-base", srv.URL(sim.Arxiv), "--ar5iv-base", srv.URL(sim.Ar5iv), "--arxiv-interval", "1ms",
+		"--s2-base", srv.URL(sim.S2), "--arxiv-api-base", srv.URL(sim.ArxivAPI), "--s2-interval", "1ms",
 		"--llm-base", llmSrv.URL+"/v1", "--llm-model", "fake-1", "--price", "fake-1=1/2", "--log", "debug")
 	if code != 1 {
 		t.Errorf("exit %d, want 1 (targets failed)", code)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/groundwork/curate/demo"
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )
 
@@ -27,7 +28,7 @@ func demoWorld(t *testing.T, dir string) (map[string]string, *atomic.Int64) {
 	t.Helper()
 	var n atomic.Int64
 	env := map[string]string{"CURATE_STORE": dir + "/store", "SOURCE_DATE_EPOCH": "1767225600"}
-	for name, key := range map[string]string{demo.Arxiv: "CURATE_ARXIV_BASE", demo.Ar5iv: "CURATE_AR5IV_BASE", demo.S2: "CURATE_S2_BASE", demo.ArxivAPI: "CURATE_ARXIV_API_BASE"} {
+	for name, key := range map[string]string{sim.Arxiv: "CURATE_ARXIV_BASE", sim.Ar5iv: "CURATE_AR5IV_BASE", sim.S2: "CURATE_S2_BASE", sim.ArxivAPI: "CURATE_ARXIV_API_BASE"} {
 		h, err := demo.ServiceHandler(name)
 		if err != nil {
 			t.Fatal(err)

@@ -2,40 +2,31 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"html"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/groundwork/curate/demo"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 )
 
-// fakeOAI serves one ListRecords page naming the given papers as new.
-func fakeOAI(t *testing.T, ids []string, created string) (*httptest.Server, *atomic.Int32) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		if r.URL.Query().Get("verb") != "ListRecords" {
-			http.Error(w, "want ListRecords", http.StatusBadRequest)
-			return
-		}
-		var recs strings.Builder
-		for _, id := range ids {
-			fmt.Fprintf(&recs, `<record><header><identifier>oai:arXiv.org:%s</identifier><datestamp>%s</datestamp><setSpec>cs</setSpec></header>
-<metadata><arXiv xmlns="http://arxiv.org/OAI/arXiv/"><id>%s</id><created>%s</created><authors><author><keyname>Doe</keyname><forenames>J.</forenames></author></authors><title>T</title><categories>cs.CL cs.LG</categories><abstract>A.</abstract></arXiv></metadata></record>`, id, created, id, created)
-		}
-		w.Header().Set("Content-Type", "text/xml")
-		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
-<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-11-30T00:00:00Z</responseDate>
-<request verb="ListRecords">%s</request><ListRecords>%s</ListRecords></OAI-PMH>`, html.EscapeString(r.URL.String()), recs.String())
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hits
+// oaiRepository is the simulated OAI-PMH repository holding the given
+// papers as new on day created.
+func oaiRepository(t *testing.T, ids []string, created string) *simtest.Server {
+	t.Helper()
+	day, err := time.Parse(time.DateOnly, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sim.NewCorpus()
+	for _, id := range ids {
+		m := sim.OAIMeta{ID: id, Datestamp: day, Created: day, Authors: []string{"J. Doe"}, Title: "T", Categories: []string{"cs.CL", "cs.LG"}, Abstract: "A."}
+		c.AddOAIRecord("arXiv", m.Record("arXiv"))
+	}
+	return simtest.Serve(t, sim.OAIPMH, c)
 }
 
 // TestRefresh publishes versions as targets arrive from the targets file
@@ -50,8 +41,8 @@ func TestRefresh(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "published")
 	base := []string{"refresh", "--store", filepath.Join(dir, "store"), "--out", out,
-		"--arxiv-base", srv.URL(demo.Arxiv), "--ar5iv-base", srv.URL(demo.Ar5iv), "--arxiv-interval", "1ms",
-		"--s2-base", srv.URL(demo.S2), "--arxiv-api-base", srv.URL(demo.ArxivAPI), "--s2-interval", "1ms"}
+		"--arxiv-base", srv.URL(sim.Arxiv), "--ar5iv-base", srv.URL(sim.Ar5iv), "--arxiv-interval", "1ms",
+		"--s2-base", srv.URL(sim.S2), "--arxiv-api-base", srv.URL(sim.ArxivAPI), "--s2-interval", "1ms"}
 	env := map[string]string{"SOURCE_DATE_EPOCH": "1767225600"}
 
 	// 1. Four targets from the file.
@@ -74,14 +65,14 @@ func TestRefresh(t *testing.T) {
 	}
 
 	// 3. Two more papers from the OAI-PMH feed.
-	oai, hits := fakeOAI(t, ids[4:], "2026-11-29")
-	code, _, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]), "--oai-base", oai.URL, "--oai-set", "cs", "--oai-since", "2026-11-28")...)
+	oai := oaiRepository(t, ids[4:], "2026-11-29")
+	code, _, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]), "--oai-base", oai.URL+sim.OAIPath, "--oai-set", "cs", "--oai-since", "2026-11-28")...)
 	if code != 0 {
 		t.Fatalf("harvesting refresh: exit %d\n%s", code, stderr)
 	}
 	third := readChangelog(t, out)
-	if hits.Load() == 0 || third.Previous != first.Version || len(third.Added) == 0 {
-		t.Errorf("harvest: %d OAI requests, changelog %+v", hits.Load(), third)
+	if len(oai.Calls()) == 0 || third.Previous != first.Version || len(third.Added) == 0 {
+		t.Errorf("harvest: %d OAI requests, changelog %+v", len(oai.Calls()), third)
 	}
 	for _, want := range ids[4:] {
 		if !strings.Contains(strings.Join(third.Added, " "), want) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/sft"
 	"github.com/groundwork/curate/sft/gate"
 )
@@ -110,12 +111,7 @@ func TestSFTEndpoint(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
 		content := teacherAnswer(t, r)
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "x", "object": "chat.completion", "model": "teacher-1",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content}}},
-			"usage":   map[string]any{"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200},
-		})
+		testutil.WriteJSON(w, http.StatusOK, testutil.ChatCompletion("teacher-1", content, "", &testutil.Usage{Prompt: 1000, Completion: 200}))
 	}))
 	defer srv.Close()
 	dir := t.TempDir()

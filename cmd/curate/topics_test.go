@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/topics"
@@ -166,8 +166,7 @@ func TestTopicsLLMTags(t *testing.T) {
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"x","object":"chat.completion","model":"fake-1","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\"tag\": \"A shared research topic\"}"}}],"usage":{"prompt_tokens":50,"completion_tokens":8,"total_tokens":58}}`)
+		testutil.WriteJSON(w, http.StatusOK, testutil.ChatCompletion("fake-1", `{"tag": "A shared research topic"}`, "", &testutil.Usage{Prompt: 50, Completion: 8}))
 	}))
 	defer srv.Close()
 	dir := t.TempDir()

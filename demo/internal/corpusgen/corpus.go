@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/groundwork/curate/sim"
 )
 
 // Cutoff is the date from which a target belongs to the test split.
@@ -53,17 +55,17 @@ func Build() (map[string][]byte, error) {
 	}
 
 	// Reference lists first: a record's referenceCount is their length.
-	records := map[string]s2Paper{}
+	records := map[string]sim.S2Paper{}
 	for _, p := range papers {
 		records[p.Key] = s2Record(p, 0)
 	}
-	refs := map[string][]s2Edge{}
+	refs := map[string][]sim.S2Edge{}
 	for _, p := range papers {
 		if p.Page != nil {
 			refs[p.Key] = s2References(p, quirks[p.Key], records)
 		}
 	}
-	var list []s2Paper
+	var list []sim.S2Paper
 	for _, p := range papers {
 		n, ok := len(refs[p.Key]), refs[p.Key] != nil
 		if !ok {
@@ -174,7 +176,7 @@ func marshalLines[T any](list []T) ([]byte, error) {
 
 // marshalReferences writes a whole reference list as the body S2 returns
 // for offset 0 when the list fits one page: offset, no next, data.
-func marshalReferences(edges []s2Edge) ([]byte, error) {
+func marshalReferences(edges []sim.S2Edge) ([]byte, error) {
 	data, err := marshalLines(edges)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/groundwork/curate/sim"
 )
 
 // The manifest's shape. demo.Manifest reads it; a test there decodes it
@@ -99,7 +101,7 @@ const manifestNote = "Synthetic demo corpus: every paper, author, venue and DOI 
 
 var reCite = regexp.MustCompile(`\{\{([^}]*)\}\}`)
 
-func buildManifest(tgts []Target, refs map[string][]s2Edge) manifest {
+func buildManifest(tgts []Target, refs map[string][]sim.S2Edge) manifest {
 	m := manifest{Note: manifestNote, Cutoff: Cutoff, Contamination: []mContaminated{}, Quirks: []mQuirk{}}
 	isTarget := map[string]*Paper{}
 	sourceOf := map[string][]string{} // paper key -> targets' arXiv ids having it as a source

@@ -8,83 +8,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/groundwork/curate/sim"
 )
 
-// The Semantic Scholar shapes, with fields in the order the API writes
-// them. Pointers and nil slices are the API's nulls.
-
-type s2ExternalIDs struct {
-	DBLP     string `json:"DBLP,omitempty"`
-	ArXiv    string `json:"ArXiv,omitempty"`
-	DOI      string `json:"DOI,omitempty"`
-	CorpusID int    `json:"CorpusId"`
-}
-
-type s2Venue struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-	Type string `json:"type"`
-}
-
-type s2OpenAccess struct {
-	URL        string  `json:"url"`
-	Status     *string `json:"status"`
-	License    *string `json:"license"`
-	Disclaimer string  `json:"disclaimer,omitempty"`
-}
-
-type s2FieldOfStudy struct {
-	Category string `json:"category"`
-	Source   string `json:"source"`
-}
-
-type s2Journal struct {
-	Name   string `json:"name,omitempty"`
-	Volume string `json:"volume,omitempty"`
-	Pages  string `json:"pages,omitempty"`
-}
-
-type s2Author struct {
-	AuthorID *string `json:"authorId"`
-	Name     string  `json:"name"`
-}
-
-type s2Paper struct {
-	PaperID                  *string           `json:"paperId"`
-	ExternalIDs              *s2ExternalIDs    `json:"externalIds"`
-	CorpusID                 *int              `json:"corpusId"`
-	PublicationVenue         *s2Venue          `json:"publicationVenue"`
-	URL                      *string           `json:"url"`
-	Title                    string            `json:"title"`
-	Abstract                 *string           `json:"abstract"`
-	Venue                    string            `json:"venue"`
-	Year                     *int              `json:"year"`
-	ReferenceCount           *int              `json:"referenceCount"`
-	CitationCount            *int              `json:"citationCount"`
-	InfluentialCitationCount *int              `json:"influentialCitationCount"`
-	IsOpenAccess             *bool             `json:"isOpenAccess"`
-	OpenAccessPdf            *s2OpenAccess     `json:"openAccessPdf"`
-	FieldsOfStudy            []string          `json:"fieldsOfStudy"`
-	S2FieldsOfStudy          []s2FieldOfStudy  `json:"s2FieldsOfStudy"`
-	PublicationTypes         []string          `json:"publicationTypes"`
-	PublicationDate          *string           `json:"publicationDate"`
-	Journal                  *s2Journal        `json:"journal"`
-	CitationStyles           map[string]string `json:"citationStyles"`
-	Authors                  []s2Author        `json:"authors"`
-}
-
-type s2Context struct {
-	Context string   `json:"context"`
-	Intents []string `json:"intents"`
-}
-
-type s2Edge struct {
-	Contexts           []string    `json:"contexts"`
-	Intents            []string    `json:"intents"`
-	ContextsWithIntent []s2Context `json:"contextsWithIntent"`
-	IsInfluential      bool        `json:"isInfluential"`
-	CitedPaper         s2Paper     `json:"citedPaper"`
-}
+// The Semantic Scholar shapes are sim's (sim.S2Paper and the rest): one
+// declaration of the wire format for the demo, the synthetic world and the
+// tests.
 
 // paperID is a paper's invented 40-hex S2 id.
 func paperID(key string) string {
@@ -111,9 +41,9 @@ func ptr[T any](v T) *T { return &v }
 
 // s2Record is the full /paper record of p; refCount is the length of its
 // reference list.
-func s2Record(p *Paper, refCount int) s2Paper {
+func s2Record(p *Paper, refCount int) sim.S2Paper {
 	id := paperID(p.Key)
-	ext := &s2ExternalIDs{ArXiv: p.Arxiv, DOI: p.DOI, CorpusID: corpusID(p.Key)}
+	ext := &sim.S2ExternalIDs{ArXiv: p.Arxiv, DOI: p.DOI, CorpusID: int64(corpusID(p.Key))}
 	if p.Arxiv != "" && p.DOI == "" {
 		ext.DOI = "10.48550/arXiv." + p.Arxiv
 	}
@@ -122,7 +52,7 @@ func s2Record(p *Paper, refCount int) s2Paper {
 	} else if p.Key == "reject" {
 		ext.DBLP = "journals/jmlr/HolmN19"
 	}
-	r := s2Paper{
+	r := sim.S2Paper{
 		PaperID:                  ptr(id),
 		ExternalIDs:              ext,
 		CorpusID:                 ptr(ext.CorpusID),
@@ -136,7 +66,7 @@ func s2Record(p *Paper, refCount int) s2Paper {
 		IsOpenAccess:             ptr(p.Arxiv != ""),
 		FieldsOfStudy:            p.Fields,
 		PublicationTypes:         p.PubTypes,
-		Authors:                  []s2Author{},
+		Authors:                  []sim.S2Author{},
 		CitationStyles:           map[string]string{"bibtex": bibtex(p)},
 	}
 	if p.S2Title != "" {
@@ -149,37 +79,37 @@ func s2Record(p *Paper, refCount int) s2Paper {
 		r.Venue = "arXiv.org"
 	}
 	if p.VenueType != "" {
-		r.PublicationVenue = &s2Venue{ID: venueID(p.Venue), Name: p.Venue, Type: p.VenueType}
+		r.PublicationVenue = &sim.S2Venue{ID: venueID(p.Venue), Name: p.Venue, Type: p.VenueType}
 	}
 	switch {
 	case p.Arxiv != "":
-		r.OpenAccessPdf = &s2OpenAccess{URL: "https://arxiv.org/pdf/" + p.Arxiv, Status: ptr("GREEN")}
+		r.OpenAccessPDF = &sim.S2OpenAccessPDF{URL: "https://arxiv.org/pdf/" + p.Arxiv, Status: ptr("GREEN")}
 	case p.NoAbstract:
-		r.OpenAccessPdf = &s2OpenAccess{Status: ptr("CLOSED"), Disclaimer: "Notice: The following paper fields have been elided by the publisher: {'abstract'}. " +
+		r.OpenAccessPDF = &sim.S2OpenAccessPDF{Status: ptr("CLOSED"), Disclaimer: "Notice: The following paper fields have been elided by the publisher: {'abstract'}. " +
 			"Paper or abstract available at https://api.unpaywall.org/v2/" + p.DOI + "?email=<INSERT_YOUR_EMAIL> or https://doi.org/" + p.DOI +
 			", which is subject to the license by the author or copyright owner provided with this content. Please go to the source to verify the license and copyright information for your use."}
 	default:
-		r.OpenAccessPdf = &s2OpenAccess{}
+		r.OpenAccessPDF = &sim.S2OpenAccessPDF{}
 	}
 	for _, f := range p.Fields {
-		r.S2FieldsOfStudy = append(r.S2FieldsOfStudy, s2FieldOfStudy{f, "external"})
+		r.S2FieldsOfStudy = append(r.S2FieldsOfStudy, sim.S2FieldOfStudy{Category: f, Source: "external"})
 	}
 	if len(p.Fields) > 0 {
-		r.S2FieldsOfStudy = append(r.S2FieldsOfStudy, s2FieldOfStudy{p.Fields[0], "s2-fos-model"})
+		r.S2FieldsOfStudy = append(r.S2FieldsOfStudy, sim.S2FieldOfStudy{Category: p.Fields[0], Source: "s2-fos-model"})
 	}
 	if p.PubDate != "" {
 		r.PublicationDate = ptr(p.PubDate)
 	}
 	switch {
 	case p.Journal != "":
-		r.Journal = &s2Journal{Name: p.Journal, Volume: p.Volume, Pages: p.Pages}
+		r.Journal = &sim.S2Journal{Name: p.Journal, Volume: p.Volume, Pages: p.Pages}
 	case p.Venue != "":
-		r.Journal = &s2Journal{Name: p.Venue}
+		r.Journal = &sim.S2Journal{Name: p.Venue}
 	case p.Arxiv != "":
-		r.Journal = &s2Journal{Name: "ArXiv", Volume: "abs/" + p.Arxiv}
+		r.Journal = &sim.S2Journal{Name: "ArXiv", Volume: "abs/" + p.Arxiv}
 	}
 	for _, a := range p.Authors {
-		r.Authors = append(r.Authors, s2Author{AuthorID: ptr(authorID(a)), Name: a})
+		r.Authors = append(r.Authors, sim.S2Author{AuthorID: ptr(authorID(a)), Name: a})
 	}
 	return r
 }
@@ -205,7 +135,7 @@ func bibtex(p *Paper) string {
 
 // s2References builds the S2 reference list of a page's paper, imperfect
 // as its quirks say.
-func s2References(p *Paper, q S2Quirks, records map[string]s2Paper) []s2Edge {
+func s2References(p *Paper, q S2Quirks, records map[string]sim.S2Paper) []sim.S2Edge {
 	contexts := map[string][]string{}
 	num := map[string]int{}
 	for i, it := range p.Page.Bib {
@@ -216,11 +146,11 @@ func s2References(p *Paper, q S2Quirks, records map[string]s2Paper) []s2Edge {
 			contexts[k] = append(contexts[k], plainSentence(s, num))
 		}
 	})
-	edge := func(key string) s2Edge {
-		e := s2Edge{
+	edge := func(key string) sim.S2Edge {
+		e := sim.S2Edge{
 			Contexts:           []string{},
 			Intents:            []string{},
-			ContextsWithIntent: []s2Context{},
+			ContextsWithIntent: []sim.S2Context{},
 			IsInfluential:      slices.Contains(q.Influential, key),
 		}
 		if in := q.Intents[key]; in != nil {
@@ -229,11 +159,11 @@ func s2References(p *Paper, q S2Quirks, records map[string]s2Paper) []s2Edge {
 		if !slices.Contains(q.NoContexts, key) {
 			for _, c := range contexts[key] {
 				e.Contexts = append(e.Contexts, c)
-				e.ContextsWithIntent = append(e.ContextsWithIntent, s2Context{Context: c, Intents: e.Intents})
+				e.ContextsWithIntent = append(e.ContextsWithIntent, sim.S2Context{Context: c, Intents: e.Intents})
 			}
 		}
 		if u, ok := q.Unresolved[key]; ok {
-			e.CitedPaper = s2Paper{Title: u.Title, Venue: u.Venue, Year: ptr(u.Year), Authors: []s2Author{}}
+			e.CitedPaper = sim.S2Paper{Title: u.Title, Venue: u.Venue, Year: ptr(u.Year), Authors: []sim.S2Author{}}
 			return e
 		}
 		e.CitedPaper = records[key]
@@ -242,7 +172,7 @@ func s2References(p *Paper, q S2Quirks, records map[string]s2Paper) []s2Edge {
 		}
 		return e
 	}
-	var out []s2Edge
+	var out []sim.S2Edge
 	for i, it := range p.Page.Bib {
 		if i == 3 {
 			for _, k := range q.Extra {

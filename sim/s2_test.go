@@ -1,4 +1,4 @@
-package s2test_test
+package sim_test
 
 import (
 	"bytes"
@@ -18,15 +18,16 @@ import (
 
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/s2"
-	"github.com/groundwork/curate/s2/s2test"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 )
 
-// client returns an s2 Client on a real httpx stack with tiny waits.
-func client(t *testing.T, base, key string, opts s2.Options) *s2.Client {
+// s2Client returns an s2 Client on a real httpx stack with tiny waits.
+func s2Client(t *testing.T, base, key string, opts s2.Options) *s2.Client {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	hc, err := httpx.New(httpx.Config{
-		UserAgent:    httpx.UserAgent("s2test", "test@example.org"),
+		UserAgent:    httpx.UserAgent("sim-test", "test@example.org"),
 		RetryMax:     3,
 		RetryWaitMin: time.Millisecond,
 		RetryWaitMax: 5 * time.Millisecond,
@@ -52,8 +53,8 @@ type response struct {
 	body   []byte
 }
 
-// get sends a raw request: path is sent as written (not re-escaped).
-func get(t *testing.T, srv *s2test.Server, method, path string, q url.Values, body string, header ...string) response {
+// s2Get sends a raw request: path is sent as written (not re-escaped).
+func s2Get(t *testing.T, srv *simtest.Server, method, path string, q url.Values, body string, header ...string) response {
 	t.Helper()
 	u := srv.URL + path
 	if len(q) > 0 {
@@ -78,6 +79,9 @@ func get(t *testing.T, srv *s2test.Server, method, path string, q url.Values, bo
 	return response{resp.StatusCode, resp.Header, b}
 }
 
+func offset(c sim.Call) int { o, _ := simtest.OffsetLimit(c); return o }
+func limit(c sim.Call) int  { _, l := simtest.OffsetLimit(c); return l }
+
 // generic decodes JSON with numbers kept exact.
 func generic(t *testing.T, b []byte) any {
 	t.Helper()
@@ -101,27 +105,28 @@ func sameJSON(t *testing.T, what string, got, want []byte) {
 // as they were recorded, and the client pages through them.
 func TestRecordedPagesReplayed(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
-	edges := srv.LoadRecordedReferences(t)
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
+	edges := simtest.LoadRecordedReferences(t, c)
 	if len(edges) != 156 {
 		t.Fatalf("%d recorded edges, the manifest says 156", len(edges))
 	}
 	// The recording asked for CorpusID: with a capital D.
-	path := s2test.ReferencesPath("CorpusID:1033682")
+	path := sim.S2ReferencesPath("CorpusID:1033682")
 	for _, p := range []struct {
 		offset string
 		file   string
-	}{{"0", s2test.FileReferencesPage1}, {"100", s2test.FileReferencesLastPage}} {
-		r := get(t, srv, "GET", path, url.Values{"fields": {s2test.RecordedFields}, "offset": {p.offset}, "limit": {"100"}}, "")
+	}{{"0", simtest.FileReferencesPage1}, {"100", simtest.FileReferencesLastPage}} {
+		r := s2Get(t, srv, "GET", path, url.Values{"fields": {simtest.RecordedFields}, "offset": {p.offset}, "limit": {"100"}}, "")
 		if r.status != 200 {
 			t.Fatalf("offset %s: status %d %s", p.offset, r.status, r.body)
 		}
-		sameJSON(t, "page at offset "+p.offset, r.body, s2test.Fixture(t, p.file))
+		sameJSON(t, "page at offset "+p.offset, r.body, simtest.S2Fixture(t, p.file))
 	}
 
-	c := client(t, srv.URL, "", s2.Options{PageLimit: 100})
-	srv.ResetRequests()
-	list, err := c.References(context.Background(), s2test.RecordedReferencesID)
+	cl := s2Client(t, srv.URL, "", s2.Options{PageLimit: 100})
+	srv.Reset()
+	list, err := cl.References(context.Background(), simtest.RecordedReferencesID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +143,8 @@ func TestRecordedPagesReplayed(t *testing.T) {
 		t.Errorf("%d unresolved edges, want the 9 recorded", unresolved)
 	}
 	var offsets []int
-	for _, r := range srv.Requests() {
-		offsets = append(offsets, r.Offset())
+	for _, r := range srv.Calls() {
+		offsets = append(offsets, offset(r))
 	}
 	if !slices.Equal(offsets, []int{0, 100}) {
 		t.Errorf("offsets asked %v, want [0 100]", offsets)
@@ -150,34 +155,33 @@ func TestRecordedPagesReplayed(t *testing.T) {
 // requests with the recorded bodies.
 func TestRecordedPaperAndBatch(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
-	srv.LoadFixtures(t)
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
+	simtest.LoadS2Fixtures(t, c)
 
-	paperFields := "authors,citationCount,citationStyles,externalIds,influentialCitationCount,isOpenAccess,journal,openAccessPdf,publicationDate,publicationTypes,title,url,venue,year"
-	r := get(t, srv, "GET", s2test.PaperPath(s2test.RecordedPaperID), url.Values{"fields": {paperFields}}, "")
+	r := s2Get(t, srv, "GET", sim.S2PaperPath(simtest.RecordedPaperID), url.Values{"fields": {simtest.RecordedPaperFields}}, "")
 	if r.status != 200 {
 		t.Fatalf("paper: status %d %s", r.status, r.body)
 	}
-	sameJSON(t, "paper", r.body, s2test.Fixture(t, s2test.FilePaper))
+	sameJSON(t, "paper", r.body, simtest.S2Fixture(t, simtest.FilePaper))
 
-	batchFields := "abstract,authors,citationCount,citationStyles,corpusId,externalIds,fieldsOfStudy,influentialCitationCount,isOpenAccess,journal,openAccessPdf,paperId,publicationDate,publicationTypes,publicationVenue,referenceCount,s2FieldsOfStudy,title,url,venue,year"
-	ids, _ := json.Marshal(map[string][]string{"ids": s2test.RecordedBatchIDs})
-	r = get(t, srv, "POST", s2test.BatchPath, url.Values{"fields": {batchFields}}, string(ids))
+	ids, _ := json.Marshal(map[string][]string{"ids": simtest.RecordedBatchIDs})
+	r = s2Get(t, srv, "POST", sim.S2BatchPath, url.Values{"fields": {simtest.RecordedBatchFields}}, string(ids))
 	if r.status != 200 {
 		t.Fatalf("batch: status %d %s", r.status, r.body)
 	}
-	sameJSON(t, "batch", r.body, s2test.Fixture(t, s2test.FileBatch))
-	if got := srv.RequestsTo(s2test.BatchPath); len(got) != 1 || !slices.Equal(got[0].IDs, s2test.RecordedBatchIDs) {
+	sameJSON(t, "batch", r.body, simtest.S2Fixture(t, simtest.FileBatch))
+	if got := srv.CallsTo(sim.S2BatchPath); len(got) != 1 || !slices.Equal(got[0].IDs, simtest.RecordedBatchIDs) {
 		t.Errorf("batch request log %+v", got)
 	}
 
 	// Through the client: aligned, nil for the unknown id.
-	c := client(t, srv.URL, "", s2.Options{})
-	papers, err := c.Batch(context.Background(), s2test.RecordedBatchIDs)
+	cl := s2Client(t, srv.URL, "", s2.Options{})
+	papers, err := cl.Batch(context.Background(), simtest.RecordedBatchIDs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if papers[0] != nil || papers[2] == nil || papers[2].DOI() != "10.2139/ssrn.2250500" || papers[3].PaperID != s2test.RecordedBatchIDs[3] {
+	if papers[0] != nil || papers[2] == nil || papers[2].DOI() != "10.2139/ssrn.2250500" || papers[3].PaperID != simtest.RecordedBatchIDs[3] {
 		t.Errorf("batch results not aligned with the ids: %v", papers)
 	}
 }
@@ -186,23 +190,24 @@ func TestRecordedPaperAndBatch(t *testing.T) {
 // recorded ones.
 func TestRecordedErrorBodies(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
-	r := get(t, srv, "GET", s2test.PaperPath("DOI:10.1101/2024.04.01.587366"), url.Values{"fields": {"authors,title"}}, "")
-	if want := s2test.Fixture(t, s2test.File404); r.status != 404 || !bytes.Equal(r.body, want) {
+	srv := simtest.Serve(t, sim.S2, sim.NewCorpus())
+	r := s2Get(t, srv, "GET", sim.S2PaperPath("DOI:10.1101/2024.04.01.587366"), url.Values{"fields": {"authors,title"}}, "")
+	if want := simtest.S2Fixture(t, simtest.File404); r.status != 404 || !bytes.Equal(r.body, want) {
 		t.Errorf("404: status %d body %q, want %q", r.status, r.body, want)
 	}
-	r = get(t, srv, "GET", s2test.PaperPath("10.1093/mind/lix.236.433"), url.Values{"fields": {"unknown"}}, "")
-	if want := s2test.Fixture(t, s2test.File400); r.status != 400 || !bytes.Equal(r.body, want) {
+	r = s2Get(t, srv, "GET", sim.S2PaperPath("10.1093/mind/lix.236.433"), url.Values{"fields": {"unknown"}}, "")
+	if want := simtest.S2Fixture(t, simtest.File400); r.status != 400 || !bytes.Equal(r.body, want) {
 		t.Errorf("400: status %d body %q, want %q", r.status, r.body, want)
 	}
 }
 
 func TestFieldValidation(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
-	srv.LoadRecordedReferences(t)
-	refs := s2test.ReferencesPath(s2test.RecordedReferencesID)
-	paper := s2test.PaperPath(s2test.RecordedReferencesID)
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
+	simtest.LoadRecordedReferences(t, c)
+	refs := sim.S2ReferencesPath(simtest.RecordedReferencesID)
+	paper := sim.S2PaperPath(simtest.RecordedReferencesID)
 	tests := []struct {
 		path, fields string
 		status       int
@@ -218,7 +223,7 @@ func TestFieldValidation(t *testing.T) {
 		{paper, s2.PaperFields, 200, ""},
 	}
 	for _, tt := range tests {
-		r := get(t, srv, "GET", tt.path, url.Values{"fields": {tt.fields}}, "")
+		r := s2Get(t, srv, "GET", tt.path, url.Values{"fields": {tt.fields}}, "")
 		if r.status != tt.status {
 			t.Errorf("%s?fields=%s: status %d (%s), want %d", tt.path, tt.fields, r.status, r.body, tt.status)
 			continue
@@ -234,7 +239,7 @@ func TestFieldValidation(t *testing.T) {
 	// Responses carry paperId and the fields asked for, or paperId and
 	// title when none are (the recorded fields=title shape).
 	for _, fields := range []string{"", "title"} {
-		r := get(t, srv, "GET", refs, url.Values{"fields": {fields}, "limit": {"3"}}, "")
+		r := s2Get(t, srv, "GET", refs, url.Values{"fields": {fields}, "limit": {"3"}}, "")
 		var page struct {
 			Next int
 			Data []map[string]map[string]any
@@ -248,7 +253,7 @@ func TestFieldValidation(t *testing.T) {
 			}
 		}
 	}
-	r := get(t, srv, "GET", refs, url.Values{"fields": {"isInfluential,year"}, "limit": {"1"}}, "")
+	r := s2Get(t, srv, "GET", refs, url.Values{"fields": {"isInfluential,year"}, "limit": {"1"}}, "")
 	var page struct{ Data []map[string]json.RawMessage }
 	json.Unmarshal(r.body, &page)
 	var cited map[string]any
@@ -262,11 +267,12 @@ func TestFieldValidation(t *testing.T) {
 // of offset paging.
 func TestPaging(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
 	const id = "ARXIV:2401.00001"
-	srv.AddSyntheticReferences(id, 1234, s2test.Synth{Unresolved: 10, NullAbstract: 4})
-	c := client(t, srv.URL, "", s2.Options{PageLimit: 500})
-	list, err := c.References(context.Background(), "arXiv:2401.00001v2")
+	simtest.AddSyntheticReferences(t, c, id, 1234, simtest.Synth{Unresolved: 10, NullAbstract: 4})
+	cl := s2Client(t, srv.URL, "", s2.Options{PageLimit: 500})
+	list, err := cl.References(context.Background(), "arXiv:2401.00001v2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,8 +280,8 @@ func TestPaging(t *testing.T) {
 		t.Fatalf("%d edges over %d pages, want 1234 over 3", len(list.Edges), list.Pages)
 	}
 	var offsets, limits []int
-	for _, r := range srv.Requests() {
-		offsets, limits = append(offsets, r.Offset()), append(limits, r.Limit())
+	for _, r := range srv.Calls() {
+		offsets, limits = append(offsets, offset(r)), append(limits, limit(r))
 	}
 	if !slices.Equal(offsets, []int{0, 500, 1000}) || !slices.Equal(limits, []int{500, 500, 500}) {
 		t.Errorf("offsets %v limits %v", offsets, limits)
@@ -322,7 +328,7 @@ func TestPaging(t *testing.T) {
 			ids = append(ids, e.CitedPaper.PaperID)
 		}
 	}
-	papers, err := c.Batch(context.Background(), append(ids, "CorpusId:1"), "abstract")
+	papers, err := cl.Batch(context.Background(), append(ids, "CorpusId:1"), "abstract")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,89 +340,61 @@ func TestPaging(t *testing.T) {
 	if papers[len(ids)] != nil {
 		t.Error("unknown id answered")
 	}
-
-	// The rules of the window.
-	path := s2test.ReferencesPath(id)
-	for _, tt := range []struct {
-		offset, limit string
-		status        int
-		msg           string
-	}{
-		{"0", "1001", 400, "Limit must be <= 1000"},
-		{"9500", "500", 400, "The sum of offset and limit must be < 10000"},
-		{"9000", "999", 200, ""},
-		{"x", "10", 400, "Offset must be a non-negative integer"},
-	} {
-		r := get(t, srv, "GET", path, url.Values{"offset": {tt.offset}, "limit": {tt.limit}}, "")
-		var e struct{ Error string }
-		json.Unmarshal(r.body, &e)
-		if r.status != tt.status || e.Error != tt.msg {
-			t.Errorf("offset %s limit %s: %d %s, want %d %q", tt.offset, tt.limit, r.status, r.body, tt.status, tt.msg)
-		}
-	}
-	// Past the end: empty data and no next.
-	r := get(t, srv, "GET", path, url.Values{"offset": {"2000"}, "limit": {"10"}}, "")
-	if string(r.body) != `{"offset":2000,"data":[]}` {
-		t.Errorf("past the end: %s", r.body)
-	}
-	// The last page has no next; the one before it has.
-	r = get(t, srv, "GET", path, url.Values{"offset": {"1224"}, "limit": {"10"}}, "")
-	if bytes.Contains(r.body, []byte(`"next"`)) {
-		t.Errorf("last page has next: %.100s", r.body)
-	}
-	r = get(t, srv, "GET", path, url.Values{"offset": {"1223"}, "limit": {"10"}}, "")
-	if !bytes.Contains(r.body, []byte(`"next":1233`)) {
-		t.Errorf("page before the last lacks next 1233: %.100s", r.body)
-	}
+	// The window's rules, the last page and a page past the end are the
+	// conformance suite's (sim/conformance, TestS2Window, TestS2References).
 }
 
 // TestWindowCap: a list longer than the window is cut by the client, and
 // the server never refuses it.
 func TestWindowCap(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
 	edges := make([]json.RawMessage, 10_100)
 	for i := range edges {
 		edges[i] = fmt.Appendf(nil, `{"citedPaper":{"paperId":null,"title":"Entry %d"}}`, i)
 	}
-	srv.SetReferences("CorpusId:42", edges)
-	c := client(t, srv.URL, "", s2.Options{PageLimit: 1000})
-	list, err := c.References(context.Background(), "CorpusId:42")
+	if err := c.SetS2References("CorpusId:42", edges); err != nil {
+		t.Fatal(err)
+	}
+	cl := s2Client(t, srv.URL, "", s2.Options{PageLimit: 1000})
+	list, err := cl.References(context.Background(), "CorpusId:42")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !list.Capped || len(list.Edges) != 9999 {
 		t.Errorf("capped %v with %d edges, want 9999", list.Capped, len(list.Edges))
 	}
-	for _, r := range srv.Requests() {
+	for _, r := range srv.Calls() {
 		if r.Status != 200 {
-			t.Errorf("offset %d limit %d answered %d", r.Offset(), r.Limit(), r.Status)
+			t.Errorf("offset %d limit %d answered %d", offset(r), limit(r), r.Status)
 		}
 	}
 }
 
 func TestBatchRules(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
-	srv.LoadRecordedBatch(t)
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
+	simtest.LoadRecordedBatch(t, c)
 	many := make([]string, 501)
 	for i := range many {
 		many[i] = fmt.Sprintf("CorpusId:%d", i)
 	}
 	body, _ := json.Marshal(map[string][]string{"ids": many})
-	if r := get(t, srv, "POST", s2test.BatchPath, nil, string(body)); r.status != 400 {
+	if r := s2Get(t, srv, "POST", sim.S2BatchPath, nil, string(body)); r.status != 400 {
 		t.Errorf("501 ids: status %d", r.status)
 	}
-	if r := get(t, srv, "POST", s2test.BatchPath, nil, "ids=1"); r.status != 400 {
+	if r := s2Get(t, srv, "POST", sim.S2BatchPath, nil, "ids=1"); r.status != 400 {
 		t.Errorf("malformed body: status %d", r.status)
 	}
 	// GET /paper/batch asks for a paper whose id is "batch".
-	r := get(t, srv, "GET", s2test.BatchPath, nil, "")
+	r := s2Get(t, srv, "GET", sim.S2BatchPath, nil, "")
 	if r.status != 404 || !strings.Contains(string(r.body), "Paper with id batch not found") {
 		t.Errorf("GET batch: %d %s", r.status, r.body)
 	}
 	// No fields: paperId and title.
-	r = get(t, srv, "POST", s2test.BatchPath, nil, `{"ids":["CorpusId:470667","nope"]}`)
+	r = s2Get(t, srv, "POST", sim.S2BatchPath, nil, `{"ids":["CorpusId:470667","nope"]}`)
 	var got []map[string]any
 	if err := json.Unmarshal(r.body, &got); err != nil || len(got) != 2 || got[1] != nil || len(got[0]) != 2 || got[0]["title"] == nil {
 		t.Errorf("default fields: %s", r.body)
@@ -426,26 +404,26 @@ func TestBatchRules(t *testing.T) {
 func TestAPIKey(t *testing.T) {
 	t.Parallel()
 	const key = "s2-secret-key-0123456789"
-	srv := s2test.NewServer(t)
-	srv.SetAPIKey(key)
-	srv.LoadRecordedPaper(t)
+	c := sim.NewCorpus()
+	srv := simtest.ServeOptions(t, sim.S2, c, sim.Options{S2Key: key})
+	simtest.LoadRecordedPaper(t, c)
 	ctx := context.Background()
 
-	_, err := client(t, srv.URL, "wrong-key-98765", s2.Options{}).Paper(ctx, s2test.RecordedPaperID)
+	_, err := s2Client(t, srv.URL, "wrong-key-98765", s2.Options{}).Paper(ctx, simtest.RecordedPaperID)
 	if !errors.Is(err, s2.ErrForbidden) {
 		t.Fatalf("wrong key: err %v, want ErrForbidden", err)
 	}
 	if strings.Contains(err.Error(), "wrong-key") {
 		t.Errorf("error %q repeats the key", err)
 	}
-	if _, err := client(t, srv.URL, key, s2.Options{}).Paper(ctx, s2test.RecordedPaperID); err != nil {
+	if _, err := s2Client(t, srv.URL, key, s2.Options{}).Paper(ctx, simtest.RecordedPaperID); err != nil {
 		t.Errorf("right key: %v", err)
 	}
-	if _, err := client(t, srv.URL, "", s2.Options{}).Paper(ctx, s2test.RecordedPaperID); err != nil {
+	if _, err := s2Client(t, srv.URL, "", s2.Options{}).Paper(ctx, simtest.RecordedPaperID); err != nil {
 		t.Errorf("no key: %v", err)
 	}
 	var got []string
-	for _, r := range srv.Requests() {
+	for _, r := range srv.Calls() {
 		got = append(got, fmt.Sprintf("%d/%v", r.Status, r.Keyed))
 	}
 	if !slices.Equal(got, []string{"403/true", "200/true", "200/false"}) {
@@ -455,43 +433,45 @@ func TestAPIKey(t *testing.T) {
 
 func TestWithheld(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
-	srv.Withhold("DOI:10.1073/pnas.0611396104", "")
-	c := client(t, srv.URL, "", s2.Options{})
-	list, err := c.References(context.Background(), "DOI:10.1073/PNAS.0611396104")
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
+	simtest.Withhold(c, "DOI:10.1073/pnas.0611396104", "")
+	cl := s2Client(t, srv.URL, "", s2.Options{})
+	list, err := cl.References(context.Background(), "DOI:10.1073/PNAS.0611396104")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !list.Elided || list.Disclaimer != s2test.DefaultDisclaimer || len(list.Edges) != 0 || list.Complete() {
+	if !list.Elided || list.Disclaimer != simtest.DefaultDisclaimer || len(list.Edges) != 0 || list.Complete() {
 		t.Errorf("list %+v, want elided with the disclaimer", list)
 	}
-	r := get(t, srv, "GET", s2test.ReferencesPath("DOI:10.1073/pnas.0611396104"), url.Values{"offset": {"100"}}, "")
+	r := s2Get(t, srv, "GET", sim.S2ReferencesPath("DOI:10.1073/pnas.0611396104"), url.Values{"offset": {"100"}}, "")
 	var page map[string]json.RawMessage
 	json.Unmarshal(r.body, &page)
 	if string(page["data"]) != "null" || !strings.Contains(string(page["citingPaperInfo"]), "{'references'}") {
 		t.Errorf("withheld page: %s", r.body)
 	}
 	// The paper itself is known.
-	if _, err := c.Paper(context.Background(), "DOI:10.1073/pnas.0611396104"); err != nil {
+	if _, err := cl.Paper(context.Background(), "DOI:10.1073/pnas.0611396104"); err != nil {
 		t.Error(err)
 	}
 }
 
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
-	srv.AddSyntheticReferences("ARXIV:2401.00002", 5, s2test.Synth{})
-	path := s2test.ReferencesPath("ARXIV:2401.00002")
-	c := client(t, srv.URL, "", s2.Options{})
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
+	simtest.AddSyntheticReferences(t, c, "ARXIV:2401.00002", 5, simtest.Synth{})
+	path := sim.S2ReferencesPath("ARXIV:2401.00002")
+	cl := s2Client(t, srv.URL, "", s2.Options{})
 	ctx := context.Background()
 
 	// Three 429s, then the list.
-	srv.Script(path, s2test.TooManyRequests, 3)
-	if list, err := c.References(ctx, "ARXIV:2401.00002"); err != nil || len(list.Edges) != 5 {
+	srv.Script(path, sim.TooManyRequests, 3)
+	if list, err := cl.References(ctx, "ARXIV:2401.00002"); err != nil || len(list.Edges) != 5 {
 		t.Fatalf("after three 429s: %v", err)
 	}
 	var statuses []int
-	for _, r := range srv.RequestsTo(path) {
+	for _, r := range srv.CallsTo(path) {
 		statuses = append(statuses, r.Status)
 	}
 	if !slices.Equal(statuses, []int{429, 429, 429, 200}) {
@@ -499,73 +479,78 @@ func TestFaults(t *testing.T) {
 	}
 
 	// The 429 as S2 sends it, with and without Retry-After.
-	srv.Script(path, s2test.TooManyRequests, 1)
-	srv.Script(path, s2test.TooManyRequests.WithRetryAfter("0"), 1)
-	srv.Script(path, s2test.Unavailable, 1)
-	r := get(t, srv, "GET", path, nil, "")
-	if r.status != 429 || r.header.Get("Retry-After") != "" || string(r.body) != s2test.TooManyBody || r.header.Get("x-amzn-errortype") == "" {
+	srv.Script(path, sim.TooManyRequests, 1)
+	srv.Script(path, sim.TooManyRequests.WithRetryAfter("0"), 1)
+	srv.Script(path, sim.Unavailable, 1)
+	r := s2Get(t, srv, "GET", path, nil, "")
+	if r.status != 429 || r.header.Get("Retry-After") != "" || string(r.body) != sim.S2TooManyBody || r.header.Get("x-amzn-errortype") == "" {
 		t.Errorf("429: %d %v %s", r.status, r.header, r.body)
 	}
-	if r = get(t, srv, "GET", path, nil, ""); r.status != 429 || r.header.Get("Retry-After") != "0" {
+	if r = s2Get(t, srv, "GET", path, nil, ""); r.status != 429 || r.header.Get("Retry-After") != "0" {
 		t.Errorf("429 with Retry-After: %d %v", r.status, r.header)
 	}
-	if r = get(t, srv, "GET", path, nil, ""); r.status != 503 {
+	if r = s2Get(t, srv, "GET", path, nil, ""); r.status != 503 {
 		t.Errorf("503: %d", r.status)
 	}
-	if r = get(t, srv, "GET", path, nil, ""); r.status != 200 {
+	if r = s2Get(t, srv, "GET", path, nil, ""); r.status != 200 {
 		t.Errorf("after the script: %d", r.status)
 	}
 
 	// Forever: the client gives up with the status; Unscript ends it.
-	srv.Script(path, s2test.TooManyRequests, s2test.Forever)
-	_, err := c.References(ctx, "ARXIV:2401.00002")
+	srv.Script(path, sim.TooManyRequests, sim.Forever)
+	_, err := cl.References(ctx, "ARXIV:2401.00002")
 	var se *httpx.StatusError
 	if !errors.As(err, &se) || se.Status != 429 {
 		t.Fatalf("forever 429: err %v", err)
 	}
 	srv.Unscript(path)
-	if _, err := c.References(ctx, "ARXIV:2401.00002"); err != nil {
+	if _, err := cl.References(ctx, "ARXIV:2401.00002"); err != nil {
 		t.Errorf("after Unscript: %v", err)
 	}
 	// Other paths are unaffected by a script.
-	srv.Script(path, s2test.InternalError, s2test.Forever)
-	if _, err := c.Paper(ctx, "ARXIV:2401.00002"); err != nil {
+	srv.Script(path, sim.InternalError, sim.Forever)
+	if _, err := cl.Paper(ctx, "ARXIV:2401.00002"); err != nil {
 		t.Errorf("paper while its references fail: %v", err)
 	}
 }
 
 func TestIDForms(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
-	pid := srv.LoadRecordedPaper(t)
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
+	pid := simtest.LoadRecordedPaper(t, c)
 	for _, id := range []string{
 		pid, strings.ToUpper(pid), "CorpusId:266191420", "corpusid:266191420", "ARXIV:2312.07559",
 		"arXiv:2312.07559v3", "DOI:10.48550/arXiv.2312.07559", "10.48550/ARXIV.2312.07559",
 		"URL:https://arxiv.org/abs/2312.07559v1", "URL:https://www.semanticscholar.org/paper/" + pid,
 	} {
-		r := get(t, srv, "GET", s2test.PaperPath(id), url.Values{"fields": {"title"}}, "")
+		r := s2Get(t, srv, "GET", sim.S2PaperPath(id), url.Values{"fields": {"title"}}, "")
 		var p struct{ PaperID string }
 		json.Unmarshal(r.body, &p)
 		if r.status != 200 || p.PaperID != pid {
 			t.Errorf("%s: %d %s", id, r.status, r.body)
 		}
 	}
-	r := get(t, srv, "GET", s2test.PaperPath("ARXIV:2312.07558"), nil, "")
+	r := s2Get(t, srv, "GET", sim.S2PaperPath("ARXIV:2312.07558"), nil, "")
 	if r.status != 404 || string(r.body) != `{"error":"Paper with id ARXIV:2312.07558 not found"}`+"\n" {
 		t.Errorf("unknown: %d %s", r.status, r.body)
 	}
 
 	// A list set before its paper is registered stays with the paper.
-	srv.SetReferences("ARXIV:2501.00003", nil)
-	srv.AddSyntheticReferences("ARXIV:2501.00003", 2, s2test.Synth{})
+	if err := c.SetS2References("ARXIV:2501.00003", nil); err != nil {
+		t.Fatal(err)
+	}
+	simtest.AddSyntheticReferences(t, c, "ARXIV:2501.00003", 2, simtest.Synth{})
 	full := `{"paperId":"` + strings.Repeat("ab", 20) + `","title":"Real Title","externalIds":{"ArXiv":"2501.00003","CorpusId":7}}`
-	srv.AddPaper(json.RawMessage(full))
-	c := client(t, srv.URL, "", s2.Options{})
-	p, err := c.Paper(context.Background(), "CorpusId:7", "title", "referenceCount")
+	if _, err := c.AddS2Paper(json.RawMessage(full)); err != nil {
+		t.Fatal(err)
+	}
+	cl := s2Client(t, srv.URL, "", s2.Options{})
+	p, err := cl.Paper(context.Background(), "CorpusId:7", "title", "referenceCount")
 	if err != nil || p.Title != "Real Title" || p.ReferenceCount == nil || *p.ReferenceCount != 2 {
 		t.Errorf("paper %+v, %v", p, err)
 	}
-	if list, err := c.References(context.Background(), "ARXIV:2501.00003"); err != nil || len(list.Edges) != 2 {
+	if list, err := cl.References(context.Background(), "ARXIV:2501.00003"); err != nil || len(list.Edges) != 2 {
 		t.Errorf("references after AddPaper: %v", err)
 	}
 }
@@ -574,33 +559,36 @@ func TestIDForms(t *testing.T) {
 // served as S2 serves an unresolved reference, with paperId null.
 func TestUnresolvedFromReference(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
+	c := sim.NewCorpus()
+	srv := simtest.Serve(t, sim.S2, c)
 	b, _ := json.Marshal(s2.Reference{CitedPaper: s2.Paper{Title: "D Scieur"}})
-	srv.SetReferences("CorpusId:5", []json.RawMessage{b})
-	r := get(t, srv, "GET", s2test.ReferencesPath("CorpusId:5"), url.Values{"fields": {"title,externalIds"}}, "")
-	if !strings.Contains(string(r.body), `"citedPaper":{"paperId":null,"title":"D Scieur","externalIds":null}`) {
+	if err := c.SetS2References("CorpusId:5", []json.RawMessage{b}); err != nil {
+		t.Fatal(err)
+	}
+	r := s2Get(t, srv, "GET", sim.S2ReferencesPath("CorpusId:5"), url.Values{"fields": {"title,externalIds"}}, "")
+	if !strings.Contains(string(r.body), `"citedPaper":{"paperId":null,"externalIds":null,"title":"D Scieur"}`) {
 		t.Errorf("unresolved edge served as %s", r.body)
 	}
 }
 
 func TestRequestLog(t *testing.T) {
 	t.Parallel()
-	srv := s2test.NewServer(t)
+	srv := simtest.Serve(t, sim.S2, sim.NewCorpus())
 	start := time.Now()
-	get(t, srv, "GET", s2test.PaperPath("CorpusId:1"), url.Values{"fields": {"title"}}, "")
-	get(t, srv, "POST", s2test.BatchPath, url.Values{"fields": {"title"}}, `{"ids":["a","b"]}`)
-	log := srv.Requests()
+	s2Get(t, srv, "GET", sim.S2PaperPath("CorpusId:1"), url.Values{"fields": {"title"}}, "")
+	s2Get(t, srv, "POST", sim.S2BatchPath, url.Values{"fields": {"title"}}, `{"ids":["a","b"]}`)
+	log := srv.Calls()
 	if len(log) != 2 {
 		t.Fatalf("%d requests logged", len(log))
 	}
-	if l := log[0]; l.Method != "GET" || l.Path != "/graph/v1/paper/CorpusId:1" || l.Query.Get("fields") != "title" || l.Status != 404 || l.At.Before(start) {
+	if l := log[0]; l.Method != "GET" || l.Path != "/graph/v1/paper/CorpusId:1" || l.Query().Get("fields") != "title" || l.Status != 404 || l.Start.Before(start) {
 		t.Errorf("first request %+v", l)
 	}
-	if l := log[1]; l.Method != "POST" || !slices.Equal(l.IDs, []string{"a", "b"}) || l.Status != 200 || l.At.Before(log[0].At) {
+	if l := log[1]; l.Method != "POST" || !slices.Equal(l.IDs, []string{"a", "b"}) || l.Status != 200 || l.Start.Before(log[0].Start) {
 		t.Errorf("second request %+v", l)
 	}
-	srv.ResetRequests()
-	if len(srv.Requests()) != 0 {
+	srv.Reset()
+	if len(srv.Calls()) != 0 {
 		t.Error("log not reset")
 	}
 }

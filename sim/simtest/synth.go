@@ -1,4 +1,4 @@
-package s2test
+package simtest
 
 import (
 	"crypto/sha1"
@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"testing"
+
+	"github.com/groundwork/curate/sim"
 )
 
 // Synth shapes a synthetic reference list. The zero value makes every
@@ -15,49 +18,15 @@ type Synth struct {
 	// gives the same list.
 	Seed string
 	// Unresolved makes every Unresolved-th edge (the 1-based index a
-	// multiple of it) unresolved: paperId, externalIds, corpusId and url
-	// null, a raw bibliography fragment as title. 0: none.
+	// multiple of it) unresolved, as S2 sends a bibliography entry it
+	// could not match: every field null but a raw fragment as title, a
+	// venue and a year. 0: none.
 	Unresolved int
 	// NullAbstract gives every NullAbstract-th edge a null abstract under
 	// citedPaper, while the paper's own record keeps one, as S2 serves
 	// /paper/batch. 0: none.
 	NullAbstract int
 }
-
-// The JSON shapes of synthetic data, keys in S2's order.
-type (
-	synthEdge struct {
-		Contexts           []string       `json:"contexts"`
-		Intents            []string       `json:"intents"`
-		ContextsWithIntent []synthContext `json:"contextsWithIntent"`
-		IsInfluential      bool           `json:"isInfluential"`
-		CitedPaper         synthPaper     `json:"citedPaper"`
-	}
-	synthContext struct {
-		Context string   `json:"context"`
-		Intents []string `json:"intents"`
-	}
-	synthPaper struct {
-		PaperID         *string        `json:"paperId"`
-		ExternalIDs     map[string]any `json:"externalIds"`
-		CorpusID        *int64         `json:"corpusId"`
-		URL             *string        `json:"url"`
-		Title           string         `json:"title"`
-		Abstract        *string        `json:"abstract"`
-		Venue           string         `json:"venue"`
-		Year            *int           `json:"year"`
-		ReferenceCount  int            `json:"referenceCount"`
-		CitationCount   int            `json:"citationCount"`
-		IsOpenAccess    bool           `json:"isOpenAccess"`
-		OpenAccessPDF   map[string]any `json:"openAccessPdf"`
-		PublicationDate *string        `json:"publicationDate"`
-		Authors         []synthAuthor  `json:"authors"`
-	}
-	synthAuthor struct {
-		AuthorID *string `json:"authorId"`
-		Name     string  `json:"name"`
-	}
-)
 
 // SyntheticReferences returns n reference edges in the real shape and the
 // records of their resolved cited papers (for /paper and /paper/batch).
@@ -86,35 +55,38 @@ func SyntheticReferences(n int, o Synth) (edges, cited []json.RawMessage) {
 }
 
 // AddSyntheticReferences makes a synthetic list of n edges (see
-// SyntheticReferences) the reference list of paper id and registers the
-// cited papers; it returns the edges.
-func (s *Server) AddSyntheticReferences(id string, n int, o Synth) []json.RawMessage {
-	s.tb.Helper()
+// SyntheticReferences) the reference list of paper id in c and registers
+// the cited papers; it returns the edges. The seed defaults to id.
+func AddSyntheticReferences(tb testing.TB, c *sim.Corpus, id string, n int, o Synth) []json.RawMessage {
+	tb.Helper()
 	if o.Seed == "" {
 		o.Seed = id
 	}
 	edges, cited := SyntheticReferences(n, o)
 	for _, p := range cited {
-		s.AddPaper(p)
+		if _, err := c.AddS2Paper(p); err != nil {
+			tb.Fatal(err)
+		}
 	}
-	s.SetReferences(id, edges)
+	if err := c.SetS2References(id, edges); err != nil {
+		tb.Fatal(err)
+	}
 	return edges
 }
 
 // synthetic returns edge i and, when it is resolved, the cited paper's own
 // record.
-func synthetic(i int, o Synth) (synthEdge, *synthPaper) {
-	sum := sha1.Sum(fmt.Appendf(nil, "s2test-synth:%s:%d", o.Seed, i))
+func synthetic(i int, o Synth) (sim.S2Edge, *sim.S2Paper) {
+	sum := sha1.Sum(fmt.Appendf(nil, "simtest-synth:%s:%d", o.Seed, i))
 	h := binary.BigEndian.Uint32(sum[:4])
 	year := 2010 + i%15
-	e := synthEdge{Contexts: []string{}, Intents: []string{}, ContextsWithIntent: []synthContext{}}
+	e := sim.S2Edge{Contexts: []string{}, Intents: []string{}, ContextsWithIntent: []sim.S2Context{}}
 	if o.Unresolved > 0 && (i+1)%o.Unresolved == 0 {
-		// What S2 makes of a bibliography entry it could not match.
-		e.CitedPaper = synthPaper{
+		e.CitedPaper = sim.S2Paper{
 			Title:   fmt.Sprintf("J Doe %d", i),
 			Venue:   fmt.Sprintf("Unpublished manuscript, reference %d", i),
 			Year:    &year,
-			Authors: []synthAuthor{},
+			Authors: []sim.S2Author{},
 		}
 		return e, nil
 	}
@@ -123,19 +95,19 @@ func synthetic(i int, o Synth) (synthEdge, *synthPaper) {
 	corpus := int64(h%300_000_000) + 1
 	url := "https://www.semanticscholar.org/paper/" + pid
 	abstract := fmt.Sprintf("We study problem %d of the %s list and report what we find.", i, o.Seed)
-	x := map[string]any{"CorpusId": corpus}
+	x := &sim.S2ExternalIDs{CorpusID: corpus}
 	switch i % 3 {
 	case 0:
 		// A month of the seed's own and the index: unique within a list.
 		seed := sha1.Sum([]byte(o.Seed))
 		m := int(binary.BigEndian.Uint16(seed[:2])) % 120
-		x["ArXiv"] = fmt.Sprintf("%02d%02d.%05d", 15+m/12, 1+m%12, i%100000)
-		x["DOI"] = "10.48550/arXiv." + x["ArXiv"].(string)
+		x.ArXiv = fmt.Sprintf("%02d%02d.%05d", 15+m/12, 1+m%12, i%100000)
+		x.DOI = "10.48550/arXiv." + x.ArXiv
 	case 1:
-		x["DOI"] = fmt.Sprintf("10.5555/s2test.%s.%d", pid[:8], i)
-		x["MAG"] = fmt.Sprint(2000000000 + h%100000000)
+		x.DOI = fmt.Sprintf("10.5555/simtest.%s.%d", pid[:8], i)
+		x.MAG = fmt.Sprint(2000000000 + h%100000000)
 	}
-	p := synthPaper{
+	p := sim.S2Paper{
 		PaperID:        &pid,
 		ExternalIDs:    x,
 		CorpusID:       &corpus,
@@ -144,9 +116,10 @@ func synthetic(i int, o Synth) (synthEdge, *synthPaper) {
 		Abstract:       &abstract,
 		Venue:          []string{"arXiv.org", "Neural Information Processing Systems", "Journal of Synthetic Results"}[i%3],
 		Year:           &year,
-		ReferenceCount: 10 + i%40,
-		CitationCount:  int(h % 5000),
-		Authors: []synthAuthor{
+		ReferenceCount: ptr(10 + i%40),
+		CitationCount:  ptr(int(h % 5000)),
+		IsOpenAccess:   ptr(false),
+		Authors: []sim.S2Author{
 			{AuthorID: ptr(fmt.Sprint(1000 + h%900000)), Name: fmt.Sprintf("Ada Author%d", i)},
 			{Name: "B. Unlinked"},
 		},
@@ -156,16 +129,16 @@ func synthetic(i int, o Synth) (synthEdge, *synthPaper) {
 		p.PublicationDate = &d
 	}
 	if i%2 == 0 {
-		p.IsOpenAccess = true
-		p.OpenAccessPDF = map[string]any{"url": "https://example.org/pdf/" + pid[:12] + ".pdf", "status": "GREEN"}
+		p.IsOpenAccess = ptr(true)
+		p.OpenAccessPDF = &sim.S2OpenAccessPDF{URL: "https://example.org/pdf/" + pid[:12] + ".pdf", Status: ptr("GREEN")}
 		ctx := fmt.Sprintf("As shown in prior work [%d], the effect holds.", i+1)
 		e.Contexts = []string{ctx}
-		cwi := synthContext{Context: ctx, Intents: []string{}}
+		cwi := sim.S2Context{Context: ctx, Intents: []string{}}
 		if i%4 == 0 {
 			e.Intents = []string{"methodology"}
 			cwi.Intents = []string{"methodology"}
 		}
-		e.ContextsWithIntent = []synthContext{cwi}
+		e.ContextsWithIntent = []sim.S2Context{cwi}
 	}
 	e.IsInfluential = i%11 == 0
 	e.CitedPaper = p

@@ -1,4 +1,4 @@
-package s2test
+package sim
 
 import (
 	"crypto/sha1"
@@ -11,12 +11,12 @@ import (
 	"github.com/groundwork/curate/arxiv"
 )
 
-// canonicalID folds the forms of one paper id to one key: prefixes
+// canonicalS2ID folds the forms of one S2 paper id to one key: prefixes
 // case-insensitive, arXiv versions and the subject class of old-style ids
 // dropped, DOIs lower-cased (DOIs are case-insensitive), a bare DOI taken
-// as DOI:. An id of no known form is returned as is and matches only
-// itself.
-func canonicalID(id string) string {
+// as DOI:, URL: of an arXiv or Semantic Scholar page resolved. An id of no
+// known form is returned as is and matches only itself.
+func canonicalS2ID(id string) string {
 	id = strings.TrimSpace(id)
 	if isHex40(id) {
 		return strings.ToLower(id)
@@ -35,7 +35,7 @@ func canonicalID(id string) string {
 		case "MAG", "ACL", "PMID", "PMCID":
 			return strings.ToUpper(prefix) + ":" + rest
 		case "URL":
-			return urlID(rest)
+			return urlS2ID(rest)
 		}
 	}
 	if strings.HasPrefix(id, "10.") {
@@ -44,51 +44,49 @@ func canonicalID(id string) string {
 	return id
 }
 
-// urlID resolves the URL: form for arxiv.org abstract pages and
-// semanticscholar.org paper pages.
-func urlID(raw string) string {
+// urlS2ID resolves the URL: form for arxiv.org abstract, PDF and HTML
+// pages and semanticscholar.org paper pages.
+func urlS2ID(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "URL:" + raw
 	}
 	host := strings.TrimPrefix(strings.ToLower(u.Host), "www.")
+	p := strings.Trim(u.Path, "/")
 	switch {
-	case host == "arxiv.org" && strings.HasPrefix(u.Path, "/abs/"):
-		if a := arxiv.Normalize(strings.TrimPrefix(u.Path, "/abs/")); a != "" {
-			return "ARXIV:" + a
+	case host == "arxiv.org":
+		for _, pre := range []string{"abs/", "pdf/", "html/"} {
+			if rest, ok := strings.CutPrefix(p, pre); ok {
+				if a := arxiv.Normalize(strings.TrimSuffix(rest, ".pdf")); a != "" {
+					return "ARXIV:" + a
+				}
+			}
 		}
-	case host == "semanticscholar.org" && strings.HasPrefix(u.Path, "/paper/"):
-		parts := strings.Split(u.Path, "/")
-		if last := parts[len(parts)-1]; isHex40(last) {
+	case host == "semanticscholar.org" && strings.HasPrefix(p, "paper/"):
+		if last := p[strings.LastIndexByte(p, '/')+1:]; isHex40(last) {
 			return strings.ToLower(last)
 		}
 	}
 	return "URL:" + raw
 }
 
-// recordIDs returns the ids a paper record answers to: its paperId,
+// recordS2IDs returns the ids a paper record answers to: its paperId,
 // corpusId and external ids.
-func recordIDs(rec map[string]json.RawMessage) []string {
+func recordS2IDs(rec object) []string {
 	var ids []string
-	if pid := stringValue(rec["paperId"]); pid != "" {
+	if pid := rec.stringOf("paperId"); pid != "" {
 		ids = append(ids, pid)
 	}
-	if c := numberValue(rec["corpusId"]); c != "" {
+	if c := numberValue(rec.get("corpusId")); c != "" {
 		ids = append(ids, "CorpusId:"+c)
 	}
 	var x map[string]json.RawMessage
-	if json.Unmarshal(rec["externalIds"], &x) == nil {
+	if json.Unmarshal(rec.get("externalIds"), &x) == nil {
 		prefixes := map[string]string{
 			"ArXiv": "ARXIV:", "DOI": "DOI:", "MAG": "MAG:", "ACL": "ACL:",
-			"PubMed": "PMID:", "PubMedCentral": "PMCID:",
+			"PubMed": "PMID:", "PubMedCentral": "PMCID:", "CorpusId": "CorpusId:",
 		}
 		for k, v := range x {
-			if k == "CorpusId" {
-				if c := numberValue(v); c != "" {
-					ids = append(ids, "CorpusId:"+c)
-				}
-				continue
-			}
 			if p, ok := prefixes[k]; ok {
 				if s := numberValue(v); s != "" {
 					ids = append(ids, p+s)
@@ -102,13 +100,12 @@ func recordIDs(rec map[string]json.RawMessage) []string {
 // externalIDsOf returns the externalIds a paper addressed by id has at
 // least, or nil.
 func externalIDsOf(id string) map[string]any {
-	c := canonicalID(id)
-	prefix, rest, _ := strings.Cut(c, ":")
+	prefix, rest, _ := strings.Cut(canonicalS2ID(id), ":")
 	switch prefix {
 	case "ARXIV":
 		return map[string]any{"ArXiv": rest}
 	case "DOI":
-		// The id's own spelling: canonicalID lower-cases.
+		// The id's own spelling: canonicalS2ID lower-cases.
 		_, orig, ok := strings.Cut(strings.TrimSpace(id), ":")
 		if !ok || !strings.EqualFold(orig, rest) {
 			orig = strings.TrimSpace(id)
@@ -124,7 +121,7 @@ func externalIDsOf(id string) map[string]any {
 
 // derivedPaperID returns a stable 40-hex paperId for a paper known by id.
 func derivedPaperID(id string) string {
-	sum := sha1.Sum([]byte("s2test:" + canonicalID(id)))
+	sum := sha1.Sum([]byte("sim:" + canonicalS2ID(id)))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -141,15 +138,6 @@ func isHex40(s string) bool {
 	return true
 }
 
-// stringValue returns a JSON string's value, "" for anything else.
-func stringValue(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
-}
-
 // numberValue returns a JSON number or string as text, "" for anything
 // else (S2 sends CorpusId as a number, other ids as strings).
 func numberValue(raw json.RawMessage) string {
@@ -157,13 +145,9 @@ func numberValue(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &n) == nil {
 		return n.String()
 	}
-	return stringValue(raw)
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
 	}
-	return b
+	return ""
 }

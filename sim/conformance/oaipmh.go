@@ -1,0 +1,267 @@
+package conformance
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/sim"
+)
+
+// The OAI-PMH invariants (protocol version 2.0, as arXiv serves it): every
+// answer is 200 with an OAI-PMH document in the 2.0 namespace and a
+// responseDate; errors are <error code=...> elements in it; a list page's
+// records have an oai:arXiv.org: identifier, a day datestamp within the
+// harvest's from and until and the set asked for; a resumption token goes
+// alone with the verb, the pages of a list add up to its completeListSize
+// with the cursor counting the records before, and the last page's token
+// is empty or absent.
+
+// OAIPage is an OAI-PMH answer as CheckOAIResponse reads it.
+type OAIPage struct {
+	ResponseDate time.Time
+	Errors       []string // codes
+	Records      []OAIRecord
+	Token        string
+	Cursor       int // -1 when not sent
+	ListSize     int // -1 when not sent
+	Identify     *struct {
+		RepositoryName, BaseURL, ProtocolVersion, Granularity string
+	}
+}
+
+// OAIRecord is one record of an OAIPage.
+type OAIRecord struct {
+	ID        string // versionless arXiv id
+	Datestamp time.Time
+	Sets      []string
+	Deleted   bool
+	Format    string // the namespace of its metadata, "" when it has none
+}
+
+type oaiDoc struct {
+	XMLName      xml.Name `xml:"http://www.openarchives.org/OAI/2.0/ OAI-PMH"`
+	ResponseDate string   `xml:"http://www.openarchives.org/OAI/2.0/ responseDate"`
+	Errors       []struct {
+		Code string `xml:"code,attr"`
+	} `xml:"http://www.openarchives.org/OAI/2.0/ error"`
+	Identify *struct {
+		RepositoryName  string `xml:"http://www.openarchives.org/OAI/2.0/ repositoryName"`
+		BaseURL         string `xml:"http://www.openarchives.org/OAI/2.0/ baseURL"`
+		ProtocolVersion string `xml:"http://www.openarchives.org/OAI/2.0/ protocolVersion"`
+		Granularity     string `xml:"http://www.openarchives.org/OAI/2.0/ granularity"`
+	} `xml:"http://www.openarchives.org/OAI/2.0/ Identify"`
+	List *struct {
+		Records []struct {
+			Header struct {
+				Status     string   `xml:"status,attr"`
+				Identifier string   `xml:"http://www.openarchives.org/OAI/2.0/ identifier"`
+				Datestamp  string   `xml:"http://www.openarchives.org/OAI/2.0/ datestamp"`
+				SetSpecs   []string `xml:"http://www.openarchives.org/OAI/2.0/ setSpec"`
+			} `xml:"http://www.openarchives.org/OAI/2.0/ header"`
+			Metadata struct {
+				Inner []struct{ XMLName xml.Name } `xml:",any"`
+			} `xml:"http://www.openarchives.org/OAI/2.0/ metadata"`
+		} `xml:"http://www.openarchives.org/OAI/2.0/ record"`
+		Token *struct {
+			Value    string `xml:",chardata"`
+			Cursor   string `xml:"cursor,attr"`
+			ListSize string `xml:"completeListSize,attr"`
+		} `xml:"http://www.openarchives.org/OAI/2.0/ resumptionToken"`
+	} `xml:"http://www.openarchives.org/OAI/2.0/ ListRecords"`
+}
+
+// CheckOAIResponse checks an OAI-PMH answer and returns the page.
+func CheckOAIResponse(status int, body []byte) (*OAIPage, error) {
+	if status != 200 {
+		return nil, fmt.Errorf("status %d, want 200 (OAI-PMH errors come in the body): %s", status, truncate(body))
+	}
+	var doc oaiDoc
+	if err := xml.Unmarshal(body, &doc); err != nil {
+		return nil, fmt.Errorf("not an OAI-PMH 2.0 document: %w", err)
+	}
+	var errs []error
+	p := &OAIPage{Cursor: -1, ListSize: -1}
+	var err error
+	if p.ResponseDate, err = time.Parse(time.RFC3339, strings.TrimSpace(doc.ResponseDate)); err != nil {
+		errs = append(errs, fmt.Errorf("responseDate %q: %w", doc.ResponseDate, err))
+	}
+	for _, e := range doc.Errors {
+		p.Errors = append(p.Errors, e.Code)
+	}
+	if doc.Identify != nil {
+		p.Identify = &struct{ RepositoryName, BaseURL, ProtocolVersion, Granularity string }{
+			strings.TrimSpace(doc.Identify.RepositoryName), strings.TrimSpace(doc.Identify.BaseURL),
+			strings.TrimSpace(doc.Identify.ProtocolVersion), strings.TrimSpace(doc.Identify.Granularity)}
+	}
+	if doc.List != nil {
+		for i, r := range doc.List.Records {
+			rec := OAIRecord{Sets: r.Header.SetSpecs, Deleted: r.Header.Status == "deleted"}
+			id, ok := strings.CutPrefix(strings.TrimSpace(r.Header.Identifier), "oai:arXiv.org:")
+			if a, err := arxiv.Parse(id); !ok || err != nil || a.Version != 0 {
+				errs = append(errs, fmt.Errorf("record %d: identifier %q is no oai:arXiv.org: versionless id", i, r.Header.Identifier))
+			}
+			rec.ID = id
+			if rec.Datestamp, err = time.Parse(time.DateOnly, strings.TrimSpace(r.Header.Datestamp)); err != nil {
+				errs = append(errs, fmt.Errorf("record %s: datestamp %q is no day", id, r.Header.Datestamp))
+			}
+			switch {
+			case len(r.Metadata.Inner) > 0:
+				rec.Format = r.Metadata.Inner[0].XMLName.Space
+				if rec.Deleted {
+					errs = append(errs, fmt.Errorf("record %s: deleted, with metadata", id))
+				}
+			case !rec.Deleted:
+				errs = append(errs, fmt.Errorf("record %s: no metadata", id))
+			}
+			p.Records = append(p.Records, rec)
+		}
+		if t := doc.List.Token; t != nil {
+			p.Token = strings.TrimSpace(t.Value)
+			if t.Cursor != "" {
+				p.Cursor, _ = strconv.Atoi(t.Cursor)
+			}
+			if t.ListSize != "" {
+				p.ListSize, _ = strconv.Atoi(t.ListSize)
+			}
+		}
+	}
+	if len(p.Errors) == 0 && p.Identify == nil && doc.List == nil {
+		errs = append(errs, errors.New("neither an answer nor an error"))
+	}
+	return p, errors.Join(errs...)
+}
+
+func (s *Suite) oai(t *testing.T, base string, q url.Values) *OAIPage {
+	t.Helper()
+	r := get(t, base+sim.OAIPath+"?"+q.Encode())
+	p, err := CheckOAIResponse(r.status, r.body)
+	if err != nil {
+		t.Fatalf("%s: %v", q.Encode(), err)
+	}
+	return p
+}
+
+// harvest walks a ListRecords harvest through its tokens, checking every
+// page, and returns the records.
+func (s *Suite) harvest(t *testing.T, base string, q url.Values) []OAIRecord {
+	t.Helper()
+	var all []OAIRecord
+	from, _ := time.Parse(time.DateOnly, q.Get("from"))
+	size := -1
+	for pages := 0; ; pages++ {
+		if pages > 1000 {
+			t.Fatal("more than 1000 pages")
+		}
+		p := s.oai(t, base, q)
+		if len(p.Errors) > 0 {
+			t.Fatalf("%s: errors %v", q.Encode(), p.Errors)
+		}
+		for _, rec := range p.Records {
+			if !from.IsZero() && rec.Datestamp.Before(from) {
+				t.Errorf("from %s: record %s of %s", q.Get("from"), rec.ID, rec.Datestamp.Format(time.DateOnly))
+			}
+		}
+		if p.ListSize >= 0 {
+			if size >= 0 && p.ListSize != size {
+				t.Errorf("completeListSize %d after %d", p.ListSize, size)
+			}
+			size = p.ListSize
+		}
+		if p.Cursor >= 0 && p.Cursor != len(all) {
+			t.Errorf("cursor %d after %d records", p.Cursor, len(all))
+		}
+		all = append(all, p.Records...)
+		if p.Token == "" {
+			if size >= 0 && len(all) != size {
+				t.Errorf("%d records in all, completeListSize %d", len(all), size)
+			}
+			return all
+		}
+		q = url.Values{"verb": {"ListRecords"}, "resumptionToken": {p.Token}}
+	}
+}
+
+// TestOAIIdentify asks the repository to describe itself.
+func (s *Suite) TestOAIIdentify(t *testing.T) {
+	base := s.url(t, sim.OAIPMH)
+	p := s.oai(t, base, url.Values{"verb": {"Identify"}})
+	if p.Identify == nil || p.Identify.ProtocolVersion != "2.0" || p.Identify.Granularity != "YYYY-MM-DD" || p.Identify.RepositoryName == "" {
+		t.Errorf("Identify: %+v", p.Identify)
+	}
+}
+
+// TestOAIListRecords harvests the whole repository and a set of it,
+// through the tokens.
+func (s *Suite) TestOAIListRecords(t *testing.T) {
+	base := s.url(t, sim.OAIPMH)
+	all := s.harvest(t, base, url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}})
+	if len(all) == 0 {
+		t.Fatal("an empty repository")
+	}
+	seen := map[string]bool{}
+	for _, rec := range all {
+		if seen[rec.ID] {
+			t.Errorf("record %s twice in one harvest", rec.ID)
+		}
+		seen[rec.ID] = true
+		if !rec.Deleted && rec.Format != "http://arxiv.org/OAI/arXiv/" {
+			t.Errorf("record %s in format %q, want arXiv's", rec.ID, rec.Format)
+		}
+	}
+	// A set, and a date range: what a harvest of them finds is in them.
+	if len(all[0].Sets) > 0 {
+		set := all[0].Sets[0]
+		for _, rec := range s.harvest(t, base, url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}, "set": {set}}) {
+			if !slices.Contains(rec.Sets, set) {
+				t.Errorf("set %s: record %s of sets %v", set, rec.ID, rec.Sets)
+			}
+		}
+	}
+	mid := all[len(all)/2].Datestamp.Format(time.DateOnly)
+	if n := len(s.harvest(t, base, url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}, "from": {mid}})); n == 0 || n > len(all) {
+		t.Errorf("from %s: %d records of %d", mid, n, len(all))
+	}
+	for _, prefix := range []string{"arXivRaw", "oai_dc"} {
+		if n := len(s.harvest(t, base, url.Values{"verb": {"ListRecords"}, "metadataPrefix": {prefix}})); n != len(all) {
+			t.Errorf("metadataPrefix %s: %d records, %d in arXiv's format", prefix, n, len(all))
+		}
+	}
+}
+
+// TestOAIErrors asks what the protocol refuses; the errors come in 200s.
+func (s *Suite) TestOAIErrors(t *testing.T) {
+	base := s.url(t, sim.OAIPMH)
+	first := s.oai(t, base, url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}})
+	for _, tc := range []struct {
+		q    url.Values
+		code string
+	}{
+		{url.Values{"verb": {"Nonsense"}}, "badVerb"},
+		{url.Values{}, "badVerb"},
+		{url.Values{"verb": {"ListRecords"}}, "badArgument"},
+		{url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"marc21"}}, "cannotDisseminateFormat"},
+		{url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}, "from": {"yesterday"}}, "badArgument"},
+		{url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}, "from": {"2026-03-02"}, "until": {"2026-03-01"}}, "badArgument"},
+		{url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}, "from": {"2999-01-01"}}, "noRecordsMatch"},
+		{url.Values{"verb": {"ListRecords"}, "resumptionToken": {"not-a-token"}}, "badResumptionToken"},
+		{url.Values{"verb": {"Identify"}, "set": {"cs"}}, "badArgument"},
+	} {
+		if p := s.oai(t, base, tc.q); len(p.Errors) != 1 || p.Errors[0] != tc.code {
+			t.Errorf("%s: errors %v, want %s", tc.q.Encode(), p.Errors, tc.code)
+		}
+	}
+	if first.Token != "" {
+		q := url.Values{"verb": {"ListRecords"}, "resumptionToken": {first.Token}, "metadataPrefix": {"arXiv"}}
+		if p := s.oai(t, base, q); len(p.Errors) != 1 || p.Errors[0] != "badArgument" {
+			t.Errorf("a token with another argument: errors %v, want badArgument", p.Errors)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package sim_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/oaipmh"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
+)
+
+// TestOAIHarvestWorld harvests a world with the pipeline's OAI-PMH client
+// in both of arXiv's own formats: every paper on arXiv once, as the world
+// has it, in pages of the size asked.
+func TestOAIHarvestWorld(t *testing.T) {
+	w := newWorld(t, sim.WorldConfig{Seed: 4, Targets: 15})
+	srv := simtest.ServeOptions(t, sim.OAIPMH, w, sim.Options{OAIPageSize: 10})
+	hc, err := httpx.New(httpx.Config{UserAgent: "sim-test"}, oaipmh.ServiceConfig(srv.URL+sim.OAIPath, time.Microsecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := hc.Service(oaipmh.ServiceName)
+	c, err := oaipmh.New(svc, oaipmh.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]sim.Paper{}
+	for i := range w.NumTargets() {
+		p := w.Target(i)
+		want[p.ArxivID] = p
+	}
+	for j := range w.Config().Papers {
+		if p := w.Background(j); p.ArxivID != "" {
+			want[p.ArxivID] = p
+		}
+	}
+	for _, prefix := range []string{"arXiv", "arXivRaw"} {
+		got := map[string]bool{}
+		h, err := c.ListRecords(context.Background(), oaipmh.Query{MetadataPrefix: prefix}, func(r oaipmh.Record) error {
+			p, ok := want[r.ID]
+			m := r.Meta
+			switch {
+			case !ok || got[r.ID]:
+				t.Errorf("%s: record %s unknown or twice", prefix, r.ID)
+			case m == nil || m.Title != p.Title || !slices.Equal(m.Authors, p.Authors) || !slices.Equal(m.Categories, p.Categories) || m.Primary != p.Primary:
+				t.Errorf("%s: record %s: %+v, want %q by %v in %v", prefix, r.ID, m, p.Title, p.Authors, p.Categories)
+			case m.Created.Format(time.DateOnly) != p.Published.Format(time.DateOnly) || !r.Datestamp.Equal(p.Updated.UTC().Truncate(24*time.Hour)):
+				t.Errorf("%s: record %s created %s datestamp %s, want %s and %s", prefix, r.ID, m.Created, r.Datestamp, p.Published, p.Updated)
+			}
+			got[r.ID] = true
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || h.Records != len(want) || h.Pages != (len(want)+9)/10 {
+			t.Errorf("%s: %d records in %d pages, want %d in pages of 10", prefix, h.Records, h.Pages, len(want))
+		}
+	}
+	// A set: the cs papers.
+	n := 0
+	if _, err := c.ListRecords(context.Background(), oaipmh.Query{Set: "cs"}, func(r oaipmh.Record) error {
+		n++
+		if !slices.ContainsFunc(r.Meta.Categories, func(c string) bool { return len(c) > 3 && c[:3] == "cs." }) {
+			t.Errorf("set cs: %s in %v", r.ID, r.Meta.Categories)
+		}
+		return nil
+	}); err != nil || n == 0 {
+		t.Errorf("set cs: %d records, %v", n, err)
+	}
+}
