@@ -22,7 +22,7 @@ import (
 const batchFields = "paperId,externalIds,abstract,publicationDate,year,venue"
 
 // Fields asked about the target itself.
-const targetFields = "paperId,corpusId,externalIds,title,venue,year,publicationDate,citationCount,referenceCount"
+const targetFields = "paperId,corpusId,externalIds,title,venue,year,publicationDate,citationCount,influentialCitationCount,referenceCount"
 
 // Runner runs citegraph for targets already fetched (or fetched on demand).
 // Responses of the services are stored as received (decoded with every

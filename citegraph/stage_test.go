@@ -678,6 +678,20 @@ func TestStageTargetMetadata(t *testing.T) {
 	if _, err := e.store.GetJSON(e.ctx, unlisted, record.ArxivMetas.Name(), &am); err != nil || am.Found {
 		t.Errorf("unlisted: stored %+v, %v", am, err)
 	}
+	// The target's own S2 record is asked with the counts curate pairs
+	// judges impact by.
+	asked := 0
+	for _, c := range e.s2.Calls() {
+		if strings.HasPrefix(c.Path, "/graph/v1/paper/ARXIV:") && !strings.Contains(c.Path, "/references") {
+			asked++
+			if f := c.Query().Get("fields"); !strings.Contains(f, "influentialCitationCount") || !strings.Contains(f, "citationCount") {
+				t.Errorf("target record asked with fields %q", f)
+			}
+		}
+	}
+	if asked != 2 {
+		t.Errorf("%d requests for the targets' own records, want 2", asked)
+	}
 	e.api.Reset()
 	e.run(e.runner(testKey, false), listed, unlisted)
 	if q := e.apiQueries(); len(q) != 0 {
