@@ -231,7 +231,7 @@ func (c *reportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	fmt.Fprintf(env.stderr, "curate report: %s\n", filepath.Join(out, dataset.ReportHTML))
+	fmt.Fprintf(env.stdout, "curate report: %s\n", filepath.Join(out, dataset.ReportHTML))
 	return nil
 }
 
@@ -326,9 +326,9 @@ func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	for _, f := range files {
-		fmt.Fprintf(env.stderr, "curate export: %d %s rows of %s in %s (longest prompt %d, completion %d, total %d tokens)\n",
+		fmt.Fprintf(env.stdout, "curate export: %d %s rows of %s in %s (longest prompt %d, completion %d, total %d tokens)\n",
 			f.Rows, f.Split, c.format, filepath.Join(c.out, f.Name), f.Lengths.Prompt, f.Lengths.Completion, f.Lengths.Total)
 	}
-	fmt.Fprintf(env.stderr, "curate export: %s says which trainer reads it and with which settings\n", filepath.Join(c.out, dataset.ReadmeFile))
+	fmt.Fprintf(env.stdout, "curate export: %s says which trainer reads it and with which settings\n", filepath.Join(c.out, dataset.ReadmeFile))
 	return nil
 }

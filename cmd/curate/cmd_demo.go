@@ -68,7 +68,7 @@ func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := c.run.pipeline(ctx, env, ids); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.stderr, "\nthe dataset is in %s (open %s in a browser); the store is %s (try: curate show --store %s %s)\n",
+	fmt.Fprintf(env.stdout, "the dataset is in %s (open %s in a browser); the store is %s (try: curate show --store %s %s)\n",
 		c.run.out, filepath.Join(c.run.out, "report.html"), f.store.store, f.store.store, ids[0])
 	return nil
 }

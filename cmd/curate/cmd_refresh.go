@@ -139,11 +139,11 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	}
 	switch {
 	case v.Unchanged == "inputs":
-		fmt.Fprintf(env.stderr, "curate refresh: no input changed; %s stays the latest version\n", v.Version)
+		fmt.Fprintf(env.stdout, "curate refresh: no input changed; %s stays the latest version\n", v.Version)
 	case v.Unchanged != "":
-		fmt.Fprintf(env.stderr, "curate refresh: no instance changed; %s stays the latest version\n", v.Version)
+		fmt.Fprintf(env.stdout, "curate refresh: no instance changed; %s stays the latest version\n", v.Version)
 	default:
-		fmt.Fprintf(env.stderr, "curate refresh: published %s (%d train, %d test): %d added, %d removed, %d changed; %s -> versions/%s\n",
+		fmt.Fprintf(env.stdout, "curate refresh: published %s (%d train, %d test): %d added, %d removed, %d changed; %s -> versions/%s\n",
 			v.Version, v.Log.Train, v.Log.Test, len(v.Log.Added), len(v.Log.Removed), len(v.Log.Changed), v.Latest, v.Version)
 	}
 	return stageErr

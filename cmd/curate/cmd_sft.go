@@ -227,10 +227,10 @@ func printSFT(env *cmdEnv, r *sft.Result, out string) {
 	rep := &r.Report
 	w := env.stderr
 	if !r.Stopped {
-		fmt.Fprintf(w, "curate sft: %d train and %d validation rows in %s (teacher %s, K=%d, %s)\n",
+		fmt.Fprintf(env.stdout, "curate sft: %d train and %d validation rows in %s (teacher %s, K=%d, %s)\n",
 			rep.Rows[sft.SplitTrain], rep.Rows[sft.SplitValidation], out, rep.Teacher, rep.NumIdeas, map[bool]string{true: "think", false: "no-think"}[rep.Think])
 		if n := rep.Rows[sft.SplitTest]; n > 0 {
-			fmt.Fprintf(w, "curate sft: and %d rows of the dataset's test targets, asked for with --splits, in the SFT test split (never train or validation)\n", n)
+			fmt.Fprintf(env.stdout, "curate sft: and %d rows of the dataset's test targets, asked for with --splits, in the SFT test split (never train or validation)\n", n)
 		}
 	}
 	rate := "n/a"

@@ -192,13 +192,17 @@ func TestDemoEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"SOURCE_DATE_EPOCH": "1767225600"}
 	args := []string{"demo", "--store", dir + "/store", "--out", dir + "/ds"}
-	code, _, stderr := runCLI(t, env, args...)
+	code, stdout, stderr := runCLI(t, env, args...)
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"6 of 6 targets through every stage", "2 train and 3 test instances", "test_target_as_train_source 1"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("demo output lacks %q:\n%s", want, stderr)
+	// The run's account on stderr, what it made on stdout.
+	if !strings.Contains(stderr, "6 of 6 targets through every stage") {
+		t.Errorf("demo's stderr lacks the run summary:\n%s", stderr)
+	}
+	for _, want := range []string{"2 train and 3 test instances", "test_target_as_train_source 1", "the dataset is in " + dir + "/ds"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo's stdout lacks %q:\n%s", want, stdout)
 		}
 	}
 	if code, out, stderr := runCLI(t, nil, "dataset", "--check", dir+"/ds"); code != 0 {
@@ -206,7 +210,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	}
 	first := readShards(t, dir+"/ds")
 
-	code, _, stderr = runCLI(t, env, args...)
+	code, stdout, stderr = runCLI(t, env, args...)
 	if code != 0 {
 		t.Fatalf("second demo: exit %d\n%s", code, stderr)
 	}
@@ -269,8 +273,8 @@ func TestDemoEndToEnd(t *testing.T) {
 	if code, out, stderr := runCLI(t, nil, "stats", "labels", "--store", dir+"/store"); code != 0 || !strings.Contains(out, "Label health over 27 cards") {
 		t.Errorf("stats labels: exit %d\n%s%s", code, out, stderr)
 	}
-	if !strings.Contains(stderr, "is up to date") {
-		t.Errorf("second run rebuilt an unchanged dataset:\n%s", stderr)
+	if !strings.Contains(stdout, "is up to date") {
+		t.Errorf("second run rebuilt an unchanged dataset:\n%s", stdout)
 	}
 	// A changed option rebuilds it, keeping the previous one beside it.
 	if code, _, stderr := runCLI(t, env, "dataset", "--store", dir+"/store", "--out", dir+"/ds", "--num-ideas", "2"); code != 0 {

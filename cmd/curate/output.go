@@ -15,8 +15,12 @@ import (
 	"github.com/groundwork/curate/record"
 )
 
-// What commands print: results on stdout (one line per target that needs
-// attention), summaries on stderr.
+// What commands print. stdout carries results: a line per target that
+// needs attention (or per item the command lists) and the line saying what
+// was written where. stderr carries what tells how the work went: logs,
+// progress, the stage table, requests and LLM usage. So `curate run >
+// attention.tsv` keeps the targets to look at, and a script can read the
+// last line of `curate dataset` for the counts.
 
 // printOutcome writes a run's results: a line per failed, held or
 // metadata-less target on stdout (unless the command prints its own line
@@ -143,7 +147,7 @@ func printUsage(w io.Writer, meter *llm.Meter, prices llm.Prices) {
 // printDataset says what a dataset build did.
 func printDataset(env *cmdEnv, out *app.DatasetOutcome) {
 	if out.UpToDate {
-		fmt.Fprintf(env.stderr, "curate dataset: %s is up to date (no input changed since it was written, and its files match its manifest)\n", out.Out)
+		fmt.Fprintf(env.stdout, "curate dataset: %s is up to date (no input changed since it was written, and its files match its manifest)\n", out.Out)
 		return
 	}
 	res := out.Result
@@ -155,7 +159,7 @@ func printDataset(env *cmdEnv, out *app.DatasetOutcome) {
 			train++
 		}
 	}
-	fmt.Fprintf(env.stderr, "curate dataset: %d train and %d test instances in %s; %s dropped%s (see dropped.json); contamination: %s\n",
+	fmt.Fprintf(env.stdout, "curate dataset: %d train and %d test instances in %s; %s dropped%s (see dropped.json); contamination: %s\n",
 		train, test, out.Out, app.Plural(len(res.Dropped), "target"), droppedReasons(res.Dropped), contaminationLine(res.Contamination))
 }
 

@@ -56,8 +56,8 @@ func TestRefresh(t *testing.T) {
 	}
 
 	// 2. Nothing new: no version published.
-	code, _, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]))...)
-	if code != 0 || !strings.Contains(stderr, "stays the latest version") {
+	code, stdout, stderr := runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]))...)
+	if code != 0 || !strings.Contains(stdout, "stays the latest version") {
 		t.Errorf("second refresh: exit %d\n%s", code, stderr)
 	}
 	if v := readChangelog(t, out); v.Version != first.Version {
@@ -83,8 +83,8 @@ func TestRefresh(t *testing.T) {
 		t.Errorf("latest fails its check: %s", out)
 	}
 	// The harvested targets stay known to later refreshes.
-	code, _, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]))...)
-	if code != 0 || !strings.Contains(stderr, "stays the latest version") {
+	code, stdout, stderr = runCLI(t, env, append(base, "--targets", writeTargets(t, ids[:4]))...)
+	if code != 0 || !strings.Contains(stdout, "stays the latest version") {
 		t.Errorf("refresh after the harvest: exit %d\n%s", code, stderr)
 	}
 }

@@ -40,10 +40,11 @@ func demoDataset(t *testing.T) string {
 func TestSFTOnDemoCorpus(t *testing.T) {
 	ds := demoDataset(t)
 	out := filepath.Join(t.TempDir(), "sft")
-	code, _, stderr := runCLI(t, nil, "sft", "--dataset", ds, "--out", out, "--splits", "train,test", "--val-size", "1")
+	code, stdout, stderr := runCLI(t, nil, "sft", "--dataset", ds, "--out", out, "--splits", "train,test", "--val-size", "1")
 	if code != 0 {
 		t.Fatalf("sft: exit %d: %s", code, stderr)
 	}
+	stderr = stdout + stderr // what was written on stdout, the account on stderr
 	for _, want := range []string{
 		"curate sft: 1 train and 1 validation rows in " + out + " (teacher heuristic, K=3, think)",
 		"and 3 rows of the dataset's test targets, asked for with --splits, in the SFT test split",
@@ -87,15 +88,15 @@ func TestSFTOnDemoCorpus(t *testing.T) {
 	if card, _ := os.ReadFile(filepath.Join(out, "README.md")); !strings.Contains(string(card), "drawn on its train and test splits") || !strings.Contains(string(card), "split: test") {
 		t.Errorf("the card does not say it draws on the test split:\n%s", card)
 	}
-	code, stdout, stderr := runCLI(t, nil, "gate", "--strict", filepath.Join(out, "data", "test-00000-of-00001.parquet"), filepath.Join(out, "jsonl", "validation.jsonl"))
+	code, stdout, stderr = runCLI(t, nil, "gate", "--strict", filepath.Join(out, "data", "test-00000-of-00001.parquet"), filepath.Join(out, "jsonl", "validation.jsonl"))
 	if code != 0 || !strings.Contains(stdout, "3 rows, 3 passed (100.0%), 0 failed") || !strings.Contains(stdout, "1 rows, 1 passed") {
 		t.Errorf("gate: exit %d\n%s%s", code, stdout, stderr)
 	}
 
 	// The default takes the train split only; --no-think writes empty
 	// think blocks with the same answers.
-	code, _, stderr = runCLI(t, nil, "sft", "--dataset", ds, "--out", out, "--no-think")
-	if code != 0 || !strings.Contains(stderr, "1 train and 1 validation rows") || strings.Contains(stderr, "openings:") {
+	code, stdout, stderr = runCLI(t, nil, "sft", "--dataset", ds, "--out", out, "--no-think")
+	if code != 0 || !strings.Contains(stdout, "1 train and 1 validation rows") || strings.Contains(stderr, "openings:") {
 		t.Errorf("--no-think: exit %d:\n%s", code, stderr)
 	}
 	if _, err := os.Stat(out + ".prev"); err != nil {
@@ -118,10 +119,11 @@ func TestSFTEndpoint(t *testing.T) {
 	out := filepath.Join(dir, "sft")
 	args := []string{"sft", "--dataset", ds, "--out", out, "--store", filepath.Join(dir, "store"), "--splits", "train,test",
 		"--llm-base", srv.URL + "/v1", "--llm-model", "teacher-1", "--price", "teacher-1=1/5"}
-	code, _, stderr := runCLI(t, nil, args...)
+	code, stdout, stderr := runCLI(t, nil, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	stderr = stdout + stderr
 	first := calls.Load()
 	// 5 ideas, 1 openings batch, 5 traces.
 	if first != 11 {
