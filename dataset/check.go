@@ -321,7 +321,7 @@ func rowProblems(in record.Instance) []string {
 			break
 		}
 	}
-	if f := emptyCardField(in.Gold); f != "" {
+	if f := emptyCardField(&in.Gold); f != "" {
 		bad("gold card has an empty %s", f)
 	}
 	if in.NumIdeas < 1 {

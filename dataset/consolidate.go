@@ -170,7 +170,7 @@ func consolidate(t *TargetInputs, opts Options, tmpl *Template, createdAt string
 	if t.Gold == nil {
 		return drop(DropNoGold, "no gold card")
 	}
-	if f := emptyCardField(*t.Gold); f != "" {
+	if f := emptyCardField(t.Gold); f != "" {
 		return drop(DropNoGold, "gold card has an empty %s", f)
 	}
 	published, err := time.Parse(dateLayout, meta.Published)
@@ -388,12 +388,10 @@ func joinSet(vs []string) string {
 
 // emptyCardField names the first of the four idea-card fields that is
 // empty, or returns "".
-func emptyCardField(c record.Card) string {
-	for _, f := range []struct{ name, v string }{
-		{"problem_gap", c.ProblemGap}, {"core_claim", c.CoreClaim}, {"method", c.Method}, {"inspiration", c.Inspiration},
-	} {
-		if strings.TrimSpace(f.v) == "" {
-			return f.name
+func emptyCardField(c *record.Card) string {
+	for f, v := range c.IdeaFields() {
+		if strings.TrimSpace(*v) == "" {
+			return f.Name
 		}
 	}
 	return ""

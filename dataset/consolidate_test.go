@@ -92,9 +92,9 @@ func TestConsolidateKeepsThreeSources(t *testing.T) {
 			t.Errorf("prompt lacks Document %d: %s", i+1, s.Title)
 		}
 	}
-	for _, f := range goldFields(in.Gold) {
-		if strings.Contains(in.Prompt, f[1]) {
-			t.Errorf("gold %s is in the prompt", f[0])
+	for f, v := range in.Gold.IdeaFields() {
+		if strings.Contains(in.Prompt, *v) {
+			t.Errorf("gold %s is in the prompt", f.Name)
 		}
 	}
 	if !strings.Contains(in.Prompt, "exactly 3 objects") || !strings.Contains(in.Prompt, "[Bridge Opportunity]") {

@@ -31,13 +31,6 @@ const (
 	minOverlap    = 0.5
 )
 
-// goldFields lists the card fields compared against prompts.
-func goldFields(c record.Card) [4][2]string {
-	return [4][2]string{
-		{"problem_gap", c.ProblemGap}, {"core_claim", c.CoreClaim}, {"method", c.Method}, {"inspiration", c.Inspiration},
-	}
-}
-
 // words splits s into lower-case runs of letters and digits.
 func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
@@ -85,12 +78,13 @@ func newLeakIndex(instances []record.Instance, include func(i int) bool) *leakIn
 		if !include(i) {
 			continue
 		}
-		for _, f := range goldFields(instances[i].Gold) {
-			ws := words(f[1])
+		// The gold idea's fields are what must never reach a prompt.
+		for f, v := range instances[i].Gold.IdeaFields() {
+			ws := words(*v)
 			if len(ws) < minExactWords {
 				continue
 			}
-			g := goldText{owner: i, field: f[0], joined: " " + strings.Join(ws, " ") + " ", grams: shingles(ws)}
+			g := goldText{owner: i, field: f.Name, joined: " " + strings.Join(ws, " ") + " ", grams: shingles(ws)}
 			gi := int32(len(x.golds))
 			seen := map[uint64]bool{}
 			for _, h := range g.grams {

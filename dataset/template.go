@@ -44,21 +44,11 @@ func (t *Template) Version() string { return t.p.Version }
 // Text returns the template file as embedded, front matter included.
 func (t *Template) Text() string { return t.text }
 
-// promptDoc is what the template sees of one source. The inspiration
-// field of a source card is left out on purpose: it cites the source's
-// own sources as "Document N", which would collide with this input's
-// numbering.
-type promptDoc struct {
-	N                             int
-	Title                         string
-	Year                          int
-	ProblemGap, CoreClaim, Method string
-	Results, Takeaways            string
-}
-
+// promptData is what the template sees: the number of ideas asked for
+// and the sources as record.PromptDocument shows them (no inspiration).
 type promptData struct {
 	NumIdeas  int
-	Documents []promptDoc
+	Documents []record.PromptDocument
 }
 
 // Render returns the model input for sources, numbered by their
@@ -67,16 +57,10 @@ func (t *Template) Render(sources []record.InstanceSource, numIdeas int) (string
 	if numIdeas < 1 {
 		return "", fmt.Errorf("render model input: num ideas %d, want at least 1", numIdeas)
 	}
-	d := promptData{NumIdeas: numIdeas, Documents: make([]promptDoc, len(sources))}
-	for i, s := range sources {
-		title := s.Title
-		if title == "" {
-			title = "(untitled)"
-		}
-		d.Documents[i] = promptDoc{
-			N: s.DocNumber, Title: title, Year: s.Year,
-			ProblemGap: s.Card.ProblemGap, CoreClaim: s.Card.CoreClaim, Method: s.Card.Method,
-			Results: s.Card.Results, Takeaways: s.Card.Takeaways,
+	d := promptData{NumIdeas: numIdeas, Documents: record.PromptDocuments(sources)}
+	for i := range d.Documents {
+		if d.Documents[i].Title == "" {
+			d.Documents[i].Title = "(untitled)"
 		}
 	}
 	_, user, err := t.p.Render(d)

@@ -254,7 +254,7 @@ func (g *generation) inputs(instances []record.Instance) ([]input, error) {
 		if strings.TrimSpace(prompt) == "" {
 			return nil, fmt.Errorf("sft: instance %s has no model input", in.InstanceID)
 		}
-		out[i] = input{inst: in, input: Input{InstanceID: in.InstanceID, Prompt: prompt, NumIdeas: g.opts.NumIdeas, Documents: documents(in)}}
+		out[i] = input{inst: in, input: Input{InstanceID: in.InstanceID, Prompt: prompt, NumIdeas: g.opts.NumIdeas, Documents: record.PromptDocuments(in.Sources)}}
 	}
 	return out, nil
 }

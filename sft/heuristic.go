@@ -64,7 +64,7 @@ func (Heuristic) Ideas(_ context.Context, in *Input) (*Ideas, error) {
 }
 
 // recombine writes the card that carries the method of b to the gap of a.
-func recombine(a, b Document, docs []Document) record.Card {
+func recombine(a, b record.PromptDocument, docs []record.PromptDocument) record.Card {
 	opp, gap := labelled(a.ProblemGap, record.AxisOpportunity, a.Opportunity)
 	par, how := labelled(b.Method, record.AxisParadigm, b.Paradigm)
 	gapSentence := firstSentence(gap, "its problem is left open")

@@ -56,33 +56,7 @@ type Input struct {
 	NumIdeas int
 	// Documents are the numbered source cards Prompt shows, for a teacher
 	// that works on them without a model.
-	Documents []Document
-}
-
-// Document is one numbered source as the model input shows it: title,
-// year and card without inspiration (see dataset's template).
-type Document struct {
-	N                             int
-	Title                         string
-	Year                          int
-	ProblemGap, CoreClaim, Method string
-	Results, Takeaways            string
-	Opportunity, Paradigm         string
-}
-
-// documents returns what the model input shows of in's sources.
-func documents(in *record.Instance) []Document {
-	out := make([]Document, len(in.Sources))
-	for i, s := range in.Sources {
-		c := s.Card
-		out[i] = Document{
-			N: s.DocNumber, Title: s.Title, Year: s.Year,
-			ProblemGap: c.ProblemGap, CoreClaim: c.CoreClaim, Method: c.Method,
-			Results: c.Results, Takeaways: c.Takeaways,
-			Opportunity: c.Opportunity, Paradigm: c.Paradigm,
-		}
-	}
-	return out
+	Documents []record.PromptDocument
 }
 
 // Call is what one teacher answer cost.

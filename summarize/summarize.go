@@ -250,8 +250,8 @@ func summarizeLLM(ctx context.Context, c llm.Completer, model string, paper Inpu
 // finish validates card's text, writes its labels in their canonical
 // spelling, fills Opportunity and Paradigm and records model and version.
 func finish(card *record.Card, kind, model, version string) error {
-	for _, f := range []*string{&card.ProblemGap, &card.CoreClaim, &card.Method, &card.Inspiration, &card.Results, &card.Takeaways} {
-		*f = strings.TrimSpace(*f)
+	for _, v := range card.Fields() {
+		*v = strings.TrimSpace(*v)
 	}
 	opp, par, err := check(card, kind)
 	if err != nil {

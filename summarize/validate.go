@@ -53,28 +53,18 @@ func check(card *record.Card, kind string) (opportunity, paradigm string, err er
 		return "", "", err
 	}
 	var errs []error
-	fields := []struct {
-		name, value string
-		want        bool
-	}{
-		{"problem_gap", card.ProblemGap, true},
-		{"core_claim", card.CoreClaim, true},
-		{"method", card.Method, true},
-		{"inspiration", card.Inspiration, true},
-		{"results", card.Results, kind == record.CardSource},
-		{"takeaways", card.Takeaways, kind == record.CardSource},
-	}
-	for _, f := range fields {
-		empty := strings.TrimSpace(f.value) == ""
+	for f, v := range card.Fields() {
+		want := f.Idea || kind == record.CardSource // source cards add results and takeaways
+		empty := strings.TrimSpace(*v) == ""
 		switch {
-		case f.want && empty:
-			errs = append(errs, fmt.Errorf("%s is empty", f.name))
-		case !f.want && !empty:
-			errs = append(errs, fmt.Errorf("%s must be empty on a %s card", f.name, kind))
+		case want && empty:
+			errs = append(errs, fmt.Errorf("%s is empty", f.Name))
+		case !want && !empty:
+			errs = append(errs, fmt.Errorf("%s must be empty on a %s card", f.Name, kind))
 		}
-		if !empty && documentRef.MatchString(f.value) {
+		if !empty && documentRef.MatchString(*v) {
 			errs = append(errs, fmt.Errorf("%s refers to %q: no numbered document list exists for this card; name prior work by its authors and year or its title",
-				f.name, documentRef.FindString(f.value)))
+				f.Name, documentRef.FindString(*v)))
 		}
 	}
 	var gap string

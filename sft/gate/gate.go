@@ -45,10 +45,6 @@ func Reasons() []string {
 		ReasonEmptyField, ReasonBadLabel, ReasonWrongAxis}
 }
 
-// Fields are the keys of a card in the answer, in the order Format writes
-// them.
-var fields = [...]string{"problem_gap", "core_claim", "method", "inspiration"}
-
 // Error is why a completion fails the gate.
 type Error struct {
 	Reason string // one of the Reason constants
@@ -155,26 +151,36 @@ func checkCard(raw json.RawMessage) (record.Card, *Error) {
 	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &obj) != nil {
 		return record.Card{}, &Error{Reason: ReasonNotJSON, Detail: "the card is not a JSON object"}
 	}
-	var vals [len(fields)]string
-	for i, f := range fields {
-		v, ok := obj[f]
+	var c record.Card
+	for f, v := range c.IdeaFields() {
+		raw, ok := obj[f.Name]
 		if !ok {
-			return record.Card{}, &Error{Reason: ReasonEmptyField, Field: f, Detail: f + " is missing"}
+			return record.Card{}, &Error{Reason: ReasonEmptyField, Field: f.Name, Detail: f.Name + " is missing"}
 		}
-		if json.Unmarshal(v, &vals[i]) != nil {
-			return record.Card{}, &Error{Reason: ReasonEmptyField, Field: f, Detail: f + " is not a string"}
+		if json.Unmarshal(raw, v) != nil {
+			return record.Card{}, &Error{Reason: ReasonEmptyField, Field: f.Name, Detail: f.Name + " is not a string"}
 		}
-		if strings.TrimSpace(vals[i]) == "" {
-			return record.Card{}, &Error{Reason: ReasonEmptyField, Field: f, Detail: f + " is empty"}
+		if strings.TrimSpace(*v) == "" {
+			return record.Card{}, &Error{Reason: ReasonEmptyField, Field: f.Name, Detail: f.Name + " is empty"}
 		}
 	}
-	c := record.Card{ProblemGap: vals[0], CoreClaim: vals[1], Method: vals[2], Inspiration: vals[3]}
-	var err *Error
-	if c.Opportunity, err = label(c.ProblemGap, "problem_gap", record.AxisOpportunity, record.AxisParadigm); err != nil {
-		return record.Card{}, err
-	}
-	if c.Paradigm, err = label(c.Method, "method", record.AxisParadigm, record.AxisOpportunity); err != nil {
-		return record.Card{}, err
+	for f, v := range c.IdeaFields() {
+		if f.Axis == "" {
+			continue
+		}
+		other := record.AxisParadigm
+		if f.Axis == record.AxisParadigm {
+			other = record.AxisOpportunity
+		}
+		l, err := label(*v, f.Name, f.Axis, other)
+		if err != nil {
+			return record.Card{}, err
+		}
+		if f.Axis == record.AxisOpportunity {
+			c.Opportunity = l
+		} else {
+			c.Paradigm = l
+		}
 	}
 	return c, nil
 }
@@ -194,7 +200,8 @@ func label(text, field, axis, other string) (string, *Error) {
 	return "", &Error{Reason: ReasonBadLabel, Field: field, Detail: err.Error()}
 }
 
-// answerCard is a card as the answer writes it: the four fields, in order.
+// answerCard is a card as the answer writes it: the four idea fields, in
+// record.CardFields order (TestAnswerCardFields holds the two together).
 type answerCard struct {
 	ProblemGap  string `json:"problem_gap"`
 	CoreClaim   string `json:"core_claim"`

@@ -2,6 +2,8 @@ package gate
 
 import (
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,5 +190,18 @@ func TestFormat(t *testing.T) {
 	}
 	if _, err := CheckAnswer("[]", 0); err == nil || ReasonOf(err) != "" {
 		t.Errorf("k = 0: %v", err)
+	}
+}
+
+// The answer's card objects carry the idea fields of record.CardFields,
+// in order.
+func TestAnswerCardFields(t *testing.T) {
+	typ := reflect.TypeFor[answerCard]()
+	var names []string
+	for i := range typ.NumField() {
+		names = append(names, typ.Field(i).Tag.Get("json"))
+	}
+	if want := record.IdeaFieldNames(); !slices.Equal(names, want) {
+		t.Errorf("answer cards have %q, the idea fields are %q", names, want)
 	}
 }

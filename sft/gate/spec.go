@@ -57,11 +57,8 @@ func GetSpec() Spec {
 	return Spec{
 		Version:   SpecVersion,
 		ThinkOpen: thinkOpen, ThinkClose: thinkClose, AnswerOpen: answerOpen, AnswerClose: answerClose,
-		Fields: fields[:],
-		LabelFields: []LabelField{
-			{"problem_gap", record.AxisOpportunity},
-			{"method", record.AxisParadigm},
-		},
+		Fields:      record.IdeaFieldNames(),
+		LabelFields: labelFields(),
 		Axes: map[string][]string{
 			record.AxisOpportunity: record.OpportunityLabels(),
 			record.AxisParadigm:    record.ParadigmLabels(),
@@ -83,4 +80,15 @@ func SpecJSON() []byte {
 		panic(err) // strings and ints only
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// labelFields lists the idea fields that open with a label.
+func labelFields() []LabelField {
+	var out []LabelField
+	for _, f := range record.CardFields() {
+		if f.Idea && f.Axis != "" {
+			out = append(out, LabelField{f.Name, f.Axis})
+		}
+	}
+	return out
 }
