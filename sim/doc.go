@@ -11,7 +11,7 @@
 // no memory. Every title carries a coined name no other paper has; all of
 // it is invented.
 //
-// Start serves a World as six services, each on its own port of
+// Start serves a World as nine services, each on its own port of
 // 127.0.0.1, speaking the real protocols:
 //
 //	arxiv      GET /html/ID: a LaTeXML page, or 404 "No HTML for"
@@ -31,6 +31,11 @@
 //	anthropic  Anthropic: POST /v1/messages (tool use, cache_control
 //	           breakpoints, cache read/creation usage, rate-limit headers)
 //	           and /v1/messages/batches with results out of order
+//	pdfhost    the open-access PDFs of a world with WorldConfig.OpenAccess
+//	           (and its hostile URLs: redirects inside, HTML, oversize)
+//	grobid     GROBID's REST API (see Grobid), converting the PDF host's
+//	           PDFs into TEI written from the papers' text
+//	internal   a service inside the network that no download may reach
 //
 // Each Service enforces Limits — a token-bucket rate (a request over it
 // gets 429, with Retry-After if set), a cap on requests in flight, and a

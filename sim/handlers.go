@@ -110,12 +110,16 @@ func (w *World) s2Record(p *Paper, withAbstract bool) s2Paper {
 	} else {
 		ext["DOI"] = p.DOI
 	}
+	open := p.ArxivID != ""
+	if o, ok := w.openAccessPDF(p, ext); ok {
+		oa, open = o, true
+	}
 	rec := s2Paper{
 		PaperID: id, ExternalIDs: ext, CorpusID: w.CorpusID(p),
 		URL:   "https://www.semanticscholar.org/paper/" + id,
 		Title: p.Title, Venue: p.Venue, Year: p.Year(),
 		ReferenceCount: len(w.References(p)), CitationCount: r.IntN(200), InfluentialCitationCount: r.IntN(10),
-		IsOpenAccess: p.ArxivID != "", OpenAccessPDF: oa,
+		IsOpenAccess: open, OpenAccessPDF: oa,
 		FieldsOfStudy: []string{"Computer Science"}, PublicationTypes: []string{"JournalArticle"},
 		PublicationDate: p.Published.Format("2006-01-02"),
 		Journal:         map[string]any{"name": p.Venue},

@@ -22,7 +22,7 @@ const (
 )
 
 // Services lists the service names in a fixed order.
-var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, LLM, Anthropic}
+var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, LLM, Anthropic, PDFHost, GrobidService, Internal}
 
 // Model is the model name the simulated LLM is meant to be asked for; it
 // answers any.
@@ -39,6 +39,8 @@ type Options struct {
 	// Robots, by service name, is a robots.txt served at /robots.txt (see
 	// ArxivRobots); a service not named answers it 404.
 	Robots map[string]string
+	// Grobid configures the GROBID service (its Convert is the world's).
+	Grobid GrobidConfig
 }
 
 // Servers are the simulated services of a World, each listening on its
@@ -51,17 +53,23 @@ type Servers struct {
 
 	openai    *openAIAPI
 	anthropic *anthropicAPI
+	grobid    *Grobid
 }
 
-// Start starts the five services over w.
+// Start starts the services over w.
 func Start(w *World, opt Options) (*Servers, error) {
 	s := &Servers{World: w, urls: map[string]string{}, services: map[string]*Service{}}
 	s.openai, s.anthropic = newOpenAIAPI(), newAnthropicAPI()
 	s.openai.strict = opt.StrictOpenAI
+	gc := opt.Grobid
+	gc.Convert = w.convertPDF(cmpOr(gc.Version, "0.8.1"))
+	s.grobid = NewGrobid(gc)
 	handlers := map[string]handlerFunc{
 		Arxiv: w.arxivHandler, Ar5iv: w.ar5ivHandler, S2: w.s2Handler, ArxivAPI: w.atomHandler,
 		LLM: s.openai.handle, Anthropic: s.anthropic.handle,
+		PDFHost: w.pdfHandler, GrobidService: grobidHandler(s.grobid), Internal: internalHandler,
 	}
+	var lns []net.Listener
 	for _, name := range Services {
 		h := handlers[name]
 		if body, ok := opt.Robots[name]; ok {
@@ -78,6 +86,9 @@ func Start(w *World, opt Options) (*Servers, error) {
 		svc.SetFaults(opt.Faults[name])
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
+			for _, l := range lns {
+				l.Close()
+			}
 			s.Close()
 			return nil, fmt.Errorf("sim: listen for %s: %w", name, err)
 		}
@@ -85,7 +96,11 @@ func Start(w *World, opt Options) (*Servers, error) {
 		s.servers = append(s.servers, srv)
 		s.services[name] = svc
 		s.urls[name] = "http://" + ln.Addr().String()
-		go srv.Serve(ln)
+		lns = append(lns, ln)
+	}
+	s.setOpenAccess() // before any handler runs: the S2 records name the PDF host
+	for i, srv := range s.servers {
+		go srv.Serve(lns[i])
 	}
 	return s, nil
 }
