@@ -46,7 +46,6 @@ func TestStagePDFText(t *testing.T) {
 	if got := levels(res); got[0] != record.TextFull || got[1] != record.TextAbstract || got[2] != record.TextAbstract {
 		t.Fatalf("first run: levels %v", got)
 	}
-	calls := srv.calls()
 
 	// The pdfs stage converts T's PDF (stored under its S2 item) and N's
 	// (under its arXiv item).
@@ -85,7 +84,7 @@ func TestStagePDFText(t *testing.T) {
 	if got := levels(res); got[2] != record.TextPDF || res.Written != 1 {
 		t.Errorf("third run: levels %v, written %d", got, res.Written)
 	}
-	calls = srv.calls()
+	calls := srv.calls()
 	if res, err = s.ProcessTarget(ctx, idA, refs); err != nil {
 		t.Fatal(err)
 	}

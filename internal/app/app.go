@@ -9,10 +9,12 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -20,9 +22,12 @@ import (
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/grobid"
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/oaipmh"
+	"github.com/groundwork/curate/oapdf"
+	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
@@ -44,7 +49,9 @@ type Config struct {
 	// OAIBase, when set, adds arXiv's OAI-PMH feed (refresh).
 	OAIBase string
 	LLM     LLM
-	Stages  StageOptions
+	// PDF turns the pdfs stage on (PDF.GrobidBase set) and configures it.
+	PDF    PDF
+	Stages StageOptions
 	// Drain is closed on the first interrupt: runs stop taking new work.
 	Drain <-chan struct{}
 }
@@ -66,6 +73,27 @@ type S2 struct {
 	Interval     time.Duration
 	PageLimit    int
 	ArxivAPIBase string
+}
+
+// PDF configures the pdfs stage: open-access PDFs of sources without an
+// arXiv page, downloaded under oapdf's rules and converted by a GROBID
+// service. Without GrobidBase the stage is off: no PDF, GROBID or extra
+// Semantic Scholar field is asked for.
+type PDF struct {
+	GrobidBase string
+	// Capacity is the conversions sent at once: the server's engine pool
+	// (grobid.DefaultCapacity when 0).
+	Capacity int
+	Timeout  time.Duration // one conversion (grobid.DefaultTimeout when 0)
+	// Hosts is the PDF allow-list (oapdf.DefaultHosts when nil).
+	Hosts    []string
+	MaxSize  int64         // oapdf.DefaultMaxSize when 0
+	Interval time.Duration // between requests to one PDF host (oapdf.DefaultInterval when 0)
+	// Resolve and AllowAddr replace the downloader's name resolution and
+	// address policy; only tests set them, whose PDF hosts listen on
+	// loopback, which the downloader otherwise never dials.
+	Resolve   func(ctx context.Context, host string) ([]netip.Addr, error)
+	AllowAddr func(netip.Addr) bool
 }
 
 // LLM configures the model behind classify and summarize.
@@ -105,6 +133,10 @@ type App struct {
 	Classify  *classify.Stage
 	Summarize *summarize.Stage
 	OAI       *oaipmh.Client // nil without Config.OAIBase
+	// PDFs, Grobid and PDFFetcher are nil without Config.PDF.GrobidBase.
+	PDFs       *pdfs.Stage
+	Grobid     *grobid.Client
+	PDFFetcher *oapdf.Fetcher
 
 	cfg      Config
 	unlock   func() error
@@ -195,6 +227,9 @@ func (a *App) build() error {
 	if !cfg.LLM.Heuristic {
 		services = append(services, lcfg.ServiceConfig())
 	}
+	if cfg.PDF.GrobidBase != "" {
+		services = append(services, grobid.ServiceConfig(cfg.PDF.GrobidBase, cfg.PDF.Capacity, cfg.PDF.Timeout))
+	}
 	retries := cfg.Net.Retries
 	if retries == 0 {
 		retries = -1 // httpx reads 0 as its default; the flag's 0 means none
@@ -238,6 +273,55 @@ func (a *App) build() error {
 	a.Classify = &classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
 		Force: so.Force, Plausibility: so.Plausibility}
 	a.Summarize = &summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget}
+	if cfg.PDF.GrobidBase != "" {
+		if err := a.buildPDFs(svc(grobid.ServiceName), retries); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildPDFs makes the pdfs stage: the GROBID client over svc and the PDF
+// downloader, whose hosts are services of a client of their own (each
+// paced, its robots.txt obeyed) with a dialer that reaches only public
+// addresses.
+func (a *App) buildPDFs(svc *httpx.Service, retries int) error {
+	pc := a.cfg.PDF
+	gc, err := grobid.New(svc, grobid.Options{IncludeRawCitations: true, SegmentSentences: true, Logger: a.Log})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	f, err := oapdf.New(oapdf.Config{
+		UserAgent: httpx.UserAgent(a.cfg.Version, a.cfg.Net.Mailto),
+		Hosts:     pc.Hosts, MaxSize: pc.MaxSize, Interval: pc.Interval, RetryMax: retries,
+		Logger: a.Log, Resolve: pc.Resolve, AllowAddr: pc.AllowAddr,
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	a.Grobid, a.PDFFetcher = gc, f
+	a.PDFs = &pdfs.Stage{Store: a.Store, Fetcher: f, Converter: gc, Log: a.Log,
+		RetryAfter: a.cfg.Net.MissingTTL, Refresh: a.cfg.Stages.Refresh, Concurrency: cmp.Or(pc.Capacity, grobid.DefaultCapacity)}
+	a.Citegraph.OpenAccess = true
+	return nil
+}
+
+// CheckGrobid asks the GROBID service whether it is alive, as a run does
+// before its first conversion, and logs its version. A service that is
+// down or is no GROBID is ErrCannotRun, before anything else is asked.
+func (a *App) CheckGrobid(ctx context.Context) error {
+	if a.Grobid == nil {
+		return nil
+	}
+	if err := a.Grobid.Alive(ctx); err != nil {
+		return Fail(ErrCannotRun, fmt.Errorf("%w; start the service (docker run --rm --init --ulimit core=0 -p 8070:8070 grobid/grobid:0.8.1) or run without --grobid", err))
+	}
+	v, err := a.Grobid.Version(ctx)
+	if err != nil {
+		a.Log.Warn("the GROBID service does not say its version", "err", err)
+		return nil
+	}
+	a.Log.Info("GROBID service is alive", "base", a.cfg.PDF.GrobidBase, "version", v)
 	return nil
 }
 
@@ -253,7 +337,7 @@ func (a *App) Close() error {
 // Services lists the remote services a run may call, in a fixed order.
 func (a *App) Services() []string {
 	var out []string
-	for _, n := range []string{fetch.ServiceArxiv, fetch.ServiceAr5iv, s2.ServiceName, arxivapi.ServiceName, oaipmh.ServiceName, llm.DefaultService} {
+	for _, n := range []string{fetch.ServiceArxiv, fetch.ServiceAr5iv, s2.ServiceName, arxivapi.ServiceName, oaipmh.ServiceName, llm.DefaultService, grobid.ServiceName} {
 		if _, err := a.HTTP.Service(n); err == nil {
 			out = append(out, n)
 		}
