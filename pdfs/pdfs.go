@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -53,6 +54,13 @@ type Fetcher interface {
 	Fetch(ctx context.Context, url string) (*oapdf.PDF, error)
 }
 
+// ArxivFetcher downloads the PDF of an arXiv paper through the arXiv
+// service, so that arXiv is paced as one host whether curate asks it for
+// a page or a PDF.
+type ArxivFetcher interface {
+	PDF(ctx context.Context, id string) (*oapdf.PDF, error)
+}
+
 // Converter converts a PDF into TEI (*grobid.Client).
 type Converter interface {
 	ProcessFulltext(ctx context.Context, name string, pdf []byte) ([]byte, error)
@@ -69,8 +77,12 @@ type Source struct {
 // Stage converts the open-access PDFs of targets' sources. Its methods are
 // safe for concurrent use; a Stage must not be copied after first use.
 type Stage struct {
-	Store     *store.Store
-	Fetcher   Fetcher
+	Store   *store.Store
+	Fetcher Fetcher
+	// Arxiv, when set, downloads the PDFs of arXiv (a paper's own arXiv
+	// ID, or a candidate URL on arxiv.org); without it those go through
+	// Fetcher like any URL.
+	Arxiv     ArxivFetcher
 	Converter Converter
 	Log       *slog.Logger
 	// RetryAfter is how long a paper whose PDF full text could not be had
@@ -185,7 +197,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			res.Sources[i], errs[i] = s.source(ctx, src, oapdf.Candidates(papers[src.S2PaperID]))
+			res.Sources[i], errs[i] = s.source(ctx, src, candidates(src, papers[src.S2PaperID]))
 		}()
 	}
 	wg.Wait()
@@ -248,6 +260,66 @@ func s2Papers(ctx context.Context, st *store.Store, targetKey string) (map[strin
 		out[p.PaperID] = &p
 	}
 	return out, nil
+}
+
+// OriginArxiv is the Origin of the candidate arXiv's own PDF of a paper
+// with an arXiv ID.
+const OriginArxiv = "arxiv"
+
+// candidates returns where a source's PDF may come from: for a paper on
+// arXiv, arXiv's PDF first (S2's openAccessPdf usually names it too);
+// then the ACL Anthology's and S2's (oapdf.Candidates).
+func candidates(src Source, p *s2.Paper) []oapdf.Candidate {
+	cands := oapdf.Candidates(p)
+	id, err := arxiv.Parse(strings.TrimSpace(src.ArxivID))
+	if err != nil {
+		return cands
+	}
+	out := []oapdf.Candidate{{URL: "https://arxiv.org/pdf/" + record.Key(id), Origin: OriginArxiv}}
+	for _, c := range cands {
+		if arxivPDF(c.URL) == record.Key(id) {
+			out[0].Status, out[0].License = c.Status, c.License
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// arxivPDF returns the versionless arXiv ID of a URL of an arXiv PDF
+// (https://arxiv.org/pdf/2401.00001v2, export.arxiv.org/pdf/hep-th/9901001.pdf),
+// "" for any other URL.
+func arxivPDF(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.User != nil || u.Port() != "" {
+		return ""
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "arxiv.org", "www.arxiv.org", "export.arxiv.org":
+	default:
+		return ""
+	}
+	rest, ok := strings.CutPrefix(u.Path, "/pdf/")
+	if !ok {
+		return ""
+	}
+	id, err := arxiv.Parse(strings.TrimSuffix(rest, ".pdf"))
+	if err != nil {
+		return ""
+	}
+	return record.Key(id)
+}
+
+// fetch downloads one candidate: arXiv's PDFs through the arXiv service,
+// the rest through the Fetcher and its rules.
+func (s *Stage) fetch(ctx context.Context, c *record.PDFCandidate) (*oapdf.PDF, error) {
+	if id := arxivPDF(c.URL); id != "" && s.Arxiv != nil {
+		return s.Arxiv.PDF(ctx, id)
+	}
+	if s.Fetcher == nil {
+		return nil, errors.New("no PDF fetcher configured")
+	}
+	return s.Fetcher.Fetch(ctx, c.URL)
 }
 
 // source works on one source; the error fails the target.
@@ -368,14 +440,11 @@ func (p *paper) download(ctx context.Context) error {
 		p.none("no open-access PDF: Semantic Scholar lists none and the paper has no ACL Anthology ID")
 		return nil
 	}
-	if p.s.Fetcher == nil {
-		return errors.New("no PDF fetcher configured")
-	}
 	lasting := true
 	for i := range p.out.Candidates {
 		c := &p.out.Candidates[i]
 		p.requested = true
-		pdf, err := p.s.Fetcher.Fetch(ctx, c.URL)
+		pdf, err := p.s.fetch(ctx, c)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -3,6 +3,7 @@ package pdfs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -266,10 +268,36 @@ func TestProcessTarget(t *testing.T) {
 	}
 }
 
+// arxivPDFs is a fake of the arXiv service's PDFs.
+type arxivPDFs struct {
+	mu    sync.Mutex
+	asked []string
+}
+
+func (a *arxivPDFs) PDF(_ context.Context, id string) (*oapdf.PDF, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, id)
+	if id != "2301.50004" {
+		return nil, fmt.Errorf("arxiv pdf %s: %w 404", id, oapdf.ErrStatus)
+	}
+	return &oapdf.PDF{URL: "https://arxiv.org/pdf/" + id, FinalURL: "https://arxiv.org/pdf/" + id, Body: pdfLaterOK, SHA256: string(store.HashOf(pdfLaterOK))}, nil
+}
+
+// TestArxivSources: an arXiv source needs a PDF only when the sources
+// stage found no HTML for it; its PDF is asked of arXiv (through the
+// arXiv service) first, with S2's licence of the same PDF, then of the
+// other candidates.
 func TestArxivSources(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	e.edges(t, map[string]string{"html": e.at("/ok.pdf"), "nohtml": e.at("/ok.pdf"), "unfetched": e.at("/ok.pdf")})
+	ax := &arxivPDFs{}
+	e.stage.Arxiv = ax
+	e.edges(t, map[string]string{"html": e.at("/ok.pdf"), "nohtml": e.at("/ok.pdf"), "unfetched": e.at("/ok.pdf"),
+		"onarxiv": "https://arxiv.org/pdf/2301.50004v1"})
+	if _, err := record.NoHTMLs.Put(ctx, e.st, "2301.50004", &record.NoHTML{Reason: "404"}, nil); err != nil {
+		t.Fatal(err)
+	}
 	title := "A page"
 	if _, err := record.Documents.Put(ctx, e.st, "2301.50001", &record.Document{ID: "2301.50001", Title: &title}, nil); err != nil {
 		t.Fatal(err)
@@ -281,9 +309,20 @@ func TestArxivSources(t *testing.T) {
 		{Key: "bib.html", ArxivID: "2301.50001v2", S2PaperID: "html"},
 		{Key: "bib.nohtml", ArxivID: "2301.50002", S2PaperID: "nohtml"},
 		{Key: "bib.unfetched", ArxivID: "2301.50003", S2PaperID: "unfetched"},
+		{Key: "bib.onarxiv", ArxivID: "2301.50004", S2PaperID: "onarxiv"},
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := strings.Join(ax.asked, " "); got != "2301.50002 2301.50004" {
+		t.Errorf("arXiv asked for %q", got)
+	}
+	if out, _, _ := record.PDFOutcomes.Lookup(ctx, e.st, "2301.50004"); out == nil || out.Status != record.PDFConverted ||
+		len(out.Candidates) != 1 || out.Candidates[0].Origin != OriginArxiv || out.License != "CCBY" {
+		t.Errorf("arXiv outcome %+v", out)
+	}
+	if out, _, _ := record.PDFOutcomes.Lookup(ctx, e.st, "2301.50002"); out == nil || out.Status != record.PDFConverted || out.URL != e.at("/ok.pdf") {
+		t.Errorf("fallback outcome %+v", out)
 	}
 	want := map[string]string{"bib.html": NotNeeded, "bib.nohtml": Converted, "bib.unfetched": NotNeeded}
 	if got := outcomes(res); got["bib.html"] != want["bib.html"] || got["bib.nohtml"] != want["bib.nohtml"] || got["bib.unfetched"] != want["bib.unfetched"] {
@@ -382,5 +421,26 @@ func TestRetry(t *testing.T) {
 	}
 	if n := e.pdfs.count("/flaky.pdf") - 5; n != 2*maxAttempts+2 {
 		t.Errorf("after the retry interval: asked %d times, want %d", n, 2*maxAttempts+2)
+	}
+}
+
+func TestArxivPDF(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://arxiv.org/pdf/2401.00001":                "2401.00001",
+		"https://arxiv.org/pdf/2401.00001v3":              "2401.00001",
+		"http://export.arxiv.org/pdf/2401.00001v1.pdf":    "2401.00001",
+		"https://arxiv.org/pdf/hep-th/9901001v2":          "hep-th/9901001",
+		"https://arxiv.org/abs/2401.00001":                "",
+		"https://arxiv.org:8443/pdf/2401.00001":           "",
+		"https://user@arxiv.org/pdf/2401.00001":           "",
+		"https://arxiv.org.evil.test/pdf/2401.00001":      "",
+		"https://aclanthology.org/pdf/2401.00001":         "",
+		"ftp://arxiv.org/pdf/2401.00001":                  "",
+		"https://arxiv.org/pdf/not-an-id":                 "",
+		"https://arxiv.org/pdf/2401.00001/../../etc/x.sh": "",
+	} {
+		if got := arxivPDF(raw); got != want {
+			t.Errorf("arxivPDF(%q) = %q, want %q", raw, got, want)
+		}
 	}
 }

@@ -17,6 +17,10 @@ import (
 // arxivHandler serves arxiv.org/html/ID: the page of a paper arXiv has
 // HTML for (the latest version, or that version when asked), else 404.
 func (w *World) arxivHandler(rw http.ResponseWriter, r *http.Request, _ []byte, _ bool) {
+	if id, ok := strings.CutPrefix(r.URL.Path, "/pdf/"); ok {
+		w.arxivPDF(rw, id)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/html/")
 	if !ok {
 		http.NotFound(rw, r)

@@ -18,7 +18,7 @@ import (
 // PDFs, and an internal service that no download of an untrusted URL may
 // ever reach.
 const (
-	PDFHost       = "pdfhost"  // GET /pdf/bJ.pdf, GET /arxiv/ID.pdf
+	PDFHost       = "pdfhost"  // GET /pdf/bJ.pdf
 	GrobidService = "grobid"   // GROBID's REST API (see Grobid)
 	Internal      = "internal" // counts what reaches it; serves a PDF
 )
@@ -65,11 +65,13 @@ func HostileCases() []string {
 // OpenAccess gives a world's papers without an arXiv page open-access
 // PDFs: Semantic Scholar's openAccessPdf names a URL on PDFHostName, the
 // PDF host serves a PDF there, and the GROBID service converts it into
-// TEI written from the paper's text.
+// TEI written from the paper's text. Papers on arXiv without HTML keep
+// S2's https://arxiv.org/pdf/ID, which the arxiv service serves (GET
+// /pdf/ID, in every world).
 type OpenAccess struct {
 	// Percent is the share of cited papers not on arXiv that have an
 	// open-access PDF (default 80); the others are closed. Papers on
-	// arXiv without HTML always have one.
+	// arXiv have arXiv's.
 	Percent int
 	// ACLPercent is the share of those that carry an ACL Anthology ID in
 	// externalIds (default 30), whose Anthology URL comes first among
@@ -155,18 +157,14 @@ func (w *World) ACLID(p *Paper) string {
 }
 
 // pdfPath is the path of p's PDF on the PDF host.
-func pdfPath(p *Paper) string {
-	if p.ArxivID != "" {
-		return "/arxiv/" + p.ArxivID + ".pdf"
-	}
-	return fmt.Sprintf("/pdf/b%d.pdf", p.Index)
-}
+func pdfPath(p *Paper) string { return fmt.Sprintf("/pdf/b%d.pdf", p.Index) }
 
-// openAccessPDF sets S2's openAccessPdf of p, and its ACL ID in ext, in an
-// open-access world that Start serves; ok is false otherwise.
+// openAccessPDF sets S2's openAccessPdf of a paper not on arXiv, and its
+// ACL ID in ext, in an open-access world that Start serves; ok is false
+// otherwise.
 func (w *World) openAccessPDF(p *Paper, ext map[string]any) (oa map[string]any, ok bool) {
 	c := w.PDFCase(p)
-	if c == "" || w.oa == nil {
+	if c == "" || w.oa == nil || p.ArxivID != "" {
 		return nil, false
 	}
 	if id := w.ACLID(p); id != "" {
@@ -189,9 +187,7 @@ func (w *World) openAccessPDF(p *Paper, ext map[string]any) (oa map[string]any, 
 	}
 	r := w.rng("oa-licence", p.Kind, p.Index)
 	status, license := pick(r, []string{"GOLD", "GREEN", "HYBRID", "BRONZE"}), any(pick(r, []string{"CCBY", "CCBYNC", "CCBYSA"}))
-	if p.ArxivID != "" {
-		status, license = "GREEN", "arXiv"
-	} else if status == "BRONZE" {
+	if status == "BRONZE" {
 		license = nil
 	}
 	return map[string]any{"url": url, "status": status, "license": license}, true
@@ -218,22 +214,33 @@ func (w *World) PDF(p *Paper) []byte {
 	return b.Bytes()
 }
 
-var rePDFPath = regexp.MustCompile(`^/(?:pdf/b(\d+)|arxiv/(.+))\.pdf$`)
+var rePDFPath = regexp.MustCompile(`^/pdf/b(\d+)\.pdf$`)
 
-// paperOfPath returns the paper whose PDF is at path.
+// paperOfPath returns the paper whose PDF is at path on the PDF host.
 func (w *World) paperOfPath(path string) (Paper, bool) {
 	m := rePDFPath.FindStringSubmatch(path)
-	switch {
-	case m == nil:
+	if m == nil {
 		return Paper{}, false
-	case m[1] != "":
-		j, err := strconv.Atoi(m[1])
-		if err != nil {
-			return Paper{}, false
-		}
-		return w.byKind(kindBackground, j)
 	}
-	return w.ByArxiv(m[2])
+	j, err := strconv.Atoi(m[1])
+	if err != nil {
+		return Paper{}, false
+	}
+	p, ok := w.byKind(kindBackground, j)
+	return p, ok && p.ArxivID == ""
+}
+
+// arxivPDF serves arxiv.org/pdf/ID: the PDF of any version of a paper on
+// arXiv, HTML or not, as arXiv does; 404 for an unknown ID.
+func (w *World) arxivPDF(rw http.ResponseWriter, id string) {
+	p, ok := w.ByArxiv(strings.TrimSuffix(id, ".pdf"))
+	if !ok {
+		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		rw.WriteHeader(http.StatusNotFound)
+		io.WriteString(rw, "<html><body>Paper not found</body></html>\n")
+		return
+	}
+	writeBody(rw, "application/pdf", w.PDF(&p))
 }
 
 // pdfHandler serves the PDF host: a paper's PDF (or what its hostile kind

@@ -140,6 +140,11 @@ func TestE2EPDFs(t *testing.T) {
 			t.Errorf("without --grobid, S2 was asked %s", c.Key)
 		}
 	}
+	for _, c := range s.Service(sim.Arxiv).Calls() {
+		if strings.Contains(c.Key, "/pdf/") {
+			t.Errorf("without --grobid, arXiv was asked %s", c.Key)
+		}
+	}
 	for _, f := range []string{"README.md", "report.html"} {
 		a, _ := os.ReadFile(filepath.Join(dirC, "dataset", f))
 		b, _ := os.ReadFile(filepath.Join(dirN, "dataset", f))
@@ -168,6 +173,7 @@ func TestE2EPDFs(t *testing.T) {
 	}
 	levels := e2eSourceLevels(t, dirG+"/dataset")
 	var withPDF, pdfCards, hostileSeen, arxivNoHTML, arxivPDF int
+	papersWithPDF, papersCarded := map[string]bool{}, map[string]bool{}
 	for id, ls := range levels {
 		p, ok := w.ByS2(id)
 		if !ok {
@@ -178,8 +184,10 @@ func TestE2EPDFs(t *testing.T) {
 			switch c := w.PDFCase(&p); {
 			case c == "pdf" && p.ArxivID == "":
 				withPDF++
+				papersWithPDF[id] = true
 				if l == record.TextPDF {
 					pdfCards++
+					papersCarded[id] = true
 				}
 			case c == "pdf":
 				arxivNoHTML++
@@ -197,13 +205,23 @@ func TestE2EPDFs(t *testing.T) {
 		}
 	}
 	share := float64(pdfCards) / float64(max(withPDF, 1))
-	t.Logf("with --grobid: %d of %d source cards of non-arXiv papers with PDFs are PDF full text (%.1f%%); arXiv papers without HTML %d of %d; hostile sources in the dataset %d",
-		pdfCards, withPDF, 100*share, arxivPDF, arxivNoHTML, hostileSeen)
+	t.Logf("with --grobid: %d of %d source cards (%d of %d papers) of non-arXiv papers with PDFs are PDF full text (%.1f%%); arXiv papers without HTML %d of %d; hostile sources in the dataset %d",
+		pdfCards, withPDF, len(papersCarded), len(papersWithPDF), 100*share, arxivPDF, arxivNoHTML, hostileSeen)
 	if withPDF < 20 || share < 0.9 {
 		t.Errorf("%d of %d sources with PDFs got PDF full-text cards, want at least 90%%", pdfCards, withPDF)
 	}
 	if hostileSeen == 0 {
 		t.Error("no hostile source reached the dataset: the SSRF cases went unchecked")
+	}
+	if arxivNoHTML == 0 || arxivPDF != arxivNoHTML {
+		t.Errorf("%d of %d sources on arXiv without HTML got PDF full-text cards", arxivPDF, arxivNoHTML)
+	}
+	for _, c := range s.Service(sim.Arxiv).Calls() {
+		if id, ok := strings.CutPrefix(c.Key, "GET /pdf/"); ok {
+			if p, found := w.ByArxiv(id); !found || p.HTML != sim.HTMLNone {
+				t.Errorf("arXiv was asked for the PDF of %s, which has HTML", id)
+			}
+		}
 	}
 
 	// The hostile URLs: nothing reached the internal service, the PDF host

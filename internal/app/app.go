@@ -9,7 +9,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -278,50 +277,6 @@ func (a *App) build() error {
 			return err
 		}
 	}
-	return nil
-}
-
-// buildPDFs makes the pdfs stage: the GROBID client over svc and the PDF
-// downloader, whose hosts are services of a client of their own (each
-// paced, its robots.txt obeyed) with a dialer that reaches only public
-// addresses.
-func (a *App) buildPDFs(svc *httpx.Service, retries int) error {
-	pc := a.cfg.PDF
-	gc, err := grobid.New(svc, grobid.Options{IncludeRawCitations: true, SegmentSentences: true, Logger: a.Log})
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
-	}
-	f, err := oapdf.New(oapdf.Config{
-		UserAgent: httpx.UserAgent(a.cfg.Version, a.cfg.Net.Mailto),
-		Hosts:     pc.Hosts, MaxSize: pc.MaxSize, Interval: pc.Interval, RetryMax: retries,
-		Logger: a.Log, Resolve: pc.Resolve, AllowAddr: pc.AllowAddr,
-	})
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
-	}
-	a.Grobid, a.PDFFetcher = gc, f
-	a.PDFs = &pdfs.Stage{Store: a.Store, Fetcher: f, Converter: gc, Log: a.Log,
-		RetryAfter: a.cfg.Net.MissingTTL, Refresh: a.cfg.Stages.Refresh, Concurrency: cmp.Or(pc.Capacity, grobid.DefaultCapacity)}
-	a.Citegraph.OpenAccess = true
-	return nil
-}
-
-// CheckGrobid asks the GROBID service whether it is alive, as a run does
-// before its first conversion, and logs its version. A service that is
-// down or is no GROBID is ErrCannotRun, before anything else is asked.
-func (a *App) CheckGrobid(ctx context.Context) error {
-	if a.Grobid == nil {
-		return nil
-	}
-	if err := a.Grobid.Alive(ctx); err != nil {
-		return Fail(ErrCannotRun, fmt.Errorf("%w; start the service (docker run --rm --init --ulimit core=0 -p 8070:8070 grobid/grobid:0.8.1) or run without --grobid", err))
-	}
-	v, err := a.Grobid.Version(ctx)
-	if err != nil {
-		a.Log.Warn("the GROBID service does not say its version", "err", err)
-		return nil
-	}
-	a.Log.Info("GROBID service is alive", "base", a.cfg.PDF.GrobidBase, "version", v)
 	return nil
 }
 
