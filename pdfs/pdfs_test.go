@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -314,6 +315,7 @@ func TestArxivSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	slices.Sort(ax.asked) // sources are worked on concurrently
 	if got := strings.Join(ax.asked, " "); got != "2301.50002 2301.50004" {
 		t.Errorf("arXiv asked for %q", got)
 	}
