@@ -37,6 +37,9 @@ type Runner struct {
 	Log   *slog.Logger
 	// Refresh asks the services again instead of reusing stored responses.
 	Refresh bool
+	// OpenAccess asks the batch endpoint for openAccessPdf too, for the
+	// pdfs stage (reference edges carry it already).
+	OpenAccess bool
 }
 
 // Result is the outcome for one target.
@@ -345,7 +348,11 @@ func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList) (
 		}
 	}
 	if len(ids) > 0 && s.S2 != nil {
-		papers, err := s.S2.Batch(ctx, ids, strings.Split(batchFields, ",")...)
+		fields := strings.Split(batchFields, ",")
+		if s.OpenAccess {
+			fields = append(fields, "openAccessPdf")
+		}
+		papers, err := s.S2.Batch(ctx, ids, fields...)
 		if err != nil {
 			return nil, true, err
 		}

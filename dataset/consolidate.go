@@ -62,7 +62,7 @@ type TargetInputs struct {
 type SourceInput struct {
 	RefKey    string       // the Selection's RefKey (record.RefKeys)
 	Card      *record.Card // nil when the source could not be summarized
-	TextLevel string       // record.TextFull or record.TextAbstract
+	TextLevel string       // record.TextFull, record.TextPDF or record.TextAbstract
 }
 
 // Options configure the dataset stage. The zero value is usable: K = 3,

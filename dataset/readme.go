@@ -71,6 +71,9 @@ func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string
 		fmt.Fprintf(&b, ": %s", strings.Join(parts, ", "))
 	}
 	b.WriteString(".\n\n")
+	if t := textLevelText(r.Instances); t != "" {
+		b.WriteString(t)
+	}
 	if doms := domainCounts(r.Instances, record.SplitTest); len(doms) > 0 {
 		b.WriteString("Test domains: ")
 		var parts []string
@@ -184,6 +187,31 @@ func hfDtype(n parquet.Node) (string, error) {
 		return "float32", nil
 	}
 	return "", fmt.Errorf("no Hugging Face dtype for %v", n.Type())
+}
+
+// textLevelText says what the source cards were written from, with the
+// share of each text level ("" without sources).
+func textLevelText(ins []record.Instance) string {
+	levels, total := map[string]int{}, 0
+	for _, in := range ins {
+		for _, s := range in.Sources {
+			levels[s.TextLevel]++
+			total++
+		}
+	}
+	if total == 0 {
+		return ""
+	}
+	names := map[string]string{record.TextFull: "the arXiv HTML full text", record.TextPDF: "the open-access PDF's full text (GROBID)", record.TextAbstract: "the abstract alone"}
+	var parts []string
+	for _, c := range counts(levels, levelOrder(levels), total) {
+		name := names[c.Label]
+		if name == "" {
+			name = "`" + c.Label + "`"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d (%.1f%%)", name, c.N, 100*c.Share))
+	}
+	return "Source cards written from (`sources.text_level`): " + strings.Join(parts, ", ") + ".\n\n"
 }
 
 func countReasons(ds []Dropped) map[string]int {

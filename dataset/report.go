@@ -232,7 +232,7 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 	// Largest domains first.
 	slices.SortStableFunc(d.Domains, func(a, b ReportSplitCount) int { return cmp.Compare(b.Train+b.Test, a.Train+a.Test) })
 	d.SourceLabels = counts(labels, record.Labels(), nLabels)
-	d.TextLevels = counts(levels, []string{record.TextFull, record.TextAbstract}, nLevels)
+	d.TextLevels = counts(levels, levelOrder(levels), nLevels)
 	d.TestDomains = counts(domains, nil, nTest)
 	d.Opportunity = counts(opp, append(record.OpportunityLabels(), record.Other), len(ins))
 	d.Paradigm = counts(par, append(record.ParadigmLabels(), record.Other), len(ins))
@@ -253,6 +253,16 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 
 // counts turns a histogram into ReportCounts: the labels of order first,
 // zero included, in that order; the rest by count.
+// levelOrder is the order of the text levels in the report: HTML full
+// text and abstract always, PDF full text between them when a source has
+// it (so a run without PDFs reports as before).
+func levelOrder(levels map[string]int) []string {
+	if levels[record.TextPDF] > 0 {
+		return record.TextLevels()
+	}
+	return []string{record.TextFull, record.TextAbstract}
+}
+
 func counts(m map[string]int, order []string, total int) []ReportCount {
 	out := []ReportCount{}
 	add := func(l string, n int) {

@@ -319,6 +319,12 @@ func (f *Fetcher) Fetch(ctx context.Context, raw string) (*PDF, error) {
 	return &PDF{URL: raw, FinalURL: resp.URL, ContentType: ctype, Body: resp.Body, SHA256: hex.EncodeToString(sum[:])}, nil
 }
 
+// CheckPDF applies Fetch's test of a PDF to an answer fetched otherwise
+// (arXiv's PDFs come through the arXiv service, paced with its pages):
+// a PDF, generic binary or no content type, and "%PDF-" within the first
+// 1024 bytes. The error wraps ErrNotPDF.
+func CheckPDF(contentType string, body []byte) error { return checkPDF(contentType, body) }
+
 // pdfTypes are the content types a PDF is served with: its own, and the
 // generic ones of download scripts and repositories.
 var pdfTypes = []string{"application/pdf", "application/x-pdf", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download"}

@@ -204,11 +204,39 @@ const (
 	SplitTest  = "test"
 )
 
-// Text levels of a source card: what the summarizer read.
+// Text levels of a source card: what the summarizer read. TextFull is
+// the paper's arXiv (or ar5iv) HTML, TextPDF the TEI a GROBID service made
+// of its open-access PDF, TextAbstract Semantic Scholar's abstract alone.
 const (
 	TextFull     = "full_text"
+	TextPDF      = "pdf_full_text"
 	TextAbstract = "abstract"
 )
+
+// TextLevels returns the text levels from the most text to the least (a
+// new slice each time).
+func TextLevels() []string { return []string{TextFull, TextPDF, TextAbstract} }
+
+// TextRank orders text levels by how much of the paper they give: 3 for
+// TextFull (LaTeXML keeps the paper's own structure), 2 for TextPDF (a
+// PDF converter's reading of the layout), 1 for TextAbstract, 0 for
+// anything else. A card written at a lower rank than the text now
+// available is written again.
+func TextRank(level string) int {
+	switch level {
+	case TextFull:
+		return 3
+	case TextPDF:
+		return 2
+	case TextAbstract:
+		return 1
+	}
+	return 0
+}
+
+// IsFullText reports whether a text level is a whole paper (HTML or PDF)
+// rather than its abstract.
+func IsFullText(level string) bool { return level == TextFull || level == TextPDF }
 
 // Instance is one row of the dataset's train or test split: a target with
 // its numbered source cards (the model's input) and its gold card (held
@@ -261,7 +289,7 @@ type InstanceSource struct {
 	Labels    []string `json:"labels" parquet:"labels,list"`
 	Rationale string   `json:"rationale" parquet:"rationale"`
 	Quotes    []string `json:"quotes" parquet:"quotes,list"`
-	TextLevel string   `json:"text_level" parquet:"text_level"` // TextFull or TextAbstract
+	TextLevel string   `json:"text_level" parquet:"text_level"` // TextFull, TextPDF or TextAbstract
 	Card      Card     `json:"card" parquet:"card"`
 }
 

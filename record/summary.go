@@ -39,7 +39,7 @@ type CardResult struct {
 	Paper string `json:"paper,omitempty"` // the store item of the paper
 	// StoreKind is the record kind the card is stored under (CardKind).
 	StoreKind string `json:"store_kind,omitempty"`
-	TextLevel string `json:"text_level,omitempty"` // TextFull or TextAbstract
+	TextLevel string `json:"text_level,omitempty"` // TextFull, TextPDF or TextAbstract
 	Card      *Card  `json:"card,omitempty"`
 	Reused    bool   `json:"reused,omitempty"`
 	// Unsummarizable is set when the paper has no text to summarize

@@ -37,6 +37,14 @@ func (s arxivSite) serve(w http.ResponseWriter, r *http.Request, _ []byte, _ boo
 	if !getOrHead(w, r) {
 		return
 	}
+	if id, ok := strings.CutPrefix(r.URL.Path, "/pdf/"); ok {
+		if pdfs, ok := s.src.(interface {
+			arxivPDF(http.ResponseWriter, string)
+		}); ok {
+			pdfs.arxivPDF(w, id)
+			return
+		}
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/html/")
 	if !ok {
 		http.NotFound(w, r)

@@ -46,6 +46,13 @@
 //	anthropic  Anthropic: POST /v1/messages (tool use, cache_control
 //	           breakpoints, cache read/creation usage, rate-limit headers)
 //	           and /v1/messages/batches with results out of order
+//	pdfhost    the open-access PDFs of a World with WorldConfig.OpenAccess
+//	           (and its hostile URLs: redirects inside, HTML, oversize)
+//	grobid     GROBID's REST API (see Grobid), converting the PDF host's
+//	           PDFs into TEI written from the papers' text
+//	internal   a service inside the network that no download may reach
+//
+// The last three only a World serves.
 //
 // GROBID (NewGrobid) simulates a PDF-to-TEI service from pages of its own.
 // The wire format of Semantic Scholar is declared once, here (S2Paper,

@@ -23,7 +23,12 @@ const (
 )
 
 // Services lists the service names in a fixed order.
-var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, OAIPMH, LLM, Anthropic}
+var Services = []string{Arxiv, Ar5iv, S2, ArxivAPI, OAIPMH, LLM, Anthropic, PDFHost, GrobidService, Internal}
+
+// worldOnly are the services only a World serves: its open-access PDFs,
+// the GROBID that converts them, and the internal service no download may
+// reach. Start leaves them out for another Literature.
+var worldOnly = map[string]bool{PDFHost: true, GrobidService: true, Internal: true}
 
 // Model is the model name the simulated LLM is meant to be asked for; it
 // answers any.
@@ -61,6 +66,8 @@ type Options struct {
 	// OAIPageSize is the records of an OAI-PMH ListRecords page (default
 	// OAIDefaultPageSize).
 	OAIPageSize int
+	// Grobid configures the GROBID service (its Convert is the world's).
+	Grobid GrobidConfig
 }
 
 // Servers are the simulated services of a Literature, each listening on
@@ -71,34 +78,56 @@ type Servers struct {
 	urls     map[string]string
 	services map[string]*Service
 	servers  []*http.Server
+	grobid   *Grobid
 }
 
-// Start starts the services over lit: opt.Services, or all of them.
+// Start starts the services over lit: opt.Services, or all of them (for a
+// Literature other than a World, all but the World's own).
 func Start(lit Literature, opt Options) (*Servers, error) {
 	s := &Servers{urls: map[string]string{}, services: map[string]*Service{}}
-	if w, ok := lit.(*World); ok {
+	w, isWorld := lit.(*World)
+	if isWorld {
 		s.World = w
 	}
 	names := opt.Services
 	if names == nil {
-		names = Services
+		for _, n := range Services {
+			if isWorld || !worldOnly[n] {
+				names = append(names, n)
+			}
+		}
+	}
+	var lns []net.Listener
+	fail := func(err error) (*Servers, error) {
+		for _, l := range lns {
+			l.Close()
+		}
+		s.Close()
+		return nil, err
 	}
 	for _, name := range names {
-		svc, err := NewService(name, lit, opt)
+		svc, g, err := buildService(name, lit, opt)
 		if err != nil {
-			s.Close()
-			return nil, err
+			return fail(err)
+		}
+		if g != nil {
+			s.grobid = g
 		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("sim: listen for %s: %w", name, err)
+			return fail(fmt.Errorf("sim: listen for %s: %w", name, err))
 		}
 		srv := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second}
 		s.servers = append(s.servers, srv)
 		s.services[name] = svc
 		s.urls[name] = "http://" + ln.Addr().String()
-		go srv.Serve(ln)
+		lns = append(lns, ln)
+	}
+	if isWorld && s.urls[PDFHost] != "" {
+		s.setOpenAccess() // before any handler runs: the S2 records name the PDF host
+	}
+	for i, srv := range s.servers {
+		go srv.Serve(lns[i])
 	}
 	return s, nil
 }
@@ -107,6 +136,13 @@ func Start(lit Literature, opt Options) (*Servers, error) {
 // the limits, faults and robots.txt opt gives it; the LLMs answer without
 // reading lit. A Service is an http.Handler: serve it on any listener.
 func NewService(name string, lit Literature, opt Options) (*Service, error) {
+	svc, _, err := buildService(name, lit, opt)
+	return svc, err
+}
+
+// buildService is NewService, also returning the GROBID state behind the
+// grobid service.
+func buildService(name string, lit Literature, opt Options) (*Service, *Grobid, error) {
 	seed := opt.Seed
 	if w, ok := lit.(*World); ok && seed == 0 {
 		seed = w.cfg.Seed
@@ -114,6 +150,11 @@ func NewService(name string, lit Literature, opt Options) (*Service, error) {
 	var h handlerFunc
 	var openai *openAIAPI
 	var anthropic *anthropicAPI
+	var grobid *Grobid
+	w, isWorld := lit.(*World)
+	if worldOnly[name] && !isWorld {
+		return nil, nil, fmt.Errorf("sim: service %q needs a World", name)
+	}
 	switch name {
 	case Arxiv:
 		h = arxivSite{lit}.serve
@@ -132,8 +173,17 @@ func NewService(name string, lit Literature, opt Options) (*Service, error) {
 	case Anthropic:
 		anthropic = newAnthropicAPI()
 		h = anthropic.handle
+	case PDFHost:
+		h = w.pdfHandler
+	case GrobidService:
+		gc := opt.Grobid
+		gc.Convert = w.convertPDF(cmpOr(gc.Version, "0.8.1"))
+		grobid = NewGrobid(gc)
+		h = grobidHandler(grobid)
+	case Internal:
+		h = internalHandler
 	default:
-		return nil, fmt.Errorf("sim: no service %q (have %s)", name, strings.Join(Services, ", "))
+		return nil, nil, fmt.Errorf("sim: no service %q (have %s)", name, strings.Join(Services, ", "))
 	}
 	if body, ok := opt.Robots[name]; ok {
 		h = withRobots(body, h)
@@ -147,7 +197,7 @@ func NewService(name string, lit Literature, opt Options) (*Service, error) {
 	}
 	svc.SetLimits(opt.Limits[name])
 	svc.SetFaults(opt.Faults[name])
-	return svc, nil
+	return svc, grobid, nil
 }
 
 // URL returns the base URL of a service as curate's flags take it (the

@@ -59,6 +59,9 @@ type WorldConfig struct {
 	// Withheld lists target indices whose Semantic Scholar reference list
 	// the publisher withheld: the references endpoint answers "data": null.
 	Withheld []int
+	// OpenAccess, when set, gives the cited papers without an arXiv page
+	// open-access PDFs on the PDF host (see OpenAccess).
+	OpenAccess *OpenAccess
 }
 
 // World is a deterministic synthetic literature: targets, the papers they
@@ -69,6 +72,7 @@ type World struct {
 	cfg      WorldConfig
 	noHTML   map[int]bool
 	withheld map[int]bool
+	oa       *openAccess // set by Start
 }
 
 // NewWorld returns the world cfg describes.
@@ -120,6 +124,9 @@ func NewWorld(cfg WorldConfig) (*World, error) {
 			return nil, fmt.Errorf("sim: Withheld target %d out of range", i)
 		}
 		w.withheld[i] = true
+	}
+	if err := w.initOpenAccess(); err != nil {
+		return nil, err
 	}
 	return w, nil
 }

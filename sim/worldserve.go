@@ -44,12 +44,16 @@ func (w *World) s2Record(p *Paper, withAbstract bool) S2Paper {
 	} else {
 		ext.DOI = p.DOI
 	}
+	open := p.ArxivID != ""
+	if o, ok := w.openAccessPDF(p, ext); ok {
+		oa, open = o, true
+	}
 	rec := S2Paper{
 		PaperID: &id, ExternalIDs: ext, CorpusID: &corpus,
 		URL:   ptr("https://www.semanticscholar.org/paper/" + id),
 		Title: p.Title, Venue: p.Venue, Year: ptr(p.Year()),
 		ReferenceCount: ptr(len(w.References(p))), CitationCount: ptr(r.IntN(200)), InfluentialCitationCount: ptr(r.IntN(10)),
-		IsOpenAccess: ptr(p.ArxivID != ""), OpenAccessPDF: oa,
+		IsOpenAccess: ptr(open), OpenAccessPDF: oa,
 		FieldsOfStudy: []string{"Computer Science"}, PublicationTypes: []string{"JournalArticle"},
 		PublicationDate: ptr(p.Published.Format("2006-01-02")),
 		Journal:         &S2Journal{Name: p.Venue},

@@ -127,9 +127,11 @@
 // Fetch hook (the fetch stage's own store entry, so a paper already
 // stored, for instance as a target, is not downloaded again) and a
 // full-text card; a source without one, or whose page does not exist or
-// has no body, is summarized from its Semantic Scholar abstract
-// (text_level "abstract"); a source with neither is recorded as
-// unsummarizable with the reason.
+// has no body, is summarized from the Document the pdfs stage made of its
+// open-access PDF when there is one with body text (text_level
+// "pdf_full_text"), else from its Semantic Scholar abstract (text_level
+// "abstract"); a source with neither is recorded as unsummarizable with
+// the reason.
 //
 // Each paper is stored under its own item: the versionless arXiv ID,
 // "s2:"+paperId for a paper known only to Semantic Scholar, or
@@ -144,8 +146,11 @@
 // card kind, model, prompt version): a source shared by many targets is
 // summarized once, and a paper that is a target in one instance and a
 // source in another has one gold and one source card. A stored card is
-// reused as long as it passes Validate; Force rewrites each card once per
-// Stage. A card whose answers stayed invalid is recorded under
+// reused as long as it passes Validate and the store holds no more of the
+// paper's text than it was written from (record.TextRank: a card from the
+// abstract is written again once a PDF full text is stored, one from the
+// PDF once the arXiv page is; should that rewrite fail, the old card
+// stands until the next run); Force rewrites each card once per Stage. A card whose answers stayed invalid is recorded under
 // FailureKind(…) with the reason and the raw answer and tried again on
 // the next run. Beside the cards, each paper with cards has a
 // KindCardIndex marker (so CardsInStore can find them), and each target a

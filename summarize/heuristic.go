@@ -85,7 +85,7 @@ func gather(paper Input) (*material, error) {
 		return nil, ErrNoText
 	}
 	m.abstract = usable(sentences(paper.abstract()))
-	if m.level == record.TextFull {
+	if record.IsFullText(m.level) {
 		doc := paper.Doc
 		prio := map[string]int{} // section id -> priority, for mentions
 		var firstBody []string

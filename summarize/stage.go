@@ -282,22 +282,38 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 	lockKey := item + "\x00" + kind.Name()
 	defer s.lock(lockKey)()
 
+	var in Input
+	var err error
+	loaded := false
+	// stale is a valid stored card written from less text than there is
+	// now: it stands if writing the new one fails.
+	var stale *record.Card
+	var staleLevel string
 	if s.mayReuse(lockKey) {
-		c, rec, err := kind.Get(ctx, s.Store, item)
+		c, rec, gerr := kind.Get(ctx, s.Store, item)
 		switch {
-		case err == nil:
+		case gerr == nil:
 			verr := Validate(c, cardKind)
-			if verr == nil {
-				res.Card, res.Reused, res.TextLevel = c, true, rec.Meta["text_level"]
+			if verr != nil {
+				s.log().Warn("stored card fails validation; writing it again", "paper", item, "kind", kind.Name(), "reason", verr)
+				break
+			}
+			level := rec.Meta["text_level"]
+			if in, loaded = betterText(level, load); !loaded {
+				res.Card, res.Reused, res.TextLevel = c, true, level
 				return res
 			}
-			s.log().Warn("stored card fails validation; writing it again", "paper", item, "kind", kind.Name(), "reason", verr)
-		case !errors.Is(err, store.ErrNotFound):
-			s.log().Warn("stored card unreadable; writing it again", "paper", item, "kind", kind.Name(), "err", err)
+			stale, staleLevel = c, level
+			s.log().Info("more of the paper's text is stored than its card was written from; writing it again",
+				"paper", item, "kind", kind.Name(), "was", level, "now", in.Level())
+		case !errors.Is(gerr, store.ErrNotFound):
+			s.log().Warn("stored card unreadable; writing it again", "paper", item, "kind", kind.Name(), "err", gerr)
 		}
 	}
 
-	in, err := load()
+	if !loaded {
+		in, err = load()
+	}
 	var ue *unsummarizableError
 	switch {
 	case errors.As(err, &ue):
@@ -309,13 +325,18 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 	}
 	res.TextLevel = in.Level()
 	c, err := s.summarize(ctx, in, cardKind, model)
-	if errors.Is(err, ErrNoText) || errors.Is(err, ErrTooLittleText) {
+	if (errors.Is(err, ErrNoText) || errors.Is(err, ErrTooLittleText)) && stale == nil {
 		res.Unsummarizable, res.Failure = true, err.Error()
 		return res
 	}
 	if err != nil {
-		res.Failure = err.Error()
 		s.recordFailure(ctx, item, cardKind, model, version, res.TextLevel, err)
+		if stale != nil {
+			// The next run tries again: the stored card is still below the text.
+			res.Card, res.Reused, res.TextLevel = stale, true, staleLevel
+			return res
+		}
+		res.Failure = err.Error()
 		return res
 	}
 	meta := map[string]string{"text_level": res.TextLevel, "card_kind": cardKind}
@@ -329,6 +350,24 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 	s.markWritten(lockKey)
 	res.Card = c
 	return res
+}
+
+// betterText reports whether a card written at level must be written
+// again because the store now holds more of the paper's text (a PDF full
+// text for a card written from the abstract, the arXiv page for one
+// written from a PDF), returning the Input it loaded to find out. A card
+// at the highest level, or at a level it does not know, stands without
+// loading anything; so does one whose input cannot be loaded now.
+func betterText(level string, load func() (Input, error)) (Input, bool) {
+	rank := record.TextRank(level)
+	if rank == 0 || rank == record.TextRank(record.TextFull) {
+		return Input{}, false
+	}
+	in, err := load()
+	if err != nil || record.TextRank(in.Level()) <= rank {
+		return Input{}, false
+	}
+	return in, true
 }
 
 func (s *Stage) summarize(ctx context.Context, in Input, cardKind, model string) (*record.Card, error) {
@@ -389,7 +428,8 @@ func (s *Stage) goldInput(ctx context.Context, key string) (Input, error) {
 }
 
 // sourceInput loads a source's text: its Document when it has an arXiv ID
-// and a page with body text, else its abstract.
+// and a page with body text, else the Document the pdfs stage made of its
+// PDF when that has body text, else its abstract.
 func (s *Stage) sourceInput(ctx context.Context, src SourceRef, item, arxivID string) (Input, error) {
 	in := Input{Key: item, Title: src.Title, Abstract: src.Abstract, Budget: s.Budget}
 	var why string
@@ -411,6 +451,16 @@ func (s *Stage) sourceInput(ctx context.Context, src SourceRef, item, arxivID st
 		default:
 			return in, err
 		}
+	}
+	// The full text the pdfs stage made of its open-access PDF.
+	switch pdf, ok, err := record.PDFDocuments.Lookup(ctx, s.Store, item); {
+	case err != nil:
+		return in, err
+	case ok && hasBody(pdf):
+		in.Doc = pdf
+		return in, nil
+	case ok:
+		why += "; its PDF gave no body text"
 	}
 	in.TextLevel = record.TextAbstract
 	if in.Level() == "" {

@@ -126,10 +126,13 @@ func hasBody(doc *record.Document) bool {
 
 // Level returns the text level a card of in is written at: TextFull when
 // the Document has body text and the input is not restricted to the
-// abstract, TextAbstract when there is an abstract, "" when there is
-// nothing.
+// abstract (TextPDF when the Document was made from a PDF), TextAbstract
+// when there is an abstract, "" when there is nothing.
 func (in Input) Level() string {
 	if in.TextLevel != record.TextAbstract && hasBody(in.Doc) {
+		if in.Doc.Source == record.SourcePDF {
+			return record.TextPDF
+		}
 		return record.TextFull
 	}
 	if in.abstract() != "" {
@@ -144,7 +147,7 @@ func (in Input) text() (text, level string, truncated bool, err error) {
 	switch level {
 	case "":
 		return "", "", false, ErrNoText
-	case record.TextFull:
+	case record.TextFull, record.TextPDF:
 		t := trimText(in.abstract(), in.Doc, in.Budget)
 		return t.Text, level, t.Truncated, nil
 	}

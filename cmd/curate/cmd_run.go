@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,6 +47,9 @@ func (c *runCmd) validate(env *cmdEnv) error {
 	}
 	if _, _, err := app.Select(splitList(c.stages)); err != nil {
 		return fmt.Errorf("--stages: %w", err)
+	}
+	if slices.Contains(splitList(c.stages), app.PDFs) && c.flags.pdf.grobid == "" {
+		return fmt.Errorf("%w: --stages %s: the %s stage needs --grobid URL (a GROBID service)", errUsage, c.stages, app.PDFs)
 	}
 	_, err := c.data.options(env.getenv)
 	return err
@@ -116,7 +120,7 @@ func runStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invali
 	if len(invalid) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs (left out):\n  %s\n", strings.Join(invalid, "\n  "))
 	}
-	names = app.WithNeeds(names...)
+	names = a.Active(app.WithNeeds(names...))
 	bar := newProgress(env, a.Log, len(keys)*len(names), strings.Join(names, "→"))
 	var mu sync.Mutex
 	counts := map[string]int{}

@@ -16,8 +16,10 @@ import (
 
 	"github.com/groundwork/curate/arxivapi"
 	"github.com/groundwork/curate/classify"
+	"github.com/groundwork/curate/grobid"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/oapdf"
 	"github.com/groundwork/curate/s2"
 )
 
@@ -313,6 +315,80 @@ func (f *llmFlags) config(env *cmdEnv) app.LLM {
 	return app.LLM{Heuristic: heuristic, Client: f.client(env), Prices: prices}
 }
 
+// pdfFlags: open-access PDFs of sources without an arXiv page, converted
+// by a GROBID service (the pdfs stage, on with --grobid only).
+type pdfFlags struct {
+	grobid   string
+	capacity int
+	timeout  time.Duration
+	hosts    string
+	maxSize  int64
+	interval time.Duration
+}
+
+// defaultHosts stands for oapdf's built-in allow-list in --pdf-hosts.
+const defaultHosts = "default"
+
+func (f *pdfFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
+	fs.StringVar(&f.grobid, "grobid", "", "GROBID service (e.g. http://localhost:8070) that converts the open-access PDFs of sources without an arXiv page into full text; without it no PDF is fetched")
+	fs.IntVar(&f.capacity, "grobid-capacity", grobid.DefaultCapacity, "PDFs sent to GROBID at once: the server's concurrency setting (grobid.yaml; 10 by default)")
+	fs.DurationVar(&f.timeout, "grobid-timeout", grobid.DefaultTimeout, "time one GROBID conversion may take (more than 0; long PDFs take minutes)")
+	fs.StringVar(&f.hosts, "pdf-hosts", defaultHosts, "comma-separated hosts (host or host:port) PDFs may be downloaded from; default stands for the built-in list of open-access hosts (ACL Anthology, OpenReview, PMC, publishers' open-access sites), e.g. default,repo.example.org")
+	fs.Int64Var(&f.maxSize, "pdf-max-size", oapdf.DefaultMaxSize, "largest PDF downloaded, in bytes (more than 0)")
+	fs.DurationVar(&f.interval, "pdf-interval", oapdf.DefaultInterval, "minimum time between requests to one PDF host (more than 0)")
+}
+
+func (f *pdfFlags) validate() error {
+	if f.grobid == "" {
+		return nil
+	}
+	if err := checkBaseURL("--grobid", f.grobid); err != nil {
+		return err
+	}
+	switch {
+	case f.capacity < 1:
+		return fmt.Errorf("%w: --grobid-capacity %d: want 1 or more", errUsage, f.capacity)
+	case f.timeout <= 0:
+		return fmt.Errorf("%w: --grobid-timeout %s: want more than 0", errUsage, f.timeout)
+	case f.maxSize <= 0 || f.maxSize > grobid.MaxPDF:
+		return fmt.Errorf("%w: --pdf-max-size %d: want 1 to %d bytes", errUsage, f.maxSize, grobid.MaxPDF)
+	case f.interval <= 0:
+		return fmt.Errorf("%w: --pdf-interval %s: want more than 0", errUsage, f.interval)
+	}
+	if _, err := oapdf.New(oapdf.Config{UserAgent: "curate", Hosts: f.hostList()}); err != nil {
+		return fmt.Errorf("%w: --pdf-hosts: %v", errUsage, err)
+	}
+	return nil
+}
+
+// hostList expands --pdf-hosts: nil for the default list alone.
+func (f *pdfFlags) hostList() []string {
+	list := splitList(f.hosts)
+	if len(list) == 1 && list[0] == defaultHosts {
+		return nil
+	}
+	var out []string
+	for _, h := range list {
+		if h == defaultHosts {
+			out = append(out, oapdf.DefaultHosts()...)
+			continue
+		}
+		out = append(out, h)
+	}
+	if out == nil {
+		out = []string{} // "" is an empty list, which oapdf refuses
+	}
+	return out
+}
+
+func (f *pdfFlags) config(env *cmdEnv) app.PDF {
+	if f.grobid == "" {
+		return app.PDF{}
+	}
+	return app.PDF{GrobidBase: f.grobid, Capacity: f.capacity, Timeout: f.timeout, Hosts: f.hostList(),
+		MaxSize: f.maxSize, Interval: f.interval, Resolve: env.pdfResolve, AllowAddr: env.pdfAllowAddr}
+}
+
 // stageFlags are the flags of every command that runs per-target stages
 // (run, refresh, fetch, citegraph, classify, summarize, topics).
 type stageFlags struct {
@@ -320,6 +396,7 @@ type stageFlags struct {
 	net            netFlags
 	s2             s2Flags
 	llm            llmFlags
+	pdf            pdfFlags
 	targets        string
 	force          bool
 	refresh        bool
@@ -336,6 +413,7 @@ func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	f.net.AddFlags(fs, env)
 	f.s2.AddFlags(fs, env)
 	f.llm.AddFlags(fs, env)
+	f.pdf.AddFlags(fs, env)
 	fs.StringVar(&f.targets, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin)")
 	fs.BoolVar(&f.force, "force", false, "classify and summarize again even when the store holds current results")
 	fs.BoolVar(&f.refresh, "refresh", false, "ask Semantic Scholar and arXiv again instead of reusing stored responses")
@@ -358,7 +436,7 @@ func addSuspectFlag(fs *flag.FlagSet, p *bool) {
 }
 
 func (f *stageFlags) validate() error {
-	for _, v := range []func() error{f.store.validate, f.net.validate, f.s2.validate, f.llm.validate} {
+	for _, v := range []func() error{f.store.validate, f.net.validate, f.s2.validate, f.llm.validate, f.pdf.validate} {
 		if err := v(); err != nil {
 			return err
 		}
@@ -413,7 +491,7 @@ func (f *stageFlags) config(env *cmdEnv) (app.Config, error) {
 	lc.BudgetTokens, lc.BudgetUSD = f.budgetTokens, f.budgetUSD
 	return app.Config{
 		Version: version, Log: log, Store: f.store.store, Lock: true,
-		Net: f.net.config(), S2: f.s2.config(env), LLM: lc, Drain: env.drain,
+		Net: f.net.config(), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.drain,
 		Stages: app.StageOptions{Force: f.force, Refresh: f.refresh, ClassifyBudget: f.budget, SummarizeBudget: f.summaryBudget,
 			Plausibility: f.plausible, IncludeSuspect: f.includeSuspect},
 	}, nil

@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -43,6 +44,11 @@ type cmdEnv struct {
 	// drain is closed when the user asks the command to stop (the first
 	// interrupt); nil in tests.
 	drain <-chan struct{}
+	// pdfResolve and pdfAllowAddr replace the PDF downloader's resolver and
+	// address policy; only tests set them (their PDF hosts listen on
+	// loopback, which curate never dials for a PDF), never a flag.
+	pdfResolve   func(ctx context.Context, host string) ([]netip.Addr, error)
+	pdfAllowAddr func(netip.Addr) bool
 }
 
 func (e *cmdEnv) stdinReader() io.Reader {

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -20,9 +21,12 @@ import (
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/grobid"
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/oaipmh"
+	"github.com/groundwork/curate/oapdf"
+	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
@@ -44,7 +48,9 @@ type Config struct {
 	// OAIBase, when set, adds arXiv's OAI-PMH feed (refresh).
 	OAIBase string
 	LLM     LLM
-	Stages  StageOptions
+	// PDF turns the pdfs stage on (PDF.GrobidBase set) and configures it.
+	PDF    PDF
+	Stages StageOptions
 	// Drain is closed on the first interrupt: runs stop taking new work.
 	Drain <-chan struct{}
 }
@@ -66,6 +72,27 @@ type S2 struct {
 	Interval     time.Duration
 	PageLimit    int
 	ArxivAPIBase string
+}
+
+// PDF configures the pdfs stage: open-access PDFs of sources without an
+// arXiv page, downloaded under oapdf's rules and converted by a GROBID
+// service. Without GrobidBase the stage is off: no PDF, GROBID or extra
+// Semantic Scholar field is asked for.
+type PDF struct {
+	GrobidBase string
+	// Capacity is the conversions sent at once: the server's engine pool
+	// (grobid.DefaultCapacity when 0).
+	Capacity int
+	Timeout  time.Duration // one conversion (grobid.DefaultTimeout when 0)
+	// Hosts is the PDF allow-list (oapdf.DefaultHosts when nil).
+	Hosts    []string
+	MaxSize  int64         // oapdf.DefaultMaxSize when 0
+	Interval time.Duration // between requests to one PDF host (oapdf.DefaultInterval when 0)
+	// Resolve and AllowAddr replace the downloader's name resolution and
+	// address policy; only tests set them, whose PDF hosts listen on
+	// loopback, which the downloader otherwise never dials.
+	Resolve   func(ctx context.Context, host string) ([]netip.Addr, error)
+	AllowAddr func(netip.Addr) bool
 }
 
 // LLM configures the model behind classify and summarize.
@@ -105,6 +132,10 @@ type App struct {
 	Classify  *classify.Stage
 	Summarize *summarize.Stage
 	OAI       *oaipmh.Client // nil without Config.OAIBase
+	// PDFs, Grobid and PDFFetcher are nil without Config.PDF.GrobidBase.
+	PDFs       *pdfs.Stage
+	Grobid     *grobid.Client
+	PDFFetcher *oapdf.Fetcher
 
 	cfg      Config
 	unlock   func() error
@@ -195,6 +226,9 @@ func (a *App) build() error {
 	if !cfg.LLM.Heuristic {
 		services = append(services, lcfg.ServiceConfig())
 	}
+	if cfg.PDF.GrobidBase != "" {
+		services = append(services, grobid.ServiceConfig(cfg.PDF.GrobidBase, cfg.PDF.Capacity, cfg.PDF.Timeout))
+	}
 	retries := cfg.Net.Retries
 	if retries == 0 {
 		retries = -1 // httpx reads 0 as its default; the flag's 0 means none
@@ -238,6 +272,11 @@ func (a *App) build() error {
 	a.Classify = &classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
 		Force: so.Force, Plausibility: so.Plausibility}
 	a.Summarize = &summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget}
+	if cfg.PDF.GrobidBase != "" {
+		if err := a.buildPDFs(svc(grobid.ServiceName), retries); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -253,7 +292,7 @@ func (a *App) Close() error {
 // Services lists the remote services a run may call, in a fixed order.
 func (a *App) Services() []string {
 	var out []string
-	for _, n := range []string{fetch.ServiceArxiv, fetch.ServiceAr5iv, s2.ServiceName, arxivapi.ServiceName, oaipmh.ServiceName, llm.DefaultService} {
+	for _, n := range []string{fetch.ServiceArxiv, fetch.ServiceAr5iv, s2.ServiceName, arxivapi.ServiceName, oaipmh.ServiceName, llm.DefaultService, grobid.ServiceName} {
 		if _, err := a.HTTP.Service(n); err == nil {
 			out = append(out, n)
 		}

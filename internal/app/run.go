@@ -10,6 +10,7 @@ import (
 
 	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/pipeline"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -74,6 +75,12 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	names, _, err := Select(opt.Stages)
 	if err != nil {
 		return nil, err
+	}
+	names = a.Active(names)
+	if slices.Contains(names, PDFs) {
+		if err := a.CheckGrobid(ctx); err != nil {
+			return nil, err
+		}
 	}
 	out := &Outcome{Stages: names}
 	steps := make([]pipeline.Step, 0, len(names))
@@ -154,6 +161,8 @@ func (a *App) runner(name string) func(context.Context, string) (string, error) 
 		return a.runClassify
 	case Sources:
 		return a.runSources
+	case PDFs:
+		return a.runPDFs
 	case Summarize:
 		return a.runSummarize
 	}
@@ -210,34 +219,10 @@ func (a *App) runClassify(ctx context.Context, key string) (string, error) {
 // or a paper known to have no HTML, makes no request. A source whose fetch
 // failed fails the target, which the next run retries.
 func (a *App) runSources(ctx context.Context, key string) (outcome string, err error) {
-	defer func() {
-		// The ledger says how the stage last went for the target, like
-		// every stage's; a no-op rerun sets it without counting an attempt.
-		status, msg := store.StatusDone, ""
-		var held *pipeline.HeldError
-		switch {
-		case errors.As(err, &held):
-			status, msg = store.StatusSkipped, held.Reason
-		case err != nil && ctx.Err() != nil:
-			return
-		case err != nil:
-			status, msg = store.StatusFailed, err.Error()
-		case outcome == pipeline.Skipped:
-			status = store.StatusSkipped
-		}
-		if e := a.Store.SetStatus(context.WithoutCancel(ctx), key, Sources, status, msg); e != nil && err == nil {
-			err = e
-		}
-	}()
-	refs, suspect, err := SourceRefs(ctx, a.Store, key)
-	if err != nil {
-		return "", err
-	}
-	if len(suspect) > 0 && !a.cfg.Stages.IncludeSuspect {
-		return "", pipeline.Hold(suspectReason(suspect))
-	}
-	if len(refs) < MinSources {
-		return pipeline.Skipped, nil
+	defer func() { err = a.ledger(ctx, key, Sources, outcome, err) }()
+	refs, skip, err := a.workingSources(ctx, key)
+	if err != nil || skip != "" {
+		return skip, err
 	}
 	fetched := false
 	var failed []string
@@ -265,19 +250,70 @@ func (a *App) runSources(ctx context.Context, key string) (outcome string, err e
 	return pipeline.Reused, nil
 }
 
+// ledger records how a stage the App runs itself (sources, pdfs) last
+// went for a target, as every stage's ledger entry says; a no-op rerun
+// sets it without counting an attempt. It returns err, or the store's
+// error when it could not record.
+func (a *App) ledger(ctx context.Context, key, stage, outcome string, err error) error {
+	status, msg := store.StatusDone, ""
+	var held *pipeline.HeldError
+	switch {
+	case errors.As(err, &held):
+		status, msg = store.StatusSkipped, held.Reason
+	case err != nil && ctx.Err() != nil:
+		return err
+	case err != nil:
+		status, msg = store.StatusFailed, err.Error()
+	case outcome == pipeline.Skipped:
+		status = store.StatusSkipped
+	}
+	if e := a.Store.SetStatus(context.WithoutCancel(ctx), key, stage, status, msg); e != nil && err == nil {
+		return e
+	}
+	return err
+}
+
+// Active returns names without the stages that are off: pdfs without a
+// GROBID service. A stage that is off is no step of a run, so it costs
+// nothing, counts nothing and writes no ledger entry.
+func (a *App) Active(names []string) []string {
+	if a.PDFs != nil {
+		return names
+	}
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == PDFs })
+}
+
+// runPDFs converts the open-access PDFs of a target's sources that have
+// no arXiv page (see package pdfs). A source whose PDF cannot be had keeps
+// its abstract and does not fail the target; a GROBID service that stays
+// busy or unreachable does, and the next run goes on from the stored PDFs.
+func (a *App) runPDFs(ctx context.Context, key string) (outcome string, err error) {
+	defer func() { err = a.ledger(ctx, key, PDFs, outcome, err) }()
+	refs, skip, err := a.workingSources(ctx, key)
+	if err != nil || skip != "" {
+		return skip, err
+	}
+	srcs := make([]pdfs.Source, len(refs))
+	for i, r := range refs {
+		srcs[i] = pdfs.Source{Key: r.Key, ArxivID: r.ArxivID, S2PaperID: r.S2PaperID, Title: r.Title}
+	}
+	r, err := a.PDFs.ProcessTarget(ctx, key, srcs)
+	if err != nil {
+		return "", err
+	}
+	if r.Requested > 0 || r.Converted > 0 {
+		return pipeline.Done, nil
+	}
+	return pipeline.Reused, nil
+}
+
 // runSummarize writes the target's gold card and its sources' cards. A
 // target with fewer than MinSources sources is skipped: it cannot become
 // an instance, and carding it would only cost tokens.
 func (a *App) runSummarize(ctx context.Context, key string) (string, error) {
-	refs, suspect, err := SourceRefs(ctx, a.Store, key)
-	if err != nil {
-		return "", err
-	}
-	if len(suspect) > 0 && !a.cfg.Stages.IncludeSuspect {
-		return "", pipeline.Hold(suspectReason(suspect))
-	}
-	if len(refs) < MinSources {
-		return pipeline.Skipped, nil
+	refs, skip, err := a.workingSources(ctx, key)
+	if err != nil || skip != "" {
+		return skip, err
 	}
 	r, err := a.Summarize.ProcessTarget(ctx, key, refs)
 	if err != nil {
@@ -301,6 +337,24 @@ func (a *App) runSummarize(ctx context.Context, key string) (string, error) {
 		return pipeline.Reused, nil
 	}
 	return pipeline.Done, nil
+}
+
+// workingSources returns the sources of a target that the stages working
+// per source (sources, pdfs, summarize) work on, or why the target goes no
+// further: held back as suspect (the error), or skipped (outcome Skipped)
+// with fewer than MinSources sources, since it cannot become an instance.
+func (a *App) workingSources(ctx context.Context, key string) (refs []summarize.SourceRef, outcome string, err error) {
+	refs, suspect, err := SourceRefs(ctx, a.Store, key)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(suspect) > 0 && !a.cfg.Stages.IncludeSuspect {
+		return nil, "", pipeline.Hold(suspectReason(suspect))
+	}
+	if len(refs) < MinSources {
+		return nil, pipeline.Skipped, nil
+	}
+	return refs, "", nil
 }
 
 // suspectReason is the reason a suspect target is held back.
@@ -393,6 +447,11 @@ func (a *App) saveRun(ctx context.Context, out *Outcome) error {
 	for _, name := range a.Services() {
 		if s, err := a.HTTP.Service(name); err == nil {
 			rec.Requests[name] = s.Stats()
+		}
+	}
+	if a.PDFFetcher != nil {
+		for host, st := range a.PDFFetcher.Stats() {
+			rec.Requests["pdf:"+host] = st
 		}
 	}
 	var err error

@@ -8,6 +8,7 @@ import (
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/summarize"
 )
@@ -19,6 +20,7 @@ const (
 	Citegraph = citegraph.Name
 	Classify  = classify.Name
 	Sources   = "sources"
+	PDFs      = pdfs.Name
 	Summarize = summarize.Name
 	Dataset   = "dataset"
 )
@@ -55,9 +57,14 @@ func Stages() []Stage {
 			Writes: []string{record.SelectionSets.Name(), record.ClassifyFailures.Name()}},
 		{Name: Sources, About: "the arXiv HTML of each target's sources, parsed", PerTarget: true, Workers: 2,
 			Reads: []string{record.Graphs.Name(), record.SelectionSets.Name()}, Writes: []string{record.Raw, record.Documents.Name(), record.NoHTMLs.Name()}},
+		{Name: PDFs, About: "open-access PDFs of the sources without an arXiv page, converted by GROBID (with --grobid only)", PerTarget: true, Workers: 2,
+			Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name(), record.S2References.Name()},
+			Optional: []string{record.S2Batches.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
+			Writes:   []string{record.PDF, record.TEI, record.PDFDocuments.Name(), record.PDFOutcomes.Name()}, Needs: []string{Sources}},
 		{Name: Summarize, About: "the target's gold card and a card per source", PerTarget: true, Workers: 4,
-			Reads:  []string{record.Documents.Name(), record.Graphs.Name(), record.SelectionSets.Name()},
-			Writes: []string{record.Summaries.Name(), record.CardIndex.Name(), "card:*"}, Needs: []string{Sources}},
+			Reads:    []string{record.Documents.Name(), record.Graphs.Name(), record.SelectionSets.Name()},
+			Optional: []string{record.PDFDocuments.Name()},
+			Writes:   []string{record.Summaries.Name(), record.CardIndex.Name(), "card:*"}, Needs: []string{Sources, PDFs}},
 		{Name: Dataset, About: "Parquet splits, contamination proof, report",
 			Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name(), record.Summaries.Name()},
 			Optional: []string{record.Documents.Name()}},

@@ -83,8 +83,8 @@ func TestSelect(t *testing.T) {
 func TestWithNeeds(t *testing.T) {
 	tests := []struct{ in, want []string }{
 		{[]string{Citegraph}, []string{Fetch, Citegraph}},
-		{[]string{Summarize}, []string{Sources, Summarize}},
-		{[]string{Summarize, Fetch}, []string{Fetch, Sources, Summarize}},
+		{[]string{Summarize}, []string{Sources, PDFs, Summarize}},
+		{[]string{Summarize, Fetch}, []string{Fetch, Sources, PDFs, Summarize}},
 		{[]string{Classify}, []string{Classify}},
 	}
 	for _, tt := range tests {
