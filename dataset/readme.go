@@ -299,28 +299,37 @@ func licenseKey(u string) string {
 // paperLicenses is the licence mix of the target papers.
 type paperLicenses struct {
 	byLicense map[string]int // licence URL -> targets
+	none      int            // targets whose arXiv metadata names no licence
 	unknown   int            // targets whose licence is not recorded
 	total     int
 }
 
 // licenseMix counts the targets' licences (licenses maps a versionless
-// arXiv ID to the licence URL its arXiv metadata gives).
+// arXiv ID to the licence URL its arXiv metadata gives, "" when it names
+// none; an ID not in it is not recorded).
 func licenseMix(ins []record.Instance, licenses map[string]string) paperLicenses {
 	m := paperLicenses{byLicense: map[string]int{}, total: len(ins)}
 	for _, in := range ins {
-		if l := strings.TrimSpace(licenses[in.Target.ArxivID]); l != "" {
-			m.byLicense[l]++
-		} else {
+		l, ok := licenses[in.Target.ArxivID]
+		switch l = strings.TrimSpace(l); {
+		case !ok:
 			m.unknown++
+		case l == "":
+			m.none++
+		default:
+			m.byLicense[l]++
 		}
 	}
 	return m
 }
 
+// recorded reports whether any target's licence is recorded.
+func (m paperLicenses) recorded() bool { return m.unknown < m.total }
+
 // hfID is the one Hugging Face licence of every target, or "" when the
 // targets' licences differ, are unknown or have no identifier.
 func (m paperLicenses) hfID() string {
-	if m.unknown > 0 || len(m.byLicense) != 1 {
+	if m.unknown > 0 || m.none > 0 || len(m.byLicense) != 1 {
 		return ""
 	}
 	for l := range m.byLicense {
@@ -333,13 +342,16 @@ func (m paperLicenses) text() string {
 	var b strings.Builder
 	b.WriteString("Every row is derived from papers under their own licences: the target's quotes and metadata, and idea cards summarizing the target and its sources. ")
 	b.WriteString("arXiv's default licence (non-exclusive distribution) lets arXiv distribute a paper but grants nobody else the right to redistribute its text, and sources may come from any publisher: **the paper text in this dataset (the `quotes`, and cards close to their papers) may not be redistributable**; check the licences before you publish the dataset or a model's verbatim outputs.\n\n")
-	if len(m.byLicense) == 0 {
-		fmt.Fprintf(&b, "The licence of the %d target papers is not recorded: the arXiv metadata curate stored for them carries none.\n", m.total)
+	if !m.recorded() {
+		fmt.Fprintf(&b, "The licence of the %d target papers is not recorded. curate reads it from arXiv's OAI-PMH metadata: a refresh records the licences of the papers it harvests, and `curate licenses` looks up the others.\n", m.total)
 		return b.String()
 	}
-	b.WriteString("Target papers by licence (from their arXiv metadata):\n\n| licence | targets |\n|---|---:|\n")
+	b.WriteString("Target papers by licence (from their arXiv OAI-PMH metadata; each target's in `" + LicensesFile + "`):\n\n| licence | targets |\n|---|---:|\n")
 	for _, l := range slices.Sorted(maps.Keys(m.byLicense)) {
 		fmt.Fprintf(&b, "| %s | %d |\n", l, m.byLicense[l])
+	}
+	if m.none > 0 {
+		fmt.Fprintf(&b, "| (none named in the arXiv metadata) | %d |\n", m.none)
 	}
 	if m.unknown > 0 {
 		fmt.Fprintf(&b, "| (not recorded) | %d |\n", m.unknown)

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -25,6 +27,7 @@ const (
 	DroppedFile       = "dropped.json"
 	TemplateFile      = "model-input.prompt"
 	InstancesFile     = "instances.jsonl"
+	LicensesFile      = "licenses.json"
 	// PrevSuffix names the previous dataset kept beside OUT: OUT.prev.
 	PrevSuffix = atomicdir.PrevSuffix
 )
@@ -42,8 +45,9 @@ type WriteOptions struct {
 	// Snappy, which every reader has).
 	Compression parquetcodec.Codec
 	// Licenses maps a target's versionless arXiv ID to the licence URL
-	// its arXiv metadata gives, for the card's licence mix; targets not
-	// in it are counted as not recorded.
+	// its arXiv metadata gives ("" when the metadata names none), for the
+	// card's licence mix and licenses.json; targets not in it are counted
+	// as not recorded.
 	Licenses map[string]string
 	// JSONL also writes every instance to instances.jsonl.
 	JSONL bool
@@ -76,6 +80,7 @@ type WriteOptions struct {
 //	out/contamination.json                     rules, counts, every violation and its resolution
 //	out/dropped.json                           every target left out, with its reason
 //	out/model-input.prompt                     the template that rendered the prompts
+//	out/licenses.json                          each target's licence, when any is recorded (WriteOptions.Licenses)
 //	out/instances.jsonl                        (WriteOptions.JSONL) every instance as JSON
 //	out/report.html, out/report.json           (WriteOptions.Report) the report
 //	out/manifest.json                          every file's size and SHA-256, the inputs digest
@@ -186,14 +191,18 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 	// Sorted here too: a caller may append the targets LoadTargets left out.
 	dropped := nonNil(slices.Clone(r.Dropped))
 	slices.SortStableFunc(dropped, func(a, b Dropped) int { return cmp.Compare(a.TargetID, b.TargetID) })
-	writes := []struct {
+	type file struct {
 		name string
 		data func() ([]byte, error)
-	}{
+	}
+	writes := []file{
 		{ContaminationFile, func() ([]byte, error) { return marshalJSON(r.Contamination) }},
 		{DroppedFile, func() ([]byte, error) { return marshalJSON(dropped) }},
 		{TemplateFile, func() ([]byte, error) { return []byte(tmpl.Text()), nil }},
 		{ReadmeFile, func() ([]byte, error) { return []byte(readme.String()), nil }},
+	}
+	if lic := targetLicenses(ins, opts.Licenses); len(lic) > 0 {
+		writes = append(writes, file{LicensesFile, func() ([]byte, error) { return marshalJSON(lic) }})
 	}
 	for _, w := range writes {
 		b, err := w.data()
@@ -224,4 +233,33 @@ func marshalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// targetLicenses returns the recorded licences of the instances' targets.
+func targetLicenses(ins []record.Instance, licenses map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, in := range ins {
+		if l, ok := licenses[in.Target.ArxivID]; ok {
+			out[in.Target.ArxivID] = strings.TrimSpace(l)
+		}
+	}
+	return out
+}
+
+// ReadLicenses reads the licenses.json of a published dataset: target ID
+// to licence URL ("" when its arXiv metadata names none); an empty map
+// when the dataset records none.
+func ReadLicenses(dir string) (map[string]string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, LicensesFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read licences of %s: %w", dir, err)
+	}
+	out := map[string]string{}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("read licences of %s: %s: %w", dir, LicensesFile, err)
+	}
+	return out, nil
 }

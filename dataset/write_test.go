@@ -309,12 +309,59 @@ func TestCardLicenceAndUse(t *testing.T) {
 	delete(all, r.Instances[1].Target.ArxivID)
 	c = card(all)
 	for _, want := range []string{"license: other", fmt.Sprintf("| http://creativecommons.org/licenses/by/4.0/ | %d |", len(r.Instances)-2),
-		"| http://arxiv.org/licenses/nonexclusive-distrib/1.0/ | 1 |", "| (not recorded) | 1 |"} {
+		"| http://arxiv.org/licenses/nonexclusive-distrib/1.0/ | 1 |", "| (not recorded) | 1 |", "`licenses.json`"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("mixed licences: card lacks %q", want)
 		}
 	}
+	if strings.Contains(c, "none named") {
+		t.Error("mixed licences: the card counts targets whose metadata names none, but every recorded one names a licence")
+	}
+	// A record that names no licence is not a licence, nor unrecorded.
+	all[r.Instances[1].Target.ArxivID] = ""
+	for _, in := range r.Instances[2:] {
+		all[in.Target.ArxivID] = "http://creativecommons.org/licenses/by/4.0/"
+	}
+	c = card(all)
+	for _, want := range []string{"license: other", "| (none named in the arXiv metadata) | 1 |"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("a licence named by none: card lacks %q", want)
+		}
+	}
+	if strings.Contains(c, "(not recorded)") {
+		t.Error("every licence recorded, yet the card counts some as not recorded")
+	}
+	delete(all, r.Instances[0].Target.ArxivID)
+	all[r.Instances[1].Target.ArxivID] = "http://creativecommons.org/licenses/by/4.0/"
+	if c := card(all); !strings.Contains(c, "license: other") || strings.Contains(c, "license: cc-by-4.0") {
+		t.Error("one target not recorded, yet the header names one licence for all")
+	}
 	if sizeCategory(999) != "n<1K" || sizeCategory(1000) != "1K<n<10K" || sizeCategory(123_456) != "100K<n<1M" {
 		t.Error("sizeCategory")
+	}
+}
+
+// TestLicensesFile: licenses.json lists each target's recorded licence
+// (and only the dataset's targets), and is absent when none is recorded.
+func TestLicensesFile(t *testing.T) {
+	r := mustBuild(t, corpus(), fixedOptions())
+	out := filepath.Join(t.TempDir(), "ds")
+	writeTestDataset(t, out, r, WriteOptions{})
+	if _, err := os.Stat(filepath.Join(out, LicensesFile)); !os.IsNotExist(err) {
+		t.Errorf("%s written with no licence recorded: %v", LicensesFile, err)
+	}
+	if got, err := ReadLicenses(out); err != nil || len(got) != 0 {
+		t.Errorf("ReadLicenses of a dataset without licences: %v, %v", got, err)
+	}
+	a, b := r.Instances[0].Target.ArxivID, r.Instances[1].Target.ArxivID
+	lic := map[string]string{a: "http://creativecommons.org/licenses/by/4.0/", b: "", "9912.00001": "not a target"}
+	out = filepath.Join(t.TempDir(), "ds")
+	writeTestDataset(t, out, r, WriteOptions{Licenses: lic})
+	got, err := ReadLicenses(out)
+	if want := map[string]string{a: lic[a], b: ""}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("licenses.json %v, %v; want %v", got, err, want)
+	}
+	if _, err := CheckTree(context.Background(), out); err != nil {
+		t.Errorf("a dataset with licenses.json fails its check: %v", err)
 	}
 }

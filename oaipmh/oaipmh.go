@@ -2,8 +2,9 @@
 // (https://oaipmh.arxiv.org/oai), the interface arXiv prefers for keeping
 // an up-to-date copy of its metadata. ListRecords walks a selective
 // harvest (a date range and a set such as "cs" or "cs:cs:AI") through its
-// resumption tokens and hands each record to a callback; Identify describes
-// the repository.
+// resumption tokens and hands each record to a callback; GetRecord reads
+// one paper's record (for what no harvest brought, such as the licence of
+// an older paper); Identify describes the repository.
 //
 // An OAI-PMH datestamp is the date a record last changed, not the date the
 // paper was submitted: a harvest from a date returns new papers and every
@@ -29,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/httpx"
 )
 
@@ -61,6 +63,11 @@ const (
 	CodeNoSetHierarchy          = "noSetHierarchy"
 )
 
+// ErrIDDoesNotExist matches (with errors.Is) the *Error GetRecord returns
+// when the repository has no record of the paper (idDoesNotExist): an id
+// arXiv never issued, or a paper whose metadata is not out yet.
+var ErrIDDoesNotExist = errors.New("oai-pmh: no record of the identifier")
+
 // ErrBadResumptionToken matches (with errors.Is) the *Error ListRecords
 // returns when the repository refuses a resumption token. arXiv's tokens
 // expire daily, so a harvest that spans midnight or resumes a day later
@@ -81,9 +88,16 @@ func (e *Error) Error() string {
 	return "oai-pmh error " + e.Code + ": " + e.Message
 }
 
-// Is reports whether target is ErrBadResumptionToken and e is that error.
+// Is reports whether target is ErrBadResumptionToken or ErrIDDoesNotExist
+// and e is that error.
 func (e *Error) Is(target error) bool {
-	return target == ErrBadResumptionToken && e.Code == CodeBadResumptionToken
+	switch target {
+	case ErrBadResumptionToken:
+		return e.Code == CodeBadResumptionToken
+	case ErrIDDoesNotExist:
+		return e.Code == CodeIDDoesNotExist
+	}
+	return false
 }
 
 // ServiceConfig returns the httpx service configuration for the OAI-PMH
@@ -258,6 +272,56 @@ func (c *Client) Identify(ctx context.Context) (*Identity, error) {
 		return nil, fmt.Errorf("oaipmh identify: responseDate: %w", err)
 	}
 	return out, nil
+}
+
+// Identifier returns the OAI identifier of an arXiv paper:
+// "oai:arXiv.org:2401.00001", "oai:arXiv.org:hep-th/9901001".
+func Identifier(id arxiv.ID) string { return identifierPrefix + id.Canonical() }
+
+const identifierPrefix = "oai:arXiv.org:"
+
+// GetRecord asks for one paper's record in arXiv's own format
+// (metadataPrefix=arXiv): its latest version's metadata, the licence
+// included. id is an arXiv id, with or without version; the request names
+// the paper, not a version. A record the repository does not have is an
+// *Error matching ErrIDDoesNotExist; a deleted record comes back with
+// Deleted set and no Meta. Any other OAI-PMH error (cannotDisseminateFormat,
+// badArgument) is an *Error too.
+func (c *Client) GetRecord(ctx context.Context, id string) (Record, error) {
+	aid, err := arxiv.Parse(id)
+	if err != nil {
+		return Record{}, fmt.Errorf("oaipmh get record %q: %w", id, err)
+	}
+	ident := Identifier(aid)
+	fail := func(err error) (Record, error) {
+		return Record{}, fmt.Errorf("oaipmh get record %s: %w", ident, err)
+	}
+	resp, err := c.call(ctx, url.Values{
+		"verb":           {"GetRecord"},
+		"identifier":     {ident},
+		"metadataPrefix": {DefaultMetadataPrefix},
+	})
+	if err != nil {
+		return fail(err)
+	}
+	if len(resp.Errors) > 0 {
+		return fail(resp.err())
+	}
+	if resp.GetRecord == nil || len(resp.GetRecord.Records) != 1 {
+		return fail(errors.New("response has neither one GetRecord record nor an error"))
+	}
+	rec, err := resp.GetRecord.Records[0].record()
+	if err != nil {
+		return fail(err)
+	}
+	if rec.ID != aid.Canonical() {
+		// A record of another paper would give this one its licence.
+		return fail(fmt.Errorf("the repository answered with the record of %s", rec.Identifier))
+	}
+	if !rec.Deleted && rec.Meta == nil {
+		return fail(errors.New("the record has no metadata in arXiv's format"))
+	}
+	return rec, nil
 }
 
 // ListRecords harvests the records q selects, calling fn for each in the

@@ -20,6 +20,7 @@ type response struct {
 	ResponseDate string       `xml:"http://www.openarchives.org/OAI/2.0/ responseDate"`
 	Errors       []wireError  `xml:"http://www.openarchives.org/OAI/2.0/ error"`
 	ListRecords  *listRecords `xml:"http://www.openarchives.org/OAI/2.0/ ListRecords"`
+	GetRecord    *getRecord   `xml:"http://www.openarchives.org/OAI/2.0/ GetRecord"`
 	Identify     *identify    `xml:"http://www.openarchives.org/OAI/2.0/ Identify"`
 }
 
@@ -52,6 +53,10 @@ type identify struct {
 type listRecords struct {
 	Records []wireRecord     `xml:"http://www.openarchives.org/OAI/2.0/ record"`
 	Token   *resumptionToken `xml:"http://www.openarchives.org/OAI/2.0/ resumptionToken"`
+}
+
+type getRecord struct {
+	Records []wireRecord `xml:"http://www.openarchives.org/OAI/2.0/ record"`
 }
 
 // resumptionToken's attributes are optional and only logged. arXiv's 2025

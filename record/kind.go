@@ -89,6 +89,10 @@ var (
 	// of their own (CardKind).
 	Summaries = KindOf[Summary]("summary")
 	CardIndex = KindOf[map[string]string]("card-index")
+
+	// a refresh's harvest and the licence lookup: what arXiv's OAI-PMH
+	// metadata says of a paper's licence.
+	PaperLicenses = KindOf[PaperLicense]("paper-license")
 )
 
 // Raw is the kind of a page as served: bytes, with meta source, url and

@@ -34,9 +34,9 @@
 //	arxiv-api  GET or POST /api/query: id_list lookups and cat: and
 //	           submittedDate: searches, Atom entries with v1 dates and
 //	           categories, paging, the API's error feeds
-//	oai-pmh    GET /oai: Identify, ListRecords and ListIdentifiers (arXiv,
-//	           arXivRaw, oai_dc; from, until, set; resumption tokens),
-//	           the protocol's errors in 200s
+//	oai-pmh    GET /oai: Identify, GetRecord, ListRecords and
+//	           ListIdentifiers (arXiv, arXivRaw, oai_dc; from, until, set;
+//	           resumption tokens), the protocol's errors in 200s
 //	llm        OpenAI: POST /v1/chat/completions, a model that reads
 //	           curate's classify and summarize prompts and answers validly
 //	           (see Answer), reporting prefix-cache hits as cached_tokens;

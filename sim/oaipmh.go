@@ -12,10 +12,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/groundwork/curate/arxiv"
 )
 
 // arXiv's OAI-PMH 2.0 repository (oaipmh.arxiv.org/oai), answering from
-// an OAIRecords source: Identify; ListRecords and ListIdentifiers with
+// an OAIRecords source: Identify; GetRecord with exactly identifier
+// (oai:arXiv.org:ID; a version names the paper) and metadataPrefix, a
+// deleted record answered with its header, an identifier of another form
+// or of no record idDoesNotExist, as arXiv's server has it; ListRecords
+// and ListIdentifiers with
 // metadataPrefix (arXiv, arXivRaw, oai_dc), from and until (day
 // granularity, the record's datestamp) and set, in pages of
 // Options.OAIPageSize records; each page but the last ends in a
@@ -68,6 +74,7 @@ type oaiAPI struct {
 // oaiArgs are the arguments each verb takes (verb itself aside).
 var oaiArgs = map[string][]string{
 	"Identify":            nil,
+	"GetRecord":           {"identifier", "metadataPrefix"},
 	"ListMetadataFormats": {"identifier"},
 	"ListRecords":         {"metadataPrefix", "from", "until", "set", "resumptionToken"},
 	"ListIdentifiers":     {"metadataPrefix", "from", "until", "set", "resumptionToken"},
@@ -92,7 +99,7 @@ func (a oaiAPI) serve(w http.ResponseWriter, r *http.Request, body []byte, _ boo
 	verb := q.Get("verb")
 	allowed, ok := oaiArgs[verb]
 	if !ok {
-		a.fail(w, nil, "badVerb", fmt.Sprintf("Illegal verb %q: the simulated repository answers Identify, ListMetadataFormats, ListRecords and ListIdentifiers.", verb))
+		a.fail(w, nil, "badVerb", fmt.Sprintf("Illegal verb %q: the simulated repository answers Identify, GetRecord, ListMetadataFormats, ListRecords and ListIdentifiers.", verb))
 		return
 	}
 	for k, v := range q {
@@ -121,9 +128,44 @@ func (a oaiAPI) serve(w http.ResponseWriter, r *http.Request, body []byte, _ boo
 		}
 		b.WriteString("  </ListMetadataFormats>")
 		a.write(w, q, b.String())
+	case "GetRecord":
+		a.getRecord(w, q)
 	default:
 		a.list(w, verb, q)
 	}
+}
+
+// getRecord answers GetRecord in the order arXiv's server checks: both
+// arguments there (badArgument), the identifier (idDoesNotExist), the
+// format (cannotDisseminateFormat), then the record.
+func (a oaiAPI) getRecord(w http.ResponseWriter, q url.Values) {
+	if !q.Has("identifier") || !q.Has("metadataPrefix") {
+		a.fail(w, nil, "badArgument", "Parameters provided did not match expected. Expected: verb, identifier, metadataPrefix.")
+		return
+	}
+	ident, prefix := q.Get("identifier"), q.Get("metadataPrefix")
+	local, ok := strings.CutPrefix(ident, "oai:arXiv.org:")
+	if !ok {
+		a.fail(w, q, "idDoesNotExist", "The value of the identifier argument is unknown or illegal in this repository. Reason: All identifiers start with: oai:arXiv.org:")
+		return
+	}
+	id, err := arxiv.Parse(local)
+	// arxiv.Parse forgives what arXiv's identifier check does not.
+	if err != nil || local != strings.TrimSpace(local) || strings.HasPrefix(strings.ToLower(local), "arxiv:") {
+		a.fail(w, q, "idDoesNotExist", "The value of the identifier argument is unknown or illegal in this repository. Reason: Invalid arXiv_id structure")
+		return
+	}
+	if !slices.Contains(OAIFormats, prefix) {
+		a.fail(w, q, "cannotDisseminateFormat", fmt.Sprintf("The metadata format identified by the value given for the metadataPrefix argument is not supported by the item or by the repository. Reason: Did not recognize requested format %q", prefix))
+		return
+	}
+	for rec := range a.src.OAIRecords(prefix) {
+		if rec.ID == id.Canonical() {
+			a.write(w, q, "<GetRecord>\n    "+rec.XML+"\n  </GetRecord>")
+			return
+		}
+	}
+	a.fail(w, q, "idDoesNotExist", "The value of the identifier argument is unknown or illegal in this repository. Reason: Nothing found for this ID")
 }
 
 // oaiSchemas are each format's namespace and schema.

@@ -9,6 +9,7 @@ import (
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/oaipmh"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/conformance"
 	"github.com/groundwork/curate/sim/simtest"
 )
 
@@ -71,4 +72,35 @@ func TestOAIHarvestWorld(t *testing.T) {
 	}); err != nil || n == 0 {
 		t.Errorf("set cs: %d records, %v", n, err)
 	}
+}
+
+// TestConformanceOAICorpus runs the OAI-PMH part of the conformance suite
+// on a corpus of records with a deleted one, an old-style id and papers
+// of several licences, one naming none.
+func TestConformanceOAICorpus(t *testing.T) {
+	c := sim.NewCorpus()
+	day := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+	for i, m := range []sim.OAIMeta{
+		{ID: "2603.00001", License: "http://creativecommons.org/licenses/by/4.0/"},
+		{ID: "2603.00002", License: "http://arxiv.org/licenses/nonexclusive-distrib/1.0/"},
+		{ID: "hep-th/9901001", Categories: []string{"hep-th"}},
+		{ID: "2603.00003", Deleted: true},
+		{ID: "2603.00004", License: "http://creativecommons.org/licenses/by-nc-sa/4.0/"},
+	} {
+		m.Datestamp, m.Created = day.AddDate(0, 0, i), day
+		m.Title, m.Abstract, m.Authors = "Paper "+m.ID, "An abstract.", []string{"J. Doe"}
+		if m.Categories == nil {
+			m.Categories = []string{"cs.CL"}
+		}
+		for _, prefix := range sim.OAIFormats {
+			c.AddOAIRecord(prefix, m.Record(prefix))
+			if m.Deleted {
+				break // a deleted record is listed in every format once
+			}
+		}
+	}
+	s := &conformance.Suite{Start: func(t *testing.T) map[string]string {
+		return map[string]string{sim.OAIPMH: simtest.ServeOptions(t, sim.OAIPMH, c, sim.Options{OAIPageSize: 2}).URL}
+	}}
+	s.RunTests(t)
 }

@@ -23,6 +23,7 @@ type changelog = app.Changelog
 type refreshCmd struct {
 	run     *runCmd
 	oai     oaiFlags
+	lic     licenseFlags
 	publish string
 }
 
@@ -79,6 +80,7 @@ func (c *refreshCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	c.run.flags.AddFlags(fs, env)
 	c.run.data.AddFlags(fs, env)
 	c.oai.AddFlags(fs, env)
+	c.lic.AddFlags(fs, env, true, &c.oai.base)
 	fs.StringVar(&c.publish, "out", "", "dataset root: each refresh that changes the dataset writes OUT/versions/<time>/ and points OUT/latest at it")
 	c.run.workers.AddFlags(fs, env)
 }
@@ -99,6 +101,9 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	if err := c.oai.validate(); err != nil {
 		return err
 	}
+	if err := c.lic.validate(); err != nil {
+		return err
+	}
 	fileIDs, err := c.run.flags.ids(env, args)
 	if err != nil {
 		return err
@@ -111,6 +116,7 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	if len(c.oai.sets) > 0 {
 		cfg.OAIBase = c.oai.base
 	}
+	c.lic.configure(&cfg)
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -118,7 +124,7 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	defer a.Close()
 	discovered, sets, err := a.Discover(ctx, c.oai.options())
 	for _, s := range sets {
-		fmt.Fprintf(env.stderr, "curate refresh: set %s since %s: %d records, %d new papers\n", s.Set, s.From.Format("2006-01-02"), s.Records, s.New)
+		fmt.Fprintf(env.stderr, "curate refresh: set %s since %s: %d records, %d new papers, %d licences recorded\n", s.Set, s.From.Format("2006-01-02"), s.Records, s.New, s.Licenses)
 	}
 	if err != nil {
 		return app.Fail(app.ErrCannotRun, fmt.Errorf("refresh: discover targets: %w", err))
@@ -132,6 +138,13 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	stageErr := runStages(ctx, env, a, app.PerTargetNames(), keys, invalid, c.run.workers.byStage(), nil, true)
 	if !completed(stageErr) {
 		return stageErr // interrupted or unable to go on: publish nothing
+	}
+	licErr := c.lic.run(ctx, env, a, keys, false)
+	if !completed(licErr) {
+		return licErr
+	}
+	if stageErr == nil {
+		stageErr = licErr
 	}
 	v, err := app.PublishVersion(ctx, a.Store, a.Log, version, c.publish, c.run.data.build("", keys, dopts))
 	if err != nil {

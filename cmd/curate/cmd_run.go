@@ -23,6 +23,7 @@ type runCmd struct {
 	out     string
 	stages  string
 	workers workerFlags
+	lic     licenseFlags
 }
 
 func newRunCmd() *runCmd { return &runCmd{workers: workerFlags{}} }
@@ -33,6 +34,7 @@ func (c *runCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.StringVar(&c.out, "out", "", "write the dataset here after the per-target stages (default: STORE/dataset)")
 	fs.StringVar(&c.stages, "stages", "", "comma-separated stages to run (default all: "+strings.Join(app.Names(), ",")+")")
 	c.workers.AddFlags(fs, env)
+	c.lic.AddFlags(fs, env, true, nil)
 }
 
 // validate checks every flag and environment value before anything is
@@ -43,6 +45,9 @@ func (c *runCmd) validate(env *cmdEnv) error {
 		return err
 	}
 	if err := c.workers.validate(); err != nil {
+		return err
+	}
+	if err := c.lic.validate(); err != nil {
 		return err
 	}
 	if _, _, err := app.Select(splitList(c.stages)); err != nil {
@@ -84,6 +89,7 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids []string) error 
 	if err != nil {
 		return err
 	}
+	c.lic.configure(&cfg)
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -96,6 +102,13 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids []string) error 
 		if !completed(stageErr) {
 			return stageErr
 		}
+	}
+	licErr := c.lic.run(ctx, env, a, keys, false)
+	if !completed(licErr) {
+		return licErr
+	}
+	if stageErr == nil {
+		stageErr = licErr
 	}
 	if withDataset {
 		out, err := app.BuildDataset(ctx, a.Store, version, c.data.build(c.out, keys, dopts))

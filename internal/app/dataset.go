@@ -63,8 +63,13 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 	if res.Result, err = LoadAndBuild(ctx, st, opt.Keys, opt.Options); err != nil {
 		return nil, err
 	}
+	lic, err := Licenses(ctx, st, res.Result.Instances)
+	if err != nil {
+		return nil, err
+	}
 	published, err := dataset.Write(ctx, out, res.Result, dataset.WriteOptions{
 		ShardRows: opt.ShardRows, JSONL: opt.JSONL, Report: opt.Report, Version: version, Inputs: digest, Compression: opt.Compression,
+		Licenses: lic,
 	})
 	switch {
 	case errors.Is(err, publish.ErrLocked):
@@ -108,8 +113,9 @@ func datasetWriters() dataset.Writers {
 }
 
 // InputsDigest identifies everything a dataset is built from: for each
-// target, the records the dataset stage reads (the table's), and how the
-// stages writing them last ended, plus the options, the model-input
+// target, the records the dataset stage reads (the table's, its recorded
+// licence among them, so that a licence learned later rebuilds the card),
+// and how the stages writing them last ended, plus the options, the model-input
 // template, the pipeline version and the Parquet codec. Equal digests mean
 // an identical dataset, so it is not rebuilt.
 func InputsDigest(ctx context.Context, st *store.Store, version string, keys []string, opts dataset.Options, codec parquetcodec.Codec) (string, error) {

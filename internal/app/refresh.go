@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/licenses"
 	"github.com/groundwork/curate/oaipmh"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -45,6 +46,9 @@ type SetHarvest struct {
 	From    time.Time
 	Records int
 	New     int
+	// Licenses counts the licences recorded from the records (new targets,
+	// and papers the store holds), not counting those it already had.
+	Licenses int
 }
 
 // Discover returns every target harvested so far, harvesting each set of
@@ -84,10 +88,20 @@ func oaiFromKey(set string) string { return "refresh/oai/" + set + "/from" }
 // harvest lists each set's records since its last harvest and returns the
 // new papers: records first submitted (v1) on or after the harvest's start,
 // in the wanted categories. Records of older papers that were merely
-// updated are not new targets.
+// updated are not new targets. The licence each record names is stored
+// for the new papers and for the papers the store holds a Document of:
+// the dataset card counts them, and no lookup need ask for them.
 func (a *App) harvest(ctx context.Context, opt OAIOptions) ([]string, []SetHarvest, error) {
 	if a.OAI == nil {
 		return nil, nil, errors.New("harvest: no OAI-PMH base configured")
+	}
+	held := map[string]bool{}
+	docs, err := a.Store.Items(ctx, record.Documents.Name())
+	if err != nil {
+		return nil, nil, fmt.Errorf("harvest: %w", err)
+	}
+	for _, id := range docs {
+		held[id] = true
 	}
 	first := opt.Since
 	if first.IsZero() {
@@ -112,14 +126,22 @@ func (a *App) harvest(ctx context.Context, opt OAIOptions) ([]string, []SetHarve
 		// records whose v1 date is the eve of the window's first datestamp.
 		newSince := from.AddDate(0, 0, -1).Truncate(24 * time.Hour)
 		var setFound []string
+		licensed := 0
 		collect := func(r oaipmh.Record) error {
-			if r.Deleted || r.Meta == nil || r.Meta.Created.Before(newSince) {
-				return nil
+			isNew := !r.Deleted && r.Meta != nil && !r.Meta.Created.Before(newSince) &&
+				(len(wantCat) == 0 || wantCat[r.Meta.Primary])
+			if isNew {
+				setFound = append(setFound, r.ID)
 			}
-			if len(wantCat) > 0 && !wantCat[r.Meta.Primary] {
-				return nil
+			if isNew || held[r.ID] {
+				wrote, err := licenses.Put(ctx, a.Store, r.ID, licenses.FromRecord(r, time.Now()))
+				if err != nil {
+					return err
+				}
+				if wrote {
+					licensed++
+				}
 			}
-			setFound = append(setFound, r.ID)
 			return nil
 		}
 		q := oaipmh.Query{From: from, Set: set}
@@ -139,7 +161,7 @@ func (a *App) harvest(ctx context.Context, opt OAIOptions) ([]string, []SetHarve
 		if err := a.Store.SetValue(ctx, oaiFromKey(set), []byte(next.UTC().Format(time.RFC3339))); err != nil {
 			return nil, sets, err
 		}
-		sets = append(sets, SetHarvest{Set: set, From: from, Records: h.Records, New: len(setFound)})
+		sets = append(sets, SetHarvest{Set: set, From: from, Records: h.Records, New: len(setFound), Licenses: licensed})
 		found = append(found, setFound...)
 	}
 	return found, sets, nil
@@ -173,6 +195,9 @@ type Changelog struct {
 	Added    []string `json:"added"`
 	Removed  []string `json:"removed"`
 	Changed  []string `json:"changed"`
+	// Licenses lists the targets of both versions whose recorded licence
+	// is new or changed: the card's licence mix changed with them.
+	Licenses []string `json:"licenses,omitempty"`
 	Train    int      `json:"train"`
 	Test     int      `json:"test"`
 }
@@ -194,7 +219,8 @@ type VersionOutcome struct {
 // PublishVersion builds the dataset into ROOT/versions/<time>/ and switches
 // ROOT/latest to it in one step, with a changelog against the previous
 // version, under ROOT's publishing lock; the store is the caller's, locked.
-// Nothing is published when no instance changed.
+// Nothing is published when no instance changed and no target's recorded
+// licence did (a licence learned later changes the card).
 func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, version, root string, opt DatasetOptions) (*VersionOutcome, error) {
 	root, err := filepath.Abs(root)
 	if err != nil {
@@ -235,10 +261,14 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	}
 
 	prev := map[string]string{}
+	prevLic := map[string]string{}
 	prevVersion := ""
 	if prevDir != "" {
 		prevVersion = filepath.Base(prevDir)
 		pub, err := dataset.ReadDataset(ctx, prevDir)
+		if err == nil {
+			prevLic, err = dataset.ReadLicenses(prevDir)
+		}
 		if err != nil {
 			// A damaged latest version is replaced, never built upon.
 			log.Warn("the latest version cannot be read; the new version's changelog lists every instance as added", "dir", prevDir, "err", err)
@@ -250,6 +280,10 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 		}
 	}
 	res, err := LoadAndBuild(ctx, st, opt.Keys, opt.Options)
+	if err != nil {
+		return nil, err
+	}
+	lic, err := Licenses(ctx, st, res.Instances)
 	if err != nil {
 		return nil, err
 	}
@@ -269,11 +303,18 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 		} else {
 			cl.Train++
 		}
-		switch d, ok := prev[in.InstanceID]; {
+		d, ok := prev[in.InstanceID]
+		switch {
 		case !ok:
 			cl.Added = append(cl.Added, in.InstanceID)
 		case d != instanceDigest(in):
 			cl.Changed = append(cl.Changed, in.InstanceID)
+		}
+		id := in.Target.ArxivID
+		was, had := prevLic[id]
+		is, has := lic[id]
+		if ok && (had != has || was != is) {
+			cl.Licenses = append(cl.Licenses, id)
 		}
 	}
 	for id := range prev {
@@ -284,7 +325,8 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	sort.Strings(cl.Added)
 	sort.Strings(cl.Changed)
 	sort.Strings(cl.Removed)
-	if prevDir != "" && len(prev) > 0 && len(cl.Added)+len(cl.Removed)+len(cl.Changed) == 0 {
+	sort.Strings(cl.Licenses)
+	if prevDir != "" && len(prev) > 0 && len(cl.Added)+len(cl.Removed)+len(cl.Changed)+len(cl.Licenses) == 0 {
 		remember()
 		out.Version, out.Unchanged, out.Log = prevVersion, "instances", cl
 		return out, nil
@@ -296,6 +338,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	dir := filepath.Join(root, "versions", name)
 	if _, err := dataset.Write(ctx, dir, res, dataset.WriteOptions{
 		ShardRows: opt.ShardRows, JSONL: opt.JSONL, Report: true, Version: version, Inputs: digest, Extra: extra, Compression: opt.Compression,
+		Licenses: lic,
 	}); err != nil {
 		return nil, err
 	}
@@ -337,7 +380,7 @@ func changelogFiles(cl Changelog) (map[string][]byte, error) {
 	for _, part := range []struct {
 		name string
 		ids  []string
-	}{{"Added", cl.Added}, {"Removed", cl.Removed}, {"Changed", cl.Changed}} {
+	}{{"Added", cl.Added}, {"Removed", cl.Removed}, {"Changed", cl.Changed}, {"Licence recorded or changed", cl.Licenses}} {
 		if len(part.ids) > 0 {
 			fmt.Fprintf(&b, "\n## %s\n\n- %s\n", part.name, strings.Join(part.ids, "\n- "))
 		}

@@ -67,7 +67,7 @@ func Stages() []Stage {
 			Writes:   []string{record.Summaries.Name(), record.CardIndex.Name(), "card:*"}, Needs: []string{Sources, PDFs}},
 		{Name: Dataset, About: "Parquet splits, contamination proof, report",
 			Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name(), record.Summaries.Name()},
-			Optional: []string{record.Documents.Name()}},
+			Optional: []string{record.Documents.Name(), record.PaperLicenses.Name()}},
 	}
 }
 

@@ -19,7 +19,10 @@ import (
 // answer is 200 with an OAI-PMH document in the 2.0 namespace and a
 // responseDate; errors are <error code=...> elements in it; a list page's
 // records have an oai:arXiv.org: identifier, a day datestamp within the
-// harvest's from and until and the set asked for; a resumption token goes
+// harvest's from and until and the set asked for; GetRecord answers with
+// the one record of the identifier asked for, in the format asked for, the
+// record a harvest lists, and refuses an unknown or malformed identifier
+// with idDoesNotExist; a resumption token goes
 // alone with the verb, the pages of a list add up to its completeListSize
 // with the cursor counting the records before, and the last page's token
 // is empty or absent.
@@ -29,6 +32,7 @@ type OAIPage struct {
 	ResponseDate time.Time
 	Errors       []string // codes
 	Records      []OAIRecord
+	GetRecord    bool // the answer is a GetRecord (its one record in Records)
 	Token        string
 	Cursor       int // -1 when not sent
 	ListSize     int // -1 when not sent
@@ -44,6 +48,7 @@ type OAIRecord struct {
 	Sets      []string
 	Deleted   bool
 	Format    string // the namespace of its metadata, "" when it has none
+	License   string // the metadata's <license> (arXiv's formats), "" when it names none
 }
 
 type oaiDoc struct {
@@ -58,24 +63,32 @@ type oaiDoc struct {
 		ProtocolVersion string `xml:"http://www.openarchives.org/OAI/2.0/ protocolVersion"`
 		Granularity     string `xml:"http://www.openarchives.org/OAI/2.0/ granularity"`
 	} `xml:"http://www.openarchives.org/OAI/2.0/ Identify"`
+	GetRecord *struct {
+		Records []oaiWireRecord `xml:"http://www.openarchives.org/OAI/2.0/ record"`
+	} `xml:"http://www.openarchives.org/OAI/2.0/ GetRecord"`
 	List *struct {
-		Records []struct {
-			Header struct {
-				Status     string   `xml:"status,attr"`
-				Identifier string   `xml:"http://www.openarchives.org/OAI/2.0/ identifier"`
-				Datestamp  string   `xml:"http://www.openarchives.org/OAI/2.0/ datestamp"`
-				SetSpecs   []string `xml:"http://www.openarchives.org/OAI/2.0/ setSpec"`
-			} `xml:"http://www.openarchives.org/OAI/2.0/ header"`
-			Metadata struct {
-				Inner []struct{ XMLName xml.Name } `xml:",any"`
-			} `xml:"http://www.openarchives.org/OAI/2.0/ metadata"`
-		} `xml:"http://www.openarchives.org/OAI/2.0/ record"`
-		Token *struct {
+		Records []oaiWireRecord `xml:"http://www.openarchives.org/OAI/2.0/ record"`
+		Token   *struct {
 			Value    string `xml:",chardata"`
 			Cursor   string `xml:"cursor,attr"`
 			ListSize string `xml:"completeListSize,attr"`
 		} `xml:"http://www.openarchives.org/OAI/2.0/ resumptionToken"`
 	} `xml:"http://www.openarchives.org/OAI/2.0/ ListRecords"`
+}
+
+type oaiWireRecord struct {
+	Header struct {
+		Status     string   `xml:"status,attr"`
+		Identifier string   `xml:"http://www.openarchives.org/OAI/2.0/ identifier"`
+		Datestamp  string   `xml:"http://www.openarchives.org/OAI/2.0/ datestamp"`
+		SetSpecs   []string `xml:"http://www.openarchives.org/OAI/2.0/ setSpec"`
+	} `xml:"http://www.openarchives.org/OAI/2.0/ header"`
+	Metadata struct {
+		Inner []struct {
+			XMLName xml.Name
+			License string `xml:"license"`
+		} `xml:",any"`
+	} `xml:"http://www.openarchives.org/OAI/2.0/ metadata"`
 }
 
 // CheckOAIResponse checks an OAI-PMH answer and returns the page.
@@ -101,28 +114,41 @@ func CheckOAIResponse(status int, body []byte) (*OAIPage, error) {
 			strings.TrimSpace(doc.Identify.RepositoryName), strings.TrimSpace(doc.Identify.BaseURL),
 			strings.TrimSpace(doc.Identify.ProtocolVersion), strings.TrimSpace(doc.Identify.Granularity)}
 	}
-	if doc.List != nil {
-		for i, r := range doc.List.Records {
-			rec := OAIRecord{Sets: r.Header.SetSpecs, Deleted: r.Header.Status == "deleted"}
-			id, ok := strings.CutPrefix(strings.TrimSpace(r.Header.Identifier), "oai:arXiv.org:")
-			if a, err := arxiv.Parse(id); !ok || err != nil || a.Version != 0 {
-				errs = append(errs, fmt.Errorf("record %d: identifier %q is no oai:arXiv.org: versionless id", i, r.Header.Identifier))
-			}
-			rec.ID = id
-			if rec.Datestamp, err = time.Parse(time.DateOnly, strings.TrimSpace(r.Header.Datestamp)); err != nil {
-				errs = append(errs, fmt.Errorf("record %s: datestamp %q is no day", id, r.Header.Datestamp))
-			}
-			switch {
-			case len(r.Metadata.Inner) > 0:
-				rec.Format = r.Metadata.Inner[0].XMLName.Space
-				if rec.Deleted {
-					errs = append(errs, fmt.Errorf("record %s: deleted, with metadata", id))
-				}
-			case !rec.Deleted:
-				errs = append(errs, fmt.Errorf("record %s: no metadata", id))
-			}
-			p.Records = append(p.Records, rec)
+	var recs []oaiWireRecord
+	switch {
+	case doc.List != nil && doc.GetRecord != nil:
+		errs = append(errs, errors.New("both ListRecords and GetRecord"))
+	case doc.GetRecord != nil:
+		p.GetRecord = true
+		if recs = doc.GetRecord.Records; len(recs) != 1 {
+			errs = append(errs, fmt.Errorf("GetRecord with %d records, want 1", len(recs)))
 		}
+	case doc.List != nil:
+		recs = doc.List.Records
+	}
+	for i, r := range recs {
+		rec := OAIRecord{Sets: r.Header.SetSpecs, Deleted: r.Header.Status == "deleted"}
+		id, ok := strings.CutPrefix(strings.TrimSpace(r.Header.Identifier), "oai:arXiv.org:")
+		if a, err := arxiv.Parse(id); !ok || err != nil || a.Version != 0 {
+			errs = append(errs, fmt.Errorf("record %d: identifier %q is no oai:arXiv.org: versionless id", i, r.Header.Identifier))
+		}
+		rec.ID = id
+		if rec.Datestamp, err = time.Parse(time.DateOnly, strings.TrimSpace(r.Header.Datestamp)); err != nil {
+			errs = append(errs, fmt.Errorf("record %s: datestamp %q is no day", id, r.Header.Datestamp))
+		}
+		switch {
+		case len(r.Metadata.Inner) > 0:
+			rec.Format = r.Metadata.Inner[0].XMLName.Space
+			rec.License = strings.TrimSpace(r.Metadata.Inner[0].License)
+			if rec.Deleted {
+				errs = append(errs, fmt.Errorf("record %s: deleted, with metadata", id))
+			}
+		case !rec.Deleted:
+			errs = append(errs, fmt.Errorf("record %s: no metadata", id))
+		}
+		p.Records = append(p.Records, rec)
+	}
+	if doc.List != nil {
 		if t := doc.List.Token; t != nil {
 			p.Token = strings.TrimSpace(t.Value)
 			if t.Cursor != "" {
@@ -133,7 +159,7 @@ func CheckOAIResponse(status int, body []byte) (*OAIPage, error) {
 			}
 		}
 	}
-	if len(p.Errors) == 0 && p.Identify == nil && doc.List == nil {
+	if len(p.Errors) == 0 && p.Identify == nil && doc.List == nil && doc.GetRecord == nil {
 		errs = append(errs, errors.New("neither an answer nor an error"))
 	}
 	return p, errors.Join(errs...)
@@ -262,6 +288,77 @@ func (s *Suite) TestOAIErrors(t *testing.T) {
 		q := url.Values{"verb": {"ListRecords"}, "resumptionToken": {first.Token}, "metadataPrefix": {"arXiv"}}
 		if p := s.oai(t, base, q); len(p.Errors) != 1 || p.Errors[0] != "badArgument" {
 			t.Errorf("a token with another argument: errors %v, want badArgument", p.Errors)
+		}
+	}
+}
+
+// TestOAIGetRecord asks for single records: each is the record a harvest
+// lists, in every format, by its identifier with or without version;
+// what arXiv's server refuses is refused with its codes.
+func (s *Suite) TestOAIGetRecord(t *testing.T) {
+	base := s.url(t, sim.OAIPMH)
+	all := s.harvest(t, base, url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}})
+	if len(all) == 0 {
+		t.Fatal("an empty repository")
+	}
+	get := func(ident, prefix string) *OAIPage {
+		t.Helper()
+		return s.oai(t, base, url.Values{"verb": {"GetRecord"}, "identifier": {ident}, "metadataPrefix": {prefix}})
+	}
+	// The first and last records, and the first deleted one.
+	probes := []OAIRecord{all[0], all[len(all)-1]}
+	if i := slices.IndexFunc(all, func(r OAIRecord) bool { return r.Deleted }); i >= 0 {
+		probes = append(probes, all[i])
+	}
+	formats := map[string]string{"arXiv": "http://arxiv.org/OAI/arXiv/", "arXivRaw": "http://arxiv.org/OAI/arXivRaw/", "oai_dc": "http://www.openarchives.org/OAI/2.0/oai_dc/"}
+	for _, want := range probes {
+		// A version names the paper.
+		for _, ident := range []string{"oai:arXiv.org:" + want.ID, "oai:arXiv.org:" + want.ID + "v1"} {
+			for prefix, ns := range formats {
+				p := get(ident, prefix)
+				if len(p.Errors) > 0 || !p.GetRecord || len(p.Records) != 1 {
+					t.Errorf("GetRecord %s %s: errors %v, %d records", ident, prefix, p.Errors, len(p.Records))
+					continue
+				}
+				got := p.Records[0]
+				switch {
+				case got.ID != want.ID || got.Deleted != want.Deleted || !got.Datestamp.Equal(want.Datestamp) || !slices.Equal(got.Sets, want.Sets):
+					t.Errorf("GetRecord %s %s: %+v; the harvest lists %+v", ident, prefix, got, want)
+				case !got.Deleted && got.Format != ns:
+					t.Errorf("GetRecord %s %s: metadata in %q", ident, prefix, got.Format)
+				case prefix == "arXiv" && got.License != want.License:
+					t.Errorf("GetRecord %s: licence %q; the harvest lists %q", ident, got.License, want.License)
+				}
+			}
+		}
+	}
+
+	seen := map[string]bool{}
+	for _, r := range all {
+		seen[r.ID] = true
+	}
+	unknown := ""
+	for _, id := range []string{"0704.0001", "1501.00001", "2101.00001", "2512.99999", "hep-th/9901001"} {
+		if !seen[id] {
+			unknown = id
+			break
+		}
+	}
+	known := "oai:arXiv.org:" + all[0].ID
+	for _, tc := range []struct {
+		q    url.Values
+		code string
+	}{
+		{url.Values{"verb": {"GetRecord"}, "identifier": {"oai:arXiv.org:" + unknown}, "metadataPrefix": {"arXiv"}}, "idDoesNotExist"},
+		{url.Values{"verb": {"GetRecord"}, "identifier": {all[0].ID}, "metadataPrefix": {"arXiv"}}, "idDoesNotExist"},
+		{url.Values{"verb": {"GetRecord"}, "identifier": {"oai:arXiv.org:not-an-id"}, "metadataPrefix": {"arXiv"}}, "idDoesNotExist"},
+		{url.Values{"verb": {"GetRecord"}, "identifier": {known}, "metadataPrefix": {"marc21"}}, "cannotDisseminateFormat"},
+		{url.Values{"verb": {"GetRecord"}, "identifier": {known}}, "badArgument"},
+		{url.Values{"verb": {"GetRecord"}, "metadataPrefix": {"arXiv"}}, "badArgument"},
+		{url.Values{"verb": {"GetRecord"}, "identifier": {known}, "metadataPrefix": {"arXiv"}, "set": {"cs"}}, "badArgument"},
+	} {
+		if p := s.oai(t, base, tc.q); len(p.Errors) != 1 || p.Errors[0] != tc.code || len(p.Records) > 0 {
+			t.Errorf("%s: errors %v, %d records; want %s", tc.q.Encode(), p.Errors, len(p.Records), tc.code)
 		}
 	}
 }

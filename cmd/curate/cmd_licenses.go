@@ -1,0 +1,178 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/licenses"
+	"github.com/groundwork/curate/oaipmh"
+	"github.com/groundwork/curate/record"
+)
+
+// licensesCmd is `curate licenses`: record the licence arXiv's metadata
+// gives each target, for the dataset card.
+type licensesCmd struct {
+	store   storeFlags
+	net     netFlags
+	lic     licenseFlags
+	targets string
+}
+
+// licenseFlags are the licence lookup's flags: --licenses on run and
+// refresh (the lookup is opt-in there), --recheck-missing on curate
+// licenses, and --oai-base, which refresh shares with its harvest.
+type licenseFlags struct {
+	lookup  bool
+	recheck bool
+	base    *string
+}
+
+// lookupCost says how long a lookup takes, for --help.
+func lookupCost() string {
+	per := 1000 * oaipmh.DefaultInterval
+	return fmt.Sprintf("one OAI-PMH request per target whose licence is not recorded yet, one every --arxiv-interval (%s by default, as arXiv asks): 1,000 targets take about %.0f minutes", oaipmh.DefaultInterval, per.Minutes())
+}
+
+// AddFlags registers --licenses (optIn: run and refresh) or
+// --recheck-missing (curate licenses), and --oai-base unless base points
+// at a --oai-base registered already.
+func (f *licenseFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv, optIn bool, base *string) {
+	if optIn {
+		fs.BoolVar(&f.lookup, "licenses", false, "before the dataset, look up each target's licence in arXiv's OAI-PMH metadata (--oai-base) for the dataset card: "+lookupCost()+"; stopped, it resumes, and a target recorded once is not asked again (see curate licenses)")
+	} else {
+		f.lookup = true
+		fs.BoolVar(&f.recheck, "recheck-missing", false, "ask again about targets the repository had no record of when last asked (a record that names no licence is never asked again)")
+	}
+	f.base = base
+	if base == nil {
+		f.base = new(string)
+		*f.base = cmp.Or(env.getenv(envOAIBase), oaipmh.DefaultBaseURL)
+		fs.StringVar(f.base, "oai-base", *f.base, "arXiv OAI-PMH base URL (env "+envOAIBase+")")
+	}
+}
+
+func (f *licenseFlags) validate() error {
+	if !f.lookup {
+		return nil
+	}
+	return checkBaseURL("--oai-base", *f.base)
+}
+
+// configure adds the OAI-PMH service to cfg when the lookup is asked for.
+func (f *licenseFlags) configure(cfg *app.Config) {
+	if f.lookup {
+		cfg.OAIBase = *f.base
+	}
+}
+
+// run looks up the licences of keys when asked for, printing on stdout a
+// line per target (every, or only the failed ones) and on stderr a
+// summary.
+func (f *licenseFlags) run(ctx context.Context, env *cmdEnv, a *app.App, keys []string, every bool) error {
+	if !f.lookup {
+		return nil
+	}
+	sum, err := a.LookupLicenses(ctx, keys, app.LicenseOptions{RecheckMissing: f.recheck, OnPaper: func(r licenses.Result) {
+		if every || r.Outcome == licenses.Failed {
+			fmt.Fprintln(env.stdout, licenseLine(r))
+		}
+	}})
+	if sum != nil {
+		state := ""
+		if sum.Stopped != "" {
+			state = "; stopped (" + sum.Stopped + "): run again to resume"
+		}
+		fmt.Fprintf(env.stderr, "curate licenses: %d targets: %d recorded before, %d recorded now, %d unknown to arXiv's OAI-PMH repository, %d failed; %s%s\n",
+			sum.Papers, sum.Stored, sum.Recorded, sum.Missing, sum.Failed, app.Plural(sum.Requests, "request"), state)
+	}
+	return err
+}
+
+// licenseLine is a target's line: ID, outcome, licence.
+func licenseLine(r licenses.Result) string {
+	what := "-"
+	switch {
+	case r.Outcome == licenses.Failed:
+		what = r.Err.Error()
+	case r.License.Deleted:
+		what = "(deleted from arXiv)"
+	case r.License.Found && r.License.License == "":
+		what = "(none named)"
+	case r.License.Found:
+		what = r.License.License
+	}
+	return r.ID + "\t" + r.Outcome + "\t" + what
+}
+
+func (c *licensesCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
+	c.store.AddFlags(fs, env)
+	c.net.AddFlags(fs, env)
+	c.lic.AddFlags(fs, env, false, nil)
+	fs.StringVar(&c.targets, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin); default (and no IDs): every target in the store")
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprintf(env.stderr, "\nRecords, for each target, the licence its arXiv metadata (OAI-PMH, metadataPrefix=arXiv) gives, or that it names none; "+
+			"the dataset card counts them. It costs %s. Each answer is stored as it comes: interrupted, the same command resumes, and a target once answered for is not asked about again. "+
+			"A refresh records the licences of the papers it harvests without asking.\n", lookupCost())
+	}
+}
+
+// Run looks up the licences of the targets given, or of every target in
+// the store. Exit status: 0 every target answered, 1 some lookups failed
+// (asked again next time), 2 could not run, 130 interrupted.
+func (c *licensesCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	if err := c.store.validate(); err != nil {
+		return err
+	}
+	if err := c.net.validate(); err != nil {
+		return err
+	}
+	if err := c.lic.validate(); err != nil {
+		return err
+	}
+	ids := append([]string(nil), args...)
+	if c.targets != "" {
+		more, err := readTargets(c.targets, env.stdinReader())
+		if err != nil {
+			return err
+		}
+		ids = append(ids, more...)
+	}
+	keys, invalid := app.Targets(ids)
+	if len(invalid) > 0 {
+		return fmt.Errorf("%w: invalid arXiv IDs:\n  %s", errUsage, strings.Join(invalid, "\n  "))
+	}
+	log, err := c.store.logger(env.stderr)
+	if err != nil {
+		return err
+	}
+	cfg := app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Net: c.net.config(), LLM: app.LLM{Heuristic: true}, Drain: env.drain}
+	if len(ids) == 0 {
+		cfg.Existing = true // every target of a store that must be there
+	}
+	c.lic.configure(&cfg)
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if len(ids) == 0 {
+		if keys, err = a.Store.Items(ctx, record.Graphs.Name()); err != nil {
+			return err
+		}
+		if len(keys) == 0 {
+			return fmt.Errorf("%w: the store %s holds no targets: give IDs or --targets FILE", errUsage, a.Store.Dir())
+		}
+	}
+	err = c.lic.run(ctx, env, a, keys, true)
+	if errors.Is(err, app.ErrInterrupted) {
+		fmt.Fprintln(env.stderr, "curate licenses: interrupted: every answer so far is stored; run the same command again to resume")
+	}
+	return err
+}
