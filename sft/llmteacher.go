@@ -73,13 +73,15 @@ type LLMConfig struct {
 var (
 	_ Teacher = (*LLMTeacher)(nil)
 
-	openingsSchema = llm.MustSchema("openings", []byte(`{
-		"type": "object",
-		"properties": {"openings": {"type": "array", "items": {"type": "string"}}},
-		"required": ["openings"],
-		"additionalProperties": false
-	}`))
+	// openingsSchema is byte for byte the literal it replaced, so cache
+	// keys did not change (TestOpeningsSchemaUnchanged).
+	openingsSchema = llm.MustSchemaFor[openingsAnswer]("openings")
 )
+
+// openingsAnswer is the model's answer to the openings prompt.
+type openingsAnswer struct {
+	Openings []string `json:"openings"`
+}
 
 // NewLLMTeacher returns a teacher that asks c.
 func NewLLMTeacher(c llm.Completer, cfg LLMConfig) (*LLMTeacher, error) {
@@ -211,9 +213,7 @@ func (t *LLMTeacher) Openings(ctx context.Context, n int, used []string) (*Openi
 // parseOpenings checks an openings answer: n single sentences of 4 to 40
 // words, distinct from each other and from seen.
 func parseOpenings(doc json.RawMessage, n int, seen map[string]bool) ([]string, error) {
-	var a struct {
-		Openings []string `json:"openings"`
-	}
+	var a openingsAnswer
 	if err := json.Unmarshal(doc, &a); err != nil {
 		return nil, err
 	}
@@ -241,8 +241,9 @@ func parseOpenings(doc json.RawMessage, n int, seen map[string]bool) ([]string, 
 	return out, nil
 }
 
-// Trace asks for the hindsight trace: the system prompt carries the
-// opening, the user turn the model input and the cards.
+// Trace asks for the hindsight trace: the system prompt is the static
+// instructions (the same for every trace, so the provider's prompt cache
+// serves it), the user turn the model input, the cards and the opening.
 func (t *LLMTeacher) Trace(ctx context.Context, in *Input, cards []record.Card, opening, feedback string) (*Trace, error) {
 	answer, err := gate.Answer(cards)
 	if err != nil {
