@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/groundwork/curate/store"
@@ -29,6 +30,21 @@ const (
 	// BatchFailed is a batch the provider refused as a whole.
 	BatchFailed = "failed"
 )
+
+// Modes: how a run gets its answers.
+const (
+	ModeSync  = "sync"  // one request per answer, answered at once
+	ModeBatch = "batch" // the provider's batch API, at the batch price, answered within its window
+)
+
+// Modes lists the modes.
+func Modes() []string { return []string{ModeSync, ModeBatch} }
+
+// HasBatchAPI reports whether provider offers a batch API a Batcher
+// speaks (OpenAI's Batch API, Anthropic's Message Batches).
+func HasBatchAPI(provider string) bool {
+	return provider == ProviderOpenAI || provider == ProviderAnthropic
+}
 
 // ErrPending says an answer is not there yet: its request waits in a batch.
 var ErrPending = errors.New("llm answer pending in a batch")
@@ -111,6 +127,7 @@ type Batcher struct {
 	mu      sync.Mutex
 	queue   map[string]*queued // by key
 	polled  map[string]time.Time
+	collected atomic.Int64 // batches this Batcher collected
 	// outstanding are the estimates of the requests this Batcher
 	// submitted whose answers are not metered yet: the budget counts
 	// them as spent.
@@ -138,7 +155,7 @@ func NewBatcher(c *Client, cfg BatchConfig) (*Batcher, error) {
 		return nil, errors.New("new llm batcher: no store for the batch ledger")
 	}
 	b := &Batcher{c: c, st: cfg.Store, cfg: cfg, queue: map[string]*queued{}, polled: map[string]time.Time{}, outstanding: map[string]Usage{}}
-	switch c.cfg.Provider {
+	switch c.cfg.provider() {
 	case ProviderOpenAI:
 		b.api = &openAIBatchAPI{c: c}
 		b.cfg.MaxRequests = cmp.Or(cfg.MaxRequests, OpenAIBatchMaxRequests)
@@ -148,7 +165,7 @@ func NewBatcher(c *Client, cfg BatchConfig) (*Batcher, error) {
 		b.cfg.MaxRequests = cmp.Or(cfg.MaxRequests, AnthropicBatchMaxRequests)
 		b.cfg.MaxBytes = cmp.Or(cfg.MaxBytes, AnthropicBatchMaxBytes)
 	default:
-		return nil, fmt.Errorf("new llm batcher: provider %q has no batch API (openai or anthropic)", c.cfg.Provider)
+		return nil, fmt.Errorf("new llm batcher: provider %q has no batch API (openai or anthropic)", c.cfg.provider())
 	}
 	b.cfg.PollInterval = cmp.Or(cfg.PollInterval, defaultPollInterval)
 	return b, nil
@@ -345,6 +362,10 @@ func (b *Batcher) enqueue(ctx context.Context, req *Request, key string, round i
 	}
 	return &PendingError{Stage: req.Stage, Key: key, State: "queued"}
 }
+
+// Collected returns the number of batches this Batcher has collected:
+// when it grew, requests that were pending may have answers now.
+func (b *Batcher) Collected() int64 { return b.collected.Load() }
 
 // Queued returns the number of requests waiting for the next submission.
 func (b *Batcher) Queued() int {
@@ -638,7 +659,11 @@ func (b *Batcher) pollBatch(ctx context.Context, id string, force bool) error {
 		bt.State = BatchFailed
 	}
 	b.c.log.Info("llm batch collected", "batch", bt.ID, "remote", bt.Remote, "status", st.status, "counts", counts)
-	return b.st.PutBatch(ctx, bt)
+	if err := b.st.PutBatch(ctx, bt); err != nil {
+		return err
+	}
+	b.collected.Add(1)
+	return nil
 }
 
 // recover settles a batch left submitting by a process that stopped

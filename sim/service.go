@@ -33,6 +33,10 @@ type Limits struct {
 	// Latency delays every real answer (not the faults): the service's
 	// time to think. Jitter adds a uniform extra in [0, Jitter).
 	Latency, Jitter time.Duration
+	// BatchDuration is how long a batch of the LLM services stays in
+	// progress at least, from its creation (it also takes a few polls):
+	// the provider's hours, shortened.
+	BatchDuration time.Duration
 }
 
 // Faults are the misbehaviours a Service injects. Decisions are drawn
