@@ -123,10 +123,10 @@ type Batcher struct {
 	api batchAPI
 	cfg BatchConfig
 
-	flushMu sync.Mutex // one submission at a time
-	mu      sync.Mutex
-	queue   map[string]*queued // by key
-	polled  map[string]time.Time
+	flushMu   sync.Mutex // one submission at a time
+	mu        sync.Mutex
+	queue     map[string]*queued // by key
+	polled    map[string]time.Time
 	collected atomic.Int64 // batches this Batcher collected
 	// outstanding are the estimates of the requests this Batcher
 	// submitted whose answers are not metered yet: the budget counts

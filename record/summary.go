@@ -47,7 +47,7 @@ type CardResult struct {
 	Reused    bool   `json:"reused,omitempty"`
 	// Unsummarizable is set when the paper has no text to summarize
 	// (Failure says why); such a source does not fail the target.
-	Unsummarizable bool   `json:"unsummarizable,omitempty"`
+	Unsummarizable bool `json:"unsummarizable,omitempty"`
 	// Pending is set when the card's LLM answer waits in a provider's
 	// batch (Failure says where): not a failure, not done.
 	Pending bool   `json:"pending,omitempty"`

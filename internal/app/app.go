@@ -107,7 +107,7 @@ type App struct {
 	HTTP   *httpx.Client
 	Meter  *llm.Meter
 	Prices llm.Prices
-	Model string // the LLM model, or "heuristic"
+	Model  string // the LLM model, or "heuristic"
 	// LLM is what the stages ask: nil for the heuristic; in sync mode the
 	// Client under the run's budget, in batch mode the Batcher.
 	LLM llm.Completer
