@@ -2,13 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"maps"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/sim"
@@ -47,7 +49,7 @@ func TestE2EBatchModes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("four end-to-end runs")
 	}
-	world := sim.WorldConfig{Seed: 3, Targets: 12}
+	world := sim.WorldConfig{Seed: 3, Targets: 200}
 	common := []string{"--arxiv-interval", "1ms", "--s2-interval", "1ms", "--log", "warn", "--price", e2ePrices}
 	env := map[string]string{"SOURCE_DATE_EPOCH": e2eEpoch}
 	type result struct {
@@ -55,6 +57,7 @@ func TestE2EBatchModes(t *testing.T) {
 		stderr        string
 		batches       sim.BatchStats
 		chat, anthMsg int
+		instances     int
 	}
 	run := func(t *testing.T, provider, mode string, extra ...string) result {
 		s := e2eSim(t, world, sim.Options{StrictOpenAI: true})
@@ -68,10 +71,14 @@ func TestE2EBatchModes(t *testing.T) {
 		if provider == "anthropic" {
 			name = sim.Anthropic
 		}
+		in, _ := e2eDataset(t, dir+"/dataset")
 		return result{shards: e2eShards(t, dir+"/dataset"), stderr: stderr, batches: s.BatchStats(name),
-			chat: s.Service(sim.LLM).Stats().Requests, anthMsg: s.Service(sim.Anthropic).Stats().Requests}
+			chat: s.Service(sim.LLM).Stats().Requests, anthMsg: s.Service(sim.Anthropic).Stats().Requests, instances: len(in)}
 	}
 	syncOpenAI := run(t, "compatible", "sync")
+	if syncOpenAI.instances < world.Targets/2 {
+		t.Fatalf("the sync run built %d instances of %d targets", syncOpenAI.instances, world.Targets)
+	}
 	for _, tc := range []struct {
 		provider string
 		ref      *result
@@ -81,6 +88,9 @@ func TestE2EBatchModes(t *testing.T) {
 			if ref == nil {
 				r := run(t, tc.provider, "sync")
 				ref = &r
+				if r.instances < world.Targets/2 {
+					t.Fatalf("the anthropic sync run built %d instances of %d targets", r.instances, world.Targets)
+				}
 				if !strings.Contains(r.stderr, "cache writes") || usageColumn(t, r.stderr, "summarize", "from prompt cache") == "0" {
 					t.Errorf("anthropic sync: the usage table shows no prompt cache reads for summarize:\n%s", r.stderr)
 				}
@@ -107,6 +117,73 @@ func TestE2EBatchModes(t *testing.T) {
 			}
 			t.Logf("%s batch: %d batches, %d lines, %d polls", tc.provider, b.batches.Batches, b.batches.Lines, b.batches.Polls)
 		})
+	}
+}
+
+// TestE2EStrictOpenAI: with --llm-provider openai, the schemas curate
+// sends in strict mode hold no keyword OpenAI's strict mode rejects (the
+// simulated service refuses them as OpenAI does, with a 400): no request
+// of the run is refused, and none falls back to a schema in the prompt.
+func TestE2EStrictOpenAI(t *testing.T) {
+	s := e2eSim(t, sim.WorldConfig{Seed: 3, Targets: 6}, sim.Options{StrictOpenAI: true})
+	dir := t.TempDir()
+	args := e2eRunArgs(t, s, dir+"/store", dir+"/dataset", append([]string{"--arxiv-interval", "1ms", "--s2-interval", "1ms"},
+		e2eProvider(s, "openai", "sync")...)...)
+	code, _, stderr := runCLI(t, map[string]string{"SOURCE_DATE_EPOCH": e2eEpoch}, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	calls := s.Service(sim.LLM).Calls()
+	for _, c := range calls {
+		if c.Status != 200 {
+			t.Errorf("%s: status %d", c.Note, c.Status)
+		}
+	}
+	if len(calls) == 0 || strings.Contains(stderr, "falling back") {
+		t.Errorf("%d calls; stderr:\n%s", len(calls), stderr)
+	}
+	// The compatible dialect sends the full schema under strict: true,
+	// which OpenAI refuses: the check can fail.
+	s.Reset()
+	args = e2eRunArgs(t, s, dir+"/store2", dir+"/dataset2", append([]string{"--arxiv-interval", "1ms", "--s2-interval", "1ms"},
+		e2eProvider(s, "compatible", "sync")...)...)
+	if code, _, stderr := runCLI(t, nil, args...); code != 0 || !strings.Contains(stderr, "falling back") {
+		t.Errorf("compatible dialect on a strict endpoint: exit %d, no fallback logged:\n%s", code, stderr)
+	}
+}
+
+// TestE2EDemoProviders runs the demo corpus through the simulated
+// OpenAI-compatible service, OpenAI's Batch API and Anthropic's Messages
+// API in sync and batch mode: every run builds instances, and batch mode
+// writes the Parquet of sync mode with the same model.
+func TestE2EDemoProviders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four demo runs")
+	}
+	s := e2eSim(t, sim.WorldConfig{Seed: 1, Targets: 1}, sim.Options{StrictOpenAI: true})
+	env := map[string]string{"SOURCE_DATE_EPOCH": e2eEpoch}
+	shards := map[string]map[string][]byte{}
+	for _, c := range []struct{ provider, mode string }{{"compatible", "sync"}, {"openai", "batch"}, {"anthropic", "sync"}, {"anthropic", "batch"}} {
+		dir := t.TempDir()
+		args := []string{"demo", "--store", dir + "/store", "--out", dir + "/ds", "--log", "warn", "--llm-base", s.URL(sim.LLM), "--llm-model", sim.Model}
+		args = append(args, e2eProvider(s, c.provider, c.mode)...)
+		if c.mode == "batch" {
+			args = append(args, "--llm-wait", "1m")
+		}
+		code, _, stderr := runCLI(t, env, args...)
+		if code != 0 {
+			t.Fatalf("demo via %s %s: exit %d\n%s", c.provider, c.mode, code, stderr)
+		}
+		in, _ := e2eDataset(t, dir+"/ds")
+		if len(in) < 3 {
+			t.Errorf("demo via %s %s: %d instances, want the demo's few", c.provider, c.mode, len(in))
+		}
+		shards[c.provider+" "+c.mode] = e2eShards(t, dir+"/ds")
+	}
+	for batch, sync := range map[string]string{"openai batch": "compatible sync", "anthropic batch": "anthropic sync"} {
+		if !maps.EqualFunc(shards[batch], shards[sync], bytes.Equal) {
+			t.Errorf("the demo's Parquet via %s differs from %s", batch, sync)
+		}
 	}
 }
 
@@ -149,5 +226,111 @@ func e2eDropped(t *testing.T, dir string) map[string][]string {
 	return out
 }
 
-var _ = filepath.Join
-var _ = dataset.DropPending
+// TestE2EBatchCrashResume runs the curate binary in batch mode against
+// the simulated OpenAI and Anthropic batch APIs, whose batches take a
+// second, and kills it (SIGKILL) while batches are pending: once as the
+// first batch file goes up, once with the classify batch pending, once
+// with the summarize batch pending. In between, a run that does not wait
+// exits 75 and lists the waiting targets, and curate status shows the
+// pending batches. The last run collects everything: its Parquet is the
+// uninterrupted run's byte for byte, and no request was ever submitted
+// twice.
+func TestE2EBatchCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds curate and runs it a dozen times")
+	}
+	bin := e2eBuild(t)
+	world := sim.WorldConfig{Seed: 9, Targets: 24}
+	slow := sim.Limits{BatchDuration: time.Second}
+	opts := sim.Options{Limits: map[string]sim.Limits{sim.LLM: slow, sim.Anthropic: slow}}
+	for _, provider := range []string{"openai", "anthropic"} {
+		t.Run(provider, func(t *testing.T) {
+			name := map[string]string{"openai": sim.LLM, "anthropic": sim.Anthropic}[provider]
+			flags := func(s *sim.Servers, wait bool) []string {
+				f := append([]string{"--arxiv-interval", "1ms", "--s2-interval", "1ms", "--log", "warn", "--price", e2ePrices},
+					e2eProvider(s, provider, "batch")...)
+				f = append(f, "--llm-poll-interval", "20ms")
+				if wait {
+					f = append(f, "--llm-wait", "2m")
+				}
+				return f
+			}
+			ref := e2eSim(t, world, opts)
+			refDir := t.TempDir()
+			p := e2eStart(t, bin, e2eRunArgs(t, ref, refDir+"/store", refDir+"/dataset", flags(ref, true)...)...)
+			if !p.wait(120*time.Second) || p.code != 0 {
+				t.Fatalf("uninterrupted run: exit %d\n%s", p.code, p.stderr.String())
+			}
+			want := e2eShards(t, refDir+"/dataset")
+			refStats := ref.BatchStats(name)
+			t.Logf("uninterrupted run: %s, %d batches of %d lines", time.Since(p.started).Round(time.Millisecond), refStats.Batches, refStats.Lines)
+
+			s := e2eSim(t, world, opts)
+			dir := t.TempDir()
+			waitArgs := e2eRunArgs(t, s, dir+"/store", dir+"/dataset", flags(s, true)...)
+			noWaitArgs := e2eRunArgs(t, s, dir+"/store", dir+"/dataset", flags(s, false)...)
+			killWhen := func(what string, cond func() bool) {
+				t.Helper()
+				p := e2eStart(t, bin, waitArgs...)
+				if !e2eWaitUntil(t, p, cond) {
+					t.Fatalf("the run ended (exit %d) before %s\n%s", p.code, what, p.stderr.String())
+				}
+				p.cmd.Process.Signal(syscall.SIGKILL)
+				p.wait(10 * time.Second)
+				t.Logf("killed %s; batches so far %+v", what, s.BatchStats(name).Batches)
+			}
+			upload := func() bool {
+				for _, c := range s.Service(name).Calls() {
+					if strings.Contains(c.Key, "/v1/files") || strings.Contains(c.Key, "/v1/messages/batches") {
+						return true
+					}
+				}
+				return false
+			}
+			killWhen("as the first batch goes up", upload)
+			if s.BatchStats(name).Batches == 0 {
+				killWhen("with the classify batch pending", func() bool { return s.BatchStats(name).Batches >= 1 })
+			}
+
+			// Status sees the pending batch; a run that does not wait lists
+			// the waiting targets and exits 75, submitting nothing again.
+			code, stdout, _ := runCLI(t, nil, "status", "--store", dir+"/store", "--json")
+			var st storeStatus
+			if err := json.Unmarshal([]byte(stdout), &st); code != 0 || err != nil {
+				t.Fatalf("status: exit %d, %v", code, err)
+			}
+			if len(st.Batches) == 0 || st.Batches[0].Requests == 0 || len(st.Waiting) == 0 {
+				t.Errorf("status shows batches %+v and %d waiting targets; want the pending classify batch and its targets", st.Batches, len(st.Waiting))
+			}
+			p = e2eStart(t, bin, noWaitArgs...)
+			if !p.wait(60*time.Second) || p.code != 75 {
+				t.Errorf("a run that does not wait: exit %d, want 75 (not finished)\n%s", p.code, p.stderr.String())
+			}
+			if n := strings.Count(p.stdout.String(), "\twaiting\t"); n == 0 || !strings.Contains(p.stderr.String(), "run the same command again later to collect them") {
+				t.Errorf("%d waiting lines on stdout; stderr:\n%s", n, p.stderr.String())
+			}
+			if d := e2eDropped(t, dir+"/dataset")[dataset.DropPending]; len(d) == 0 {
+				t.Errorf("no target dropped as %s from the dataset of an unfinished run", dataset.DropPending)
+			}
+
+			killWhen("with the summarize batch pending", func() bool { return s.BatchStats(name).Batches >= 2 })
+			p = e2eStart(t, bin, waitArgs...)
+			if !p.wait(120*time.Second) || p.code != 0 {
+				t.Fatalf("final run: exit %d\n%s", p.code, p.stderr.String())
+			}
+			if got := e2eShards(t, dir+"/dataset"); !maps.EqualFunc(got, want, bytes.Equal) {
+				t.Errorf("the dataset after the kills differs from the uninterrupted run's")
+			}
+			bs := s.BatchStats(name)
+			for id, n := range bs.Submissions {
+				if n != 1 {
+					t.Errorf("%s was submitted %d times", id, n)
+				}
+			}
+			if bs.Lines != refStats.Lines {
+				t.Errorf("%d lines submitted across the kills, the uninterrupted run %d", bs.Lines, refStats.Lines)
+			}
+			t.Logf("after the kills: %d batches, %d lines, %d polls", bs.Batches, bs.Lines, bs.Polls)
+		})
+	}
+}
