@@ -95,7 +95,9 @@ var (
 )
 
 // Answer returns the simulated model's answer to a prompt (the first user
-// message): a classification, a gold card or a source card. With invalid
+// message): a classification, a gold card or a source card, the SFT
+// teacher's ideas, openings or thinking trace, a topic's tag or a paper's
+// idea-only rewrite (see teacher.go). With invalid
 // set it returns an unusable answer instead, of a kind chosen by salt:
 // prose instead of JSON, JSON that breaks the schema, or JSON that breaks
 // the stage's rules.
@@ -109,6 +111,16 @@ func Answer(user string, invalid bool, salt string) string {
 		}
 	}
 	switch {
+	case strings.HasPrefix(user, tagTask):
+		return tagAnswer(user, variant)
+	case strings.Contains(user, rewriteCard):
+		return rewriteAnswer(user, variant)
+	case strings.Contains(user, traceIdeas):
+		return traceAnswer(user, variant)
+	case openingsN.MatchString(user):
+		return openingsAnswer(user, variant)
+	case ideasCount.MatchString(user):
+		return ideasAnswer(user, variant)
 	case classifyN.MatchString(user):
 		return classifyAnswer(user, variant)
 	case strings.Contains(user, sourceCard):

@@ -32,11 +32,11 @@ type BatchState struct {
 	Requests map[string]map[string]int
 }
 
-// settle is the pipeline's Settle in batch mode: it submits the queued
-// requests and, when batches are pending, waits for them within the run's
-// LLM.Wait. It reports whether sending the waiting targets through their
-// stage again can get further.
-func (a *App) settle(ctx context.Context, waiting int) bool {
+// Settle is the pipeline's Settle in batch mode (and sft's): it submits
+// the queued requests and, when batches are pending, waits for them within
+// the run's LLM.Wait. It reports whether asking again for what waits can
+// get further. Outside batch mode it reports false.
+func (a *App) Settle(ctx context.Context, waiting int) bool {
 	b := a.Batcher
 	if b == nil {
 		return false
@@ -121,10 +121,10 @@ func (a *App) pendingBatches(ctx context.Context) ([]llm.BatchInfo, error) {
 	return out, nil
 }
 
-// endBatches submits what is still queued (a run that drained, or that
+// EndBatches submits what is still queued (a run that drained, or that
 // stopped settling, leaves requests queued) and returns the state of the
 // batches; nil outside batch mode.
-func (a *App) endBatches(ctx context.Context) *BatchState {
+func (a *App) EndBatches(ctx context.Context) *BatchState {
 	b := a.Batcher
 	if b == nil {
 		return nil
@@ -159,8 +159,8 @@ func (a *App) Passes(ctx context.Context, pass func(context.Context) (waiting in
 	a.collectBatches(ctx)
 	for {
 		n, err := pass(ctx)
-		if err != nil || n == 0 || a.Batcher == nil || a.draining() || ctx.Err() != nil || !a.settle(ctx, n) {
-			return n, a.endBatches(ctx), err
+		if err != nil || n == 0 || a.Batcher == nil || a.draining() || ctx.Err() != nil || !a.Settle(ctx, n) {
+			return n, a.EndBatches(ctx), err
 		}
 	}
 }

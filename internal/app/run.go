@@ -73,7 +73,7 @@ type Outcome struct {
 // status, and returns what happened. In batch mode a target whose LLM
 // answers are not there yet waits at its stage; when nothing else can
 // move, the run submits the queued requests and waits for them within
-// LLM.Wait (see settle). The error classifies the outcome: nil;
+// LLM.Wait (see Settle). The error classifies the outcome: nil;
 // ErrIncomplete when targets failed, were held back as suspect or lack
 // their metadata; ErrPending when targets still wait on LLM batches (they
 // are listed; the next run collects them); ErrInterrupted; ErrCannotRun
@@ -104,7 +104,7 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	}
 	var settle func(context.Context, int) bool
 	if a.Batcher != nil {
-		settle = a.settle
+		settle = a.Settle
 		a.collectBatches(ctx)
 	}
 	out.Summary = pipeline.Run(ctx, keys, steps, pipeline.Options{
@@ -121,7 +121,7 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 			}
 		},
 	})
-	out.Batches = a.endBatches(ctx)
+	out.Batches = a.EndBatches(ctx)
 	sum := out.Summary
 	if sum.Fatal != "" {
 		return out, a.diskFull(errors.New(sum.Fatal))
