@@ -25,11 +25,11 @@ type Report struct {
 	Skipped        int            `json:"skipped"`
 	// Pending counts the instances whose teacher answers wait in a
 	// provider's batch (batch mode): a later run adds them.
-	Pending        int            `json:"pending,omitempty"`
-	Stopped        bool           `json:"stopped,omitempty"`
-	Length         LengthStats    `json:"length"`
-	Openings       OpeningStats   `json:"openings"`
-	Usage          []UsageLine    `json:"usage"`
+	Pending  int          `json:"pending,omitempty"`
+	Stopped  bool         `json:"stopped,omitempty"`
+	Length   LengthStats  `json:"length"`
+	Openings OpeningStats `json:"openings"`
+	Usage    []UsageLine  `json:"usage"`
 	// Cost is the dollars spent on teacher calls in this run; nil when a
 	// model used has no price.
 	Cost   *float64 `json:"cost_usd"`
