@@ -191,7 +191,11 @@ func PendingError(n int, what string, bs *BatchState) error {
 	msg := fmt.Sprintf("%s %s on LLM answers %s: run the same command again later to collect them",
 		Plural(n, what), map[bool]string{true: "waits", false: "wait"}[n == 1], where)
 	if bs != nil && bs.Queued > 0 {
-		msg += fmt.Sprintf(" (%d requests could not be submitted: %v; the next run submits them)", bs.Queued, bs.Err)
+		why := "the submission failed"
+		if errors.Is(bs.Err, llm.ErrBudget) {
+			why = "the run's budget is spent"
+		}
+		msg += fmt.Sprintf(" (%d requests were not submitted: %s; the next run submits them)", bs.Queued, why)
 	}
 	return Fail(ErrPending, errors.New(msg))
 }
