@@ -49,14 +49,14 @@ type providerResult struct {
 
 // stageCost is one LLM stage of a providers run.
 type stageCost struct {
-	Stage        string        `json:"stage"`
-	Calls        int64         `json:"calls"`
-	BatchCalls   int64         `json:"batch_calls"`
-	InputTokens  int64         `json:"input_tokens"`
-	CachedTokens int64         `json:"cached_tokens"`
-	WriteTokens  int64         `json:"cache_write_tokens"`
-	OutputTokens int64         `json:"output_tokens"`
-	USD          float64       `json:"usd"`
+	Stage        string  `json:"stage"`
+	Calls        int64   `json:"calls"`
+	BatchCalls   int64   `json:"batch_calls"`
+	InputTokens  int64   `json:"input_tokens"`
+	CachedTokens int64   `json:"cached_tokens"`
+	WriteTokens  int64   `json:"cache_write_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	USD          float64 `json:"usd"`
 	// NoCacheUSD is what the same tokens cost with every input token at
 	// the input price: the run without a prompt cache.
 	NoCacheUSD float64       `json:"no_cache_usd"`
