@@ -82,6 +82,10 @@ type BatchConfig struct {
 	// 100,000 requests and 256 MB a batch).
 	MaxRequests int
 	MaxBytes    int64
+	// FlushBytes submits the queue as soon as it holds this many bytes of
+	// requests (default DefaultFlushBytes, at most MaxBytes), so that a
+	// run of papers' full texts never holds more than that in memory.
+	FlushBytes int64
 	// Budget is checked before each submission, with the submission's
 	// estimated cost at the batch price added to what was spent.
 	Budget Budget
@@ -94,6 +98,9 @@ const (
 	AnthropicBatchMaxRequests = 100_000
 	AnthropicBatchMaxBytes    = 256 << 20
 	defaultPollInterval       = 30 * time.Second
+	// DefaultFlushBytes is BatchConfig.FlushBytes's default: some
+	// thousand requests over full papers.
+	DefaultFlushBytes = 32 << 20
 )
 
 // Batcher answers requests through the provider's batch API at the batch
@@ -126,6 +133,7 @@ type Batcher struct {
 	flushMu   sync.Mutex // one submission at a time
 	mu        sync.Mutex
 	queue     map[string]*queued // by key
+	queuedB   int64              // bytes of the queue's lines
 	polled    map[string]time.Time
 	collected atomic.Int64 // batches this Batcher collected
 	// outstanding are the estimates of the requests this Batcher
@@ -168,6 +176,7 @@ func NewBatcher(c *Client, cfg BatchConfig) (*Batcher, error) {
 		return nil, fmt.Errorf("new llm batcher: provider %q has no batch API (openai or anthropic)", c.cfg.provider())
 	}
 	b.cfg.PollInterval = cmp.Or(cfg.PollInterval, defaultPollInterval)
+	b.cfg.FlushBytes = min(cmp.Or(cfg.FlushBytes, DefaultFlushBytes), b.cfg.MaxBytes)
 	return b, nil
 }
 
@@ -352,8 +361,12 @@ func (b *Batcher) enqueue(ctx context.Context, req *Request, key string, round i
 	// spent but metered only with the last answer.
 	est := conv.Usage.Add(Usage{PromptTokens: promptEst, CompletionTokens: int64(cmp.Or(req.MaxTokens, defaultCompletionReserve))})
 	b.mu.Lock()
+	if old := b.queue[key]; old != nil {
+		b.queuedB -= int64(len(old.line))
+	}
 	b.queue[key] = &queued{key: key, stage: req.Stage, round: round, line: line, estimate: est, conv: conv}
-	full := len(b.queue) >= b.cfg.MaxRequests
+	b.queuedB += int64(len(line))
+	full := len(b.queue) >= b.cfg.MaxRequests || b.queuedB >= b.cfg.FlushBytes
 	b.mu.Unlock()
 	if full {
 		if err := b.Flush(ctx); err != nil {
@@ -407,7 +420,10 @@ func (b *Batcher) Flush(ctx context.Context) error {
 		}
 		b.mu.Lock()
 		for _, q := range chunk {
-			delete(b.queue, q.key)
+			if b.queue[q.key] == q {
+				delete(b.queue, q.key)
+				b.queuedB -= int64(len(q.line))
+			}
 			b.outstanding[q.key] = q.estimate
 		}
 		b.mu.Unlock()

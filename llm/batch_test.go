@@ -389,3 +389,19 @@ func TestBatchSchemaRefused(t *testing.T) {
 		t.Errorf("%d lines submitted, want 4", bs.Lines)
 	}
 }
+
+// TestBatchFlushBytes: the queue is submitted as soon as it holds
+// FlushBytes of requests, so a run never holds more in memory.
+func TestBatchFlushBytes(t *testing.T) {
+	bw := newBatchWorld(t, sim.Options{})
+	st := openStore(t, t.TempDir())
+	c := bw.client(t, ProviderOpenAI, st)
+	b := batcher(t, c, st, BatchConfig{FlushBytes: 1500})
+	for i := range 7 {
+		b.Complete(t.Context(), cardRequest(i)) // about 600 bytes a line
+	}
+	bs := bw.s.BatchStats(sim.LLM)
+	if bs.Batches < 2 || b.Queued() >= 3 || bs.Lines+b.Queued() != 7 {
+		t.Errorf("%d batches of %d lines submitted, %d queued; want the queue flushed at 1.5 KB", bs.Batches, bs.Lines, b.Queued())
+	}
+}
