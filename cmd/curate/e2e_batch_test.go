@@ -125,6 +125,34 @@ func TestE2EBatchModes(t *testing.T) {
 	}
 }
 
+// TestE2EBatchInterrupt: the first Ctrl-C stops a run that waits for its
+// batches at once (it does not sit out --llm-wait), with exit 130; the
+// batch stays pending in the store for the next run.
+func TestE2EBatchInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds curate")
+	}
+	bin := e2eBuild(t)
+	s := e2eSim(t, sim.WorldConfig{Seed: 3, Targets: 4}, sim.Options{Limits: map[string]sim.Limits{sim.LLM: {BatchDuration: time.Hour}}})
+	dir := t.TempDir()
+	p := e2eStart(t, bin, e2eRunArgs(t, s, dir+"/store", dir+"/dataset", append([]string{"--arxiv-interval", "1ms", "--s2-interval", "1ms"},
+		append(e2eProvider(s, "openai", "batch"), "--llm-wait", "1h")...)...)...)
+	if !e2eWaitUntil(t, p, func() bool { return s.BatchStats(sim.LLM).Polls >= 2 }) {
+		t.Fatalf("the run ended before waiting: exit %d\n%s", p.code, p.stderr.String())
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	if !p.wait(30 * time.Second) {
+		t.Fatal("the run did not stop within 30 s of SIGINT while waiting for a batch")
+	}
+	if p.code != 130 || !strings.Contains(p.stderr.String(), "waiting for LLM batches") {
+		t.Errorf("exit %d, want 130\n%s", p.code, p.stderr.String())
+	}
+	code, stdout, _ := runCLI(t, nil, "status", "--store", dir+"/store")
+	if code != 0 || !strings.Contains(stdout, "LLM batches pending (1)") {
+		t.Errorf("status after the interrupt: exit %d\n%s", code, stdout)
+	}
+}
+
 // TestE2EStrictOpenAI: with --llm-provider openai, the schemas curate
 // sends in strict mode hold no keyword OpenAI's strict mode rejects (the
 // simulated service refuses them as OpenAI does, with a 400): no request
