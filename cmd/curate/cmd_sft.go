@@ -167,6 +167,7 @@ func (c *sftCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		teacher := llm.Completer(a.Client)
 		if a.Batcher != nil {
 			teacher, o.Settle = a.Batcher, a.Settle
+			a.CollectBatches(ctx)
 		}
 		if o.Teacher, err = sft.NewLLMTeacher(teacher, sft.LLMConfig{
 			Temperature: tempFlag(c.temperature), Store: a.Store, RetryRejects: c.retryRejects, Logger: log, Openings: a.Client,

@@ -5,7 +5,8 @@
 // of targets (Run), the dataset (BuildDataset), a nightly refresh
 // (Discover, PublishVersion). Commands (cmd/curate) turn flags into a
 // Config, call one of these and print what comes back; nothing here
-// prints or parses flags.
+// prints or parses flags. In batch mode (LLM.Mode) it also drives the
+// LLM batches: it submits, waits for and collects them (Settle, Passes).
 package app
 
 import (

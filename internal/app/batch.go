@@ -90,9 +90,9 @@ func (a *App) Settle(ctx context.Context, waiting int) bool {
 	return true
 }
 
-// collectBatches looks at every pending batch once before a run, so that
+// CollectBatches looks at every pending batch once before a run, so that
 // every target of the run sees the answers that came in since the last.
-func (a *App) collectBatches(ctx context.Context) {
+func (a *App) CollectBatches(ctx context.Context) {
 	if a.Batcher == nil {
 		return
 	}
@@ -103,22 +103,6 @@ func (a *App) collectBatches(ctx context.Context) {
 	if n > 0 {
 		a.Log.Info("LLM batches still pending from earlier runs", "batches", n)
 	}
-}
-
-// pendingBatches lists the batches of the Batcher's provider not yet
-// collected.
-func (a *App) pendingBatches(ctx context.Context) ([]llm.BatchInfo, error) {
-	all, err := llm.PendingBatches(ctx, a.Store)
-	if err != nil {
-		return nil, err
-	}
-	var out []llm.BatchInfo
-	for _, bi := range all {
-		if bi.Provider == a.Client.Provider() {
-			out = append(out, bi)
-		}
-	}
-	return out, nil
 }
 
 // EndBatches submits what is still queued (a run that drained, or that
@@ -156,7 +140,7 @@ func (a *App) EndBatches(ctx context.Context) *BatchState {
 // It returns the last pass's count, and the batches' state (nil in sync
 // mode).
 func (a *App) Passes(ctx context.Context, pass func(context.Context) (waiting int, err error)) (int, *BatchState, error) {
-	a.collectBatches(ctx)
+	a.CollectBatches(ctx)
 	for {
 		n, err := pass(ctx)
 		if err != nil || n == 0 || a.Batcher == nil || a.draining() || ctx.Err() != nil || !a.Settle(ctx, n) {

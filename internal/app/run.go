@@ -105,7 +105,7 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	var settle func(context.Context, int) bool
 	if a.Batcher != nil {
 		settle = a.Settle
-		a.collectBatches(ctx)
+		a.CollectBatches(ctx)
 	}
 	out.Summary = pipeline.Run(ctx, keys, steps, pipeline.Options{
 		Drain:  a.cfg.Drain,
