@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -650,7 +651,15 @@ func (b *Batcher) pollBatch(ctx context.Context, id string, force bool) error {
 	}
 	results := map[string]lineResult{}
 	if !st.failed {
-		if results, err = b.api.results(ctx, bt.Remote, st.info); err != nil {
+		results, err = b.api.results(ctx, bt.Remote, st.info)
+		var ae *APIError
+		switch {
+		case errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusGone):
+			// The provider no longer keeps the results (Anthropic: 29
+			// days; OpenAI deletes files): every request is asked again.
+			b.c.log.Warn("llm batch results are gone; its requests will be submitted again", "batch", bt.ID, "remote", bt.Remote, "err", err)
+			results = map[string]lineResult{}
+		case err != nil:
 			return fmt.Errorf("llm batch %s (%s): results: %w", bt.ID, bt.Remote, err)
 		}
 	}

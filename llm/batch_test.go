@@ -405,3 +405,38 @@ func TestBatchFlushBytes(t *testing.T) {
 		t.Errorf("%d batches of %d lines submitted, %d queued; want the queue flushed at 1.5 KB", bs.Batches, bs.Lines, b.Queued())
 	}
 }
+
+// TestBatchResultsGone: a batch whose results the provider no longer
+// keeps (a resume weeks later) has its requests submitted again.
+func TestBatchResultsGone(t *testing.T) {
+	for _, provider := range []string{ProviderOpenAI, ProviderAnthropic} {
+		t.Run(provider, func(t *testing.T) {
+			name := map[string]string{ProviderOpenAI: sim.LLM, ProviderAnthropic: sim.Anthropic}[provider]
+			bw := newBatchWorld(t, sim.Options{})
+			st := openStore(t, t.TempDir())
+			c := bw.client(t, provider, st)
+			b := batcher(t, c, st, BatchConfig{})
+			reqs := []Request{cardRequest(1), cardRequest(2)}
+			for _, r := range reqs {
+				b.Complete(t.Context(), r)
+			}
+			if err := b.Flush(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			bs, _ := st.Batches(t.Context())
+			for range 10 { // the batch ends, its results are not collected yet
+				if s, err := b.api.status(t.Context(), bs[0].Remote, bs[0].Info); err != nil || s.ended {
+					break
+				}
+			}
+			bw.s.DropBatchResults(name)
+			resps, _ := completeAll(t, b, reqs)
+			if resps[0] == nil || resps[1] == nil {
+				t.Fatal("unanswered")
+			}
+			if got := bw.s.BatchStats(name); got.Batches != 2 || got.Lines != 4 {
+				t.Errorf("batch stats %+v, want the two requests submitted again in a second batch", got)
+			}
+		})
+	}
+}

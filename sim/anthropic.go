@@ -61,6 +61,7 @@ type anthropicBatch struct {
 
 	polls    int
 	created  time.Time
+	gone     bool // results dropped (DropBatchResults)
 	requests []anthropicBatchRequest
 	results  []byte
 	base     string
@@ -178,8 +179,12 @@ func (a *anthropicAPI) handle(rw http.ResponseWriter, r *http.Request, body []by
 			writeJSON(rw, a.poll(b))
 		case action == "results" && r.Method == http.MethodGet:
 			a.mu.Lock()
-			res := b.results
+			res, gone := b.results, b.gone
 			a.mu.Unlock()
+			if gone {
+				anthropicError(rw, http.StatusNotFound, "not_found_error", "results of batch "+id+" are no longer available")
+				return
+			}
 			if res == nil {
 				anthropicError(rw, http.StatusBadRequest, "invalid_request_error", "batch "+id+" has not ended")
 				return

@@ -57,3 +57,31 @@ func (s *Servers) BatchStats(name string) BatchStats {
 	}
 	return BatchStats{}
 }
+
+// DropBatchResults makes service name (LLM or Anthropic) forget the
+// results of the batches that have ended, as the providers do after a
+// while (Anthropic keeps them 29 days): asking for them gets a 404.
+func (s *Servers) DropBatchResults(name string) {
+	switch name {
+	case LLM:
+		a := s.openai
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		for _, b := range a.batches {
+			for _, id := range []*string{b.OutputFileID, b.ErrorFileID} {
+				if id != nil {
+					delete(a.files, *id)
+				}
+			}
+		}
+	case Anthropic:
+		a := s.anthropic
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		for _, b := range a.batches {
+			if b.results != nil {
+				b.results, b.gone = nil, true
+			}
+		}
+	}
+}
