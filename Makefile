@@ -54,11 +54,15 @@ clean:
 	rm -rf bin curate-data curate-demo
 
 # End-to-end benchmarks against simulated services (package sim): rate
-# efficiency on 200 targets, peak RSS and a no-op rerun on 5,000 targets.
-# About 20 minutes on 2 cores; the README has the figures.
-.PHONY: bench-e2e
+# efficiency on 200 targets, peak RSS and a no-op rerun on 5,000 targets,
+# and the LLM providers and modes (sync, cached, batch) on 200 targets.
+# About 25 minutes on 2 cores; the README has the figures.
+.PHONY: bench-e2e bench-providers
 bench-e2e: build
 	$(GO) run ./cmd/curate-bench -curate $(BIN) all
+
+bench-providers: build
+	$(GO) run ./cmd/curate-bench -curate $(BIN) providers
 
 # The JavaScript Parquet readers (hyparquet with only its built-in codecs,
 # and DuckDB) that the readback tests run beside Arrow's Go reader; `go

@@ -33,31 +33,15 @@ func DefaultPrompt() (*prompts.Prompt, error) {
 	return p, nil
 }
 
-// answerSchema is the shape of the model's answer. Every property is
-// required and no other is allowed, as strict structured output demands;
-// ranges and cross-field rules are checked by validateAnswer.
-var answerSchema = llm.MustSchema("reference_classification", []byte(`{
-	"type": "object",
-	"properties": {
-		"references": {
-			"type": "array",
-			"items": {
-				"type": "object",
-				"properties": {
-					"n": {"type": "integer"},
-					"role": {"type": "string", "enum": ["source", "other"]},
-					"labels": {"type": "array", "items": {"type": "string", "enum": ["motivates", "exposes_gap", "foundation", "extends"]}},
-					"rationale": {"type": "string"},
-					"quotes": {"type": "array", "items": {"type": "string"}}
-				},
-				"required": ["n", "role", "labels", "rationale", "quotes"],
-				"additionalProperties": false
-			}
-		}
-	},
-	"required": ["references"],
-	"additionalProperties": false
-}`))
+// answerSchema is the shape of the model's answer, derived from answer:
+// every property required and no other allowed, as strict structured
+// output demands; ranges and cross-field rules are checked by
+// validateAnswer. It is byte for byte the literal it replaced, so cache
+// keys did not change (TestAnswerSchemaUnchanged).
+var answerSchema = llm.MustSchemaFor[answer]("reference_classification",
+	llm.At("references[].n", llm.Type("integer")),
+	llm.At("references[].role", llm.Enum(record.RoleSource, record.RoleOther)),
+	llm.At("references[].labels[]", llm.Enum(record.Labels()...)))
 
 // Limits of the prompt's reference list and of the answer.
 const (

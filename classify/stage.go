@@ -196,6 +196,12 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 		return res, fmt.Errorf("classify %s: %w", targetKey, err)
 	}
 	sels, err := s.Classify(ctx, &doc, &g)
+	if errors.Is(err, llm.ErrPending) {
+		// Not classified yet, not failed: a later pass or run collects
+		// the answer.
+		s.mark(ctx, targetKey, store.StatusPending, err)
+		return res, err
+	}
 	if err != nil {
 		res.Failure = &record.ClassifyFailure{
 			TargetID: targetKey, Model: model, PromptVersion: version,

@@ -40,6 +40,9 @@ const (
 	// DropNoMetadata: the target's arXiv metadata (v1 date, categories)
 	// could not be read, so neither its split nor its domain is known.
 	DropNoMetadata = "no_arxiv_metadata"
+	// DropPending: a stage's LLM answers for the target wait in a
+	// provider's batch; a later run collects them and adds the target.
+	DropPending = "llm_pending"
 )
 
 // TargetInputs is what the dataset stage reads for one target: the

@@ -34,7 +34,8 @@ type Writers map[string]string
 // version; nil means every target with a Graph. A target whose Graph,
 // Selections or Summary is missing, or for which the ledger says the stage
 // writing one of them last failed, is listed as dropped (DropIncomplete);
-// an unreadable store is an error.
+// one whose stage waits on LLM answers in a provider's batch as
+// DropPending; an unreadable store is an error.
 func LoadTargets(ctx context.Context, st Records, ids []string, writers Writers) ([]TargetInputs, []Dropped, error) {
 	if ids == nil {
 		var err error
@@ -53,6 +54,12 @@ func LoadTargets(ctx context.Context, st Records, ids []string, writers Writers)
 		aid, err := arxiv.Parse(id)
 		if err != nil {
 			dropped = append(dropped, Dropped{TargetID: id, Reason: DropInvalidID, Detail: err.Error()})
+			continue
+		}
+		if why, err := waitingStage(ctx, st, record.Key(aid), writers); err != nil {
+			return nil, nil, err
+		} else if why != "" {
+			dropped = append(dropped, Dropped{TargetID: id, Reason: DropPending, Detail: why})
 			continue
 		}
 		t, missing, err := loadTarget(ctx, st, record.Key(aid), writers)
@@ -92,9 +99,30 @@ type ledger interface {
 // store keeps a ledger: its records may be partial or stale, so the target
 // is left out and listed rather than built from them.
 func failedStage(ctx context.Context, st Records, key string, writers Writers) (string, error) {
+	stage, e, err := stageWith(ctx, st, key, writers, store.StatusFailed)
+	if err != nil || stage == "" {
+		return "", err
+	}
+	return fmt.Sprintf("the %s stage failed: %s", stage, e.Error), nil
+}
+
+// waitingStage names the stage whose last run for key left it waiting on
+// LLM answers in a provider's batch (ledger status pending), if any.
+func waitingStage(ctx context.Context, st Records, key string, writers Writers) (string, error) {
+	stage, e, err := stageWith(ctx, st, key, writers, store.StatusPending)
+	if err != nil || stage == "" {
+		return "", err
+	}
+	return fmt.Sprintf("the %s stage waits on LLM answers in a provider's batch (%s): a later run collects them", stage, e.Error), nil
+}
+
+// stageWith returns the first stage writing a required kind whose ledger
+// entry for key has status, and the entry; "" when none has or the store
+// keeps no ledger.
+func stageWith(ctx context.Context, st Records, key string, writers Writers, status string) (string, store.Entry, error) {
 	l, ok := st.(ledger)
 	if !ok {
-		return "", nil
+		return "", store.Entry{}, nil
 	}
 	for _, kind := range RequiredKinds() {
 		stage := writers[kind]
@@ -106,13 +134,13 @@ func failedStage(ctx context.Context, st Records, key string, writers Writers) (
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("load dataset target %s: %w", key, err)
+			return "", store.Entry{}, fmt.Errorf("load dataset target %s: %w", key, err)
 		}
-		if e.Status == store.StatusFailed {
-			return fmt.Sprintf("the %s stage failed: %s", stage, e.Error), nil
+		if e.Status == status {
+			return stage, e, nil
 		}
 	}
-	return "", nil
+	return "", store.Entry{}, nil
 }
 
 // loadTarget reads one target; missing names the first absent record.

@@ -8,8 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/groundwork/curate/store"
@@ -28,6 +31,21 @@ const (
 	// BatchFailed is a batch the provider refused as a whole.
 	BatchFailed = "failed"
 )
+
+// Modes: how a run gets its answers.
+const (
+	ModeSync  = "sync"  // one request per answer, answered at once
+	ModeBatch = "batch" // the provider's batch API, at the batch price, answered within its window
+)
+
+// Modes lists the modes.
+func Modes() []string { return []string{ModeSync, ModeBatch} }
+
+// HasBatchAPI reports whether provider offers a batch API a Batcher
+// speaks (OpenAI's Batch API, Anthropic's Message Batches).
+func HasBatchAPI(provider string) bool {
+	return provider == ProviderOpenAI || provider == ProviderAnthropic
+}
 
 // ErrPending says an answer is not there yet: its request waits in a batch.
 var ErrPending = errors.New("llm answer pending in a batch")
@@ -65,6 +83,10 @@ type BatchConfig struct {
 	// 100,000 requests and 256 MB a batch).
 	MaxRequests int
 	MaxBytes    int64
+	// FlushBytes submits the queue as soon as it holds this many bytes of
+	// requests (default DefaultFlushBytes, at most MaxBytes), so that a
+	// run of papers' full texts never holds more than that in memory.
+	FlushBytes int64
 	// Budget is checked before each submission, with the submission's
 	// estimated cost at the batch price added to what was spent.
 	Budget Budget
@@ -77,6 +99,9 @@ const (
 	AnthropicBatchMaxRequests = 100_000
 	AnthropicBatchMaxBytes    = 256 << 20
 	defaultPollInterval       = 30 * time.Second
+	// DefaultFlushBytes is BatchConfig.FlushBytes's default: some
+	// thousand requests over full papers.
+	DefaultFlushBytes = 32 << 20
 )
 
 // Batcher answers requests through the provider's batch API at the batch
@@ -106,10 +131,16 @@ type Batcher struct {
 	api batchAPI
 	cfg BatchConfig
 
-	flushMu sync.Mutex // one submission at a time
-	mu      sync.Mutex
-	queue   map[string]*queued // by key
-	polled  map[string]time.Time
+	flushMu   sync.Mutex // one submission at a time
+	mu        sync.Mutex
+	queue     map[string]*queued // by key
+	queuedB   int64              // bytes of the queue's lines
+	polled    map[string]time.Time
+	collected atomic.Int64 // batches this Batcher collected
+	// outstanding are the estimates of the requests this Batcher
+	// submitted whose answers are not metered yet: the budget counts
+	// them as spent.
+	outstanding map[string]Usage
 }
 
 type queued struct {
@@ -132,8 +163,8 @@ func NewBatcher(c *Client, cfg BatchConfig) (*Batcher, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("new llm batcher: no store for the batch ledger")
 	}
-	b := &Batcher{c: c, st: cfg.Store, cfg: cfg, queue: map[string]*queued{}, polled: map[string]time.Time{}}
-	switch c.cfg.Provider {
+	b := &Batcher{c: c, st: cfg.Store, cfg: cfg, queue: map[string]*queued{}, polled: map[string]time.Time{}, outstanding: map[string]Usage{}}
+	switch c.cfg.provider() {
 	case ProviderOpenAI:
 		b.api = &openAIBatchAPI{c: c}
 		b.cfg.MaxRequests = cmp.Or(cfg.MaxRequests, OpenAIBatchMaxRequests)
@@ -143,9 +174,10 @@ func NewBatcher(c *Client, cfg BatchConfig) (*Batcher, error) {
 		b.cfg.MaxRequests = cmp.Or(cfg.MaxRequests, AnthropicBatchMaxRequests)
 		b.cfg.MaxBytes = cmp.Or(cfg.MaxBytes, AnthropicBatchMaxBytes)
 	default:
-		return nil, fmt.Errorf("new llm batcher: provider %q has no batch API (openai or anthropic)", c.cfg.Provider)
+		return nil, fmt.Errorf("new llm batcher: provider %q has no batch API (openai or anthropic)", c.cfg.provider())
 	}
 	b.cfg.PollInterval = cmp.Or(cfg.PollInterval, defaultPollInterval)
+	b.cfg.FlushBytes = min(cmp.Or(cfg.FlushBytes, DefaultFlushBytes), b.cfg.MaxBytes)
 	return b, nil
 }
 
@@ -206,6 +238,11 @@ func (b *Batcher) Complete(ctx context.Context, req Request) (*Response, error) 
 			return nil, fmt.Errorf("llm %s: %w", req.Stage, err)
 		}
 	}
+	if row.State != BatchSubmitting && row.State != BatchSubmitted {
+		b.mu.Lock()
+		delete(b.outstanding, key) // its answer (or error) is in: metered below, or asked again
+		b.mu.Unlock()
+	}
 	var conv batchConv
 	if len(row.Conv) > 0 {
 		if err := json.Unmarshal(row.Conv, &conv); err != nil {
@@ -216,12 +253,64 @@ func (b *Batcher) Complete(ctx context.Context, req Request) (*Response, error) 
 	case BatchSubmitting, BatchSubmitted:
 		return nil, &PendingError{Stage: req.Stage, Key: key, State: row.State, Batch: row.Batch}
 	case BatchErrored, BatchExpired, BatchCanceled:
+		if ae := lineAPIError(&req, c, row); ae != nil {
+			// The endpoint refused the request itself: sent again as it
+			// is, it would be refused again. A refused structured output
+			// falls back for its schema, as in sync mode; anything else
+			// is the request's failure.
+			if !b.adaptLine(&req, ae) {
+				if err := b.st.DeleteBatchRequests(ctx, key); err != nil {
+					c.log.Warn("llm batch ledger cleanup failed", "key", key, "err", err)
+				}
+				c.meter.add(req.Stage, c.cfg.Model, conv.Usage, failed, true)
+				return nil, ae
+			}
+		}
 		c.log.Info("llm batch request resubmitted", "stage", req.Stage, "state", row.State, "error", row.Error)
 		return nil, b.enqueue(ctx, &req, key, row.Round, conv)
 	case BatchSucceeded:
 		return b.judge(ctx, &req, key, cr, row, conv)
 	}
 	return nil, fmt.Errorf("llm %s: batch request %s in unknown state %q", req.Stage, key, row.State)
+}
+
+// adaptLine is Client.adapt for a refused batch line: another line of the
+// same batch may have made the adaptation already.
+func (b *Batcher) adaptLine(req *Request, ae *APIError) bool {
+	c := b.c
+	if c.adapt(req, c.formatFor(req), ae) {
+		return true
+	}
+	m := strings.ToLower(ae.Message)
+	if req.Schema != nil {
+		st := c.formats(req.Schema.name)
+		for _, mode := range []formatMode{formatSchema, formatTool} {
+			if st.refused[mode].Load() && c.proto.formatRejected(m, mode) {
+				return true
+			}
+		}
+	}
+	return req.MaxTokens > 0 && c.maxCompletion.Load() && strings.Contains(m, "max_completion_tokens")
+}
+
+// lineAPIError returns the error of a batch line the endpoint refused
+// with a status that asking again does not change (400, 404, 422, ...),
+// or nil for a line worth resubmitting (a 5xx, a 429, an expiry).
+func lineAPIError(req *Request, c *Client, row store.BatchRequest) *APIError {
+	if row.State != BatchErrored {
+		return nil
+	}
+	var status int
+	var msg string
+	if _, err := fmt.Sscanf(row.Error, "status %d:", &status); err != nil {
+		return nil
+	}
+	switch {
+	case status < 400 || status > 499, status == 408, status == 409, status == 429:
+		return nil
+	}
+	_, msg, _ = strings.Cut(row.Error, ": ")
+	return &APIError{Stage: req.Stage, Model: c.cfg.Model, Status: status, Message: msg, What: "batch " + c.proto.what()}
 }
 
 // judge reads a collected answer.
@@ -269,10 +358,16 @@ func (b *Batcher) enqueue(ctx context.Context, req *Request, key string, round i
 	if err != nil {
 		return fmt.Errorf("llm %s: batch line: %w", req.Stage, err)
 	}
-	est := Usage{PromptTokens: promptEst, CompletionTokens: int64(cmp.Or(req.MaxTokens, defaultCompletionReserve))}
+	// The budget sees a follow-up's earlier rounds too: their tokens are
+	// spent but metered only with the last answer.
+	est := conv.Usage.Add(Usage{PromptTokens: promptEst, CompletionTokens: int64(cmp.Or(req.MaxTokens, defaultCompletionReserve))})
 	b.mu.Lock()
+	if old := b.queue[key]; old != nil {
+		b.queuedB -= int64(len(old.line))
+	}
 	b.queue[key] = &queued{key: key, stage: req.Stage, round: round, line: line, estimate: est, conv: conv}
-	full := len(b.queue) >= b.cfg.MaxRequests
+	b.queuedB += int64(len(line))
+	full := len(b.queue) >= b.cfg.MaxRequests || b.queuedB >= b.cfg.FlushBytes
 	b.mu.Unlock()
 	if full {
 		if err := b.Flush(ctx); err != nil {
@@ -282,6 +377,10 @@ func (b *Batcher) enqueue(ctx context.Context, req *Request, key string, round i
 	return &PendingError{Stage: req.Stage, Key: key, State: "queued"}
 }
 
+// Collected returns the number of batches this Batcher has collected:
+// when it grew, requests that were pending may have answers now.
+func (b *Batcher) Collected() int64 { return b.collected.Load() }
+
 // Queued returns the number of requests waiting for the next submission.
 func (b *Batcher) Queued() int {
 	b.mu.Lock()
@@ -290,8 +389,12 @@ func (b *Batcher) Queued() int {
 }
 
 // Flush submits the queued requests, split into batches at the
-// provider's limits, after checking the budget. Requests whose
-// submission failed stay queued.
+// provider's limits, after checking the budget: what was spent, what is
+// submitted and not answered yet, and the new batch's estimated cost at
+// the batch price. When the budget cannot take all of them, the requests
+// it can take are submitted and the error wraps ErrBudget. Requests whose
+// submission failed or did not fit stay queued (until the process ends:
+// the next run queues them again).
 func (b *Batcher) Flush(ctx context.Context) error {
 	b.flushMu.Lock()
 	defer b.flushMu.Unlock()
@@ -304,8 +407,13 @@ func (b *Batcher) Flush(ctx context.Context) error {
 	slices.SortFunc(all, func(x, y *queued) int { return cmp.Compare(x.key, y.key) })
 	var errs []error
 	for _, chunk := range b.split(all) {
-		if err := b.checkBudget(chunk); err != nil {
-			return err
+		fit, err := b.fitBudget(chunk)
+		if fit == 0 {
+			return errors.Join(append(errs, err)...)
+		}
+		if fit < len(chunk) {
+			chunk = chunk[:fit]
+			errs = append(errs, err)
 		}
 		if err := b.submit(ctx, chunk); err != nil {
 			errs = append(errs, err)
@@ -313,9 +421,16 @@ func (b *Batcher) Flush(ctx context.Context) error {
 		}
 		b.mu.Lock()
 		for _, q := range chunk {
-			delete(b.queue, q.key)
+			if b.queue[q.key] == q {
+				delete(b.queue, q.key)
+				b.queuedB -= int64(len(q.line))
+			}
+			b.outstanding[q.key] = q.estimate
 		}
 		b.mu.Unlock()
+		if len(errs) > 0 && errors.Is(errs[len(errs)-1], ErrBudget) {
+			break // the budget is full: the later chunks do not fit either
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -340,16 +455,15 @@ func (b *Batcher) split(all []*queued) [][]*queued {
 	return out
 }
 
-func (b *Batcher) checkBudget(chunk []*queued) error {
+// fitBudget returns how many of chunk's requests, in order, the budget
+// can take, and when not all of them the error saying why (wrapping
+// ErrBudget).
+func (b *Batcher) fitBudget(chunk []*queued) (int, error) {
 	bud := b.cfg.Budget
 	if bud.MaxTokens <= 0 && bud.MaxUSD <= 0 {
-		return nil
+		return len(chunk), nil
 	}
-	var est Usage
-	for _, q := range chunk {
-		est = est.Add(q.estimate)
-	}
-	est.TotalTokens = est.PromptTokens + est.CompletionTokens
+	model := b.c.cfg.Model
 	var tokens int64
 	var usd float64
 	for _, t := range b.c.meter.Tallies() {
@@ -358,16 +472,46 @@ func (b *Batcher) checkBudget(chunk []*queued) error {
 			usd += c
 		}
 	}
-	add, _ := bud.Prices.BatchCost(b.c.cfg.Model, est)
-	switch {
-	case bud.MaxTokens > 0 && tokens+est.TotalTokens > bud.MaxTokens:
-		return fmt.Errorf("llm batch of %d requests: %w: %d tokens spent and about %d more asked, of %d",
-			len(chunk), ErrBudget, tokens, est.TotalTokens, bud.MaxTokens)
-	case bud.MaxUSD > 0 && usd+add > bud.MaxUSD:
-		return fmt.Errorf("llm batch of %d requests: %w: $%.4f spent and about $%.4f more asked, of $%.4f",
-			len(chunk), ErrBudget, usd, add, bud.MaxUSD)
+	b.mu.Lock()
+	for _, u := range b.outstanding {
+		tokens += u.PromptTokens + u.CompletionTokens
+		c, _ := bud.Prices.BatchCost(model, u)
+		usd += c
 	}
-	return nil
+	b.mu.Unlock()
+	spentTokens, spentUSD := tokens, usd
+	for i, q := range chunk {
+		n := q.estimate.PromptTokens + q.estimate.CompletionTokens
+		c, _ := bud.Prices.BatchCost(model, q.estimate)
+		switch {
+		case bud.MaxTokens > 0 && tokens+n > bud.MaxTokens:
+			return i, fmt.Errorf("llm batch: %w: %d tokens spent or submitted and about %d more asked for %d requests, of %d: %d requests not submitted",
+				ErrBudget, spentTokens, chunkTokens(chunk), len(chunk), bud.MaxTokens, len(chunk)-i)
+		case bud.MaxUSD > 0 && usd+c > bud.MaxUSD:
+			return i, fmt.Errorf("llm batch: %w: $%.4f spent or submitted and about $%.4f more asked for %d requests (at the batch price), of $%.4f: %d requests not submitted",
+				ErrBudget, spentUSD, chunkUSD(bud.Prices, model, chunk), len(chunk), bud.MaxUSD, len(chunk)-i)
+		}
+		tokens += n
+		usd += c
+	}
+	return len(chunk), nil
+}
+
+func chunkTokens(chunk []*queued) int64 {
+	var n int64
+	for _, q := range chunk {
+		n += q.estimate.PromptTokens + q.estimate.CompletionTokens
+	}
+	return n
+}
+
+func chunkUSD(p Prices, model string, chunk []*queued) float64 {
+	var usd float64
+	for _, q := range chunk {
+		c, _ := p.BatchCost(model, q.estimate)
+		usd += c
+	}
+	return usd
 }
 
 func newBatchID() string {
@@ -507,7 +651,15 @@ func (b *Batcher) pollBatch(ctx context.Context, id string, force bool) error {
 	}
 	results := map[string]lineResult{}
 	if !st.failed {
-		if results, err = b.api.results(ctx, bt.Remote, st.info); err != nil {
+		results, err = b.api.results(ctx, bt.Remote, st.info)
+		var ae *APIError
+		switch {
+		case errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusGone):
+			// The provider no longer keeps the results (Anthropic: 29
+			// days; OpenAI deletes files): every request is asked again.
+			b.c.log.Warn("llm batch results are gone; its requests will be submitted again", "batch", bt.ID, "remote", bt.Remote, "err", err)
+			results = map[string]lineResult{}
+		case err != nil:
 			return fmt.Errorf("llm batch %s (%s): results: %w", bt.ID, bt.Remote, err)
 		}
 	}
@@ -532,7 +684,11 @@ func (b *Batcher) pollBatch(ctx context.Context, id string, force bool) error {
 		bt.State = BatchFailed
 	}
 	b.c.log.Info("llm batch collected", "batch", bt.ID, "remote", bt.Remote, "status", st.status, "counts", counts)
-	return b.st.PutBatch(ctx, bt)
+	if err := b.st.PutBatch(ctx, bt); err != nil {
+		return err
+	}
+	b.collected.Add(1)
+	return nil
 }
 
 // recover settles a batch left submitting by a process that stopped

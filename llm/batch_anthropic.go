@@ -113,8 +113,31 @@ func (a *anthropicBatchAPI) results(ctx context.Context, remote string, raw json
 		case "canceled":
 			out[line.CustomID] = lineResult{state: BatchCanceled}
 		default:
-			out[line.CustomID] = lineResult{state: BatchErrored, err: clip(a.c.scrub(errorMessage(line.Result.Error)), maxMessageLen)}
+			msg := clip(a.c.scrub(errorMessage(line.Result.Error)), maxMessageLen)
+			if anthropicErrorType(line.Result.Error) == "invalid_request_error" {
+				// Refused as a request, like a 400 from the Messages API.
+				msg = fmt.Sprintf("status %d: %s", http.StatusBadRequest, msg)
+			}
+			out[line.CustomID] = lineResult{state: BatchErrored, err: msg}
 		}
 	}
 	return out, nil
+}
+
+// anthropicErrorType reads the type of an error result: {"type":"error",
+// "error":{"type":"invalid_request_error",...}} or the inner object alone.
+func anthropicErrorType(raw json.RawMessage) string {
+	var e struct {
+		Type  string `json:"type"`
+		Error *struct {
+			Type string `json:"type"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return ""
+	}
+	if e.Error != nil {
+		return e.Error.Type
+	}
+	return e.Type
 }

@@ -331,3 +331,112 @@ func TestBatchFailedValidation(t *testing.T) {
 		t.Errorf("queued %d", b.Queued())
 	}
 }
+
+// TestBatchBudgetPartial: a Flush submits what the budget takes and keeps
+// the rest queued; requests submitted and not answered yet count against
+// the budget until their answers are metered.
+func TestBatchBudgetPartial(t *testing.T) {
+	bw := newBatchWorld(t, sim.Options{})
+	st := openStore(t, t.TempDir())
+	c := bw.client(t, ProviderOpenAI, st)
+	// Each request is estimated at 800 completion tokens: $0.004 at the
+	// batch price; the budget takes two of them, not three.
+	b := batcher(t, c, st, BatchConfig{Budget: Budget{MaxUSD: 0.0099, Prices: Prices{c.Model(): {Input: 0, Output: 10}}}})
+	for i := range 3 {
+		b.Complete(t.Context(), cardRequest(i))
+	}
+	if err := b.Flush(t.Context()); !errors.Is(err, ErrBudget) {
+		t.Fatalf("Flush = %v, want ErrBudget", err)
+	}
+	if bs := bw.s.BatchStats(sim.LLM); bs.Lines != 2 || b.Queued() != 1 {
+		t.Fatalf("%d lines submitted, %d queued; want 2 and 1", bs.Lines, b.Queued())
+	}
+	// Submitted but unanswered: they still count.
+	b.Complete(t.Context(), cardRequest(3))
+	if err := b.Flush(t.Context()); !errors.Is(err, ErrBudget) || bw.s.BatchStats(sim.LLM).Lines != 2 {
+		t.Fatalf("second Flush = %v, %d lines: the outstanding requests were not counted", err, bw.s.BatchStats(sim.LLM).Lines)
+	}
+	if err := b.Wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := b.Complete(t.Context(), cardRequest(i)); err != nil {
+			t.Fatalf("request %d after its batch: %v", i, err)
+		}
+	}
+	// Their real cost (a few hundred output tokens) is less than the
+	// estimate: the two queued requests fit now.
+	spent, _ := Prices{c.Model(): {Input: 0, Output: 10}}.TallyCost(c.Meter().Tallies()[0])
+	if err := b.Flush(t.Context()); err != nil || bw.s.BatchStats(sim.LLM).Lines != 4 {
+		t.Errorf("Flush after the answers ($%.5f spent) = %v, %d lines; want the last two submitted", spent, err, bw.s.BatchStats(sim.LLM).Lines)
+	}
+}
+
+// TestBatchSchemaRefused: a batch line the endpoint refuses for its
+// structured output is not resubmitted as it was: the schema falls back
+// to an instruction, as in sync mode, and the next batch answers it.
+func TestBatchSchemaRefused(t *testing.T) {
+	bw := newBatchWorld(t, sim.Options{StrictOpenAI: true})
+	st := openStore(t, t.TempDir())
+	c := bw.client(t, ProviderOpenAI, st)
+	c.cfg.Dialect = DialectCompatible // the full schema, minLength and all: strict mode refuses it
+	b := batcher(t, c, st, BatchConfig{})
+	resps, passes := completeAll(t, b, []Request{cardRequest(1), cardRequest(2)})
+	if passes != 3 || resps[0] == nil || len(resps[0].JSON) == 0 {
+		t.Errorf("%d passes, response %+v; want 3 (refused, resubmitted as an instruction, collected)", passes, resps[0])
+	}
+	if bs := bw.s.BatchStats(sim.LLM); bs.Lines != 4 {
+		t.Errorf("%d lines submitted, want 4", bs.Lines)
+	}
+}
+
+// TestBatchFlushBytes: the queue is submitted as soon as it holds
+// FlushBytes of requests, so a run never holds more in memory.
+func TestBatchFlushBytes(t *testing.T) {
+	bw := newBatchWorld(t, sim.Options{})
+	st := openStore(t, t.TempDir())
+	c := bw.client(t, ProviderOpenAI, st)
+	b := batcher(t, c, st, BatchConfig{FlushBytes: 1500})
+	for i := range 7 {
+		b.Complete(t.Context(), cardRequest(i)) // about 600 bytes a line
+	}
+	bs := bw.s.BatchStats(sim.LLM)
+	if bs.Batches < 2 || b.Queued() >= 3 || bs.Lines+b.Queued() != 7 {
+		t.Errorf("%d batches of %d lines submitted, %d queued; want the queue flushed at 1.5 KB", bs.Batches, bs.Lines, b.Queued())
+	}
+}
+
+// TestBatchResultsGone: a batch whose results the provider no longer
+// keeps (a resume weeks later) has its requests submitted again.
+func TestBatchResultsGone(t *testing.T) {
+	for _, provider := range []string{ProviderOpenAI, ProviderAnthropic} {
+		t.Run(provider, func(t *testing.T) {
+			name := map[string]string{ProviderOpenAI: sim.LLM, ProviderAnthropic: sim.Anthropic}[provider]
+			bw := newBatchWorld(t, sim.Options{})
+			st := openStore(t, t.TempDir())
+			c := bw.client(t, provider, st)
+			b := batcher(t, c, st, BatchConfig{})
+			reqs := []Request{cardRequest(1), cardRequest(2)}
+			for _, r := range reqs {
+				b.Complete(t.Context(), r)
+			}
+			if err := b.Flush(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			bs, _ := st.Batches(t.Context())
+			for range 10 { // the batch ends, its results are not collected yet
+				if s, err := b.api.status(t.Context(), bs[0].Remote, bs[0].Info); err != nil || s.ended {
+					break
+				}
+			}
+			bw.s.DropBatchResults(name)
+			resps, _ := completeAll(t, b, reqs)
+			if resps[0] == nil || resps[1] == nil {
+				t.Fatal("unanswered")
+			}
+			if got := bw.s.BatchStats(name); got.Batches != 2 || got.Lines != 4 {
+				t.Errorf("batch stats %+v, want the two requests submitted again in a second batch", got)
+			}
+		})
+	}
+}

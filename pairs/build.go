@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/groundwork/curate/llm"
 )
 
 // Pair is one validation pair: the paper with more uptake (Winner), the
@@ -35,6 +37,10 @@ type Result struct {
 	// Rewriter names what wrote the summaries (llm.HeuristicModel for the
 	// heuristic) and its prompt version.
 	Rewriter, RewriterVersion string `json:"-"`
+	// Pending lists the papers whose rewrite waits in an LLM provider's
+	// batch (batch mode): the pairs they may form are left out until a
+	// later build collects them.
+	Pending []string `json:"-"`
 }
 
 // Build loads the store's targets, finds the pairs that meet o's rules,
@@ -56,14 +62,23 @@ func Build(ctx context.Context, st Records, rw Rewriter, o Options) (*Result, er
 	used := map[string]bool{}
 	rejected := map[string]string{}
 	rewrites := map[string]Rewrite{}
+	pending := map[string]bool{}
 	rewrite := func(p *Paper) (bool, error) {
-		if _, ok := rewrites[p.ArxivID]; ok {
+		if _, ok := rewrites[p.ArxivID]; ok || pending[p.ArxivID] {
 			return true, nil
 		}
 		if _, bad := rejected[p.ArxivID]; bad {
 			return false, nil
 		}
 		r, err := rw.Rewrite(ctx, p)
+		if errors.Is(err, llm.ErrPending) {
+			// Taken as written for now, so that the pairs after it are
+			// asked for as they will be if it is; the build that has
+			// the answer decides.
+			pending[p.ArxivID] = true
+			res.Pending = append(res.Pending, p.ArxivID)
+			return true, nil
+		}
 		if errors.Is(err, ErrRejected) {
 			rejected[p.ArxivID] = err.Error()
 			return false, nil
@@ -93,6 +108,9 @@ func Build(ctx context.Context, st Records, rw Rewriter, o Options) (*Result, er
 			continue
 		}
 		used[c.winner.ArxivID], used[c.loser.ArxivID] = true, true
+		if pending[c.winner.ArxivID] || pending[c.loser.ArxivID] {
+			continue
+		}
 		ids := []string{c.winner.ArxivID, c.loser.ArxivID}
 		slices.Sort(ids)
 		res.Pairs = append(res.Pairs, Pair{
@@ -105,6 +123,8 @@ func Build(ctx context.Context, st Records, rw Rewriter, o Options) (*Result, er
 	for i, c := range res.Considered {
 		switch {
 		case c.Status != "":
+		case pending[c.ArxivID]:
+			res.Considered[i].Status = StatusRewritePending
 		case used[c.ArxivID]:
 			res.Considered[i].Status = StatusPaired
 		case rejected[c.ArxivID] != "":

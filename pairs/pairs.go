@@ -93,6 +93,7 @@ const (
 	StatusNoDate         = "no_v1_date"            // no arXiv v1 date
 	StatusRewriteRejects = "rewrite_rejected"      // its idea-only summary failed CheckSummary
 	StatusRewriteFailed  = "rewrite_failed"        // the rewriter failed
+	StatusRewritePending = "rewrite_pending"       // its rewrite waits in an LLM batch
 	StatusInvalidID      = "invalid_id"            // not an arXiv ID
 	StatusNoGraph        = "no_citegraph_metadata" // no citegraph record
 )

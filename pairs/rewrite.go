@@ -226,18 +226,10 @@ func PromptVersion() (string, error) {
 	return p.Version, nil
 }
 
-func summarySchema() *llm.Schema {
-	return llm.MustSchema("idea_summary", []byte(`{
-		"type": "object",
-		"properties": {
-			"problem_gap": {"type": "string", "minLength": 1},
-			"core_claim": {"type": "string", "minLength": 1},
-			"method": {"type": "string", "minLength": 1}
-		},
-		"required": ["problem_gap", "core_claim", "method"],
-		"additionalProperties": false
-	}`))
-}
+// summarySchema asks for a Summary with every field non-empty. It is byte
+// for byte the literal it replaced, so cache keys did not change
+// (TestSummarySchemaUnchanged).
+var summarySchema = llm.MustSchemaFor[Summary]("idea_summary", llm.NonEmptyStrings())
 
 // LLM rewrites with a model through package llm: the client caches each
 // answer in the store (a rerun asks nothing) and sends an answer that
@@ -272,7 +264,7 @@ func (r LLM) Rewrite(ctx context.Context, p *Paper) (Rewrite, error) {
 	}
 	resp, err := r.Client.Complete(ctx, llm.Request{
 		Stage: StageName, PromptVersion: pr.Version, System: system, User: user,
-		Schema: summarySchema(), Validate: validate, MaxTokens: 800,
+		Schema: summarySchema, Validate: validate, MaxTokens: 800,
 	})
 	var ie *llm.InvalidError
 	if errors.As(err, &ie) {

@@ -5,6 +5,12 @@
 // Stages are idempotent functions of a target's key over the store: work
 // already stored is reused, so running the same pipeline again after a crash
 // redoes only what was in flight. The pipeline itself keeps no state.
+//
+// A step may also say that a target waits on work outside the run (an LLM
+// answer in a provider's batch): the target is neither done nor failed.
+// When nothing else is left to do, Options.Settle may end the wait and the
+// waiting targets go through their step again; otherwise the run ends
+// with them listed in Summary.Waiting, and a later run picks them up.
 package pipeline
 
 import (
@@ -20,6 +26,9 @@ const (
 	Done    = "done"    // work was done now
 	Reused  = "reused"  // the stored result was current: nothing to do
 	Skipped = "skipped" // the target does not go on (e.g. too few sources); not a failure
+	// Waiting is the Event outcome of a target whose step returned a
+	// WaitingError.
+	Waiting = "waiting"
 )
 
 // HeldError is what a Step returns for a target it holds back: not a
@@ -31,6 +40,17 @@ func (e *HeldError) Error() string { return "held back: " + e.Reason }
 
 // Hold returns the error that holds a target back for reason.
 func Hold(reason string) error { return &HeldError{Reason: reason} }
+
+// WaitingError is what a Step returns for a target whose work waits on
+// something outside the run, such as an LLM answer from a provider's
+// batch: not done, not failed. The pipeline lists it in Summary.Waiting
+// (or sends it through the step again, see Options.Settle).
+type WaitingError struct{ Reason string }
+
+func (e *WaitingError) Error() string { return "waiting: " + e.Reason }
+
+// Wait returns the error that makes a target wait for reason.
+func Wait(reason string) error { return &WaitingError{Reason: reason} }
 
 // Step is one stage of per-target work.
 type Step struct {
@@ -45,7 +65,7 @@ type Step struct {
 type Event struct {
 	Key     string
 	Step    string
-	Outcome string // Done, Reused, Skipped, "held" or "failed"
+	Outcome string // Done, Reused, Skipped, "held", Waiting or "failed"
 	Err     error
 	Elapsed time.Duration
 }
@@ -64,6 +84,7 @@ type StepSummary struct {
 	Reused   int           `json:"reused"`
 	Skipped  int           `json:"skipped"`
 	Held     int           `json:"held"`
+	Waiting  int           `json:"waiting"` // targets left waiting (WaitingError) when the run ended
 	Failed   int           `json:"failed"`
 	Pending  int           `json:"not_reached"` // targets that never got to the step
 	Busy     time.Duration `json:"busy_ns"`     // summed time in Run
@@ -80,7 +101,10 @@ type Summary struct {
 	Steps     []StepSummary `json:"stages"`
 	Failures  []Failure     `json:"failures"`
 	// Held lists the targets a step held back (HeldError), with the reason.
-	Held        []Failure `json:"held,omitempty"`
+	Held []Failure `json:"held,omitempty"`
+	// Waiting lists the targets left waiting (WaitingError) at the step
+	// they wait in, with the reason: neither done nor failed.
+	Waiting     []Failure `json:"waiting,omitempty"`
 	Interrupted bool      `json:"interrupted"`
 	// Fatal is the error that stopped the run (Options.Fatal), if any:
 	// work in flight was abandoned and no new work started.
@@ -101,6 +125,13 @@ type Options struct {
 	// disk): the first one abandons work in flight, like cancelling ctx,
 	// and is reported in Summary.Fatal.
 	Fatal func(error) bool
+	// Settle, when set, is called each time every target has either left
+	// the run or waits at a step (WaitingError), with the number waiting.
+	// It may end their wait (submit the requests they wait on, wait for
+	// the answers) and returns true to send the waiting targets through
+	// their step again, or false to end the run with them waiting. It is
+	// not called once the run drains or ctx ends.
+	Settle func(ctx context.Context, waiting int) bool
 }
 
 // Run sends every key through the steps in order and returns what happened.
@@ -113,6 +144,7 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var mu sync.Mutex
+	var waiting []parked // guarded by mu
 	stats := make([]StepSummary, len(steps))
 	for i, s := range steps {
 		stats[i].Name = s.Name
@@ -188,7 +220,12 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 					st.last = time.Now()
 					next := false
 					var held *HeldError
+					var wait *WaitingError
 					switch {
+					case errors.As(err, &wait):
+						ev.Outcome = Waiting
+						st.Waiting++
+						waiting = append(waiting, parked{step: i, Failure: Failure{Key: key, Step: s.Name, Reason: wait.Reason}})
 					case errors.As(err, &held):
 						ev.Outcome = "held"
 						st.Held++
@@ -244,6 +281,27 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 		}
 	}
 	inflight.Wait()
+	for opt.Settle != nil && !draining() && ctx.Err() == nil {
+		// Every target has left the run or waits: nothing moves until
+		// what they wait on is settled.
+		mu.Lock()
+		again := waiting
+		mu.Unlock()
+		if len(again) == 0 || !opt.Settle(ctx, len(again)) || draining() || ctx.Err() != nil {
+			break
+		}
+		mu.Lock()
+		waiting = nil
+		for _, w := range again {
+			stats[w.step].Waiting--
+		}
+		mu.Unlock()
+		for _, w := range again {
+			inflight.Add(1)
+			forward(w.step, w.Key)
+		}
+		inflight.Wait()
+	}
 	for _, q := range queues {
 		close(q)
 	}
@@ -258,11 +316,14 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 		if !st.first.IsZero() {
 			st.Wall = st.last.Sub(st.first)
 		}
-		st.Pending = reached - (st.Done + st.Reused + st.Skipped + st.Held + st.Failed)
+		st.Pending = reached - (st.Done + st.Reused + st.Skipped + st.Held + st.Waiting + st.Failed)
 		reached = st.Done + st.Reused
 	}
 	sum.Steps = stats
-	for _, list := range [][]Failure{sum.Failures, sum.Held} {
+	for _, w := range waiting {
+		sum.Waiting = append(sum.Waiting, w.Failure)
+	}
+	for _, list := range [][]Failure{sum.Failures, sum.Held, sum.Waiting} {
 		sort.Slice(list, func(a, b int) bool {
 			if list[a].Key != list[b].Key {
 				return list[a].Key < list[b].Key
@@ -272,6 +333,12 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 	}
 	sum.Wall = time.Since(sum.Started)
 	return sum
+}
+
+// parked is a waiting target and the index of the step it waits in.
+type parked struct {
+	step int
+	Failure
 }
 
 // drainChan returns c, or a channel that never closes when c is nil.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -232,4 +233,103 @@ func TestRunFatal(t *testing.T) {
 	if len(sum.Failures) != 1 {
 		t.Errorf("failures %+v: the abandoned target is not a failure", sum.Failures)
 	}
+}
+
+// waiter is a step whose targets wait until released: the first time a
+// key arrives it waits; once released (by Settle) it is done.
+type waiter struct {
+	mu       sync.Mutex
+	released map[string]bool
+	runs     map[string]int
+	wait     map[string]bool
+}
+
+func (w *waiter) run(_ context.Context, key string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.runs[key]++
+	if w.wait[key] && !w.released[key] {
+		return "", Wait("answer in batch b1")
+	}
+	return Done, nil
+}
+
+func TestRunWaiting(t *testing.T) {
+	newWaiter := func() *waiter {
+		return &waiter{released: map[string]bool{}, runs: map[string]int{}, wait: map[string]bool{"t01": true, "t03": true}}
+	}
+	t.Run("settled", func(t *testing.T) {
+		a, c := &recorder{}, &recorder{}
+		w := newWaiter()
+		settles := 0
+		var events []string
+		var mu sync.Mutex
+		sum := Run(context.Background(), keys(5), []Step{
+			{Name: "a", Workers: 2, Run: a.run},
+			{Name: "w", Workers: 2, Run: w.run},
+			{Name: "c", Workers: 1, Run: c.run},
+		}, Options{
+			Settle: func(_ context.Context, n int) bool {
+				settles++
+				if n != 2 {
+					t.Errorf("Settle saw %d waiting, want 2", n)
+				}
+				// Nothing runs while Settle decides.
+				if len(c.seen) != 3 {
+					t.Errorf("step c saw %d targets before Settle, want the 3 not waiting", len(c.seen))
+				}
+				w.mu.Lock()
+				w.released["t01"], w.released["t03"] = true, true
+				w.mu.Unlock()
+				return true
+			},
+			OnEvent: func(ev Event) {
+				mu.Lock()
+				events = append(events, ev.Key+"/"+ev.Step+"/"+ev.Outcome)
+				mu.Unlock()
+			},
+		})
+		if settles != 1 || sum.Completed != 5 || len(sum.Waiting) != 0 {
+			t.Errorf("settles %d, completed %d, waiting %+v; want 1, 5, none", settles, sum.Completed, sum.Waiting)
+		}
+		if len(a.seen) != 5 || w.runs["t01"] != 2 || w.runs["t00"] != 1 || len(c.seen) != 5 {
+			t.Errorf("a saw %d, w ran t01 %d and t00 %d times, c saw %d: a waiting target goes again through its own step only", len(a.seen), w.runs["t01"], w.runs["t00"], len(c.seen))
+		}
+		if got := sum.Steps[1]; got.Done != 5 || got.Waiting != 0 || got.Pending != 0 {
+			t.Errorf("step w: %+v", got)
+		}
+		if !slices.Contains(events, "t01/w/waiting") || !slices.Contains(events, "t01/w/done") {
+			t.Errorf("events %v", events)
+		}
+	})
+	t.Run("left waiting", func(t *testing.T) {
+		w := newWaiter()
+		c := &recorder{}
+		sum := Run(context.Background(), keys(5), []Step{{Name: "w", Workers: 2, Run: w.run}, {Name: "c", Workers: 1, Run: c.run}},
+			Options{Settle: func(context.Context, int) bool { return false }})
+		want := []Failure{{Key: "t01", Step: "w", Reason: "answer in batch b1"}, {Key: "t03", Step: "w", Reason: "answer in batch b1"}}
+		if !slices.Equal(sum.Waiting, want) || sum.Completed != 3 || len(sum.Failures) != 0 {
+			t.Errorf("waiting %+v, completed %d, failures %+v", sum.Waiting, sum.Completed, sum.Failures)
+		}
+		if got := sum.Steps[0]; got.Waiting != 2 || got.Done != 3 || got.Pending != 0 {
+			t.Errorf("step w: %+v", got)
+		}
+		if got := sum.Steps[1]; got.Pending != 0 || got.Done != 3 {
+			t.Errorf("step c: %+v (waiting targets did not reach it, and are not 'not reached' there either)", got)
+		}
+	})
+	t.Run("draining", func(t *testing.T) {
+		w := newWaiter()
+		drain := make(chan struct{})
+		called := false
+		sum := Run(context.Background(), keys(5), []Step{{Name: "w", Workers: 1, Run: func(ctx context.Context, key string) (string, error) {
+			if key == "t03" {
+				close(drain)
+			}
+			return w.run(ctx, key)
+		}}}, Options{Drain: drain, Settle: func(context.Context, int) bool { called = true; return true }})
+		if called || !sum.Interrupted || len(sum.Waiting) == 0 {
+			t.Errorf("Settle called %v, interrupted %v, waiting %+v: a draining run does not settle", called, sum.Interrupted, sum.Waiting)
+		}
+	})
 }

@@ -30,6 +30,9 @@ type Summary struct {
 	Unsummarizable int          `json:"unsummarizable"` // papers without text
 	// OtherLabels counts [Other] labels among this target's cards.
 	OtherLabels int `json:"other_labels"`
+	// Pending counts cards whose LLM answer waits in a provider's batch;
+	// a Summary with pending cards and no failed ones is not stored.
+	Pending int `json:"pending,omitempty"`
 }
 
 // CardResult is the outcome for one card of a target: a card (written now
@@ -44,8 +47,11 @@ type CardResult struct {
 	Reused    bool   `json:"reused,omitempty"`
 	// Unsummarizable is set when the paper has no text to summarize
 	// (Failure says why); such a source does not fail the target.
-	Unsummarizable bool   `json:"unsummarizable,omitempty"`
-	Failure        string `json:"failure,omitempty"`
+	Unsummarizable bool `json:"unsummarizable,omitempty"`
+	// Pending is set when the card's LLM answer waits in a provider's
+	// batch (Failure says where): not a failure, not done.
+	Pending bool   `json:"pending,omitempty"`
+	Failure string `json:"failure,omitempty"`
 }
 
 // CardFailure is the stored record of a card that could not be written

@@ -77,6 +77,12 @@ type Options struct {
 	// Stop, when closed, stops starting teacher calls (an interrupt);
 	// the Result then says Stopped.
 	Stop <-chan struct{}
+	// Settle, when set, is called after a phase (ideas, traces) left
+	// instances waiting on teacher answers in a provider's batch (batch
+	// mode), with their number; it may end the wait (submit, wait for
+	// the answers) and returns true to ask for those instances again.
+	// Instances still waiting at the end are listed in Result.Pending.
+	Settle func(ctx context.Context, waiting int) bool
 	// Dataset names the input in the dataset card; CounterName says how
 	// tokens were counted (default "estimate").
 	Dataset     string
@@ -123,6 +129,9 @@ type Result struct {
 	// Skipped lists the instances never sent to the teacher because the
 	// budget was spent or Stop was closed.
 	Skipped []string
+	// Pending lists the instances whose teacher answers wait in a
+	// provider's batch: neither rows nor rejects; a later run adds them.
+	Pending []string
 	Stopped bool
 	Report  Report
 }
@@ -165,14 +174,14 @@ func Generate(ctx context.Context, instances []record.Instance, opts Options) (*
 	}
 	g.log.Info("sft: generating", "instances", len(ins), "teacher", opts.Teacher.Model(), "k", opts.NumIdeas, "think", !opts.NoThink)
 
-	if err := g.each(ctx, g.ideas); err != nil {
+	if err := g.phase(ctx, g.ideas); err != nil {
 		return nil, err
 	}
 	if !opts.NoThink {
 		if err := g.openings(ctx); err != nil {
 			return nil, err
 		}
-		if err := g.each(ctx, g.trace); err != nil {
+		if err := g.phase(ctx, g.trace); err != nil {
 			return nil, err
 		}
 	}
@@ -204,6 +213,8 @@ type item struct {
 	ideasAt int // attempts of the ideas call
 	reject  *Reject
 	skipped bool
+	// pending: a teacher answer waits in a provider's batch.
+	pending bool
 }
 
 type input struct {
@@ -305,9 +316,38 @@ func sftTallies(m *llm.Meter) []llm.Tally {
 	return out
 }
 
-// each runs f on every live item with opts.Workers at a time. An error
-// from f stops the run and is returned.
-func (g *generation) each(ctx context.Context, f func(context.Context, *item) error) error {
+// phase runs f on every live item, then, while items wait on answers in
+// a batch and Settle ends their wait, on those items again.
+func (g *generation) phase(ctx context.Context, f func(context.Context, *item) error) error {
+	if err := g.each(ctx, f, func(*item) bool { return true }); err != nil {
+		return err
+	}
+	for g.opts.Settle != nil {
+		n := 0
+		for i := range g.items {
+			if g.items[i].pending {
+				n++
+			}
+		}
+		if n == 0 || !g.opts.Settle(ctx, n) {
+			return nil
+		}
+		again := map[*item]bool{}
+		for i := range g.items {
+			if it := &g.items[i]; it.pending {
+				it.pending, again[it] = false, true
+			}
+		}
+		if err := g.each(ctx, f, func(it *item) bool { return again[it] }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// each runs f on every live item that want takes, with opts.Workers at a
+// time. An error from f stops the run and is returned.
+func (g *generation) each(ctx context.Context, f func(context.Context, *item) error, want func(*item) bool) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	work := make(chan *item)
@@ -328,7 +368,7 @@ func (g *generation) each(ctx context.Context, f func(context.Context, *item) er
 	}
 	for i := range g.items {
 		it := &g.items[i]
-		if it.reject != nil || it.skipped {
+		if it.reject != nil || it.skipped || it.pending || !want(it) {
 			continue
 		}
 		select {
@@ -361,6 +401,9 @@ func (g *generation) failed(it *item, stage string, err error) error {
 	var re *RejectError
 	var ae *llm.APIError
 	switch {
+	case errors.Is(err, llm.ErrPending):
+		it.pending = true // neither a row nor a reject yet
+		return nil
 	case errors.As(err, &re):
 		it.reject = &Reject{InstanceID: it.in.InstanceID, Stage: cmp.Or(re.Stage, stage), Reason: re.Reason, Detail: re.Detail, Attempts: re.Attempts, Raw: re.Raw}
 	case errors.As(err, &ae), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -393,7 +436,7 @@ func (g *generation) ideas(ctx context.Context, it *item) error {
 func (g *generation) openings(ctx context.Context) error {
 	need := 0
 	for i, it := range g.items {
-		if it.cards != nil && it.reject == nil && !it.skipped {
+		if it.cards != nil && it.reject == nil && !it.skipped && !it.pending {
 			need = i + 1
 		}
 	}
@@ -429,7 +472,7 @@ func (g *generation) openings(ctx context.Context) error {
 func (g *generation) noOpening(pool []string, detail string) error {
 	for i := range g.items {
 		it := &g.items[i]
-		if it.cards == nil || it.reject != nil || it.skipped {
+		if it.cards == nil || it.reject != nil || it.skipped || it.pending {
 			continue
 		}
 		switch {
@@ -482,6 +525,11 @@ func (g *generation) finish() *Result {
 		it := &g.items[i]
 		if it.skipped {
 			r.Skipped = append(r.Skipped, it.in.InstanceID)
+			continue
+		}
+		if it.pending || (it.cards == nil && it.reject == nil) {
+			// Waiting on the teacher's answer in a batch.
+			r.Pending = append(r.Pending, it.in.InstanceID)
 			continue
 		}
 		if it.reject != nil {

@@ -239,7 +239,7 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(map[string]any{"openings": ss})
 		content = string(b)
 	case StageTrace:
-		opening := wantOpening.FindStringSubmatch(req.System)[1]
+		opening := wantOpening.FindStringSubmatch(req.User)[1]
 		if f.trace != nil {
 			content = f.trace(req.User, attempt, opening)
 		}

@@ -47,6 +47,7 @@ const KindReject = "sft-reject"
 // (curate sft sets one).
 type LLMTeacher struct {
 	llm         llm.Completer
+	openingsLLM llm.Completer
 	model       string
 	temperature float64
 	store       *store.Store
@@ -68,22 +69,31 @@ type LLMConfig struct {
 	Store        *store.Store
 	RetryRejects bool
 	Logger       *slog.Logger
+	// Openings, when set, answers the openings calls instead of the
+	// teacher's completer: each asks for sentences unlike the ones before
+	// it, so they cannot wait for a batch one after the other (in batch
+	// mode this is the synchronous client; the ideas and traces go in
+	// batches).
+	Openings llm.Completer
 }
 
 var (
 	_ Teacher = (*LLMTeacher)(nil)
 
-	openingsSchema = llm.MustSchema("openings", []byte(`{
-		"type": "object",
-		"properties": {"openings": {"type": "array", "items": {"type": "string"}}},
-		"required": ["openings"],
-		"additionalProperties": false
-	}`))
+	// openingsSchema is byte for byte the literal it replaced, so cache
+	// keys did not change (TestOpeningsSchemaUnchanged).
+	openingsSchema = llm.MustSchemaFor[openingsAnswer]("openings")
 )
+
+// openingsAnswer is the model's answer to the openings prompt.
+type openingsAnswer struct {
+	Openings []string `json:"openings"`
+}
 
 // NewLLMTeacher returns a teacher that asks c.
 func NewLLMTeacher(c llm.Completer, cfg LLMConfig) (*LLMTeacher, error) {
-	t := &LLMTeacher{llm: c, model: cfg.Model, temperature: cfg.Temperature, store: cfg.Store, retry: cfg.RetryRejects, log: cfg.Logger}
+	t := &LLMTeacher{llm: c, openingsLLM: cmp.Or[llm.Completer](cfg.Openings, c), model: cfg.Model, temperature: cfg.Temperature,
+		store: cfg.Store, retry: cfg.RetryRejects, log: cfg.Logger}
 	if t.model == "" {
 		if m, ok := c.(interface{ Model() string }); ok {
 			t.model = m.Model()
@@ -197,7 +207,7 @@ func (t *LLMTeacher) Openings(ctx context.Context, n int, used []string) (*Openi
 			return err
 		},
 	}
-	resp, err := t.complete(ctx, req, func(*llm.InvalidError) string { return ReasonOpening })
+	resp, err := t.completeWith(ctx, t.openingsLLM, req, func(*llm.InvalidError) string { return ReasonOpening })
 	if err != nil {
 		return nil, fmt.Errorf("sft openings: %w", err)
 	}
@@ -211,9 +221,7 @@ func (t *LLMTeacher) Openings(ctx context.Context, n int, used []string) (*Openi
 // parseOpenings checks an openings answer: n single sentences of 4 to 40
 // words, distinct from each other and from seen.
 func parseOpenings(doc json.RawMessage, n int, seen map[string]bool) ([]string, error) {
-	var a struct {
-		Openings []string `json:"openings"`
-	}
+	var a openingsAnswer
 	if err := json.Unmarshal(doc, &a); err != nil {
 		return nil, err
 	}
@@ -241,8 +249,9 @@ func parseOpenings(doc json.RawMessage, n int, seen map[string]bool) ([]string, 
 	return out, nil
 }
 
-// Trace asks for the hindsight trace: the system prompt carries the
-// opening, the user turn the model input and the cards.
+// Trace asks for the hindsight trace: the system prompt is the static
+// instructions (the same for every trace, so the provider's prompt cache
+// serves it), the user turn the model input, the cards and the opening.
 func (t *LLMTeacher) Trace(ctx context.Context, in *Input, cards []record.Card, opening, feedback string) (*Trace, error) {
 	answer, err := gate.Answer(cards)
 	if err != nil {
@@ -280,6 +289,10 @@ type rejectMemo struct {
 // request was rejected before. An unusable answer becomes a *RejectError
 // with the reason reason gives it, and is remembered.
 func (t *LLMTeacher) complete(ctx context.Context, req llm.Request, reason func(*llm.InvalidError) string) (*llm.Response, error) {
+	return t.completeWith(ctx, t.llm, req, reason)
+}
+
+func (t *LLMTeacher) completeWith(ctx context.Context, c llm.Completer, req llm.Request, reason func(*llm.InvalidError) string) (*llm.Response, error) {
 	item := "sft-reject:" + llm.CacheKey(t.model, req)
 	if t.store != nil && !t.retry {
 		var m rejectMemo
@@ -291,7 +304,7 @@ func (t *LLMTeacher) complete(ctx context.Context, req llm.Request, reason func(
 			t.log.Warn("sft: reading a remembered reject failed; asking the teacher", "stage", req.Stage, "err", err)
 		}
 	}
-	resp, err := t.llm.Complete(ctx, req)
+	resp, err := c.Complete(ctx, req)
 	var ie *llm.InvalidError
 	if !errors.As(err, &ie) {
 		return resp, err

@@ -65,6 +65,9 @@ func readme(r *Result, bySplit map[string][]Row) string {
 		}
 		fmt.Fprintf(&b, "| not generated | %d instances (%s; a re-run continues, cached answers are free) |\n", rep.Skipped, why)
 	}
+	if rep.Pending > 0 {
+		fmt.Fprintf(&b, "| not generated yet | %d instances whose teacher answers wait in a provider's batch; a later run adds them |\n", rep.Pending)
+	}
 
 	b.WriteString("\n## Rejects\n\nEvery instance that did not become a row is in `rejects.jsonl` with its stage, reason and the teacher's last answer. ")
 	b.WriteString("An answer that fails a check is sent back to the teacher once with the reason before it is rejected.\n\n| reason | rows |\n|---|---|\n")

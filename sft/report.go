@@ -23,10 +23,13 @@ type Report struct {
 	Gate           GateStats      `json:"gate"`
 	Rejects        map[string]int `json:"rejects"` // by reason
 	Skipped        int            `json:"skipped"`
-	Stopped        bool           `json:"stopped,omitempty"`
-	Length         LengthStats    `json:"length"`
-	Openings       OpeningStats   `json:"openings"`
-	Usage          []UsageLine    `json:"usage"`
+	// Pending counts the instances whose teacher answers wait in a
+	// provider's batch (batch mode): a later run adds them.
+	Pending  int          `json:"pending,omitempty"`
+	Stopped  bool         `json:"stopped,omitempty"`
+	Length   LengthStats  `json:"length"`
+	Openings OpeningStats `json:"openings"`
+	Usage    []UsageLine  `json:"usage"`
 	// Cost is the dollars spent on teacher calls in this run; nil when a
 	// model used has no price.
 	Cost   *float64 `json:"cost_usd"`
@@ -72,7 +75,9 @@ type UsageLine struct {
 	CachedCalls  int64    `json:"cached_calls"`
 	Failures     int64    `json:"failures"`
 	InputTokens  int64    `json:"input_tokens"`
+	CachedTokens int64    `json:"cached_input_tokens"` // of InputTokens, read from the provider's prompt cache
 	OutputTokens int64    `json:"output_tokens"`
+	BatchCalls   int64    `json:"batch_calls,omitempty"`
 	Estimated    bool     `json:"estimated,omitempty"`
 	Cost         *float64 `json:"cost_usd"`
 }
@@ -123,6 +128,7 @@ func (rep *Report) fill(r *Result, g *generation) {
 		}
 	}
 	rep.Skipped = len(r.Skipped)
+	rep.Pending = len(r.Pending)
 	rep.Stopped = r.Stopped
 	if rep.Gate.Checked > 0 {
 		rep.Gate.PassRate = float64(rep.Gate.Passed) / float64(rep.Gate.Checked)
@@ -136,8 +142,9 @@ func usage(m *llm.Meter, prices llm.Prices) ([]UsageLine, *float64, *float64) {
 	cost, saved, priced := 0.0, 0.0, true
 	for _, t := range sftTallies(m) {
 		l := UsageLine{Stage: t.Stage, Model: t.Model, Calls: t.Calls, CachedCalls: t.CachedCalls, Failures: t.Failures,
-			InputTokens: t.Spent.PromptTokens, OutputTokens: t.Spent.CompletionTokens, Estimated: t.Spent.Estimated}
-		c, ok1 := prices.Cost(t.Model, t.Spent)
+			InputTokens: t.Spent.PromptTokens, CachedTokens: t.Spent.CachedTokens, OutputTokens: t.Spent.CompletionTokens,
+			BatchCalls: t.BatchCalls, Estimated: t.Spent.Estimated}
+		c, ok1 := prices.TallyCost(t) // batch calls at the batch price
 		s, ok2 := prices.Cost(t.Model, t.Saved)
 		switch {
 		case llm.IsHeuristic(t.Model):

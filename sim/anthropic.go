@@ -60,6 +60,8 @@ type anthropicBatch struct {
 	ResultsURL        *string        `json:"results_url"`
 
 	polls    int
+	created  time.Time
+	gone     bool // results dropped (DropBatchResults)
 	requests []anthropicBatchRequest
 	results  []byte
 	base     string
@@ -177,8 +179,12 @@ func (a *anthropicAPI) handle(rw http.ResponseWriter, r *http.Request, body []by
 			writeJSON(rw, a.poll(b))
 		case action == "results" && r.Method == http.MethodGet:
 			a.mu.Lock()
-			res := b.results
+			res, gone := b.results, b.gone
 			a.mu.Unlock()
+			if gone {
+				anthropicError(rw, http.StatusNotFound, "not_found_error", "results of batch "+id+" are no longer available")
+				return
+			}
 			if res == nil {
 				anthropicError(rw, http.StatusBadRequest, "invalid_request_error", "batch "+id+" has not ended")
 				return
@@ -325,7 +331,7 @@ func (a *anthropicAPI) create(rw http.ResponseWriter, r *http.Request, body []by
 		ID: fmt.Sprintf("msgbatch_sim%06d", n+1), Type: "message_batch", ProcessingStatus: "in_progress",
 		RequestCounts: map[string]int{"processing": len(req.Requests), "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0},
 		CreatedAt:     created.Format(time.RFC3339), ExpiresAt: created.Add(24 * time.Hour).Format(time.RFC3339),
-		requests: req.Requests, base: "http://" + r.Host,
+		requests: req.Requests, base: "http://" + r.Host, created: created,
 	}
 	a.batches[b.ID] = b
 	a.order = append(a.order, b.ID)
@@ -340,7 +346,7 @@ func (a *anthropicAPI) poll(b *anthropicBatch) *anthropicBatch {
 	defer a.mu.Unlock()
 	a.book.poll()
 	b.polls++
-	if (b.ProcessingStatus == "in_progress" && b.polls >= 3) || b.ProcessingStatus == "canceling" {
+	if (b.ProcessingStatus == "in_progress" && b.polls >= 3 && time.Since(b.created) >= a.svc.Limits().BatchDuration) || b.ProcessingStatus == "canceling" {
 		a.finish(b)
 	}
 	c := *b

@@ -63,3 +63,36 @@ func (s *Service) BatchStats() BatchStats {
 	}
 	return s.batches()
 }
+
+// DropBatchResults makes service name (LLM or Anthropic) forget the
+// results of the batches that have ended, as the providers do after a
+// while (Anthropic keeps them 29 days): asking for them gets a 404.
+func (s *Servers) DropBatchResults(name string) {
+	if svc := s.services[name]; svc != nil && svc.dropResults != nil {
+		svc.dropResults()
+	}
+}
+
+// dropResults forgets the output files of the batches that have ended.
+func (a *openAIAPI) dropResults() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, b := range a.batches {
+		for _, id := range []*string{b.OutputFileID, b.ErrorFileID} {
+			if id != nil {
+				delete(a.files, *id)
+			}
+		}
+	}
+}
+
+// dropResults forgets the results of the batches that have ended.
+func (a *anthropicAPI) dropResults() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, b := range a.batches {
+		if b.results != nil {
+			b.results, b.gone = nil, true
+		}
+	}
+}

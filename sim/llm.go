@@ -95,7 +95,9 @@ var (
 )
 
 // Answer returns the simulated model's answer to a prompt (the first user
-// message): a classification, a gold card or a source card. With invalid
+// message): a classification, a gold card or a source card, the SFT
+// teacher's ideas, openings or thinking trace, a topic's tag or a paper's
+// idea-only rewrite (see teacher.go). With invalid
 // set it returns an unusable answer instead, of a kind chosen by salt:
 // prose instead of JSON, JSON that breaks the schema, or JSON that breaks
 // the stage's rules.
@@ -109,6 +111,16 @@ func Answer(user string, invalid bool, salt string) string {
 		}
 	}
 	switch {
+	case strings.HasPrefix(user, tagTask):
+		return tagAnswer(user, variant)
+	case strings.Contains(user, rewriteCard):
+		return rewriteAnswer(user, variant)
+	case strings.Contains(user, traceIdeas):
+		return traceAnswer(user, variant)
+	case openingsN.MatchString(user):
+		return openingsAnswer(user, variant)
+	case ideasCount.MatchString(user):
+		return ideasAnswer(user, variant)
 	case classifyN.MatchString(user):
 		return classifyAnswer(user, variant)
 	case strings.Contains(user, sourceCard):
@@ -156,8 +168,7 @@ var labelRationale = map[string]string{
 }
 
 // classifyAnswer decides each listed reference from the sentences that
-// mention it: a cue phrase (see cuePhrases) makes it a source, quoted by
-// the sentence that carries the cue.
+// mention it (see classifyRef).
 func classifyAnswer(user string, variant int) string {
 	n, _ := strconv.Atoi(classifyN.FindStringSubmatch(user)[1])
 	mentions := map[int][]string{}
@@ -179,19 +190,7 @@ func classifyAnswer(user string, variant int) string {
 		References []classifiedRef `json:"references"`
 	}{References: []classifiedRef{}}
 	for k := 1; k <= n; k++ {
-		ref := classifiedRef{N: k, Role: RoleOther, Labels: []string{}, Quotes: []string{}}
-	find:
-		for _, m := range mentions[k] {
-			for _, label := range sourceLabels {
-				if strings.Contains(m, cuePhrases[label]) {
-					// A careful reader's rationale is about the reference,
-					// not a stock phrase: it names what the sentence says.
-					ref.Role, ref.Labels = RoleSource, []string{label}
-					ref.Rationale, ref.Quotes = labelRationale[label]+" The text says: "+clipWords(m, 12), []string{m}
-					break find
-				}
-			}
-		}
+		ref := classifyRef(k, mentions[k])
 		out.References = append(out.References, ref)
 	}
 	switch variant {
@@ -206,6 +205,48 @@ func classifyAnswer(user string, variant int) string {
 	}
 	b, _ := json.Marshal(out)
 	return string(b)
+}
+
+// readerCues are how papers other than the world's say that a reference
+// is a source (the demo corpus's, for one): read when no mention of a
+// reference has the world's own cue phrases.
+var readerCues = []struct {
+	label string
+	re    *regexp.Regexp
+}{
+	{"extends", regexp.MustCompile(`(?i)\bwe (extend|generali[sz]e)\b|\ban extension of\b`)},
+	{"foundation", regexp.MustCompile(`(?i)\b(we |our \w+ )?buil(d|ds|t) (directly )?(on|upon)\b|\bis based on\b`)},
+	{"exposes_gap", regexp.MustCompile(`(?i)\bhowever\b.*\b(fail|fails|failed|cannot)\b|\bbreaks? down\b|\bleaves? open\b`)},
+	{"motivates", regexp.MustCompile(`(?i)\bmotivat(e|es|ed)\b|\binspired by\b|\bfirst raised\b`)},
+}
+
+// classifyRef decides reference k from its mention sentences: the first
+// that carries a cue phrase of the world (cuePhrases), else of a reader
+// (readerCues), makes it a source, quoted by that sentence.
+func classifyRef(k int, mentions []string) classifiedRef {
+	ref := classifiedRef{N: k, Role: RoleOther, Labels: []string{}, Quotes: []string{}}
+	source := func(label, m string) classifiedRef {
+		// A careful reader's rationale is about the reference, not a
+		// stock phrase: it names what the sentence says.
+		ref.Role, ref.Labels = RoleSource, []string{label}
+		ref.Rationale, ref.Quotes = labelRationale[label]+" The text says: "+clipWords(m, 12), []string{m}
+		return ref
+	}
+	for _, m := range mentions {
+		for _, label := range sourceLabels {
+			if strings.Contains(m, cuePhrases[label]) {
+				return source(label, m)
+			}
+		}
+	}
+	for _, m := range mentions {
+		for _, c := range readerCues {
+			if c.re.MatchString(m) {
+				return source(c.label, m)
+			}
+		}
+	}
+	return ref
 }
 
 // clipWords returns the first n words of s, with an ellipsis when cut.

@@ -66,8 +66,9 @@ type openAIBatch struct {
 		Failed    int `json:"failed"`
 	} `json:"request_counts"`
 
-	polls int
-	lines []openAILine
+	polls   int
+	created time.Time
+	lines   []openAILine
 }
 
 type openAILine struct {
@@ -350,7 +351,7 @@ func (a *openAIAPI) create(rw http.ResponseWriter, body []byte) {
 	b := &openAIBatch{
 		ID: fmt.Sprintf("batch_sim%06d", len(a.batches)+1), Object: "batch", Endpoint: req.Endpoint,
 		InputFileID: req.InputFileID, CompletionWindow: "24h", Status: "validating", CreatedAt: time.Now().Unix(),
-		Metadata: req.Metadata,
+		Metadata: req.Metadata, created: time.Now(),
 	}
 	a.batches[b.ID] = b
 	a.order = append(a.order, b.ID)
@@ -411,7 +412,7 @@ func (a *openAIAPI) poll(b *openAIBatch) *openAIBatch {
 			b.Status = "in_progress"
 		}
 	case "in_progress":
-		if b.polls >= 3 {
+		if b.polls >= 3 && time.Since(b.created) >= a.svc.Limits().BatchDuration {
 			b.Status = "finalizing"
 		}
 	case "finalizing":

@@ -191,9 +191,9 @@ func buildService(name string, lit Literature, opt Options) (*Service, *Grobid, 
 	svc := newService(name, seed, h)
 	switch {
 	case openai != nil:
-		openai.svc, svc.batches = svc, openai.book.stats
+		openai.svc, svc.batches, svc.dropResults = svc, openai.book.stats, openai.dropResults
 	case anthropic != nil:
-		anthropic.svc, svc.batches = svc, anthropic.book.stats
+		anthropic.svc, svc.batches, svc.dropResults = svc, anthropic.book.stats, anthropic.dropResults
 	}
 	svc.SetLimits(opt.Limits[name])
 	svc.SetFaults(opt.Faults[name])

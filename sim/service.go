@@ -35,6 +35,10 @@ type Limits struct {
 	// Latency delays every real answer (not the faults): the service's
 	// time to think. Jitter adds a uniform extra in [0, Jitter).
 	Latency, Jitter time.Duration
+	// BatchDuration is how long a batch of the LLM services stays in
+	// progress at least, from its creation (it also takes a few polls):
+	// the provider's hours, shortened.
+	BatchDuration time.Duration
 }
 
 // Faults are the misbehaviours a Service injects. Decisions are drawn
@@ -203,8 +207,10 @@ type Service struct {
 	identify func(r *http.Request, body []byte) (key, task, note string)
 	// fault writes the service's own answer for an error status.
 	fault func(w http.ResponseWriter, status int)
-	// batches reports the batch API's counts (the LLMs).
-	batches func() BatchStats
+	// batches reports the batch API's counts (the LLMs); dropResults
+	// forgets the results of ended batches.
+	batches     func() BatchStats
+	dropResults func()
 
 	mu       sync.Mutex
 	limits   Limits

@@ -199,6 +199,9 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	var problems []string
 	for i, r := range append([]record.CardResult{res.Gold}, res.Sources...) {
 		switch {
+		case r.Pending:
+			res.Pending++
+			continue
 		case r.Card != nil && r.Reused:
 			res.Reused++
 		case r.Card != nil:
@@ -218,6 +221,13 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 			}
 			problems = append(problems, what+": "+r.Failure)
 		}
+	}
+	if res.Pending > 0 && len(problems) == 0 {
+		// The target's summary is not finished: nothing is stored for it
+		// (its written cards are), and the ledger says it waits.
+		// A pass that finds the answers still out is no new attempt.
+		s.end(ctx, key, store.StatusPending, fmt.Sprintf("%d cards wait on LLM batches", res.Pending), res.Written > 0)
+		return res, nil
 	}
 	if _, err := s.Store.PutJSON(ctx, key, record.Summaries.Name(), res, map[string]string{"model": model}); err != nil {
 		s.mark(ctx, key, store.StatusFailed, err.Error())
@@ -327,6 +337,11 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 	c, err := s.summarize(ctx, in, cardKind, model)
 	if (errors.Is(err, ErrNoText) || errors.Is(err, ErrTooLittleText)) && stale == nil {
 		res.Unsummarizable, res.Failure = true, err.Error()
+		return res
+	}
+	if errors.Is(err, llm.ErrPending) {
+		// Not written yet, not failed: a later pass or run collects it.
+		res.Pending, res.Failure = true, err.Error()
 		return res
 	}
 	if err != nil {

@@ -28,31 +28,25 @@ var ErrNoText = errors.New("no text to summarize: neither body text nor an abstr
 //go:embed prompts/*.prompt
 var promptFS embed.FS
 
+// goldAnswer and sourceAnswer are the model's answers; their schemas ask
+// for every field, non-empty. They are byte for byte the literals they
+// replaced, so cache keys did not change (TestCardSchemasUnchanged).
+type goldAnswer struct {
+	ProblemGap  string `json:"problem_gap"`
+	CoreClaim   string `json:"core_claim"`
+	Method      string `json:"method"`
+	Inspiration string `json:"inspiration"`
+}
+
+type sourceAnswer struct {
+	goldAnswer
+	Results   string `json:"results"`
+	Takeaways string `json:"takeaways"`
+}
+
 var (
-	goldSchema = llm.MustSchema("gold_card", []byte(`{
-		"type": "object",
-		"properties": {
-			"problem_gap": {"type": "string", "minLength": 1},
-			"core_claim": {"type": "string", "minLength": 1},
-			"method": {"type": "string", "minLength": 1},
-			"inspiration": {"type": "string", "minLength": 1}
-		},
-		"required": ["problem_gap", "core_claim", "method", "inspiration"],
-		"additionalProperties": false
-	}`))
-	sourceSchema = llm.MustSchema("source_card", []byte(`{
-		"type": "object",
-		"properties": {
-			"problem_gap": {"type": "string", "minLength": 1},
-			"core_claim": {"type": "string", "minLength": 1},
-			"method": {"type": "string", "minLength": 1},
-			"inspiration": {"type": "string", "minLength": 1},
-			"results": {"type": "string", "minLength": 1},
-			"takeaways": {"type": "string", "minLength": 1}
-		},
-		"required": ["problem_gap", "core_claim", "method", "inspiration", "results", "takeaways"],
-		"additionalProperties": false
-	}`))
+	goldSchema   = llm.MustSchemaFor[goldAnswer]("gold_card", llm.NonEmptyStrings())
+	sourceSchema = llm.MustSchemaFor[sourceAnswer]("source_card", llm.NonEmptyStrings())
 )
 
 // Input is the paper a card is written from.

@@ -197,6 +197,10 @@ type Result struct {
 	// Candidates counts the kept groups the selection chose from.
 	Candidates int
 	Topics     []Topic // the selection, in order
+	// Pending lists the selected topics whose LLM tag waits in a
+	// provider's batch (batch mode); their Tag is empty until a later
+	// build collects it.
+	Pending []string
 }
 
 // Builder builds topics from citation graphs. Its zero value builds with
@@ -284,6 +288,10 @@ func (b *Builder) Build(ctx context.Context, graphs []*record.Graph, excluded []
 	for rank, p := range picks {
 		g := candGroups[p.Index]
 		t, err := b.topic(ctx, g, byID, refs, cards)
+		if errors.Is(err, llm.ErrPending) {
+			res.Pending = append(res.Pending, g.ID)
+			err = nil
+		}
 		if err != nil {
 			return nil, fmt.Errorf("build topics: %s: %w", g.ID, err)
 		}
@@ -378,7 +386,7 @@ func (b *Builder) topic(ctx context.Context, g Group, seeds map[string]Seed, ref
 	}
 	tag, err := WriteTag(ctx, b.LLM, b.Model, in)
 	if err != nil {
-		return t, err
+		return t, err // an answer pending in a batch too: the topic has no tag yet
 	}
 	if tag.Fallback != "" {
 		b.log().Warn("topic tag fell back to the heuristic", "topic", g.ID, "reason", tag.Fallback)

@@ -35,14 +35,14 @@ const (
 //go:embed prompts/tag.prompt
 var promptFS embed.FS
 
-func tagSchema() *llm.Schema {
-	return llm.MustSchema("topic_tag", []byte(`{
-		"type": "object",
-		"properties": {"tag": {"type": "string", "minLength": 1, "maxLength": 100}},
-		"required": ["tag"],
-		"additionalProperties": false
-	}`))
+// tagAnswer is the model's answer. Its schema is byte for byte the
+// literal it replaced, so cache keys did not change
+// (TestTagSchemaUnchanged).
+type tagAnswer struct {
+	Tag string `json:"tag"`
 }
+
+var tagSchema = llm.MustSchemaFor[tagAnswer]("topic_tag", llm.At("tag", llm.MinLength(1), llm.MaxLength(maxTagBytes)))
 
 // TagInput is what a tag is written from.
 type TagInput struct {
@@ -91,7 +91,7 @@ func WriteTag(ctx context.Context, c llm.Completer, model string, in TagInput) (
 	}
 	resp, err := c.Complete(ctx, llm.Request{
 		Stage: StageName, PromptVersion: p.Version, System: system, User: user,
-		Schema: tagSchema(), Validate: validateTag, MaxTokens: 200,
+		Schema: tagSchema, Validate: validateTag, MaxTokens: 200,
 	})
 	var ie *llm.InvalidError
 	if errors.As(err, &ie) {
@@ -101,7 +101,7 @@ func WriteTag(ctx context.Context, c llm.Completer, model string, in TagInput) (
 	if err != nil {
 		return Tag{}, fmt.Errorf("tag topic: %w", err)
 	}
-	var a struct{ Tag string }
+	var a tagAnswer
 	if err := json.Unmarshal(resp.JSON, &a); err != nil {
 		return Tag{}, fmt.Errorf("tag topic: %w", err)
 	}
@@ -116,9 +116,7 @@ func cleanTag(s string) string {
 // validateTag rejects a tag that is empty, on several lines, or longer
 // than maxTagWords words or maxTagBytes bytes.
 func validateTag(doc json.RawMessage) error {
-	var a struct {
-		Tag string `json:"tag"`
-	}
+	var a tagAnswer
 	if err := json.Unmarshal(doc, &a); err != nil {
 		return err
 	}

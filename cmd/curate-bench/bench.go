@@ -20,6 +20,8 @@ type results struct {
 	Rate    []*rateResult   `json:"rate,omitempty"`
 	Memory  []*memoryResult `json:"memory,omitempty"`
 	Noop    *noopResult     `json:"noop,omitempty"`
+	// Providers: the same run through each simulated LLM API and mode.
+	Providers []*providerResult `json:"providers,omitempty"`
 }
 
 // serviceRow is one service's traffic in a run and the lower bound it sets.
@@ -326,6 +328,7 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 // print writes the figures as the README shows them.
 func (r *results) print(w io.Writer) {
 	fmt.Fprintf(w, "Machine: %s\n\n", r.Machine)
+	printProviders(w, r.Providers)
 	for _, rr := range r.Rate {
 		fmt.Fprintf(w, "Rate efficiency, %d targets, arXiv and ar5iv answering in %s:\n\n", rr.Targets, rr.ArxivLat)
 		fmt.Fprintf(w, "| service | limit | requests | 429s | bound: requests ÷ rate | one at a time: requests × latency |\n|---|---|---|---|---|---|\n")

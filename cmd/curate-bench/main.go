@@ -9,6 +9,10 @@
 //   - memory: the peak RSS of `curate run` on 5,000 simulated targets.
 //   - noop: `curate run` again on that store: the requests it makes (zero
 //     is the aim) and its wall time.
+//   - providers: the rate benchmark's world through the simulated OpenAI
+//     and Anthropic APIs, in sync mode without and with prompt caching
+//     and in batch mode: cost and wall time per stage, and the share of
+//     input tokens served from the prompt cache.
 //
 // curate runs as a subprocess (the binary given with -curate, else one
 // built into the work directory), so its peak RSS is its own; the
@@ -16,7 +20,7 @@
 //
 // Usage:
 //
-//	curate-bench [flags] [rate|memory|all]
+//	curate-bench [flags] [rate|memory|providers|all]
 //	curate-bench [flags] serve   # start the services, print curate's flags, wait
 package main
 
@@ -59,14 +63,14 @@ func main() {
 	flag.StringVar(&opt.work, "work", "", "work directory for stores and the binary (default: a temporary directory, removed after)")
 	flag.StringVar(&opt.out, "out", "", "also write the results as JSON to this file")
 	flag.Uint64Var(&opt.seed, "seed", 1, "seed of the simulated world")
-	flag.IntVar(&opt.rateTargets, "rate-targets", 200, "targets of the rate benchmark")
+	flag.IntVar(&opt.rateTargets, "rate-targets", 200, "targets of the rate and providers benchmarks")
 	flag.IntVar(&opt.memTargets, "memory-targets", 5000, "targets of the memory and no-op benchmarks")
 	flag.StringVar(&opt.arxivLat, "arxiv-latency", "20ms,150ms", "latencies of the simulated arXiv and ar5iv, one rate run each")
 	flag.StringVar(&opt.memLimit, "memlimit", "250MiB", "also run the memory benchmark with this GOMEMLIMIT (empty: skip)")
 	flag.BoolVar(&opt.keep, "keep", false, "keep the work directory")
 	flag.BoolVar(&opt.verbose, "v", false, "show curate's stderr")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: curate-bench [flags] [rate|memory|all|serve]\n\nflags:\n")
+		fmt.Fprintf(os.Stderr, "usage: curate-bench [flags] [rate|memory|providers|all|serve]\n\nflags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -115,6 +119,10 @@ func run(ctx context.Context, opt *options, what string) error {
 		if err := benchMemory(ctx, opt, res); err != nil {
 			return err
 		}
+	case "providers":
+		if err := benchProviders(ctx, opt, res); err != nil {
+			return err
+		}
 	case "all":
 		if err := benchRate(ctx, opt, res); err != nil {
 			return err
@@ -122,8 +130,11 @@ func run(ctx context.Context, opt *options, what string) error {
 		if err := benchMemory(ctx, opt, res); err != nil {
 			return err
 		}
+		if err := benchProviders(ctx, opt, res); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("unknown benchmark %q (rate, memory, all, serve)", what)
+		return fmt.Errorf("unknown benchmark %q (rate, memory, providers, all, serve)", what)
 	}
 	res.print(os.Stdout)
 	if opt.out != "" {

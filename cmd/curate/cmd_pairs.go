@@ -94,9 +94,24 @@ func (c *pairsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if a.LLM != nil && !llm.IsHeuristic(a.Model) {
 		rw = pairs.LLM{Client: a.LLM, Model: a.Model}
 	}
-	res, err := pairs.Build(ctx, a.Store, rw, c.opt)
+	var res *pairs.Result
+	waiting, batches, err := a.Passes(ctx, func(ctx context.Context) (int, error) {
+		var err error
+		if res, err = pairs.Build(ctx, a.Store, rw, c.opt); err != nil {
+			return 0, err
+		}
+		return len(res.Pending), nil
+	})
 	if err != nil {
 		return err
+	}
+	if waiting > 0 {
+		// Pairs are chosen in order, each paper once: until every rewrite
+		// is in, the set is not known. Nothing is written.
+		printUsage(env.stderr, a.Meter, a.Prices)
+		printBatches(env.stderr, batches)
+		fmt.Fprintf(env.stderr, "curate pairs: %d rewrites wait on LLM answers; nothing written to %s\n", waiting, c.out)
+		return app.PendingError(waiting, "rewrite", batches)
 	}
 	if err := pairs.Write(ctx, c.out, res, pairs.WriteOptions{Version: version, Compression: codec}); err != nil {
 		if errors.Is(err, publish.ErrLocked) {
@@ -120,6 +135,7 @@ func (c *pairsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "%d targets have no influentialCitationCount in their stored Semantic Scholar record and cannot be paired\n", n)
 	}
 	printUsage(env.stderr, a.Meter, a.Prices)
+	printBatches(env.stderr, batches)
 	if ctx.Err() != nil {
 		return app.Fail(app.ErrInterrupted, ctx.Err())
 	}

@@ -121,10 +121,13 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids []string) error 
 }
 
 // completed reports whether a run that returned err finished its work,
-// some targets failing perhaps, so that its results may be published.
-// Usage errors, a refused lock, an interrupted run and a run that could not
-// go on publish nothing.
-func completed(err error) bool { return err == nil || errors.Is(err, app.ErrIncomplete) }
+// some targets failing or waiting on LLM batches perhaps, so that what it
+// finished may be published (waiting targets are listed as such in the
+// dataset's dropped targets). Usage errors, a refused lock, an interrupted
+// run and a run that could not go on publish nothing.
+func completed(err error) bool {
+	return err == nil || errors.Is(err, app.ErrIncomplete) || errors.Is(err, app.ErrPending)
+}
 
 // runStages runs the named stages over keys with a progress bar and prints
 // what happened; invalid IDs count as failed targets. onEvent, when set,

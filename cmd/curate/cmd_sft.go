@@ -147,22 +147,34 @@ func (c *sftCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		o.Counter, o.CounterName = tok, "tokenizer "+c.tokenizer
 	}
 
+	var opened *app.App // the store and LLM client, unless heuristic
 	if heuristic {
 		o.Teacher = sft.Heuristic{}
 	} else {
 		lc := c.llm.config(env)
 		lc.Client.InvalidRetries = 1 // the recipe: retried once with the reason, then rejected
+		if lc.Mode == llm.ModeBatch {
+			// Batches are checked against the budget before they go,
+			// with what is submitted and not answered yet counted.
+			lc.BudgetUSD = budget
+		}
 		a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Net: c.net.config(), LLM: lc, Drain: env.drain})
 		if err != nil {
 			return err
 		}
 		defer a.Close()
 		o.Meter = a.Meter // the client's
-		if o.Teacher, err = sft.NewLLMTeacher(a.Client, sft.LLMConfig{
-			Temperature: tempFlag(c.temperature), Store: a.Store, RetryRejects: c.retryRejects, Logger: log,
+		teacher := llm.Completer(a.Client)
+		if a.Batcher != nil {
+			teacher, o.Settle = a.Batcher, a.Settle
+			a.CollectBatches(ctx)
+		}
+		if o.Teacher, err = sft.NewLLMTeacher(teacher, sft.LLMConfig{
+			Temperature: tempFlag(c.temperature), Store: a.Store, RetryRejects: c.retryRejects, Logger: log, Openings: a.Client,
 		}); err != nil {
 			return err
 		}
+		opened = a
 	}
 
 	r, err := sft.Run(ctx, c.dataset, c.out, o, sft.WriteOptions{ShardRows: c.shardRows, Version: version, Compression: c.codec})
@@ -174,6 +186,13 @@ func (c *sftCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	printSFT(env, r, c.out)
 	printUsage(env.stderr, o.Meter, prices)
+	if opened != nil && opened.Batcher != nil {
+		bs := opened.EndBatches(ctx)
+		printBatches(env.stderr, bs)
+		if len(r.Pending) > 0 && !r.Stopped {
+			return app.PendingError(len(r.Pending), "instance", bs)
+		}
+	}
 	if r.Stopped {
 		fmt.Fprintf(env.stderr, "curate sft: stopped before the end; nothing written. Run again to resume: answers so far are cached.\n")
 		return app.Fail(app.ErrInterrupted, errors.New("stopped"))
@@ -263,6 +282,9 @@ func printSFT(env *cmdEnv, r *sft.Result, out string) {
 	}
 	if rep.Skipped > 0 {
 		fmt.Fprintf(w, "not generated: %d instances (budget or stop); a re-run continues where this one stopped\n", rep.Skipped)
+	}
+	if rep.Pending > 0 {
+		fmt.Fprintf(w, "not generated yet: %d instances whose teacher answers wait in LLM batches; a later run adds them\n", rep.Pending)
 	}
 }
 

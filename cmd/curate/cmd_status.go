@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,10 +9,12 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/store"
 )
 
@@ -61,8 +64,27 @@ type storeStatus struct {
 	Stages   map[string]map[string]int `json:"stages"`
 	Failures []entry                   `json:"failures"`
 	// Suspect lists the targets held back as implausible, with why.
-	Suspect []entry         `json:"suspect"`
-	LastRun json.RawMessage `json:"last_run,omitempty"`
+	Suspect []entry `json:"suspect"`
+	// Waiting lists the items whose stage waits on LLM answers in a
+	// provider's batch (ledger status pending).
+	Waiting []entry `json:"waiting"`
+	// Batches are the LLM batches not yet collected, oldest first;
+	// BatchRequests counts the batch ledger's requests by stage and state.
+	Batches       []batchEntry              `json:"llm_batches"`
+	BatchRequests map[string]map[string]int `json:"llm_batch_requests"`
+	LastRun       json.RawMessage           `json:"last_run,omitempty"`
+}
+
+// batchEntry is a pending LLM batch as status prints it.
+type batchEntry struct {
+	ID        string    `json:"id"`
+	Remote    string    `json:"remote,omitempty"`
+	Provider  string    `json:"provider"`
+	Model     string    `json:"model"`
+	State     string    `json:"state"`
+	Requests  int       `json:"requests"`
+	Submitted time.Time `json:"submitted"`
+	AgeSec    int64     `json:"age_seconds"`
 }
 
 // Run prints the ledger's counts per stage and status, in pipeline order,
@@ -78,7 +100,7 @@ func (c *statusCmd) Run(ctx context.Context, env *cmdEnv, _ []string) error {
 		return err
 	}
 	defer st.Close()
-	s := storeStatus{Store: st.Dir(), Failures: []entry{}, Suspect: []entry{}}
+	s := storeStatus{Store: st.Dir(), Failures: []entry{}, Suspect: []entry{}, Waiting: []entry{}, Batches: []batchEntry{}}
 	if s.Stages, err = st.Counts(ctx); err != nil {
 		return err
 	}
@@ -105,6 +127,22 @@ func (c *statusCmd) Run(ctx context.Context, env *cmdEnv, _ []string) error {
 			return err
 		}
 		s.Suspect = append(s.Suspect, entries(suspect)...)
+		waiting, err := st.ByStatus(ctx, name, store.StatusPending)
+		if err != nil {
+			return err
+		}
+		s.Waiting = append(s.Waiting, entries(waiting)...)
+	}
+	pending, err := llm.PendingBatches(ctx, st)
+	if err != nil {
+		return err
+	}
+	for _, b := range pending {
+		s.Batches = append(s.Batches, batchEntry{ID: b.ID, Remote: b.Remote, Provider: b.Provider, Model: b.Model, State: b.State,
+			Requests: b.Requests, Submitted: b.Created.UTC(), AgeSec: int64(b.Age.Seconds())})
+	}
+	if s.BatchRequests, err = st.BatchRequestCounts(ctx); err != nil {
+		return err
 	}
 	if v, err := st.Value(ctx, app.RunSummaryKey); err == nil {
 		s.LastRun = v
@@ -124,7 +162,7 @@ func (c *statusCmd) Run(ctx context.Context, env *cmdEnv, _ []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "stage\tdone\tsuspect\tfailed\trunning\tinterrupted\tpending\tskipped")
+	fmt.Fprintln(tw, "stage\tdone\tsuspect\tfailed\trunning\tinterrupted\twaiting\tskipped")
 	for _, name := range stages {
 		c := s.Stages[name]
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", name, c[store.StatusDone], c[store.StatusSuspect], c[store.StatusFailed],
@@ -133,15 +171,43 @@ func (c *statusCmd) Run(ctx context.Context, env *cmdEnv, _ []string) error {
 	tw.Flush()
 	c.list(env, "held back as suspect", "; curate run --include-suspect keeps them", s.Suspect)
 	c.list(env, "failures", "", s.Failures)
+	c.list(env, "waiting on LLM batches", "; the next run collects them", s.Waiting)
+	c.batches(env, s)
 	if len(s.LastRun) > 0 {
 		var rec app.RunRecord
 		if err := json.Unmarshal(s.LastRun, &rec); err == nil && rec.Summary != nil {
 			sum := rec.Summary
-			fmt.Fprintf(env.stdout, "\nlast run: %s, %s; %d of %d targets through every stage, %d failed, %d held back; model %s\n",
-				sum.Started.UTC().Format(time.RFC3339), sum.Wall.Round(time.Millisecond), sum.Completed, sum.Targets, len(sum.Failures), len(sum.Held), rec.Model)
+			fmt.Fprintf(env.stdout, "\nlast run: %s, %s; %d of %d targets through every stage, %d failed, %d held back, %d waiting on LLM batches; model %s\n",
+				sum.Started.UTC().Format(time.RFC3339), sum.Wall.Round(time.Millisecond), sum.Completed, sum.Targets, len(sum.Failures), len(sum.Held), len(sum.Waiting), rec.Model)
 		}
 	}
 	return nil
+}
+
+// batches prints the pending LLM batches, their age and requests, and the
+// batch ledger's requests by stage and state.
+func (c *statusCmd) batches(env *cmdEnv, s storeStatus) {
+	if len(s.Batches) > 0 {
+		fmt.Fprintf(env.stdout, "\nLLM batches pending (%d):\n", len(s.Batches))
+		tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  batch\tprovider batch\tprovider\tmodel\tstate\trequests\tsubmitted\tage")
+		for _, b := range s.Batches {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", b.ID, cmp.Or(b.Remote, "-"), b.Provider, b.Model, b.State, b.Requests,
+				b.Submitted.Format(time.RFC3339), (time.Duration(b.AgeSec) * time.Second).String())
+		}
+		tw.Flush()
+	}
+	if len(s.BatchRequests) == 0 {
+		return
+	}
+	fmt.Fprintln(env.stdout, "\nLLM batch requests in the ledger (answered ones leave it):")
+	for _, stage := range sortedKeys(s.BatchRequests) {
+		var parts []string
+		for _, state := range sortedKeys(s.BatchRequests[stage]) {
+			parts = append(parts, fmt.Sprintf("%s %d", state, s.BatchRequests[stage][state]))
+		}
+		fmt.Fprintf(env.stdout, "  %s\t%s\n", stage, strings.Join(parts, ", "))
+	}
 }
 
 func (c *statusCmd) list(env *cmdEnv, what, hint string, es []entry) {

@@ -95,9 +95,24 @@ func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	b := &topics.Builder{Store: a.Store, LLM: a.LLM, Model: a.Model, Meter: a.Meter, Log: a.Log}
-	res, err := b.Build(ctx, graphs, excluded, c.opt)
+	var res *topics.Result
+	waiting, batches, err := a.Passes(ctx, func(ctx context.Context) (int, error) {
+		var err error
+		res, err = b.Build(ctx, graphs, excluded, c.opt)
+		if err != nil {
+			return 0, err
+		}
+		return len(res.Pending), nil
+	})
 	if err != nil {
 		return err
+	}
+	if waiting > 0 {
+		// Topics without their tags are not written: the next run has them.
+		printUsage(env.stderr, a.Meter, a.Prices)
+		printBatches(env.stderr, batches)
+		fmt.Fprintf(env.stderr, "curate topics: %d of %d selected topics wait on their LLM tag; nothing written to %s\n", waiting, len(res.Topics), c.out)
+		return app.PendingError(waiting, "topic", batches)
 	}
 	if err := topics.Write(ctx, c.out, res, topics.WriteOptions{Version: version, Compression: codec}); err != nil {
 		if errors.Is(err, publish.ErrLocked) {
@@ -127,6 +142,7 @@ func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		fmt.Fprintf(env.stderr, "no topic met the bounds (see %s/report.md); try a lower --iou or --min-support, or wider background bounds\n", c.out)
 	}
 	printUsage(env.stderr, a.Meter, a.Prices)
+	printBatches(env.stderr, batches)
 	if len(failed) > 0 {
 		fmt.Fprintf(env.stderr, "seeds that failed:\n  %s\n", strings.Join(failed, "\n  "))
 		return app.Fail(app.ErrIncomplete, fmt.Errorf("%s failed", app.Plural(len(failed), "seed")))

@@ -36,6 +36,7 @@ const (
 	envLLMBase      = "CURATE_LLM_BASE"
 	envLLMModel     = "CURATE_LLM_MODEL"
 	envLLMPrices    = "CURATE_PRICES"
+	envLLMMode      = "CURATE_LLM_MODE"
 	envLogLevel     = "CURATE_LOG"
 )
 
@@ -172,6 +173,9 @@ type llmFlags struct {
 	promptCache    bool
 	cacheTTL       string
 	prices         string
+	mode           string
+	wait           time.Duration
+	pollInterval   time.Duration
 }
 
 // providerBases are the default API roots of the providers, for
@@ -201,6 +205,9 @@ func (f *llmFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.BoolVar(&f.structured, "llm-json-schema", true, "send the answer's JSON schema as the endpoint's structured output (a schema the endpoint rejects is sent as an instruction instead)")
 	fs.BoolVar(&f.promptCache, "llm-prompt-cache", true, "mark the static prompt blocks for the provider's prompt cache (Anthropic cache_control, OpenAI prompt_cache_key)")
 	fs.StringVar(&f.cacheTTL, "llm-prompt-cache-ttl", "", "Anthropic prompt cache lifetime: 5m (default) or 1h")
+	fs.StringVar(&f.mode, "llm-mode", get(envLLMMode, llm.ModeSync), "sync (one request per answer) or batch (the provider's batch API at half price, openai and anthropic only: answers come within 24 h; targets waiting on them are listed and the run exits 75; run again to collect) (env "+envLLMMode+")")
+	fs.DurationVar(&f.wait, "llm-wait", 0, "in batch mode, how long the run waits in all for its batches, polling, before it exits with targets still waiting (0: submit and exit; the next run collects)")
+	fs.DurationVar(&f.pollInterval, "llm-poll-interval", 30*time.Second, "in batch mode, the least time between two looks at a pending batch (more than 0)")
 	fs.StringVar(&f.prices, "price", get(envLLMPrices, ""), "prices to estimate cost, dollars per million tokens: \"MODEL=input/output[/cached_input[/cache_write]],...\" (cached input defaults to the input price, cache writes to 1.25× it; batch calls cost half) or a JSON file (env "+envLLMPrices+")")
 }
 
@@ -228,6 +235,22 @@ func (f *llmFlags) validate() error {
 		return fmt.Errorf("%w: --llm-timeout %s: want more than 0", errUsage, f.timeout)
 	case f.attemptTimeout <= 0:
 		return fmt.Errorf("%w: --llm-attempt-timeout %s: want more than 0", errUsage, f.attemptTimeout)
+	case !slices.Contains(llm.Modes(), f.mode):
+		return fmt.Errorf("%w: --llm-mode %q: want %s", errUsage, f.mode, strings.Join(llm.Modes(), " or "))
+	case f.wait < 0:
+		return fmt.Errorf("%w: --llm-wait %s: want 0 (submit and exit) or more", errUsage, f.wait)
+	case f.wait > 0 && f.mode != llm.ModeBatch:
+		return fmt.Errorf("%w: --llm-wait %s: only --llm-mode batch waits for answers", errUsage, f.wait)
+	case f.pollInterval <= 0:
+		return fmt.Errorf("%w: --llm-poll-interval %s: want more than 0", errUsage, f.pollInterval)
+	}
+	if f.mode == llm.ModeBatch {
+		if heuristic {
+			return fmt.Errorf("%w: --llm-mode batch needs an LLM endpoint (--llm-base and --llm-model); the heuristic backend answers at once", errUsage)
+		}
+		if p := cmp.Or(f.provider, llm.InferProvider(f.base)); !llm.HasBatchAPI(p) {
+			return fmt.Errorf("%w: --llm-mode batch: provider %s has no batch API (openai or anthropic; give --llm-provider for a proxy of either)", errUsage, p)
+		}
 	}
 	if !heuristic {
 		if err := checkBaseURL("--llm-base", f.base); err != nil {
@@ -312,7 +335,7 @@ func (f *llmFlags) client(env *cmdEnv) llm.Config {
 func (f *llmFlags) config(env *cmdEnv) app.LLM {
 	heuristic, _ := f.heuristic()
 	prices, _ := f.loadPrices()
-	return app.LLM{Heuristic: heuristic, Client: f.client(env), Prices: prices}
+	return app.LLM{Heuristic: heuristic, Client: f.client(env), Prices: prices, Mode: f.mode, Wait: f.wait, PollInterval: f.pollInterval}
 }
 
 // pdfFlags: open-access PDFs of sources without an arXiv page, converted

@@ -191,10 +191,22 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 	return 2
 }
 
+// Exit statuses, for scripts and cron (see the README).
+const (
+	exitFailed = 1 // done, but some items failed or were held back (listed), or a check failed
+	exitUsage  = 2 // a usage error, or a run that could not go on: nothing is published
+	// exitPending: not finished: work waits on LLM answers in a
+	// provider's batch (--llm-mode batch). What was finished is
+	// published; run the same command again later to collect the rest.
+	// 75 is EX_TEMPFAIL of sysexits.h: try again later.
+	exitPending     = 75
+	exitInterrupted = 130
+)
+
 // exitCode maps a command's error to its exit status: 0 done; 1 done but
 // some targets failed, were held back or lack metadata (listed), or a
 // check failed; 2 a usage error or a run that could not go on (nothing is
-// published); 130 interrupted.
+// published); 75 not finished, waiting on LLM batches; 130 interrupted.
 func exitCode(err error) int {
 	var se *statusError
 	switch {
@@ -203,11 +215,13 @@ func exitCode(err error) int {
 	case errors.As(err, &se):
 		return se.code
 	case errors.Is(err, app.ErrInterrupted):
-		return 130
+		return exitInterrupted
+	case errors.Is(err, app.ErrPending):
+		return exitPending
 	case errors.Is(err, app.ErrUsage), errors.Is(err, app.ErrCannotRun):
-		return 2
+		return exitUsage
 	}
-	return 1
+	return exitFailed
 }
 
 // statusError gives an error its own exit status (a check that failed: 1,

@@ -47,13 +47,19 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 		}
 		fmt.Fprintf(env.stdout, "%s\t%s\tsuspect\t%s\n", h.Key, h.Step, h.Reason)
 	}
+	for _, w := range sum.Waiting {
+		if !lines {
+			break
+		}
+		fmt.Fprintf(env.stdout, "%s\t%s\twaiting\t%s\n", w.Key, w.Step, w.Reason)
+	}
 	for _, k := range out.WithoutMeta {
 		fmt.Fprintf(env.stdout, "%s\tcitegraph\tno arXiv metadata\tno v1 date or categories from the arXiv API: left out of the dataset until a run reads them\n", k)
 	}
 	tw := tabwriter.NewWriter(env.stderr, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "stage\tdone\treused\tskipped\theld\tfailed\tnot reached\twall\n")
+	fmt.Fprintf(tw, "stage\tdone\treused\tskipped\theld\twaiting\tfailed\tnot reached\twall\n")
 	for _, s := range sum.Steps {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Done, s.Reused, s.Skipped, s.Held, s.Failed, s.Pending, s.Wall.Round(time.Millisecond))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", s.Name, s.Done, s.Reused, s.Skipped, s.Held, s.Waiting, s.Failed, s.Pending, s.Wall.Round(time.Millisecond))
 	}
 	tw.Flush()
 	state := "completed"
@@ -62,10 +68,15 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 		state = "stopped: the store's disk is full"
 	case sum.Interrupted:
 		state = "interrupted (run the same command again to resume)"
+	case len(sum.Waiting) > 0:
+		state = "not finished: waiting on LLM batches (run the same command again later to collect them)"
 	}
 	held := ""
 	if len(sum.Held) > 0 {
 		held = fmt.Sprintf(", %d held back as suspect", len(sum.Held))
+	}
+	if len(sum.Waiting) > 0 {
+		held += fmt.Sprintf(", %d waiting on LLM batches", len(sum.Waiting))
 	}
 	fmt.Fprintf(env.stderr, "%d of %d targets through every stage, %d failed%s; %s in %s\n",
 		sum.Completed, sum.Targets, len(sum.Failures), held, state, sum.Wall.Round(time.Millisecond))
@@ -74,6 +85,7 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 	}
 	printRequests(env, a)
 	printUsage(env.stderr, a.Meter, a.Prices)
+	printBatches(env.stderr, out.Batches)
 	if len(invalid) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs:\n  %s\n", strings.Join(invalid, "\n  "))
 	}
@@ -86,6 +98,31 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 			why = out.MetaErr.Error()
 		}
 		fmt.Fprintf(env.stderr, "%s without arXiv metadata (%s): left out of the dataset until a run reads it\n", app.Plural(len(out.WithoutMeta), "target"), why)
+	}
+}
+
+// printBatches writes what a run in batch mode left with the provider:
+// the batches pending, their age and requests, and the requests that
+// could not be submitted.
+func printBatches(w io.Writer, bs *app.BatchState) {
+	if bs == nil {
+		return
+	}
+	if len(bs.Pending) == 0 && bs.Queued == 0 {
+		fmt.Fprintln(w, "LLM batches: none pending")
+		return
+	}
+	reqs := 0
+	var oldest time.Duration
+	for _, b := range bs.Pending {
+		reqs += b.Requests
+		oldest = max(oldest, b.Age)
+	}
+	if len(bs.Pending) > 0 {
+		fmt.Fprintf(w, "LLM batches: %d pending with %d requests, the oldest submitted %s ago (curate status lists them)\n", len(bs.Pending), reqs, oldest.Round(time.Second))
+	}
+	if bs.Queued > 0 {
+		fmt.Fprintf(w, "LLM batches: %d requests not submitted (%v): the next run queues them again\n", bs.Queued, bs.Err)
 	}
 }
 

@@ -183,7 +183,7 @@ func teacherAnswer(t *testing.T, r *http.Request) string {
 		b, _ := json.Marshal(map[string]any{"openings": ss})
 		return string(b)
 	case strings.Contains(system, "private thinking"):
-		return reOpening.FindStringSubmatch(system)[1] + strings.Repeat(" Document 1 seems to leave something open, but I am not sure.", 12)
+		return reOpening.FindStringSubmatch(user)[1] + strings.Repeat(" Document 1 seems to leave something open, but I am not sure.", 12)
 	}
 	t.Errorf("unknown teacher request: %.100s", system)
 	return ""

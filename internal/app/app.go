@@ -5,7 +5,8 @@
 // of targets (Run), the dataset (BuildDataset), a nightly refresh
 // (Discover, PublishVersion). Commands (cmd/curate) turn flags into a
 // Config, call one of these and print what comes back; nothing here
-// prints or parses flags.
+// prints or parses flags. In batch mode (LLM.Mode) it also drives the
+// LLM batches: it submits, waits for and collects them (Settle, Passes).
 package app
 
 import (
@@ -105,6 +106,17 @@ type LLM struct {
 	Prices       llm.Prices
 	BudgetTokens int64
 	BudgetUSD    float64
+	// Mode is llm.ModeSync ("" too) or llm.ModeBatch: requests go through
+	// the provider's batch API at the batch price, and a target whose
+	// answers wait in a batch waits (see App.Run).
+	Mode string
+	// Wait is how long, in all, a run in batch mode waits for its batches
+	// before it ends with targets waiting; 0 submits and ends at once
+	// (the next run collects).
+	Wait time.Duration
+	// PollInterval is the least time between two looks at a pending
+	// batch (0: the llm package's default).
+	PollInterval time.Duration
 }
 
 // StageOptions configure the stages.
@@ -123,9 +135,15 @@ type App struct {
 	HTTP   *httpx.Client
 	Meter  *llm.Meter
 	Prices llm.Prices
-	Model  string        // the LLM model, or "heuristic"
-	LLM    llm.Completer // nil for the heuristic; the Client under the run's budget
-	Client *llm.Client   // nil for the heuristic
+	Model  string // the LLM model, or "heuristic"
+	// LLM is what the stages ask: nil for the heuristic; in sync mode the
+	// Client under the run's budget, in batch mode the Batcher.
+	LLM llm.Completer
+	// Sync is the Client under the run's budget in either mode, for calls
+	// that cannot wait for a batch; nil for the heuristic.
+	Sync    llm.Completer
+	Client  *llm.Client  // nil for the heuristic
+	Batcher *llm.Batcher // nil unless in batch mode
 
 	Fetcher   *fetch.Fetcher
 	Citegraph *citegraph.Runner
@@ -140,6 +158,12 @@ type App struct {
 	cfg      Config
 	unlock   func() error
 	stopping *atomic.Bool // set when a run stops on a full disk
+	// waitUntil ends the run's waiting for batches (batch mode); set when
+	// it first waits.
+	waitUntil time.Time
+	batchErr  error // why the last submission was incomplete
+	// collectedSeen is the Batcher's Collected count at the last settle.
+	collectedSeen int64
 }
 
 // Open builds the App of cfg: nothing is requested, and with Lock a store
@@ -264,7 +288,18 @@ func (a *App) build() error {
 			return err
 		}
 		a.Model, a.Client = c.Model(), c
-		a.LLM = llm.WithBudget(c, a.Meter, llm.Budget{MaxTokens: cfg.LLM.BudgetTokens, MaxUSD: cfg.LLM.BudgetUSD, Prices: cfg.LLM.Prices})
+		budget := llm.Budget{MaxTokens: cfg.LLM.BudgetTokens, MaxUSD: cfg.LLM.BudgetUSD, Prices: cfg.LLM.Prices}
+		a.Sync = llm.WithBudget(c, a.Meter, budget)
+		a.LLM = a.Sync
+		if cfg.LLM.Mode == llm.ModeBatch {
+			// The budget is checked before each submission, at the batch
+			// price, with what is submitted and not answered yet counted.
+			b, err := llm.NewBatcher(c, llm.BatchConfig{Store: a.Store, PollInterval: cfg.LLM.PollInterval, Budget: budget})
+			if err != nil {
+				return fmt.Errorf("%w: --llm-mode batch: %v", ErrUsage, err)
+			}
+			a.Batcher, a.LLM = b, b
+		}
 	}
 	so := cfg.Stages
 	a.Fetcher = &fetch.Fetcher{Arxiv: svc(fetch.ServiceArxiv), Ar5iv: svc(fetch.ServiceAr5iv), Store: a.Store, Log: a.Log, MissingTTL: cfg.Net.MissingTTL}

@@ -21,6 +21,12 @@ var (
 	// ErrInterrupted: the run was stopped (Ctrl-C). Exit 130; nothing is
 	// published; the same command resumes.
 	ErrInterrupted = errors.New("interrupted")
+	// ErrPending: the run ended with work waiting on LLM answers in a
+	// provider's batch (batch mode): the targets are listed, their
+	// requests are submitted (or queued again by the next run), and the
+	// same command run again later collects them. Exit 75 (EX_TEMPFAIL:
+	// try again later); what the run finished is published.
+	ErrPending = errors.New("pending")
 )
 
 // Fail returns err as an error of kind (ErrCannotRun, ErrIncomplete,

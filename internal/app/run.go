@@ -10,6 +10,7 @@ import (
 
 	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/pipeline"
 	"github.com/groundwork/curate/record"
@@ -63,14 +64,21 @@ type Outcome struct {
 	// dataset leaves them out until a run reads it. MetaErr is why.
 	WithoutMeta []string
 	MetaErr     error
+	// Batches is what the run left with the LLM provider in batch mode
+	// (nil in sync mode); Summary.Waiting lists the targets waiting on it.
+	Batches *BatchState
 }
 
 // Run sends keys (store keys: see Targets) through the chosen stages of
 // the table, with a pool per stage, stores the run's summary for curate
-// status, and returns what happened. The error classifies the outcome: nil;
+// status, and returns what happened. In batch mode a target whose LLM
+// answers are not there yet waits at its stage; when nothing else can
+// move, the run submits the queued requests and waits for them within
+// LLM.Wait (see Settle). The error classifies the outcome: nil;
 // ErrIncomplete when targets failed, were held back as suspect or lack
-// their metadata; ErrInterrupted; ErrCannotRun when the disk filled (the
-// run stopped at once and started nothing more).
+// their metadata; ErrPending when targets still wait on LLM batches (they
+// are listed; the next run collects them); ErrInterrupted; ErrCannotRun
+// when the disk filled (the run stopped at once and started nothing more).
 func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome, error) {
 	names, _, err := Select(opt.Stages)
 	if err != nil {
@@ -101,9 +109,15 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 			a.Log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", out.MetaErr)
 		}
 	}
+	var settle func(context.Context, int) bool
+	if a.Batcher != nil {
+		settle = a.Settle
+		a.CollectBatches(ctx)
+	}
 	out.Summary = pipeline.Run(ctx, keys, steps, pipeline.Options{
-		Drain: a.cfg.Drain,
-		Fatal: store.IsDiskFull,
+		Drain:  a.cfg.Drain,
+		Fatal:  store.IsDiskFull,
+		Settle: settle,
 		OnEvent: func(ev pipeline.Event) {
 			if ev.Err != nil && store.IsDiskFull(ev.Err) && a.stopping.CompareAndSwap(false, true) {
 				// A string, not the error: the quiet handler drops full-disk errors.
@@ -114,6 +128,7 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 			}
 		},
 	})
+	out.Batches = a.EndBatches(ctx)
 	sum := out.Summary
 	if sum.Fatal != "" {
 		return out, a.diskFull(errors.New(sum.Fatal))
@@ -127,6 +142,8 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	switch {
 	case sum.Interrupted:
 		return out, ErrInterrupted
+	case len(sum.Waiting) > 0:
+		return out, PendingError(len(sum.Waiting), "target", out.Batches)
 	case len(sum.Failures) > 0 || len(sum.Held) > 0 || len(out.WithoutMeta) > 0:
 		var parts []string
 		for _, p := range []struct {
@@ -200,7 +217,7 @@ func (a *App) runCitegraph(ctx context.Context, key string) (string, error) {
 func (a *App) runClassify(ctx context.Context, key string) (string, error) {
 	r, err := a.Classify.Process(ctx, key)
 	if err != nil {
-		return "", err
+		return "", waitOr(err)
 	}
 	if r.Failure != nil {
 		return "", fmt.Errorf("classify %s: %s", key, r.Failure.Reason)
@@ -319,6 +336,9 @@ func (a *App) runSummarize(ctx context.Context, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if r.Pending > 0 && (r.Gold.Card != nil || r.Gold.Pending) && r.Failed == 0 {
+		return "", pipeline.Wait(fmt.Sprintf("%d of its cards wait on LLM answers in a batch", r.Pending))
+	}
 	if r.Gold.Card == nil {
 		return "", fmt.Errorf("summarize %s: no gold card: %s", key, r.Gold.Failure)
 	}
@@ -355,6 +375,19 @@ func (a *App) workingSources(ctx context.Context, key string) (refs []summarize.
 		return nil, pipeline.Skipped, nil
 	}
 	return refs, "", nil
+}
+
+// waitOr turns an LLM answer pending in a batch into the target's wait,
+// and returns any other error as it is.
+func waitOr(err error) error {
+	var pe *llm.PendingError
+	if errors.As(err, &pe) {
+		if pe.Batch == "" {
+			return pipeline.Wait("its LLM request is queued for the next batch")
+		}
+		return pipeline.Wait(fmt.Sprintf("its LLM request is %s in batch %s", pe.State, pe.Batch))
+	}
+	return err
 }
 
 // suspectReason is the reason a suspect target is held back.
