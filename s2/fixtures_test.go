@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,20 +19,16 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/internal/fixtures"
 	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/s2"
 )
-
-const fixtureDir = "../../shared/fixtures/s2"
 
 // fixture returns a recorded response body, skipping the test when the
 // shared fixtures are not beside the repository.
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
-	if _, err := os.Stat(fixtureDir); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("recorded S2 fixtures not found at %s (the shared/ folder beside the repository); skipping", fixtureDir)
-	}
-	b, err := os.ReadFile(filepath.Join(fixtureDir, name))
+	b, err := os.ReadFile(filepath.Join(fixtures.Dir(t, "s2"), name))
 	if err != nil {
 		t.Fatal(err)
 	}
