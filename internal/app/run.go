@@ -12,6 +12,7 @@ import (
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/pipeline"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/robots"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
 )
@@ -51,6 +52,20 @@ type RunOptions struct {
 	Workers map[string]int
 	// OnEvent is called as each target leaves each stage (progress).
 	OnEvent func(pipeline.Event)
+	// OnStart, when set, is called once the run is set up, before its
+	// first target: what it will crawl at which pace, and the archives.
+	OnStart func(Start)
+}
+
+// Start is what a run set up before its first target.
+type Start struct {
+	// Paces are the intervals chosen for the HTML hosts and why (their
+	// robots.txt Crawl-delay, the configured interval, an override); none
+	// when the run fetches no pages.
+	Paces []robots.Pace
+	// Archives describes the --html-archive paths as indexed for the run;
+	// nil without archives.
+	Archives *ArchiveStats
 }
 
 // Outcome is what a Run did.
@@ -62,6 +77,10 @@ type Outcome struct {
 	// dataset leaves them out until a run reads it. MetaErr is why.
 	WithoutMeta []string
 	MetaErr     error
+	// Paces and Archives are the run's Start, Archives updated at its end
+	// (pages served, indexings).
+	Paces    []robots.Pace
+	Archives *ArchiveStats
 }
 
 // Run sends keys (store keys: see Targets) through the chosen stages of
@@ -84,6 +103,21 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 			w = v
 		}
 		steps = append(steps, pipeline.Step{Name: n, Workers: max(w, 1), Run: a.runner(n)})
+	}
+	if slices.Contains(names, Fetch) || slices.Contains(names, Sources) {
+		paces, err := a.prepareFetch(ctx, keys)
+		switch {
+		case store.IsDiskFull(err):
+			return out, a.diskFull(err)
+		case ctx.Err() != nil:
+			return out, ErrInterrupted
+		case err != nil:
+			return out, err
+		}
+		out.Paces = paces
+	}
+	if opt.OnStart != nil {
+		opt.OnStart(Start{Paces: out.Paces, Archives: a.archives.stats()})
 	}
 	if slices.Contains(names, Citegraph) {
 		// One arXiv API request per hundred targets rather than one each.
@@ -108,6 +142,7 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 		},
 	})
 	sum := out.Summary
+	out.Archives = a.archives.stats()
 	if sum.Fatal != "" {
 		return out, a.diskFull(errors.New(sum.Fatal))
 	}
@@ -160,11 +195,13 @@ func (a *App) runner(name string) func(context.Context, string) (string, error) 
 	panic("app: no stage " + name) // Select only lets the table's names through
 }
 
-// runFetch fetches one target.
+// runFetch fetches one target. The papers its bibliography names may be
+// its sources: the archives learn of them.
 func (a *App) runFetch(ctx context.Context, key string) (string, error) {
 	r := a.Fetcher.Fetch(ctx, key)
+	a.archives.learn(referencedIDs(r.Doc)...)
 	switch r.Outcome {
-	case fetch.Fetched:
+	case fetch.Fetched, fetch.Archived:
 		return pipeline.Done, nil
 	case fetch.Stored:
 		return pipeline.Reused, nil
@@ -180,6 +217,7 @@ func (a *App) runCitegraph(ctx context.Context, key string) (string, error) {
 	if r.Err != nil {
 		return "", r.Err
 	}
+	a.archives.learn(edgeIDs(r.Graph)...)
 	if !r.Requests {
 		return pipeline.Reused, nil
 	}
@@ -247,7 +285,7 @@ func (a *App) runSources(ctx context.Context, key string) (outcome string, err e
 		}
 		res := a.Fetcher.Fetch(ctx, r.ArxivID)
 		switch res.Outcome {
-		case fetch.Fetched:
+		case fetch.Fetched, fetch.Archived:
 			fetched = true
 		case fetch.Failed:
 			if err := ctx.Err(); err != nil {
@@ -383,10 +421,61 @@ type RunRecord struct {
 	LLM      any                       `json:"llm"`
 	Cost     any                       `json:"llm_cost,omitempty"`
 	Counts   map[string]map[string]int `json:"ledger"`
+	// PerTarget is each service's requests over the run's targets.
+	PerTarget map[string]float64 `json:"requests_per_target,omitempty"`
+	// Crawl is the interval each HTML host got and why.
+	Crawl    []CrawlPace   `json:"crawl,omitempty"`
+	Archives *ArchiveStats `json:"html_archives,omitempty"`
+}
+
+// CrawlPace is a robots.Pace as the run summary keeps it.
+type CrawlPace struct {
+	Host              string   `json:"host"`
+	IntervalSeconds   float64  `json:"interval_seconds"`
+	Source            string   `json:"source"` // robots.SourceConfigured, SourceCrawlDelay or SourceOverride
+	ConfiguredSeconds float64  `json:"configured_seconds"`
+	CrawlDelaySeconds *float64 `json:"crawl_delay_seconds,omitempty"`
+	RobotsURL         string   `json:"robots_url"`
+	Robots            string   `json:"robots"` // where the policy came from
+	Summary           string   `json:"summary"`
+}
+
+// CrawlPaces converts paces for the run summary.
+func CrawlPaces(paces []robots.Pace) []CrawlPace {
+	var out []CrawlPace
+	for _, p := range paces {
+		c := CrawlPace{Host: p.Host, IntervalSeconds: p.Interval.Seconds(), Source: p.Source, ConfiguredSeconds: p.Configured.Seconds(),
+			RobotsURL: p.RobotsURL, Robots: p.Robots, Summary: p.String()}
+		if p.HasDelay {
+			d := p.CrawlDelay.Seconds()
+			c.CrawlDelaySeconds = &d
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// RequestsPerTarget returns each service's requests so far over targets
+// (nil when there are none).
+func (a *App) RequestsPerTarget(targets int) map[string]float64 {
+	if targets <= 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, name := range a.Services() {
+		if s, err := a.HTTP.Service(name); err == nil {
+			out[name] = float64(s.Stats().Requests) / float64(targets)
+		}
+	}
+	return out
 }
 
 func (a *App) saveRun(ctx context.Context, out *Outcome) error {
-	rec := RunRecord{Stages: out.Stages, Model: a.Model, Summary: out.Summary, Requests: map[string]any{}, LLM: a.Meter.Tallies()}
+	rec := RunRecord{Stages: out.Stages, Model: a.Model, Summary: out.Summary, Requests: map[string]any{}, LLM: a.Meter.Tallies(),
+		Crawl: CrawlPaces(out.Paces), Archives: out.Archives}
+	if out.Summary != nil {
+		rec.PerTarget = a.RequestsPerTarget(out.Summary.Targets)
+	}
 	if len(a.Prices) > 0 {
 		rec.Cost = a.Prices.Costs(a.Meter.Tallies())
 	}
@@ -420,6 +509,12 @@ func Plural(n int, noun string) string {
 func (a *App) BuildGraphs(workers int) func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
 	return func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
 		built, failed := map[string]*record.Graph{}, map[string]error{}
+		if _, err := a.prepareFetch(ctx, keys); err != nil {
+			for _, k := range keys {
+				failed[k] = err
+			}
+			return built, failed
+		}
 		if err := a.Citegraph.LookupArxiv(ctx, keys); err != nil {
 			a.Log.Warn("arxiv metadata lookup failed; seeds keep the date from their ID", "err", err)
 		}
