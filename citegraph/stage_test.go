@@ -283,6 +283,21 @@ func (e *stageEnv) requestsByOffset(id string) map[int]int {
 	return n
 }
 
+// batches returns the IDs the batch endpoint was asked for, split into
+// targets' own records (ARXIV: IDs) and fills of what edges lack.
+func (e *stageEnv) batches() (targets, fills []string) {
+	for _, r := range e.s2.RequestsTo(s2test.BatchPath) {
+		for _, id := range r.IDs {
+			if strings.HasPrefix(id, "ARXIV:") {
+				targets = append(targets, id)
+			} else {
+				fills = append(fills, id)
+			}
+		}
+	}
+	return targets, fills
+}
+
 func mustJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -356,9 +371,12 @@ func TestStageLargeList(t *testing.T) {
 			nullAbstract = append(nullAbstract, *p.PaperID)
 		}
 	}
-	var asked []string
-	for _, r := range e.s2.RequestsTo(s2test.BatchPath) {
-		asked = append(asked, r.IDs...)
+	targets, asked := e.batches()
+	if !slices.Equal(targets, []string{id}) {
+		t.Errorf("target records asked %v, want %s once", targets, id)
+	}
+	if n := len(e.s2.RequestsTo(s2test.PaperPath(id))); n != 0 {
+		t.Errorf("target record asked %d times on its own, want it in a batch", n)
 	}
 	slices.Sort(asked)
 	slices.Sort(wantFill)
@@ -484,8 +502,8 @@ func TestStageDuplicateInputs(t *testing.T) {
 	if got := e.requestsByOffset("ARXIV:" + key); len(got) != 3 || got[0] != 1 || got[500] != 1 || got[1000] != 1 {
 		t.Errorf("pages fetched by offset %v, want each once", got)
 	}
-	if n := len(e.s2.RequestsTo(s2test.PaperPath("ARXIV:" + key))); n != 1 {
-		t.Errorf("target record asked %d times", n)
+	if targets, _ := e.batches(); !slices.Equal(targets, []string{"ARXIV:" + key}) {
+		t.Errorf("target records asked %v, want ARXIV:%s once", targets, key)
 	}
 	for i, r := range res[:3] {
 		if r.Input != inputs[i] || r.Key != key || r.Err != nil || r.Graph == nil || r.Graph.Report.S2Edges != 1100 {
@@ -577,8 +595,11 @@ func TestStageFallbacks(t *testing.T) {
 	if g.S2Status != record.S2Missing || len(g.Edges) != len(docs[unknown].References) || g.Report.S2Edges != 0 {
 		t.Errorf("unknown: status %q, %d edges for %d entries", g.S2Status, len(g.Edges), len(docs[unknown].References))
 	}
-	if r := e.s2.RequestsTo(s2test.PaperPath("ARXIV:" + unknown)); len(r) != 1 || r[0].Status != http.StatusNotFound {
-		t.Errorf("unknown: target requests %+v", r)
+	if targets, _ := e.batches(); !slices.Contains(targets, "ARXIV:"+unknown) || len(targets) != 3 {
+		t.Errorf("unknown: target records asked %v, want all three in a batch", targets)
+	}
+	if s2p, ok, err := record.S2Papers.Lookup(e.ctx, e.store, unknown); err != nil || !ok || s2p.Found {
+		t.Errorf("unknown: stored record %+v %v %v, want found false (the batch's null)", s2p, ok, err)
 	}
 	if n := len(e.s2.RequestsTo(s2test.ReferencesPath("ARXIV:" + unknown))); n != 0 {
 		t.Errorf("unknown: %d reference requests", n)
@@ -628,7 +649,7 @@ func TestStageRateLimited(t *testing.T) {
 		e.s2.AddSyntheticReferences("ARXIV:"+k, n, s2test.Synth{Unresolved: 7, NullAbstract: 2})
 	}
 	e.s2.Script(s2test.ReferencesPath("ARXIV:"+retried), s2test.TooManyRequests, 3)
-	e.s2.Script(s2test.PaperPath("ARXIV:"+blocked), s2test.TooManyRequests.WithRetryAfter("0"), s2test.Forever)
+	e.s2.Script(s2test.ReferencesPath("ARXIV:"+blocked), s2test.TooManyRequests.WithRetryAfter("0"), s2test.Forever)
 	e.s2.Script(s2test.BatchPath, s2test.TooManyRequests, 2)
 
 	results := e.run(e.runner(testKey, false), retried, blocked, calm)
@@ -657,7 +678,7 @@ func TestStageRateLimited(t *testing.T) {
 	if _, _, err := e.store.GetBytes(e.ctx, blocked, record.Graphs.Name()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("blocked: a graph was stored (%v)", err)
 	}
-	if n := len(e.s2.RequestsTo(s2test.PaperPath("ARXIV:" + blocked))); n != 5 {
+	if n := len(e.s2.RequestsTo(s2test.ReferencesPath("ARXIV:" + blocked))); n != 5 {
 		t.Errorf("blocked: %d attempts, want 5 (RetryMax 4)", n)
 	}
 
@@ -672,7 +693,7 @@ func TestStageRateLimited(t *testing.T) {
 
 	// The 429s stop: the next run completes the blocked target and asks
 	// nothing for the others.
-	e.s2.Unscript(s2test.PaperPath("ARXIV:" + blocked))
+	e.s2.Unscript(s2test.ReferencesPath("ARXIV:" + blocked))
 	e.s2.ResetRequests()
 	results = e.run(e.runner(testKey, false), retried, blocked, calm)
 	for _, r := range results {
@@ -751,7 +772,7 @@ func TestStageKeyNeverLeaks(t *testing.T) {
 	e.s2.AddSyntheticReferences("ARXIV:2507.11127", 40, s2test.Synth{Unresolved: 5, NullAbstract: 2})
 	e.s2.Withhold("ARXIV:2509.15338", "")
 	e.s2.AddSyntheticReferences("ARXIV:1706.03762", 20, s2test.Synth{})
-	e.s2.Script(s2test.PaperPath("ARXIV:1706.03762"), s2test.TooManyRequests, s2test.Forever)
+	e.s2.Script(s2test.ReferencesPath("ARXIV:1706.03762"), s2test.TooManyRequests, s2test.Forever)
 	e.api.add("2507.11127", 1, "2025-07-15T09:12:00Z", "2025-07-15T09:12:00Z", "cs.AI")
 
 	var errs []error
@@ -769,7 +790,7 @@ func TestStageKeyNeverLeaks(t *testing.T) {
 		}
 	}
 	// A wrong key: refused, and a named failure.
-	e.s2.Unscript(s2test.PaperPath("ARXIV:1706.03762"))
+	e.s2.Unscript(s2test.ReferencesPath("ARXIV:1706.03762"))
 	r := e.run(e.runner(wrongKey, false), "1706.03762")[0]
 	if !errors.Is(r.Err, s2.ErrForbidden) {
 		t.Fatalf("wrong key: %v, want ErrForbidden", r.Err)
@@ -973,6 +994,11 @@ func TestStageBatchFailureKeepsPages(t *testing.T) {
 	const key = "2509.15338"
 	e.putDoc(key, "arxiv-2509.15338v1.html")
 	e.s2.AddSyntheticReferences("ARXIV:"+key, 600, s2test.Synth{NullAbstract: 2})
+	// Its own record was stored by an earlier run: the only batch is the
+	// fill, and it fails for good.
+	if _, err := record.S2Papers.Put(e.ctx, e.store, key, &record.S2Paper{Found: true, Paper: &s2.Paper{PaperID: strings.Repeat("ab", 20)}}, nil); err != nil {
+		t.Fatal(err)
+	}
 	e.s2.Script(s2test.BatchPath, s2test.TooManyRequests, s2test.Forever)
 
 	r := e.run(e.runner(testKey, false), key)[0]

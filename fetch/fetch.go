@@ -66,6 +66,25 @@ func (f *Fetcher) knownMissing(ctx context.Context, id arxiv.ID) (record.NoHTML,
 	return m, true
 }
 
+// KnownMissing reports whether the paper was found without HTML on arXiv
+// and ar5iv within the missing TTL (and is not in the archive or the
+// store): a fetch of it would make no request and fail.
+func (f *Fetcher) KnownMissing(ctx context.Context, key string) bool {
+	id, err := arxiv.Parse(key)
+	if err != nil {
+		return false
+	}
+	if _, ok := f.knownMissing(ctx, id); !ok || record.Documents.Has(ctx, f.Store, record.Key(id)) {
+		return false
+	}
+	if f.Archive != nil {
+		if _, err := f.Archive.Lookup(id.String()); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
 func (f *Fetcher) rememberMissing(ctx context.Context, id arxiv.ID, err error) {
 	m := record.NoHTML{CheckedAt: f.now().UTC().Format(time.RFC3339), Reason: err.Error()}
 	if _, e := f.Store.PutJSON(context.WithoutCancel(ctx), record.Key(id), record.NoHTMLs.Name(), m, nil); e != nil {

@@ -260,7 +260,7 @@ func (a *App) build() error {
 		a.archives = newArchiveSet(cfg.Net.HTMLArchives, a.Log)
 		a.Fetcher.Archive = a.archives
 	}
-	a.Citegraph = &citegraph.Runner{Store: a.Store, S2: s2c, ArxivAPI: apic, Log: a.Log, Refresh: so.Refresh}
+	a.Citegraph = &citegraph.Runner{Store: a.Store, S2: s2c, ArxivAPI: apic, Log: a.Log, Refresh: so.Refresh, Skip: a.Fetcher.KnownMissing}
 	a.Classify = &classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
 		Force: so.Force, Plausibility: so.Plausibility}
 	a.Summarize = &summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget}

@@ -119,14 +119,12 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	if opt.OnStart != nil {
 		opt.OnStart(Start{Paces: out.Paces, Archives: a.archives.stats()})
 	}
+	stopFeed := func() error { return nil }
 	if slices.Contains(names, Citegraph) {
-		// One arXiv API request per hundred targets rather than one each.
-		if out.MetaErr = a.Citegraph.LookupArxiv(ctx, keys); out.MetaErr != nil {
-			if store.IsDiskFull(out.MetaErr) {
-				return out, a.diskFull(out.MetaErr)
-			}
-			a.Log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", out.MetaErr)
-		}
+		// Semantic Scholar and the arXiv API are asked ahead of the stage
+		// and across targets: targets' records and missing fields in
+		// batches of up to 500, arXiv metadata 100 IDs a request.
+		stopFeed = a.Citegraph.Feed(ctx, keys, a.cfg.Drain)
 	}
 	out.Summary = pipeline.Run(ctx, keys, steps, pipeline.Options{
 		Drain: a.cfg.Drain,
@@ -142,6 +140,12 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 		},
 	})
 	sum := out.Summary
+	if out.MetaErr = stopFeed(); out.MetaErr != nil {
+		if store.IsDiskFull(out.MetaErr) {
+			return out, a.diskFull(out.MetaErr)
+		}
+		a.Log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", out.MetaErr)
+	}
 	out.Archives = a.archives.stats()
 	if sum.Fatal != "" {
 		return out, a.diskFull(errors.New(sum.Fatal))
@@ -515,14 +519,15 @@ func (a *App) BuildGraphs(workers int) func(ctx context.Context, keys []string) 
 			}
 			return built, failed
 		}
-		if err := a.Citegraph.LookupArxiv(ctx, keys); err != nil {
-			a.Log.Warn("arxiv metadata lookup failed; seeds keep the date from their ID", "err", err)
-		}
+		stop := a.Citegraph.Feed(ctx, keys, a.cfg.Drain)
 		var steps []pipeline.Step
 		for _, n := range []string{Fetch, Citegraph} {
 			steps = append(steps, pipeline.Step{Name: n, Workers: max(workers, 1), Run: a.runner(n)})
 		}
 		sum := pipeline.Run(ctx, keys, steps, pipeline.Options{Drain: a.cfg.Drain, Fatal: store.IsDiskFull})
+		if err := stop(); err != nil {
+			a.Log.Warn("arxiv metadata lookup failed; seeds keep the date from their ID", "err", err)
+		}
 		for _, f := range sum.Failures {
 			failed[f.Key] = errors.New(f.Reason)
 		}
