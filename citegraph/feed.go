@@ -57,10 +57,10 @@ type feed struct {
 
 	flushMu sync.Mutex // one batch at a time
 
-	mu         sync.Mutex
-	st         []keyState
-	pending    []string         // paper IDs for the next batch, in the order queued
-	waiting    map[string][]int // paper ID -> keys waiting for its answer
+	mu      sync.Mutex
+	st      []keyState
+	pending []string         // paper IDs for the next batch, in the order queued
+	waiting map[string][]int // paper ID -> keys waiting for its answer
 	// memo says which target's stored batch answers hold a paper's answer
 	// ("" when S2 answered null); fresh holds the answers of this run
 	// until that target's record is written.
