@@ -296,7 +296,7 @@ func (f *feed) step(i int) {
 		f.mu.Unlock()
 		return
 	}
-	if err := f.queue(ctx, i, fillIDs(refs.List)); err != nil {
+	if err := f.queue(ctx, i, FillIDs(refs.List)); err != nil {
 		fail(err)
 		return
 	}

@@ -334,7 +334,7 @@ func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList, r
 			return filled, false, nil
 		}
 	}
-	ids := fillIDs(list)
+	ids := FillIDs(list)
 	if len(ids) > 0 && s.S2 != nil {
 		papers, err := s.S2.Batch(ctx, ids, strings.Split(batchFields, ",")...)
 		if err != nil {
@@ -352,10 +352,10 @@ func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList, r
 	return filled, len(ids) > 0, nil
 }
 
-// fillIDs lists the cited papers of list whose edges lack an abstract, a
+// FillIDs lists the cited papers of list whose edges lack an abstract, a
 // date or identifiers, each once, in list order: what the batch endpoint
 // is asked to fill.
-func fillIDs(list *s2.ReferenceList) []string {
+func FillIDs(list *s2.ReferenceList) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, r := range list.Edges {

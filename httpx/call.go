@@ -90,6 +90,7 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 		n, err = c.readBody(resp)
 		s.stats.bytes.Add(n)
 	}
+	s.stats.elapsed.Add(int64(time.Since(start)))
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

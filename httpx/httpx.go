@@ -476,6 +476,9 @@ type Stats struct {
 	Status5xx int64 // 5xx responses seen
 	Bytes     int64 // response body bytes read
 	Errors    int64 // Do calls that returned an error
+	// Elapsed sums the attempts' times from sending to the end of the
+	// body: over Requests, the service's mean latency (for estimates).
+	Elapsed time.Duration
 
 	Interval     time.Duration // spacing in force now
 	PeakInterval time.Duration // the longest spacing in force so far
@@ -485,7 +488,7 @@ type Stats struct {
 }
 
 type counters struct {
-	requests, retries, status429, status5xx, bytes, errors atomic.Int64
+	requests, retries, status429, status5xx, bytes, errors, elapsed atomic.Int64
 }
 
 // Stats returns a snapshot of the service's counters. Requests made on
@@ -505,6 +508,7 @@ func (s *Service) Stats() Stats {
 		Status5xx:    s.stats.status5xx.Load(),
 		Bytes:        s.stats.bytes.Load(),
 		Errors:       s.stats.errors.Load(),
+		Elapsed:      time.Duration(s.stats.elapsed.Load()),
 	}
 }
 

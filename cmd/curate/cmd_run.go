@@ -22,6 +22,8 @@ type runCmd struct {
 	out     string
 	stages  string
 	workers workerFlags
+	dryRun  bool
+	json    bool
 }
 
 func newRunCmd() *runCmd { return &runCmd{workers: workerFlags{}} }
@@ -31,6 +33,8 @@ func (c *runCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	c.data.AddFlags(fs, env)
 	fs.StringVar(&c.out, "out", "", "write the dataset here after the per-target stages (default: STORE/dataset)")
 	fs.StringVar(&c.stages, "stages", "", "comma-separated stages to run (default all: "+strings.Join(app.Names(), ",")+")")
+	fs.BoolVar(&c.dryRun, "dry-run", false, "print the estimate of the run (curate estimate) and stop, making no request")
+	fs.BoolVar(&c.json, "json", false, "with --dry-run, print the estimate as JSON")
 	c.workers.AddFlags(fs, env)
 }
 
@@ -61,6 +65,16 @@ func (c *runCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	if len(ids) == 0 && len(invalid) == 0 {
 		return fmt.Errorf("%w: no targets (--targets FILE, --targets-from FILE or IDs)", errUsage)
+	}
+	if c.json && !c.dryRun {
+		return fmt.Errorf("%w: --json is for --dry-run", errUsage)
+	}
+	if c.dryRun {
+		cfg, err := c.flags.config(env)
+		if err != nil {
+			return err
+		}
+		return estimateRun(ctx, env, cfg, ids, invalid, splitList(c.stages), c.json)
 	}
 	return c.pipeline(ctx, env, ids, invalid)
 }

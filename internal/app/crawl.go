@@ -239,6 +239,13 @@ func (s *archiveSet) Lookup(id string) (*archive.Page, error) {
 	return p, err
 }
 
+// has reports whether the index holds id (indexed for it already).
+func (s *archiveSet) has(id string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.idx != nil && s.idx.Has(id)
+}
+
 func (s *archiveSet) count(p *archive.Page) {
 	if p != nil {
 		s.served.Add(1)
