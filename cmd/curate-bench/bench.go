@@ -46,14 +46,14 @@ type rateResult struct {
 	ArxivLat   time.Duration `json:"arxiv_latency_ns"`
 	CrawlDelay time.Duration `json:"crawl_delay_ns"`
 	Share429   float64       `json:"share_429"` // 429 answers over all requests
-	Exit     int           `json:"exit"`
-	Wall     time.Duration `json:"wall_ns"`     // the curate process, dataset stage included
-	Pipeline time.Duration `json:"pipeline_ns"` // the per-target stages, as curate reports them
-	Services []serviceRow  `json:"services"`
-	Busiest  string        `json:"busiest"`
-	Bound    time.Duration `json:"bound_ns"`
-	Ratio    float64       `json:"ratio"`          // Wall / Bound
-	PipeRate float64       `json:"pipeline_ratio"` // Pipeline / Bound
+	Exit       int           `json:"exit"`
+	Wall       time.Duration `json:"wall_ns"`     // the curate process, dataset stage included
+	Pipeline   time.Duration `json:"pipeline_ns"` // the per-target stages, as curate reports them
+	Services   []serviceRow  `json:"services"`
+	Busiest    string        `json:"busiest"`
+	Bound      time.Duration `json:"bound_ns"`
+	Ratio      float64       `json:"ratio"`          // Wall / Bound
+	PipeRate   float64       `json:"pipeline_ratio"` // Pipeline / Bound
 	// SerialBusiest and SerialBound are the busiest service and its bound
 	// counting Serial too: the floor curate's one-at-a-time services set.
 	SerialBusiest string        `json:"serial_busiest"`
