@@ -485,6 +485,9 @@ type Stats struct {
 	Slowdowns    int64         // times a 429 lengthened the interval
 	Pauses       int64         // Retry-After pauses of the whole service
 	PausedUntil  time.Time     // end of the latest pause; zero if none
+	// MinSendGap is the shortest time between two requests of a paced
+	// service written out (0 before two, or when unpaced).
+	MinSendGap time.Duration
 }
 
 type counters struct {
@@ -502,6 +505,7 @@ func (s *Service) Stats() Stats {
 		Slowdowns:    p.slowdowns,
 		Pauses:       p.pauses,
 		PausedUntil:  p.paused,
+		MinSendGap:   p.minGap,
 		Requests:     s.stats.requests.Load(),
 		Retries:      s.stats.retries.Load(),
 		Status429:    s.stats.status429.Load(),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/store"
 )
 
 // results are every benchmark's figures.
@@ -35,6 +39,10 @@ type serviceRow struct {
 	// MinGap is the shortest time between two request arrivals, for a
 	// service a robots.txt gives a crawl delay.
 	MinGap time.Duration `json:"min_gap_ns,omitempty"`
+	Closer int           `json:"closer_than_delay,omitempty"` // arrivals closer than the crawl delay
+	// SendGap is the shortest time between two requests as curate wrote
+	// them out (its run summary's httpx figures).
+	SendGap time.Duration `json:"min_send_gap_ns,omitempty"`
 	// Serial is the bound curate's own structure adds for the services it
 	// sends one request at a time (arXiv, ar5iv, arXiv API: MaxInFlight
 	// 1): requests × latency. 0 for the others.
@@ -94,15 +102,11 @@ const (
 	s2Rate    = 10.0
 	llmSlots  = 16
 	llmLat    = 100 * time.Millisecond
-	// crawlDelay is the Crawl-delay the simulated arxiv.org's robots.txt
-	// sets: longer than its rate's interval, as arxiv.org's 15 s is
-	// longer than the 3 s its APIs ask for.
-	crawlDelay = 60 * time.Millisecond
 )
 
 // rateLimits are the services' limits in the rate, estimate and archive
 // benchmarks, and robots the files they serve.
-func rateLimits(arxivLat time.Duration) sim.Options {
+func rateLimits(arxivLat, crawlDelay time.Duration) sim.Options {
 	return sim.Options{
 		Limits: map[string]sim.Limits{
 			sim.Arxiv:    {Rate: arxivRate, Latency: arxivLat},
@@ -140,7 +144,7 @@ func rateRun(ctx context.Context, opt *options, arxivLat time.Duration) (*rateRe
 	if err != nil {
 		return nil, err
 	}
-	s, err := sim.Start(w, rateLimits(arxivLat))
+	s, err := sim.Start(w, rateLimits(arxivLat, opt.crawlDelay))
 	if err != nil {
 		return nil, err
 	}
@@ -159,8 +163,15 @@ func rateRun(ctx context.Context, opt *options, arxivLat time.Duration) (*rateRe
 	if r.Exit != 0 {
 		return nil, fmt.Errorf("rate: curate exited %d:\n%s", r.Exit, tail(r.Stderr, 30))
 	}
-	rr := &rateResult{Targets: opt.rateTargets, ArxivLat: arxivLat, CrawlDelay: crawlDelay, Exit: r.Exit, Wall: r.Wall, Pipeline: pipelineWall(r.Stderr), Args: args}
-	rr.Services = serviceRows(s, opt.rateTargets)
+	rr := &rateResult{Targets: opt.rateTargets, ArxivLat: arxivLat, CrawlDelay: opt.crawlDelay, Exit: r.Exit, Wall: r.Wall, Pipeline: pipelineWall(r.Stderr), Args: args}
+	rr.Services = serviceRows(s, opt.rateTargets, opt.crawlDelay)
+	if cs, err := clientStats(ctx, filepath.Join(dir, "store")); err == nil {
+		for i := range rr.Services {
+			if rr.Services[i].MinGap > 0 {
+				rr.Services[i].SendGap = cs[rr.Services[i].Name].MinSendGap
+			}
+		}
+	}
 	total, sent429 := 0, 0
 	for _, row := range rr.Services {
 		total += row.Requests
@@ -182,7 +193,7 @@ func rateRun(ctx context.Context, opt *options, arxivLat time.Duration) (*rateRe
 // service's requests over its rate, or times its crawl delay when
 // robots.txt sets a longer one; for the LLM, calls × latency over the
 // requests in flight.
-func serviceRows(s *sim.Servers, targets int) []serviceRow {
+func serviceRows(s *sim.Servers, targets int, crawlDelay time.Duration) []serviceRow {
 	stats := s.Stats()
 	perSecond := func(name string, rate float64, delay time.Duration) serviceRow {
 		st := stats[name]
@@ -199,7 +210,7 @@ func serviceRows(s *sim.Servers, targets int) []serviceRow {
 			row.Serial = time.Duration(n) * s.Service(name).Limits().Latency
 		}
 		if delay > 0 {
-			row.MinGap = minGap(s.Service(name).Calls())
+			row.MinGap, row.Closer = gaps(s.Service(name).Calls(), delay)
 		}
 		return row
 	}
@@ -213,16 +224,42 @@ func serviceRows(s *sim.Servers, targets int) []serviceRow {
 		Bound: time.Duration(llm.Requests-llm.Sent429()) * llmLat / llmSlots})
 }
 
-// minGap is the shortest time between two arrivals among calls.
-func minGap(calls []sim.Call) time.Duration {
+// clientStats reads curate's own request figures from the run summary
+// in the store at dir.
+func clientStats(ctx context.Context, dir string) (map[string]httpx.Stats, error) {
+	st, err := store.OpenExisting(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	v, err := st.Value(ctx, app.RunSummaryKey)
+	if err != nil {
+		return nil, err
+	}
+	var rec struct {
+		Requests map[string]httpx.Stats `json:"requests"`
+	}
+	if err := json.Unmarshal(v, &rec); err != nil {
+		return nil, err
+	}
+	return rec.Requests, nil
+}
+
+// gaps returns the shortest time between two arrivals among calls, and
+// how many arrived closer than delay after the one before.
+func gaps(calls []sim.Call, delay time.Duration) (time.Duration, int) {
 	sort.Slice(calls, func(i, j int) bool { return calls[i].Start.Before(calls[j].Start) })
-	gap := time.Duration(0)
+	gap, closer := time.Duration(0), 0
 	for i := 1; i < len(calls); i++ {
-		if d := calls[i].Start.Sub(calls[i-1].Start); i == 1 || d < gap {
+		d := calls[i].Start.Sub(calls[i-1].Start)
+		if i == 1 || d < gap {
 			gap = d
 		}
+		if d < delay {
+			closer++
+		}
 	}
-	return gap
+	return gap, closer
 }
 
 func benchMemory(ctx context.Context, opt *options, res *results) error {
@@ -396,7 +433,8 @@ func (r *results) print(w io.Writer) {
 			rr.Busiest, secs(rr.Bound), secs(rr.Wall), rr.Ratio, secs(rr.Pipeline), rr.PipeRate, 100*rr.Share429)
 		for _, row := range rr.Services {
 			if row.MinGap > 0 {
-				fmt.Fprintf(w, "%s: requests at least %s apart on arrival (Crawl-delay %s)\n", row.Name, row.MinGap.Round(100*time.Microsecond), rr.CrawlDelay)
+				fmt.Fprintf(w, "%s: Crawl-delay %s; curate wrote its requests at least %s apart; on arrival at the simulated service (a busy machine's scheduling included) at least %s apart, %d of %d closer than the delay\n",
+					row.Name, rr.CrawlDelay, row.SendGap.Round(10*time.Microsecond), row.MinGap.Round(10*time.Microsecond), row.Closer, row.Requests)
 			}
 		}
 		if rr.SerialBound > rr.Bound {

@@ -41,7 +41,7 @@ func benchEstimate(ctx context.Context, opt *options, res *results) error {
 	if err != nil {
 		return err
 	}
-	s, err := sim.Start(w, rateLimits(20*time.Millisecond))
+	s, err := sim.Start(w, rateLimits(20*time.Millisecond, opt.crawlDelay))
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,7 @@ type options struct {
 	rateTargets int
 	memTargets  int
 	pilot       int
+	crawlDelay  time.Duration
 	arxivLat    string
 	memLimit    string
 	keep        bool
@@ -62,6 +63,7 @@ func main() {
 	flag.Uint64Var(&opt.seed, "seed", 1, "seed of the simulated world")
 	flag.IntVar(&opt.rateTargets, "rate-targets", 200, "targets of the rate benchmark")
 	flag.IntVar(&opt.memTargets, "memory-targets", 5000, "targets of the memory and no-op benchmarks")
+	flag.DurationVar(&opt.crawlDelay, "crawl-delay", 50*time.Millisecond, "the Crawl-delay of the simulated arxiv.org's robots.txt in the rate and estimate benchmarks")
 	flag.IntVar(&opt.pilot, "pilot", 40, "targets of the pilot run before the estimate benchmark's estimate")
 	flag.StringVar(&opt.arxivLat, "arxiv-latency", "20ms,150ms", "latencies of the simulated arXiv and ar5iv, one rate run each")
 	flag.StringVar(&opt.memLimit, "memlimit", "250MiB", "also run the memory benchmark with this GOMEMLIMIT (empty: skip)")
