@@ -12,7 +12,6 @@ import (
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/robots"
 )
 
@@ -175,14 +174,8 @@ func printDataset(env *cmdEnv, out *app.DatasetOutcome) {
 		return
 	}
 	res := out.Result
-	train, test := 0, 0
-	for _, in := range res.Instances {
-		if in.Split == record.SplitTest {
-			test++
-		} else {
-			train++
-		}
-	}
+	c := res.Counts()
+	train, test := c.Train, c.Test
 	fmt.Fprintf(env.stderr, "curate dataset: %d train and %d test instances in %s; %s dropped%s (see dropped.json); contamination: %s\n",
 		train, test, out.Out, app.Plural(len(res.Dropped), "target"), droppedReasons(res.Dropped), contaminationLine(res.Contamination))
 }

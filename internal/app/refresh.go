@@ -253,6 +253,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	if err != nil {
 		return nil, err
 	}
+	defer res.Close()
 	name := time.Now().UTC().Format("20060102T150405Z")
 	for n := 2; ; n++ { // two refreshes within a second
 		if _, err := os.Stat(filepath.Join(root, "versions", name)); os.IsNotExist(err) {
@@ -262,7 +263,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	}
 	cl := Changelog{Version: name, Previous: prevVersion, Added: []string{}, Removed: []string{}, Changed: []string{}}
 	now := map[string]bool{}
-	for _, in := range res.Instances {
+	if err := res.Each(func(in *record.Instance) error {
 		now[in.InstanceID] = true
 		if in.Split == record.SplitTest {
 			cl.Test++
@@ -272,9 +273,12 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 		switch d, ok := prev[in.InstanceID]; {
 		case !ok:
 			cl.Added = append(cl.Added, in.InstanceID)
-		case d != instanceDigest(in):
+		case d != instanceDigest(*in):
 			cl.Changed = append(cl.Changed, in.InstanceID)
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	for id := range prev {
 		if !now[id] {
