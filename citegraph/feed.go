@@ -64,11 +64,12 @@ type feed struct {
 	// memo says which target's stored batch answers hold a paper's answer
 	// ("" when S2 answered null); fresh holds the answers of this run
 	// until that target's record is written.
-	memo       map[string]string
-	fresh      map[string]*s2.Paper
-	memoLoaded bool
-	steps      int // targets walked
-	walked     bool
+	memo     map[string]string
+	fresh    map[string]*s2.Paper
+	memoOnce sync.Once
+	memoErr  error
+	steps    int // targets walked
+	walked   bool
 }
 
 // keyState is the feed's progress on one target.
@@ -269,6 +270,14 @@ func (f *feed) step(i int) {
 		f.end(i, fmt.Errorf("citegraph %s: %w", key, err))
 		f.mu.Unlock()
 	}
+	if !f.refresh && f.r.present(ctx, key, record.S2Papers.Name(), record.S2References.Name(), record.S2Batches.Name()) {
+		// Everything stored: nothing to read here (Build reads it).
+		f.mu.Lock()
+		f.steps++
+		f.end(i, nil)
+		f.mu.Unlock()
+		return
+	}
 	if err := f.meta(ctx, i/s2.MaxBatch); err != nil {
 		fail(err)
 		return
@@ -329,7 +338,7 @@ func (f *feed) meta(ctx context.Context, c int) error {
 		chunk := f.keys[c*s2.MaxBatch : min((c+1)*s2.MaxBatch, len(f.keys))]
 		var ids, want []string
 		for _, k := range chunk {
-			if !f.refresh && f.r.has(ctx, k, record.S2Papers.Name()) || f.r.Skip != nil && f.r.Skip(ctx, k) {
+			if !f.refresh && f.r.present(ctx, k, record.S2Papers.Name()) || f.r.Skip != nil && f.r.Skip(ctx, k) {
 				continue
 			}
 			want = append(want, k)
@@ -416,30 +425,26 @@ func (f *feed) queue(ctx context.Context, i int, ids []string) error {
 // hold which papers, so a paper answered in an earlier run is not asked
 // again.
 func (f *feed) loadMemo(ctx context.Context) error {
-	f.mu.Lock()
-	loaded := f.memoLoaded
-	f.memoLoaded = true
-	f.mu.Unlock()
-	if loaded {
-		return nil
-	}
-	for _, k := range f.keys {
-		rec, ok, err := record.S2Batches.Lookup(ctx, f.r.Store, k)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		f.mu.Lock()
-		for id, p := range *rec {
-			if _, seen := f.memo[id]; !seen && p != nil {
-				f.memo[id] = k
+	f.memoOnce.Do(func() {
+		for _, k := range f.keys {
+			rec, ok, err := record.S2Batches.Lookup(ctx, f.r.Store, k)
+			if err != nil {
+				f.memoErr = err
+				return
 			}
+			if !ok {
+				continue
+			}
+			f.mu.Lock()
+			for id, p := range *rec {
+				if _, seen := f.memo[id]; !seen && p != nil {
+					f.memo[id] = k
+				}
+			}
+			f.mu.Unlock()
 		}
-		f.mu.Unlock()
-	}
-	return nil
+	})
+	return f.memoErr
 }
 
 // flush sends the pending paper IDs, s2.MaxBatch a request (with all
@@ -569,6 +574,26 @@ func (f *feed) wait(ctx context.Context, key string) (requested, ok bool, err er
 		return false, false, nil
 	}
 	return st.requested, true, st.err
+}
+
+// present reports whether key has records of every kind, from the
+// ledger alone (the blobs are not read: a damaged one is found, and asked
+// for again, when Build reads it).
+func (s *Runner) present(ctx context.Context, key string, kinds ...string) bool {
+	recs, err := s.Store.Records(ctx, key)
+	if err != nil {
+		return false
+	}
+	have := map[string]bool{}
+	for _, r := range recs {
+		have[r.Kind] = true
+	}
+	for _, k := range kinds {
+		if !have[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // lookupArxiv stores the arXiv API entries of keys that lack one (all of

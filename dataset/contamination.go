@@ -494,12 +494,13 @@ func goldInPrompts(set instanceSet, meta []instMeta, tmpl *Template, chunk int) 
 
 // fieldRank orders card fields as goldFields lists them.
 func fieldRank(name string) int {
-	for i, f := range goldFields(record.Card{}) {
+	fields := goldFields(record.Card{})
+	for i, f := range fields {
 		if f[0] == name {
 			return i
 		}
 	}
-	return len(goldFields(record.Card{}))
+	return len(fields)
 }
 
 func newFinding(kind string, meta []instMeta, here, other int, k identity, detail string) finding {

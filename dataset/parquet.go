@@ -11,7 +11,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/record"
 )
@@ -45,16 +44,6 @@ func parseShardName(name string) (split string, i, n int, ok bool) {
 // so that every split has a file even when it is empty.
 func numShards(rows, perShard int) int {
 	return max(1, (rows+perShard-1)/perShard)
-}
-
-// writeParquet writes rows to path (created, never replaced) as one
-// Parquet file: pages compressed with o.Compression (Snappy by default),
-// row groups bounded by row count and by buffered size, key/value
-// metadata from kv, synced before it returns.
-func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) error {
-	return atomicdir.WriteFileFunc(path, func(w io.Writer) error {
-		return encodeParquet(w, rows, o, kv, extra...)
-	})
 }
 
 // encodeParquet writes rows as a Parquet file to w.

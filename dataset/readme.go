@@ -226,16 +226,6 @@ func filterText(f []string) string {
 	return strings.Join(f, ", ")
 }
 
-// provenanceSummary merges the provenance of every instance: each stage's
-// distinct values, sorted.
-func provenanceSummary(ins []record.Instance) record.Provenance {
-	var a provAcc
-	for _, in := range ins {
-		a.add(in.Provenance)
-	}
-	return a.summary()
-}
-
 // provAcc gathers the distinct provenance values of instances.
 type provAcc struct {
 	pv, ca, cm, cp, sm, sp, dp map[string]bool
@@ -322,16 +312,6 @@ type paperLicenses struct {
 	byLicense map[string]int // licence URL -> targets
 	unknown   int            // targets whose licence is not recorded
 	total     int
-}
-
-// licenseMix counts the targets' licences (licenses maps a versionless
-// arXiv ID to the licence URL its arXiv metadata gives).
-func licenseMix(ins []record.Instance, licenses map[string]string) paperLicenses {
-	m := paperLicenses{byLicense: map[string]int{}}
-	for i := range ins {
-		m.add(&ins[i], licenses)
-	}
-	return m
 }
 
 func (m *paperLicenses) add(in *record.Instance, licenses map[string]string) {

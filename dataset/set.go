@@ -92,8 +92,6 @@ func (s *spill) add(in *record.Instance) (int, error) {
 	return len(s.offs) - 1, nil
 }
 
-func (s *spill) len() int { return len(s.offs) }
-
 func (s *spill) flush() error {
 	if !s.wrote {
 		return nil
@@ -169,35 +167,6 @@ func (s *spill) close() error {
 	}
 	s.f = nil
 	return err
-}
-
-// subset is the instances of a set that keep says to keep, renumbered
-// from 0 in order.
-type subset struct {
-	set  instanceSet
-	keep []bool
-}
-
-func (s subset) each(fn func(int, *record.Instance) error) error {
-	j := 0
-	return s.set.each(func(i int, in *record.Instance) error {
-		if !s.keep[i] {
-			return nil
-		}
-		j++
-		return fn(j-1, in)
-	})
-}
-
-func (s subset) eachLeak(fn func(int, *leakView) error) error {
-	j := 0
-	return s.set.eachLeak(func(i int, v *leakView) error {
-		if !s.keep[i] {
-			return nil
-		}
-		j++
-		return fn(j-1, v)
-	})
 }
 
 // parquetSet is the instances of a dataset's Parquet files, in order,
