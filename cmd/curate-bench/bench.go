@@ -263,12 +263,25 @@ func gaps(calls []sim.Call, delay time.Duration) (time.Duration, int) {
 }
 
 func benchMemory(ctx context.Context, opt *options, res *results) error {
-	m, s, args, err := memoryRun(ctx, opt, "memory", nil)
+	m, s, args, err := memoryRun(ctx, opt, opt.memTargets, "memory", nil)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	res.Memory = append(res.Memory, m)
+	for _, n := range opt.memMore {
+		// Larger worlds for the trend; each store is removed after.
+		name := fmt.Sprintf("memory-%d", n)
+		mm, ss, _, err := memoryRun(ctx, opt, n, name, nil)
+		if err != nil {
+			return err
+		}
+		ss.Close()
+		if !opt.keep {
+			os.RemoveAll(filepath.Join(opt.work, name))
+		}
+		res.Memory = append(res.Memory, mm)
+	}
 
 	fmt.Fprintf(os.Stderr, "noop: the same run again\n")
 	s.Reset()
@@ -290,7 +303,7 @@ func benchMemory(ctx context.Context, opt *options, res *results) error {
 	res.Noop = nr
 
 	if opt.memLimit != "" {
-		m, s, _, err := memoryRun(ctx, opt, "memory-limited", []string{"GOMEMLIMIT=" + opt.memLimit})
+		m, s, _, err := memoryRun(ctx, opt, opt.memTargets, "memory-limited", []string{"GOMEMLIMIT=" + opt.memLimit})
 		if err != nil {
 			return err
 		}
@@ -300,11 +313,10 @@ func benchMemory(ctx context.Context, opt *options, res *results) error {
 	return nil
 }
 
-// memoryRun runs curate on a fresh store of opt.memTargets targets under
+// memoryRun runs curate on a fresh store of n targets under
 // opt.work/name, with env added, and returns the figures, the services
 // (still running) and the arguments of the run.
-func memoryRun(ctx context.Context, opt *options, name string, env []string) (*memoryResult, *sim.Servers, []string, error) {
-	n := opt.memTargets
+func memoryRun(ctx context.Context, opt *options, n int, name string, env []string) (*memoryResult, *sim.Servers, []string, error) {
 	// A realistic sprinkle of trouble: one target in 200 without HTML,
 	// one in 200 with its reference list withheld.
 	var noHTML, withheld []int
@@ -312,7 +324,8 @@ func memoryRun(ctx context.Context, opt *options, name string, env []string) (*m
 		noHTML = append(noHTML, i)
 		withheld = append(withheld, i+1)
 	}
-	w, err := sim.NewWorld(sim.WorldConfig{Seed: opt.seed, Targets: n, NoHTML: noHTML, Withheld: withheld})
+	// Twice as many cited papers as targets, as far as the world allows.
+	w, err := sim.NewWorld(sim.WorldConfig{Seed: opt.seed, Targets: n, Papers: min(max(60, 2*n), 49999), NoHTML: noHTML, Withheld: withheld})
 	if err != nil {
 		return nil, nil, nil, err
 	}

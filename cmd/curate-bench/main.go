@@ -33,6 +33,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -47,6 +48,7 @@ type options struct {
 	seed        uint64
 	rateTargets int
 	memTargets  int
+	memMore     []int
 	pilot       int
 	crawlDelay  time.Duration
 	arxivLat    string
@@ -63,6 +65,16 @@ func main() {
 	flag.Uint64Var(&opt.seed, "seed", 1, "seed of the simulated world")
 	flag.IntVar(&opt.rateTargets, "rate-targets", 200, "targets of the rate benchmark")
 	flag.IntVar(&opt.memTargets, "memory-targets", 5000, "targets of the memory and no-op benchmarks")
+	flag.Func("memory-more", "also measure peak RSS on worlds of these sizes, comma-separated (at most 49999), for the trend", func(v string) error {
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > 49999 {
+				return fmt.Errorf("%q: want target counts from 1 to 49999", f)
+			}
+			opt.memMore = append(opt.memMore, n)
+		}
+		return nil
+	})
 	flag.DurationVar(&opt.crawlDelay, "crawl-delay", 50*time.Millisecond, "the Crawl-delay of the simulated arxiv.org's robots.txt in the rate and estimate benchmarks")
 	flag.IntVar(&opt.pilot, "pilot", 40, "targets of the pilot run before the estimate benchmark's estimate")
 	flag.StringVar(&opt.arxivLat, "arxiv-latency", "20ms,150ms", "latencies of the simulated arXiv and ar5iv, one rate run each")

@@ -88,6 +88,32 @@ func TestE2ECrawl(t *testing.T) {
 	args := append([]string{"run", "--store", work + "/store", "--out", work + "/dataset", "--targets-from", targets, "--column", "pair_id",
 		"--html-archive", dir, "--html-archive", zipPath, "--arxiv-interval", "1ms", "--s2-interval", "1ms", "--retries", "1"}, s.Flags()...)
 	env := map[string]string{"SOURCE_DATE_EPOCH": e2eEpoch}
+
+	// The estimate counts no page for a target an archive holds.
+	code, out, stderr := runCLI(t, env, append(append([]string{}, args...), "--dry-run", "--json")...)
+	if code != 0 {
+		t.Fatalf("dry run: exit %d\n%s", code, stderr)
+	}
+	var est struct {
+		Stages []struct {
+			Stage    string         `json:"stage"`
+			Requests map[string]int `json:"requests"`
+		} `json:"stages"`
+	}
+	if err := json.Unmarshal([]byte(out), &est); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, st := range est.Stages {
+		// One request per target no archive holds (the bad row is no
+		// target), and robots.txt.
+		if want := s.World.NumTargets() - len(dirHeld) + 1; st.Stage == "fetch" && st.Requests[sim.Arxiv] != want {
+			t.Errorf("estimated %d arXiv requests for the targets, want %d", st.Requests[sim.Arxiv], want)
+		}
+	}
+	if n := s.Requests(); n != 0 {
+		t.Fatalf("the dry run made %d requests", n)
+	}
+
 	code, stdout, stderr := runCLI(t, env, args...)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (a bad row, a disallowed page)\n%s\n%s", code, stdout, stderr)
@@ -168,7 +194,7 @@ func TestE2ECrawl(t *testing.T) {
 	if len(rec.Crawl) != 2 || rec.PerTarget["s2"] == 0 {
 		t.Errorf("run summary crawl %+v, per target %v", rec.Crawl, rec.PerTarget)
 	}
-	code, out, _ := runCLI(t, nil, "status", "--store", work+"/store")
+	code, out, _ = runCLI(t, nil, "status", "--store", work+"/store")
 	if code != 0 || !strings.Contains(out, crawl) || !strings.Contains(out, "requests per target: ") {
 		t.Errorf("status does not tell the crawl:\n%s", out)
 	}

@@ -252,6 +252,10 @@ func (e *estimator) crawl(ctx context.Context, targets, sources bool) error {
 	}
 	var inArchive func(string) bool
 	if e.a.archives != nil {
+		// Indexed for the targets and the sources known so far.
+		for id := range e.sources.known {
+			e.a.archives.learn(id)
+		}
 		if err := e.a.archives.open(e.keys); err != nil {
 			return err
 		}
