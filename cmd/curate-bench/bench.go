@@ -43,6 +43,10 @@ type serviceRow struct {
 	// SendGap is the shortest time between two requests as curate wrote
 	// them out (its run summary's httpx figures).
 	SendGap time.Duration `json:"min_send_gap_ns,omitempty"`
+	// First and Last are when the first request arrived and the last was
+	// answered, from the start of the run; Idle sums the gaps between
+	// requests beyond the bound's spacing (the service waiting on curate).
+	First, Last, Idle time.Duration `json:",omitempty"`
 	// Serial is the bound curate's own structure adds for the services it
 	// sends one request at a time (arXiv, ar5iv, arXiv API: MaxInFlight
 	// 1): requests × latency. 0 for the others.
@@ -156,6 +160,7 @@ func rateRun(ctx context.Context, opt *options, arxivLat time.Duration) (*rateRe
 	}
 	args = append(args, rateFlags...)
 	fmt.Fprintf(os.Stderr, "rate: %d targets, arXiv latency %s\n", opt.rateTargets, arxivLat)
+	start := time.Now()
 	r, err := runCurate(ctx, opt, benchEnv, args...)
 	if err != nil {
 		return nil, err
@@ -165,6 +170,11 @@ func rateRun(ctx context.Context, opt *options, arxivLat time.Duration) (*rateRe
 	}
 	rr := &rateResult{Targets: opt.rateTargets, ArxivLat: arxivLat, CrawlDelay: opt.crawlDelay, Exit: r.Exit, Wall: r.Wall, Pipeline: pipelineWall(r.Stderr), Args: args}
 	rr.Services = serviceRows(s, opt.rateTargets, opt.crawlDelay)
+	for i := range rr.Services {
+		if row := &rr.Services[i]; row.Name == rr.busiest() {
+			row.First, row.Last, row.Idle = span(s.Service(row.Name).Calls(), start, row.Bound/time.Duration(max(row.Requests-row.Sent429, 1)))
+		}
+	}
 	if cs, err := clientStats(ctx, filepath.Join(dir, "store")); err == nil {
 		for i := range rr.Services {
 			if rr.Services[i].MinGap > 0 {
@@ -243,6 +253,36 @@ func clientStats(ctx context.Context, dir string) (map[string]httpx.Stats, error
 		return nil, err
 	}
 	return rec.Requests, nil
+}
+
+// busiest is the service of the largest bound.
+func (rr *rateResult) busiest() string {
+	name, b := "", time.Duration(0)
+	for _, row := range rr.Services {
+		if row.Bound > b {
+			name, b = row.Name, row.Bound
+		}
+	}
+	return name
+}
+
+// span returns when calls began and ended, from start, and how long the
+// service sat idle beyond spacing between them.
+func span(calls []sim.Call, start time.Time, spacing time.Duration) (first, last, idle time.Duration) {
+	if len(calls) == 0 {
+		return 0, 0, 0
+	}
+	sort.Slice(calls, func(i, j int) bool { return calls[i].Start.Before(calls[j].Start) })
+	first = calls[0].Start.Sub(start)
+	for i, c := range calls {
+		last = max(last, c.End.Sub(start))
+		if i > 0 {
+			if gap := c.Start.Sub(calls[i-1].Start) - spacing; gap > 0 {
+				idle += gap
+			}
+		}
+	}
+	return first, last, idle
 }
 
 // gaps returns the shortest time between two arrivals among calls, and
@@ -448,6 +488,11 @@ func (r *results) print(w io.Writer) {
 			if row.MinGap > 0 {
 				fmt.Fprintf(w, "%s: Crawl-delay %s; curate wrote its requests at least %s apart; on arrival at the simulated service (a busy machine's scheduling included) at least %s apart, %d of %d closer than the delay\n",
 					row.Name, rr.CrawlDelay, row.SendGap.Round(10*time.Microsecond), row.MinGap.Round(10*time.Microsecond), row.Closer, row.Requests)
+			}
+		}
+		for _, row := range rr.Services {
+			if row.Last > 0 {
+				fmt.Fprintf(w, "%s: first request at %s, last answered at %s, idle %s beyond its spacing in between\n", row.Name, secs(row.First), secs(row.Last), secs(row.Idle))
 			}
 		}
 		if rr.SerialBound > rr.Bound {
