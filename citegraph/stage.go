@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/arxivapi"
@@ -40,6 +38,16 @@ type Runner struct {
 	// OpenAccess asks the batch endpoint for openAccessPdf too, for the
 	// pdfs stage (reference edges carry it already).
 	OpenAccess bool
+	// FlushAfter and FeedWorkers tune the feed (see Feed): 0 means
+	// DefaultFlushAfter and DefaultFeedWorkers.
+	FlushAfter, FeedWorkers int
+	// Skip, when set, names targets the feed leaves alone (targets known
+	// to have no page, which never reach the stage): a Build of one asks
+	// for it on its own.
+	Skip func(ctx context.Context, key string) bool
+
+	feedMu sync.Mutex
+	feed   *feed
 }
 
 // Result is the outcome for one target.
@@ -60,12 +68,13 @@ func (s *Runner) log() *slog.Logger {
 	return s.Log
 }
 
-// All runs the stage for every input with up to workers goroutines; the
-// arXiv metadata of all targets is looked up first in batches (100 IDs a
-// request). A paper named by several inputs ("2401.00001",
-// "2401.00001v2") is processed once and each of them gets its result.
-// Results come back in input order. onDone, if set, is called once per
-// input.
+// All runs the stage for every input with up to workers goroutines,
+// through a feed of all of them (see Feed): target records and the fields
+// edges lack come from /paper/batch calls shared across targets, the
+// arXiv metadata 100 IDs a request. A paper named by several inputs
+// ("2401.00001", "2401.00001v2") is processed once and each of them gets
+// its result. Results come back in input order. onDone, if set, is called
+// once per input.
 func (s *Runner) All(ctx context.Context, inputs []string, workers int, onDone func(Result)) []Result {
 	results := make([]Result, len(inputs))
 	var keys []string
@@ -87,17 +96,14 @@ func (s *Runner) All(ctx context.Context, inputs []string, workers int, onDone f
 		first[k] = i
 		keys = append(keys, k)
 	}
-	metaErr := s.LookupArxiv(ctx, keys)
-	if metaErr != nil {
-		s.log().Warn("arxiv metadata lookup failed; targets keep the date from their ID", "err", metaErr)
-	}
+	stop := s.Feed(ctx, keys, nil)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range max(workers, 1) {
 		wg.Go(func() {
 			for i := range jobs {
-				g, req, err := s.process(ctx, results[i].Key)
-				results[i].Graph, results[i].Requests, results[i].Err = g, req, err
+				r := s.Build(ctx, results[i].Key)
+				results[i].Graph, results[i].Requests, results[i].Err = r.Graph, r.Requests, r.Err
 				if onDone != nil {
 					onDone(results[i])
 				}
@@ -114,6 +120,9 @@ func (s *Runner) All(ctx context.Context, inputs []string, workers int, onDone f
 	}
 	close(jobs)
 	wg.Wait()
+	if err := stop(); err != nil {
+		s.log().Warn("arxiv metadata lookup failed; targets keep the date from their ID", "err", err)
+	}
 	for _, i := range dups {
 		r := results[first[results[i].Key]]
 		r.Input = inputs[i]
@@ -130,10 +139,12 @@ func (s *Runner) Process(ctx context.Context, input string) Result {
 	return s.All(ctx, []string{input}, 1, nil)[0]
 }
 
-// Build builds and stores one target's Graph without looking up arXiv
-// metadata: a pipeline calls LookupArxiv once for all its targets first
-// (100 IDs a request), and a failed lookup must not turn into one request
-// per target. A target without stored metadata takes its date from its ID.
+// Build builds and stores one target's Graph. A target the running feed
+// covers waits for the feed's answers and links them without a request;
+// another is asked for on its own, without arXiv metadata (a pipeline
+// looks that up for all its targets at once: a failed lookup must not
+// turn into one request per target), taking its date from its ID unless
+// the metadata is stored.
 func (s *Runner) Build(ctx context.Context, input string) Result {
 	res := Result{Input: input}
 	id, err := arxiv.Parse(input)
@@ -142,44 +153,35 @@ func (s *Runner) Build(ctx context.Context, input string) Result {
 		return res
 	}
 	res.Key = record.Key(id)
-	res.Graph, res.Requests, res.Err = s.process(ctx, res.Key)
+	if f := s.currentFeed(); f != nil {
+		req, ok, err := f.wait(ctx, res.Key)
+		if ok {
+			if err != nil {
+				res.Err = err
+				if ctx.Err() == nil {
+					// The attempt failed: counted as one, as process counts its own.
+					e := s.Store.Begin(ctx, res.Key, Name)
+					if e == nil {
+						e = s.Store.End(ctx, res.Key, Name, store.StatusFailed, err.Error(), true)
+					}
+					if e != nil {
+						res.Err = errors.Join(err, e)
+					}
+				}
+				return res
+			}
+			res.Graph, res.Requests, res.Err = s.process(ctx, res.Key, false, req)
+			return res
+		}
+	}
+	res.Graph, res.Requests, res.Err = s.process(ctx, res.Key, s.Refresh, false)
 	return res
 }
 
-// LookupArxiv stores the arXiv API entries of the keys that lack one.
+// LookupArxiv stores the arXiv API entries of the keys that lack one (all
+// of them with Refresh), 100 IDs a request.
 func (s *Runner) LookupArxiv(ctx context.Context, keys []string) error {
-	if s.ArxivAPI == nil {
-		return nil
-	}
-	var want []string
-	for _, k := range keys {
-		if !s.Refresh && s.has(ctx, k, record.ArxivMetas.Name()) {
-			continue
-		}
-		want = append(want, k)
-	}
-	if len(want) == 0 {
-		return nil
-	}
-	// One request per chunk, each stored before the next is asked, so a
-	// crash loses at most the chunk in flight.
-	for chunk := range slices.Chunk(want, arxivapi.MaxLookup) {
-		entries, err := s.ArxivAPI.Lookup(ctx, chunk)
-		if err != nil {
-			return err
-		}
-		for _, k := range chunk {
-			e, ok := entries[k]
-			rec := record.ArxivMeta{Found: ok, CheckedAt: time.Now().UTC().Format(time.RFC3339)}
-			if ok {
-				rec.Entry = &e
-			}
-			if _, err := s.Store.PutJSON(ctx, k, record.ArxivMetas.Name(), rec, nil); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return s.lookupArxiv(ctx, keys, s.Refresh)
 }
 
 func (s *Runner) has(ctx context.Context, key, kind string) bool {
@@ -187,9 +189,13 @@ func (s *Runner) has(ctx context.Context, key, kind string) bool {
 	return err == nil
 }
 
-// process builds and stores one target's Graph.
-func (s *Runner) process(ctx context.Context, key string) (g *record.Graph, requested bool, err error) {
+// process builds and stores one target's Graph. With refresh the
+// services are asked again rather than the stored answers reused (the
+// feed, having asked them already this run, passes false, and asked when
+// it made a request for key: the attempt counts as one that asked).
+func (s *Runner) process(ctx context.Context, key string, refresh, asked bool) (g *record.Graph, requested bool, err error) {
 	defer func() {
+		requested = requested || asked
 		status, msg := store.StatusDone, ""
 		if err != nil {
 			status, msg = store.StatusFailed, err.Error()
@@ -211,12 +217,12 @@ func (s *Runner) process(ctx context.Context, key string) (g *record.Graph, requ
 	var target *s2.Paper
 	refs := record.S2ReferenceList{Status: record.S2OK}
 	if s.S2 != nil {
-		target, requested, err = s.s2Target(ctx, key)
+		target, requested, err = s.s2Target(ctx, key, refresh)
 		if err != nil {
 			return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
 		}
 		var req bool
-		refs, req, err = s.s2References(ctx, key, target)
+		refs, req, err = s.s2References(ctx, key, target, refresh)
 		requested = requested || req
 		if err != nil {
 			return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
@@ -225,7 +231,7 @@ func (s *Runner) process(ctx context.Context, key string) (g *record.Graph, requ
 	var filled map[string]*s2.Paper
 	if refs.List != nil {
 		var req bool
-		filled, req, err = s.fill(ctx, key, refs.List)
+		filled, req, err = s.fill(ctx, key, refs.List, refresh)
 		requested = requested || req
 		if err != nil {
 			return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
@@ -266,12 +272,9 @@ func (s *Runner) document(ctx context.Context, key string) (*record.Document, er
 
 // s2Target returns S2's record of the target (nil when S2 does not know
 // it), stored or asked.
-func (s *Runner) s2Target(ctx context.Context, key string) (*s2.Paper, bool, error) {
-	var stored struct {
-		Found bool      `json:"found"`
-		Paper *s2.Paper `json:"paper,omitempty"`
-	}
-	if !s.Refresh {
+func (s *Runner) s2Target(ctx context.Context, key string, refresh bool) (*s2.Paper, bool, error) {
+	var stored record.S2Paper
+	if !refresh {
 		if _, err := s.Store.GetJSON(ctx, key, record.S2Papers.Name(), &stored); err == nil {
 			return stored.Paper, false, nil
 		}
@@ -292,9 +295,9 @@ func (s *Runner) s2Target(ctx context.Context, key string) (*s2.Paper, bool, err
 }
 
 // s2References returns the target's S2 reference list, stored or asked.
-func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper) (record.S2ReferenceList, bool, error) {
+func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper, refresh bool) (record.S2ReferenceList, bool, error) {
 	var refs record.S2ReferenceList
-	if !s.Refresh {
+	if !refresh {
 		if _, err := s.Store.GetJSON(ctx, key, record.S2References.Name(), &refs); err == nil {
 			return refs, false, nil
 		}
@@ -328,31 +331,16 @@ func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper)
 
 // fill asks the batch endpoint for the abstracts, dates and identifiers
 // that reference edges lack (S2 often omits abstracts under citedPaper).
-func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList) (map[string]*s2.Paper, bool, error) {
+func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList, refresh bool) (map[string]*s2.Paper, bool, error) {
 	filled := map[string]*s2.Paper{}
-	if !s.Refresh {
+	if !refresh {
 		if _, err := s.Store.GetJSON(ctx, key, record.S2Batches.Name(), &filled); err == nil {
 			return filled, false, nil
 		}
 	}
-	var ids []string
-	seen := map[string]bool{}
-	for _, r := range list.Edges {
-		p := r.CitedPaper
-		if p.PaperID == "" || seen[p.PaperID] {
-			continue
-		}
-		if p.Abstract == nil || p.PublicationDate == nil || p.ExternalIDs == nil {
-			seen[p.PaperID] = true
-			ids = append(ids, p.PaperID)
-		}
-	}
+	ids := FillIDs(list)
 	if len(ids) > 0 && s.S2 != nil {
-		fields := strings.Split(batchFields, ",")
-		if s.OpenAccess {
-			fields = append(fields, "openAccessPdf")
-		}
-		papers, err := s.S2.Batch(ctx, ids, fields...)
+		papers, err := s.S2.Batch(ctx, ids, s.fillFields()...)
 		if err != nil {
 			return nil, true, err
 		}
@@ -366,6 +354,34 @@ func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList) (
 		return nil, true, err
 	}
 	return filled, len(ids) > 0, nil
+}
+
+// fillFields are the fields a fill asks the batch endpoint for.
+func (s *Runner) fillFields() []string {
+	fields := strings.Split(batchFields, ",")
+	if s.OpenAccess {
+		fields = append(fields, "openAccessPdf")
+	}
+	return fields
+}
+
+// FillIDs lists the cited papers of list whose edges lack an abstract, a
+// date or identifiers, each once, in list order: what the batch endpoint
+// is asked to fill.
+func FillIDs(list *s2.ReferenceList) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, r := range list.Edges {
+		p := r.CitedPaper
+		if p.PaperID == "" || seen[p.PaperID] {
+			continue
+		}
+		if p.Abstract == nil || p.PublicationDate == nil || p.ExternalIDs == nil {
+			seen[p.PaperID] = true
+			ids = append(ids, p.PaperID)
+		}
+	}
+	return ids
 }
 
 // toRef reduces an S2 edge to a Ref, taking fields the edge lacks from the

@@ -126,6 +126,21 @@ func newStageEnv(t *testing.T) *stageEnv {
 	return e
 }
 
+// batches returns the IDs the batch endpoint was asked for, split into
+// targets' own records (ARXIV: IDs) and fills of what edges lack.
+func (e *stageEnv) batches() (targets, fills []string) {
+	for _, r := range e.s2.CallsTo(sim.S2BatchPath) {
+		for _, id := range r.IDs {
+			if strings.HasPrefix(id, "ARXIV:") {
+				targets = append(targets, id)
+			} else {
+				fills = append(fills, id)
+			}
+		}
+	}
+	return targets, fills
+}
+
 // addEntry catalogs a paper in the arXiv API (see entryXML).
 func (e *stageEnv) addEntry(id string, version int, published, updated string, cats ...string) {
 	e.t.Helper()
@@ -309,9 +324,12 @@ func TestStageLargeList(t *testing.T) {
 			nullAbstract = append(nullAbstract, *p.PaperID)
 		}
 	}
-	var asked []string
-	for _, r := range e.s2.CallsTo(sim.S2BatchPath) {
-		asked = append(asked, r.IDs...)
+	targets, asked := e.batches()
+	if !slices.Equal(targets, []string{id}) {
+		t.Errorf("target records asked %v, want %s once", targets, id)
+	}
+	if n := len(e.s2.CallsTo(sim.S2PaperPath(id))); n != 0 {
+		t.Errorf("target record asked %d times on its own, want it in a batch", n)
 	}
 	slices.Sort(asked)
 	slices.Sort(wantFill)
@@ -437,8 +455,8 @@ func TestStageDuplicateInputs(t *testing.T) {
 	if got := e.requestsByOffset("ARXIV:" + key); len(got) != 3 || got[0] != 1 || got[500] != 1 || got[1000] != 1 {
 		t.Errorf("pages fetched by offset %v, want each once", got)
 	}
-	if n := len(e.s2.CallsTo(sim.S2PaperPath("ARXIV:" + key))); n != 1 {
-		t.Errorf("target record asked %d times", n)
+	if targets, _ := e.batches(); !slices.Equal(targets, []string{"ARXIV:" + key}) {
+		t.Errorf("target records asked %v, want ARXIV:%s once", targets, key)
 	}
 	for i, r := range res[:3] {
 		if r.Input != inputs[i] || r.Key != key || r.Err != nil || r.Graph == nil || r.Graph.Report.S2Edges != 1100 {
@@ -530,8 +548,11 @@ func TestStageFallbacks(t *testing.T) {
 	if g.S2Status != record.S2Missing || len(g.Edges) != len(docs[unknown].References) || g.Report.S2Edges != 0 {
 		t.Errorf("unknown: status %q, %d edges for %d entries", g.S2Status, len(g.Edges), len(docs[unknown].References))
 	}
-	if r := e.s2.CallsTo(sim.S2PaperPath("ARXIV:" + unknown)); len(r) != 1 || r[0].Status != http.StatusNotFound {
-		t.Errorf("unknown: target requests %+v", r)
+	if targets, _ := e.batches(); !slices.Contains(targets, "ARXIV:"+unknown) || len(targets) != 3 {
+		t.Errorf("unknown: target records asked %v, want all three in a batch", targets)
+	}
+	if s2p, ok, err := record.S2Papers.Lookup(e.ctx, e.store, unknown); err != nil || !ok || s2p.Found {
+		t.Errorf("unknown: stored record %+v %v %v, want found false (the batch's null)", s2p, ok, err)
 	}
 	if n := len(e.s2.CallsTo(sim.S2ReferencesPath("ARXIV:" + unknown))); n != 0 {
 		t.Errorf("unknown: %d reference requests", n)
@@ -581,7 +602,7 @@ func TestStageRateLimited(t *testing.T) {
 		simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+k, n, simtest.Synth{Unresolved: 7, NullAbstract: 2})
 	}
 	e.s2.Script(sim.S2ReferencesPath("ARXIV:"+retried), sim.TooManyRequests, 3)
-	e.s2.Script(sim.S2PaperPath("ARXIV:"+blocked), sim.TooManyRequests.WithRetryAfter("0"), sim.Forever)
+	e.s2.Script(sim.S2ReferencesPath("ARXIV:"+blocked), sim.TooManyRequests.WithRetryAfter("0"), sim.Forever)
 	e.s2.Script(sim.S2BatchPath, sim.TooManyRequests, 2)
 
 	results := e.run(e.runner(testKey, false), retried, blocked, calm)
@@ -610,7 +631,7 @@ func TestStageRateLimited(t *testing.T) {
 	if _, _, err := e.store.GetBytes(e.ctx, blocked, record.Graphs.Name()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("blocked: a graph was stored (%v)", err)
 	}
-	if n := len(e.s2.CallsTo(sim.S2PaperPath("ARXIV:" + blocked))); n != 5 {
+	if n := len(e.s2.CallsTo(sim.S2ReferencesPath("ARXIV:" + blocked))); n != 5 {
 		t.Errorf("blocked: %d attempts, want 5 (RetryMax 4)", n)
 	}
 
@@ -625,7 +646,7 @@ func TestStageRateLimited(t *testing.T) {
 
 	// The 429s stop: the next run completes the blocked target and asks
 	// nothing for the others.
-	e.s2.Unscript(sim.S2PaperPath("ARXIV:" + blocked))
+	e.s2.Unscript(sim.S2ReferencesPath("ARXIV:" + blocked))
 	e.s2.Reset()
 	results = e.run(e.runner(testKey, false), retried, blocked, calm)
 	for _, r := range results {
@@ -680,17 +701,18 @@ func TestStageTargetMetadata(t *testing.T) {
 	}
 	// The target's own S2 record is asked with the counts curate pairs
 	// judges impact by.
-	asked := 0
-	for _, c := range e.s2.Calls() {
-		if strings.HasPrefix(c.Path, "/graph/v1/paper/ARXIV:") && !strings.Contains(c.Path, "/references") {
-			asked++
-			if f := c.Query().Get("fields"); !strings.Contains(f, "influentialCitationCount") || !strings.Contains(f, "citationCount") {
-				t.Errorf("target record asked with fields %q", f)
-			}
+	var asked []string
+	for _, c := range e.s2.CallsTo(sim.S2BatchPath) {
+		if len(c.IDs) == 0 || !strings.HasPrefix(c.IDs[0], "ARXIV:") {
+			continue
+		}
+		asked = append(asked, c.IDs...)
+		if f := c.Query().Get("fields"); !strings.Contains(f, "influentialCitationCount") || !strings.Contains(f, "citationCount") {
+			t.Errorf("target records asked with fields %q", f)
 		}
 	}
-	if asked != 2 {
-		t.Errorf("%d requests for the targets' own records, want 2", asked)
+	if !slices.Equal(asked, []string{"ARXIV:" + listed, "ARXIV:" + unlisted}) && !slices.Equal(asked, []string{"ARXIV:" + unlisted, "ARXIV:" + listed}) {
+		t.Errorf("target records asked %v, want both once", asked)
 	}
 	e.api.Reset()
 	e.run(e.runner(testKey, false), listed, unlisted)
@@ -718,7 +740,7 @@ func TestStageKeyNeverLeaks(t *testing.T) {
 	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:2507.11127", 40, simtest.Synth{Unresolved: 5, NullAbstract: 2})
 	simtest.Withhold(e.corpus, "ARXIV:2509.15338", "")
 	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:1706.03762", 20, simtest.Synth{})
-	e.s2.Script(sim.S2PaperPath("ARXIV:1706.03762"), sim.TooManyRequests, sim.Forever)
+	e.s2.Script(sim.S2ReferencesPath("ARXIV:1706.03762"), sim.TooManyRequests, sim.Forever)
 	e.addEntry("2507.11127", 1, "2025-07-15T09:12:00Z", "2025-07-15T09:12:00Z", "cs.AI")
 
 	var errs []error
@@ -736,7 +758,7 @@ func TestStageKeyNeverLeaks(t *testing.T) {
 		}
 	}
 	// A wrong key: refused, and a named failure.
-	e.s2.Unscript(sim.S2PaperPath("ARXIV:1706.03762"))
+	e.s2.Unscript(sim.S2ReferencesPath("ARXIV:1706.03762"))
 	r := e.run(e.runner(wrongKey, false), "1706.03762")[0]
 	if !errors.Is(r.Err, s2.ErrForbidden) {
 		t.Fatalf("wrong key: %v, want ErrForbidden", r.Err)
@@ -942,6 +964,11 @@ func TestStageBatchFailureKeepsPages(t *testing.T) {
 	const key = "2509.15338"
 	e.putDoc(key, "arxiv-2509.15338v1.html")
 	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+key, 600, simtest.Synth{NullAbstract: 2})
+	// Its own record was stored by an earlier run: the only batch is the
+	// fill, and it fails for good.
+	if _, err := record.S2Papers.Put(e.ctx, e.store, key, &record.S2Paper{Found: true, Paper: &s2.Paper{PaperID: strings.Repeat("ab", 20)}}, nil); err != nil {
+		t.Fatal(err)
+	}
 	e.s2.Script(sim.S2BatchPath, sim.TooManyRequests, sim.Forever)
 
 	r := e.run(e.runner(testKey, false), key)[0]
@@ -1035,5 +1062,23 @@ func TestStageBuildAsksNoMetadata(t *testing.T) {
 	}
 	if m := r.Build(e.ctx, key).Graph.Meta; m.Published != "2025-07-15" {
 		t.Errorf("after LookupArxiv: published %q, want the v1 date", m.Published)
+	}
+}
+
+// TestStageWithoutS2: with no Semantic Scholar client the feed asks only
+// the arXiv API, and edges come from the bibliography.
+func TestStageWithoutS2(t *testing.T) {
+	t.Parallel()
+	e := newStageEnv(t)
+	const key = "2507.11127"
+	e.putDoc(key, "arxiv-2507.11127v1.html")
+	r := e.runner(testKey, false)
+	r.S2 = nil
+	res := e.run(r, key)[0]
+	if res.Err != nil || res.Graph == nil || res.Graph.S2Status != "skipped" || len(res.Graph.Edges) == 0 {
+		t.Fatalf("without S2: %+v", res)
+	}
+	if n := len(e.s2.Calls()); n != 0 {
+		t.Errorf("%d Semantic Scholar requests without a client", n)
 	}
 }

@@ -62,6 +62,15 @@ func ReadDataset(ctx context.Context, dir string) (*Published, error) {
 
 // readDataset also returns the structural problems it noticed.
 func readDataset(ctx context.Context, dir string) (*Published, []string, error) {
+	p, problems, err := scanDataset(ctx, dir, true)
+	return p, problems, err
+}
+
+// scanDataset reads a dataset's files: every shard's rows (into
+// p.Instances only with rows; Check reads them a batch at a time
+// instead), dropped.json and contamination.json, noting structural
+// problems.
+func scanDataset(ctx context.Context, dir string, rows bool) (*Published, []string, error) {
 	p := &Published{Dir: dir, Files: map[string][]string{}}
 	var problems []string
 	if fi, err := os.Stat(dir); err != nil {
@@ -104,7 +113,7 @@ func readDataset(ctx context.Context, dir string) (*Published, []string, error) 
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
 			}
-			rows, missing, err := readShard(filepath.Join(dir, rel))
+			missing, err := shardColumns(filepath.Join(dir, rel))
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s is unreadable: %v", rel, err))
 				continue
@@ -112,13 +121,26 @@ func readDataset(ctx context.Context, dir string) (*Published, []string, error) 
 			if len(missing) > 0 {
 				problems = append(problems, fmt.Sprintf("%s lacks columns %s", rel, strings.Join(missing, ", ")))
 			}
-			for j, in := range rows {
-				if in.Split != split {
-					problems = append(problems, fmt.Sprintf("%s row %d (%s) has split %q", rel, j, in.InstanceID, in.Split))
+			j := 0
+			if err := readRows(splitFiles(dir, rel), func(_ int, v *splitView) error {
+				if v.Split != split {
+					problems = append(problems, fmt.Sprintf("%s row %d (%s) has split %q", rel, j, v.InstanceID, v.Split))
 				}
+				j++
+				return nil
+			}); err != nil {
+				problems = append(problems, fmt.Sprintf("%s is unreadable: %v", rel, err))
+				continue
+			}
+			if rows {
+				in, err := readParquet[record.Instance](filepath.Join(dir, rel))
+				if err != nil {
+					problems = append(problems, fmt.Sprintf("%s is unreadable: %v", rel, err))
+					continue
+				}
+				p.Instances = append(p.Instances, in...)
 			}
 			p.Files[split] = append(p.Files[split], rel)
-			p.Instances = append(p.Instances, rows...)
 		}
 	}
 
@@ -137,21 +159,35 @@ func readDataset(ctx context.Context, dir string) (*Published, []string, error) 
 	return p, problems, nil
 }
 
-// readShard reads one Parquet file and names the columns of the Instance
-// schema the file lacks (a reader would fill them with zero values).
-func readShard(path string) ([]record.Instance, []string, error) {
+// splitView is the part of a row the shard check reads.
+type splitView struct {
+	InstanceID string `parquet:"instance_id"`
+	Split      string `parquet:"split"`
+}
+
+func splitFiles(dir string, rel ...string) []string {
+	out := make([]string, len(rel))
+	for i, r := range rel {
+		out[i] = filepath.Join(dir, r)
+	}
+	return out
+}
+
+// shardColumns names the columns of the Instance schema a Parquet file
+// lacks (a reader would fill them with zero values).
+func shardColumns(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pf, err := parquet.OpenFile(f, fi.Size())
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	have := map[string]bool{}
 	for _, p := range leafPaths(pf.Schema(), nil) {
@@ -163,8 +199,7 @@ func readShard(path string) ([]record.Instance, []string, error) {
 			missing = append(missing, p)
 		}
 	}
-	rows, err := readParquet[record.Instance](path)
-	return rows, missing, err
+	return missing, nil
 }
 
 func leafPaths(n parquet.Node, prefix []string) []string {
@@ -265,13 +300,26 @@ func Check(ctx context.Context, dir string) (*CheckReport, error) {
 // being built (Write checks its temporary directory with it before
 // publishing).
 func CheckTree(ctx context.Context, dir string) (*CheckReport, error) {
-	p, problems, err := readDataset(ctx, dir)
+	p, problems, err := scanDataset(ctx, dir, false)
 	if err != nil {
 		return nil, fmt.Errorf("check %s: %w", dir, err)
 	}
-	rep := &CheckReport{Dir: dir, Counts: countSplits(p.Instances), Problems: problems}
-	for _, in := range p.Instances {
-		rep.Problems = append(rep.Problems, rowProblems(in)...)
+	rep := &CheckReport{Dir: dir, Problems: problems}
+	var files []string
+	for _, split := range []string{record.SplitTrain, record.SplitTest} {
+		files = append(files, splitFiles(dir, p.Files[split]...)...)
+	}
+	rows := parquetSet{files: files}
+	if err := rows.each(func(_ int, in *record.Instance) error {
+		if in.Split == record.SplitTest {
+			rep.Counts.Test++
+		} else {
+			rep.Counts.Train++
+		}
+		rep.Problems = append(rep.Problems, rowProblems(*in)...)
+		return ctx.Err()
+	}); err != nil {
+		return nil, fmt.Errorf("check %s: %w", dir, err)
 	}
 	var testFrom *time.Time
 	if c := p.Contamination; c != nil {
@@ -291,7 +339,11 @@ func CheckTree(ctx context.Context, dir string) (*CheckReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("check %s: %w", dir, err)
 	}
-	for _, f := range findViolations(p.Instances, testFrom, tmpl) {
+	found, _, err := findViolations(rows, testFrom, tmpl)
+	if err != nil {
+		return nil, fmt.Errorf("check %s: %w", dir, err)
+	}
+	for _, f := range found {
 		rep.Violations = append(rep.Violations, f.Violation)
 	}
 	switch {

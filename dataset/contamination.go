@@ -132,17 +132,52 @@ func Rules() []string {
 // and the error wraps ErrContaminated when there is any violation.
 func Decontaminate(instances []record.Instance, opts Options) ([]record.Instance, []Dropped, *Contamination, error) {
 	opts = opts.withDefaults()
+	keep, dropped, rep, err := decontaminate(sliceSet(instances), opts)
+	if err != nil || keep == nil {
+		if err == nil {
+			return instances, nil, rep, nil
+		}
+		return nil, nil, rep, err
+	}
+	var kept []record.Instance
+	for i, in := range instances {
+		if keep[i] {
+			kept = append(kept, in)
+		}
+	}
+	// Dropping only removes violations; a leftover would be a bug here.
+	tmpl, err := LoadTemplate()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	left, _, err := findViolations(sliceSet(kept), &opts.TestFrom, tmpl)
+	if err != nil {
+		return nil, nil, rep, err
+	}
+	if len(left) > 0 {
+		return nil, nil, rep, fmt.Errorf("decontaminate: %d violations left after policy %s", len(left), opts.Policy)
+	}
+	return kept, dropped, rep, nil
+}
+
+// decontaminate is Decontaminate over any set of instances: which to keep
+// (nil: all, under PolicyFail), a Dropped entry for each dropped, and the
+// report.
+func decontaminate(set instanceSet, opts Options) (keep []bool, dropped []Dropped, rep *Contamination, err error) {
 	tmpl, err := LoadTemplate()
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	testFrom := opts.TestFrom
-	found := findViolations(instances, &testFrom, tmpl)
-	rep := &Contamination{
+	found, meta, err := findViolations(set, &testFrom, tmpl)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rep = &Contamination{
 		Policy:     opts.Policy,
 		TestFrom:   opts.TestFrom.Format(dateLayout),
 		Rules:      Rules(),
-		Before:     countSplits(instances),
+		Before:     countMeta(meta, nil),
 		Violations: make([]Violation, len(found)),
 	}
 	for i, f := range found {
@@ -157,52 +192,71 @@ func Decontaminate(instances []record.Instance, opts Options) ([]record.Instance
 			}
 			return nil, nil, rep, fmt.Errorf("decontaminate: %s: %w", kindSummary(rep.Violations), ErrContaminated)
 		}
-		return instances, nil, rep, nil
+		return nil, nil, rep, nil
 	}
 
 	drop := map[int]string{} // instance index -> why
 	for i, f := range found {
 		victim, partner := f.here, f.other
-		if f.crossSplit(instances) {
+		if f.crossSplit(meta) {
 			want := record.SplitTrain
 			if opts.Policy == PolicyDropTest {
 				want = record.SplitTest
 			}
-			if instances[victim].Split != want {
+			if meta[victim].split != want {
 				victim, partner = partner, victim
 			}
 		}
 		if _, done := drop[victim]; !done {
 			with := "itself"
 			if partner != victim {
-				with = instances[partner].InstanceID
+				with = meta[partner].id
 			}
 			drop[victim] = fmt.Sprintf("%s with %s (%s)", f.Kind, with, strings.TrimSpace(f.Match+" "+f.Value))
 		}
-		rep.Violations[i].Resolution = fmt.Sprintf("dropped %s %s", instances[victim].Split, instances[victim].InstanceID)
+		rep.Violations[i].Resolution = fmt.Sprintf("dropped %s %s", meta[victim].split, meta[victim].id)
 	}
-	var (
-		kept    []record.Instance
-		dropped []Dropped
-	)
-	for i, in := range instances {
-		if why, ok := drop[i]; ok {
-			dropped = append(dropped, Dropped{TargetID: in.Target.ArxivID, Reason: DropContaminated, Detail: why})
-			if in.Split == record.SplitTest {
-				rep.Dropped.Test++
-			} else {
-				rep.Dropped.Train++
-			}
+	keep = make([]bool, len(meta))
+	for i, m := range meta {
+		why, ok := drop[i]
+		keep[i] = !ok
+		if !ok {
 			continue
 		}
-		kept = append(kept, in)
+		dropped = append(dropped, Dropped{TargetID: m.arxivID, Reason: DropContaminated, Detail: why})
+		if m.split == record.SplitTest {
+			rep.Dropped.Test++
+		} else {
+			rep.Dropped.Train++
+		}
 	}
-	rep.After = countSplits(kept)
-	// Dropping only removes violations; a leftover would be a bug here.
-	if left := findViolations(kept, &testFrom, tmpl); len(left) > 0 {
-		return nil, nil, rep, fmt.Errorf("decontaminate: %d violations left after policy %s", len(left), opts.Policy)
+	rep.After = countMeta(meta, keep)
+	return keep, dropped, rep, nil
+}
+
+// instMeta is what the rules remember of each instance between passes.
+type instMeta struct {
+	id, split, published, arxivID, s2 string
+}
+
+func metaOf(in *record.Instance) instMeta {
+	return instMeta{id: in.InstanceID, split: in.Split, published: in.Target.Published, arxivID: in.Target.ArxivID, s2: in.Target.S2PaperID}
+}
+
+// countMeta counts the instances per split, those keep says (all when
+// keep is nil).
+func countMeta(meta []instMeta, keep []bool) SplitCounts {
+	var c SplitCounts
+	for i, m := range meta {
+		switch {
+		case keep != nil && !keep[i]:
+		case m.split == record.SplitTest:
+			c.Test++
+		default:
+			c.Train++
+		}
 	}
-	return kept, dropped, rep, nil
+	return c
 }
 
 // finding is a Violation with the indexes of its two instances (other ==
@@ -215,10 +269,10 @@ type finding struct {
 // crossSplit reports whether the policy chooses between the two sides:
 // a train/test violation between two instances. Duplicates, split dates
 // and an instance's own gold always drop the instance where they show.
-func (f finding) crossSplit(instances []record.Instance) bool {
+func (f finding) crossSplit(meta []instMeta) bool {
 	switch f.Kind {
 	case KindTestTargetInTrain, KindTestTargetAsSource, KindGoldInPrompt:
-		return f.here != f.other && instances[f.here].Split != instances[f.other].Split
+		return f.here != f.other && meta[f.here].split != meta[f.other].split
 	}
 	return false
 }
@@ -236,18 +290,30 @@ func matchRank(kind string) int {
 	return 3
 }
 
+// goldChunk is how many test instances' golds are indexed at once when
+// training prompts are searched for them: it bounds the index's memory,
+// each chunk costing one more pass over the training prompts.
+const goldChunk = 4000
+
 // findViolations checks instances against every rule (the split dates
-// only when testFrom is given). The result is deterministic: instances
-// in order, identities by strength.
-func findViolations(ins []record.Instance, testFrom *time.Time, tmpl *Template) []finding {
-	var out []finding
-	tids := make([][]identity, len(ins))
+// only when testFrom is given), in a few passes over them, holding in
+// memory only their identities and the golds of goldChunk test instances
+// at a time. The result is deterministic: instances in order, identities
+// by strength. It also returns what it kept of each instance.
+func findViolations(set instanceSet, testFrom *time.Time, tmpl *Template) ([]finding, []instMeta, error) {
+	var (
+		out  []finding
+		meta []instMeta
+	)
 	byKey := map[identity][]int{}
-	for i := range ins {
-		tids[i] = targetIdentities(ins[i].Target)
-		for _, k := range tids[i] {
+	if err := set.each(func(i int, in *record.Instance) error {
+		meta = append(meta, metaOf(in))
+		for _, k := range targetIdentities(in.Target) {
 			byKey[k] = append(byKey[k], i)
 		}
+		return nil
+	}); err != nil {
+		return nil, nil, err
 	}
 	keys := make([]identity, 0, len(byKey))
 	for k := range byKey {
@@ -265,23 +331,23 @@ func findViolations(ins []record.Instance, testFrom *time.Time, tmpl *Template) 
 		for x := range idx {
 			for _, b := range idx[x+1:] {
 				a := idx[x]
-				if seen[pair{a, b}] || (k.kind == MatchTitle && s2Conflict(ins[a].Target.S2PaperID, ins[b].Target.S2PaperID)) {
+				if seen[pair{a, b}] || (k.kind == MatchTitle && s2Conflict(meta[a].s2, meta[b].s2)) {
 					continue
 				}
 				seen[pair{a, b}] = true
-				if ins[a].Split != ins[b].Split {
+				if meta[a].split != meta[b].split {
 					tr, te := a, b
-					if ins[a].Split == record.SplitTest {
+					if meta[a].split == record.SplitTest {
 						tr, te = b, a
 					}
-					out = append(out, newFinding(KindTestTargetInTrain, ins, tr, te, k, ""))
+					out = append(out, newFinding(KindTestTargetInTrain, meta, tr, te, k, ""))
 					continue
 				}
 				first, later := a, b
-				if earlier(ins[b], ins[a]) {
+				if earlier(meta[b], meta[a]) {
 					first, later = b, a
 				}
-				out = append(out, newFinding(KindDuplicate, ins, later, first, k, ""))
+				out = append(out, newFinding(KindDuplicate, meta, later, first, k, ""))
 			}
 		}
 	}
@@ -290,84 +356,166 @@ func findViolations(ins []record.Instance, testFrom *time.Time, tmpl *Template) 
 	testKeys := map[identity]int{}
 	for _, k := range keys {
 		for _, i := range byKey[k] {
-			if ins[i].Split == record.SplitTest {
+			if meta[i].split == record.SplitTest {
 				if _, ok := testKeys[k]; !ok {
 					testKeys[k] = i
 				}
 			}
 		}
 	}
-	for i := range ins {
-		if ins[i].Split != record.SplitTrain || len(testKeys) == 0 {
-			continue
-		}
-		reported := map[int]bool{}
-		for _, s := range ins[i].Sources {
-			for _, k := range sourceIdentities(s) {
-				te, ok := testKeys[k]
-				if !ok || reported[te] || (k.kind == MatchTitle && s2Conflict(s.S2PaperID, ins[te].Target.S2PaperID)) {
-					continue
-				}
-				reported[te] = true
-				out = append(out, newFinding(KindTestTargetAsSource, ins, i, te, k, fmt.Sprintf("Document %d", s.DocNumber)))
+	byKey = nil
+	if len(testKeys) > 0 {
+		if err := set.each(func(i int, in *record.Instance) error {
+			if in.Split != record.SplitTrain {
+				return nil
 			}
+			reported := map[int]bool{}
+			for _, s := range in.Sources {
+				for _, k := range sourceIdentities(s) {
+					te, ok := testKeys[k]
+					if !ok || reported[te] || (k.kind == MatchTitle && s2Conflict(s.S2PaperID, meta[te].s2)) {
+						continue
+					}
+					reported[te] = true
+					out = append(out, newFinding(KindTestTargetAsSource, meta, i, te, k, fmt.Sprintf("Document %d", s.DocNumber)))
+				}
+			}
+			return nil
+		}); err != nil {
+			return nil, nil, err
 		}
 	}
 
 	// Gold text in a prompt: the instance's own gold anywhere, a test
 	// gold in a training prompt.
-	x := newLeakIndex(ins, func(int) bool { return true })
-	boiler := map[int]map[uint64]bool{}
-	for i := range ins {
-		k := ins[i].NumIdeas
-		if _, ok := boiler[k]; !ok {
-			boiler[k] = boilerplate(tmpl, k)
-		}
-		hits := x.find(ins[i].Prompt, boiler[k], func(owner int) bool {
-			return owner == i || ins[i].Split == record.SplitTrain && ins[owner].Split == record.SplitTest
-		})
-		for _, h := range hits {
-			f := newFinding(KindGoldInPrompt, ins, i, h.owner, identity{}, h.String())
-			f.Match = h.field
-			out = append(out, f)
-		}
+	gold, err := goldInPrompts(set, meta, tmpl, goldChunk)
+	if err != nil {
+		return nil, nil, err
 	}
+	out = append(out, gold...)
 
 	// Split dates.
 	if testFrom != nil {
-		for i, in := range ins {
-			d, err := time.Parse(dateLayout, in.Target.Published)
+		for i, m := range meta {
+			d, err := time.Parse(dateLayout, m.published)
 			want := record.SplitTrain
 			if err == nil && !d.Before(*testFrom) {
 				want = record.SplitTest
 			}
 			switch {
 			case err != nil:
-				out = append(out, newFinding(KindSplitDate, ins, i, i, identity{}, fmt.Sprintf("published %q is not a date", in.Target.Published)))
-			case in.Split != want:
-				out = append(out, newFinding(KindSplitDate, ins, i, i, identity{}, fmt.Sprintf("published %s belongs in %s (test from %s)", in.Target.Published, want, testFrom.Format(dateLayout))))
+				out = append(out, newFinding(KindSplitDate, meta, i, i, identity{}, fmt.Sprintf("published %q is not a date", m.published)))
+			case m.split != want:
+				out = append(out, newFinding(KindSplitDate, meta, i, i, identity{}, fmt.Sprintf("published %s belongs in %s (test from %s)", m.published, want, testFrom.Format(dateLayout))))
 			}
 		}
 	}
-	return out
+	return out, meta, nil
 }
 
-func newFinding(kind string, ins []record.Instance, here, other int, k identity, detail string) finding {
+// goldInPrompts finds gold card text in prompts: each instance's own gold
+// in its prompt (one pass), then the golds of test instances, chunk at a
+// time, in training prompts (a pass per chunk). Findings come in instance
+// order, then by the gold's owner and field.
+func goldInPrompts(set instanceSet, meta []instMeta, tmpl *Template, chunk int) ([]finding, error) {
+	type hit struct {
+		at, owner, field int
+		f                finding
+	}
+	var hits []hit
+	boiler := map[int]map[uint64]bool{}
+	boilerOf := func(k int) map[uint64]bool {
+		if _, ok := boiler[k]; !ok {
+			boiler[k] = boilerplate(tmpl, k)
+		}
+		return boiler[k]
+	}
+	add := func(i int, h leakHit) {
+		f := newFinding(KindGoldInPrompt, meta, i, h.owner, identity{}, h.String())
+		f.Match = h.field
+		hits = append(hits, hit{at: i, owner: h.owner, field: fieldRank(h.field), f: f})
+	}
+	if err := set.eachLeak(func(i int, v *leakView) error {
+		x := &leakIndex{}
+		x.add(i, v.Gold)
+		for _, h := range x.find(v.Prompt, boilerOf(v.NumIdeas), func(int) bool { return true }) {
+			add(i, h)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var tests []int
+	train := false
+	for i, m := range meta {
+		if m.split == record.SplitTest {
+			tests = append(tests, i)
+		} else if m.split == record.SplitTrain {
+			train = true
+		}
+	}
+	for lo := 0; train && lo < len(tests); lo += chunk {
+		part := tests[lo:min(lo+chunk, len(tests))]
+		first, last := part[0], part[len(part)-1]
+		in := map[int]bool{}
+		for _, i := range part {
+			in[i] = true
+		}
+		x := &leakIndex{}
+		if err := set.eachLeak(func(i int, v *leakView) error {
+			if in[i] {
+				x.add(i, v.Gold)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		if err := set.eachLeak(func(i int, v *leakView) error {
+			if v.Split != record.SplitTrain {
+				return nil
+			}
+			for _, h := range x.find(v.Prompt, boilerOf(v.NumIdeas), func(owner int) bool { return owner >= first && owner <= last }) {
+				add(i, h)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.owner, b.owner), cmp.Compare(a.field, b.field))
+	})
+	out := make([]finding, len(hits))
+	for i, h := range hits {
+		out[i] = h.f
+	}
+	return out, nil
+}
+
+// fieldRank orders a card's idea fields as the card lists them.
+func fieldRank(name string) int {
+	fields := record.IdeaFieldNames()
+	if i := slices.Index(fields, name); i >= 0 {
+		return i
+	}
+	return len(fields)
+}
+
+func newFinding(kind string, meta []instMeta, here, other int, k identity, detail string) finding {
 	f := finding{here: here, other: other, Violation: Violation{
-		Kind: kind, InstanceID: ins[here].InstanceID, Split: ins[here].Split,
+		Kind: kind, InstanceID: meta[here].id, Split: meta[here].split,
 		Match: k.kind, Value: k.value, Detail: detail,
 	}}
 	if other != here {
-		f.OtherID, f.OtherSplit = ins[other].InstanceID, ins[other].Split
+		f.OtherID, f.OtherSplit = meta[other].id, meta[other].split
 	}
 	return f
 }
 
 // earlier orders copies of one target: the earliest v1 date first, then
 // the lowest instance ID, then the lowest arXiv ID as given.
-func earlier(a, b record.Instance) bool {
-	return cmp.Or(cmp.Compare(a.Target.Published, b.Target.Published),
-		cmp.Compare(a.InstanceID, b.InstanceID), cmp.Compare(a.Target.ArxivID, b.Target.ArxivID)) < 0
+func earlier(a, b instMeta) bool {
+	return cmp.Or(cmp.Compare(a.published, b.published), cmp.Compare(a.id, b.id), cmp.Compare(a.arxivID, b.arxivID)) < 0
 }
 
 // s2Conflict reports whether two records have different Semantic Scholar

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -65,42 +66,82 @@ type goldText struct {
 	ngrams int      // distinct grams
 }
 
-// leakIndex finds gold card fields in prompts.
+// leakIndex finds gold card fields in prompts. Its gram index is a
+// sorted array rather than a map: it holds the golds of thousands of
+// instances at a time, and a map of them costs several times more.
 type leakIndex struct {
-	golds []goldText
-	index map[uint64][]int32 // gram -> golds holding it (each once)
-	short []int              // golds with too few words for a 5-gram
+	golds  []goldText
+	grams  []uint64 // sorted; grams[i] belongs to golds[owner[i]]
+	owners []int32
+	short  []int // golds with too few words for a 5-gram
+	sorted bool
 }
 
 func newLeakIndex(instances []record.Instance, include func(i int) bool) *leakIndex {
-	x := &leakIndex{index: map[uint64][]int32{}}
+	x := &leakIndex{}
 	for i := range instances {
-		if !include(i) {
-			continue
-		}
-		// The gold idea's fields are what must never reach a prompt.
-		for f, v := range instances[i].Gold.IdeaFields() {
-			ws := words(*v)
-			if len(ws) < minExactWords {
-				continue
-			}
-			g := goldText{owner: i, field: f.Name, joined: " " + strings.Join(ws, " ") + " ", grams: shingles(ws)}
-			gi := int32(len(x.golds))
-			seen := map[uint64]bool{}
-			for _, h := range g.grams {
-				if !seen[h] {
-					seen[h] = true
-					x.index[h] = append(x.index[h], gi)
-				}
-			}
-			g.ngrams = len(seen)
-			if g.ngrams == 0 {
-				x.short = append(x.short, int(gi))
-			}
-			x.golds = append(x.golds, g)
+		if include(i) {
+			x.add(i, instances[i].Gold)
 		}
 	}
 	return x
+}
+
+// add indexes the gold fields of owner's card.
+func (x *leakIndex) add(owner int, gold record.Card) {
+	x.sorted = false
+	// The gold idea's fields are what must never reach a prompt.
+	for f, v := range gold.IdeaFields() {
+		ws := words(*v)
+		if len(ws) < minExactWords {
+			continue
+		}
+		g := goldText{owner: owner, field: f.Name, joined: " " + strings.Join(ws, " ") + " ", grams: shingles(ws)}
+		gi := int32(len(x.golds))
+		seen := map[uint64]bool{}
+		for _, h := range g.grams {
+			if !seen[h] {
+				seen[h] = true
+				x.grams = append(x.grams, h)
+				x.owners = append(x.owners, gi)
+			}
+		}
+		g.ngrams = len(seen)
+		if g.ngrams == 0 {
+			x.short = append(x.short, int(gi))
+		}
+		x.golds = append(x.golds, g)
+	}
+}
+
+// sort orders the gram index for lookups.
+func (x *leakIndex) sort() {
+	if x.sorted {
+		return
+	}
+	idx := make([]int, len(x.grams))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(x.grams[a], x.grams[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.owners[a], x.owners[b])
+	})
+	grams, owners := make([]uint64, len(idx)), make([]int32, len(idx))
+	for i, j := range idx {
+		grams[i], owners[i] = x.grams[j], x.owners[j]
+	}
+	x.grams, x.owners, x.sorted = grams, owners, true
+}
+
+// holders calls fn with each gold holding gram h.
+func (x *leakIndex) holders(h uint64, fn func(gi int32)) {
+	i, _ := slices.BinarySearch(x.grams, h)
+	for ; i < len(x.grams) && x.grams[i] == h; i++ {
+		fn(x.owners[i])
+	}
 }
 
 // leakHit is one gold field found in one prompt.
@@ -147,11 +188,10 @@ func (x *leakIndex) find(prompt string, boiler map[uint64]bool, want func(owner 
 			have[h] = true
 		}
 	}
+	x.sort()
 	counts := map[int32]int{}
 	for h := range have {
-		for _, gi := range x.index[h] {
-			counts[gi]++
-		}
+		x.holders(h, func(gi int32) { counts[gi]++ })
 	}
 	var hits []leakHit
 	check := func(gi int) {

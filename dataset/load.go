@@ -37,19 +37,32 @@ type Writers map[string]string
 // one whose stage waits on LLM answers in a provider's batch as
 // DropPending; an unreadable store is an error.
 func LoadTargets(ctx context.Context, st Records, ids []string, writers Writers) ([]TargetInputs, []Dropped, error) {
+	var out []TargetInputs
+	dropped, err := EachTarget(ctx, st, ids, writers, func(t *TargetInputs) error {
+		out = append(out, *t)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, dropped, nil
+}
+
+// EachTarget is LoadTargets one target at a time, for a dataset built
+// without holding every target (BuildStream): fn gets each complete
+// target's inputs in ids order (yours to keep), and the targets left out
+// are returned. An error from fn stops it and is returned.
+func EachTarget(ctx context.Context, st Records, ids []string, writers Writers, fn func(*TargetInputs) error) ([]Dropped, error) {
 	if ids == nil {
 		var err error
 		if ids, err = st.Items(ctx, record.Graphs.Name()); err != nil {
-			return nil, nil, fmt.Errorf("load dataset targets: %w", err)
+			return nil, fmt.Errorf("load dataset targets: %w", err)
 		}
 	}
-	var (
-		out     []TargetInputs
-		dropped []Dropped
-	)
+	var dropped []Dropped
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		aid, err := arxiv.Parse(id)
 		if err != nil {
@@ -57,27 +70,29 @@ func LoadTargets(ctx context.Context, st Records, ids []string, writers Writers)
 			continue
 		}
 		if why, err := waitingStage(ctx, st, record.Key(aid), writers); err != nil {
-			return nil, nil, err
+			return nil, err
 		} else if why != "" {
 			dropped = append(dropped, Dropped{TargetID: id, Reason: DropPending, Detail: why})
 			continue
 		}
 		t, missing, err := loadTarget(ctx, st, record.Key(aid), writers)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if missing == "" {
 			if missing, err = failedStage(ctx, st, record.Key(aid), writers); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		if missing != "" {
 			dropped = append(dropped, Dropped{TargetID: id, Reason: DropIncomplete, Detail: missing})
 			continue
 		}
-		out = append(out, t)
+		if err := fn(&t); err != nil {
+			return nil, err
+		}
 	}
-	return out, dropped, nil
+	return dropped, nil
 }
 
 // RequiredKinds are the record kinds every target of the dataset must

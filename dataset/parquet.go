@@ -11,7 +11,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/record"
 )
@@ -47,18 +46,21 @@ func numShards(rows, perShard int) int {
 	return max(1, (rows+perShard-1)/perShard)
 }
 
-// writeParquet writes rows to path (created, never replaced) as one
-// Parquet file: pages compressed with o.Compression (Snappy by default),
-// row groups bounded by row count and by buffered size, key/value
-// metadata from kv, synced before it returns.
-func writeParquet[T any](path string, rows []T, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) error {
-	return atomicdir.WriteFileFunc(path, func(w io.Writer) error {
-		return encodeParquet(w, rows, o, kv, extra...)
-	})
-}
-
 // encodeParquet writes rows as a Parquet file to w.
 func encodeParquet[T any](w io.Writer, rows []T, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) error {
+	return encodeParquetSeq(w, func(write func(*T) error) error {
+		for i := range rows {
+			if err := write(&rows[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, o, kv, extra...)
+}
+
+// encodeParquetSeq writes the rows that rows passes to write, one at a
+// time, as a Parquet file to w: only a row group is ever buffered.
+func encodeParquetSeq[T any](w io.Writer, rows func(write func(*T) error) error, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) error {
 	o = o.withDefaults()
 	opts := []parquet.WriterOption{
 		o.Compression.WriterOption(),
@@ -70,10 +72,14 @@ func encodeParquet[T any](w io.Writer, rows []T, o WriteOptions, kv map[string]s
 	}
 	pw := parquet.NewGenericWriter[T](w, opts...)
 	flushedAt := int64(0)
-	for i := range rows {
-		if _, err := pw.Write(rows[i : i+1]); err != nil {
+	i := 0
+	row := make([]T, 1)
+	err := rows(func(r *T) error {
+		row[0] = *r
+		if _, err := pw.Write(row); err != nil {
 			return fmt.Errorf("row %d: %w", i, err)
 		}
+		i++
 		// Size is an upper bound (pages are not compressed yet): flushing
 		// on it keeps a row group's buffers, and memory, bounded.
 		if s := pw.Size(); s-flushedAt >= o.RowGroupBytes {
@@ -82,6 +88,11 @@ func encodeParquet[T any](w io.Writer, rows []T, o WriteOptions, kv map[string]s
 			}
 			flushedAt = pw.Size()
 		}
+		return nil
+	})
+	clear(row)
+	if err != nil {
+		return err
 	}
 	if err := pw.Close(); err != nil {
 		return fmt.Errorf("close: %w", err)

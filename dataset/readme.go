@@ -18,12 +18,12 @@ import (
 // (configs with each split's files, features matching the Parquet schema,
 // split sizes), then counts, provenance, the contamination summary and the
 // model-input template.
-func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string, licenses map[string]string) error {
+func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *Template, files map[string][]string) error {
 	var b strings.Builder
-	counts := countSplits(r.Instances)
+	counts := a.counts
 	n := map[string]int{record.SplitTrain: counts.Train, record.SplitTest: counts.Test}
 	splits := []string{record.SplitTrain, record.SplitTest}
-	mix := licenseMix(r.Instances, licenses)
+	mix := a.mix
 
 	b.WriteString("---\n")
 	b.WriteString("pretty_name: Groundwork document-grounded ideation\n")
@@ -33,7 +33,7 @@ func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string
 		// Hugging Face's way to name a licence it has no identifier for.
 		b.WriteString("license: other\nlicense_name: mixed-paper-licenses\n")
 	}
-	fmt.Fprintf(&b, "size_categories:\n- %s\n", sizeCategory(len(r.Instances)))
+	fmt.Fprintf(&b, "size_categories:\n- %s\n", sizeCategory(counts.Train+counts.Test))
 	b.WriteString("language:\n- en\n")
 	b.WriteString("task_categories:\n- text-generation\n")
 	b.WriteString("tags:\n- scientific-ideation\n- document-grounded\n- arxiv\n")
@@ -71,10 +71,10 @@ func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string
 		fmt.Fprintf(&b, ": %s", strings.Join(parts, ", "))
 	}
 	b.WriteString(".\n\n")
-	if t := textLevelText(r.Instances); t != "" {
+	if t := textLevelText(a.textLevels); t != "" {
 		b.WriteString(t)
 	}
-	if doms := domainCounts(r.Instances, record.SplitTest); len(doms) > 0 {
+	if doms := byCount(a.testDomains); len(doms) > 0 {
 		b.WriteString("Test domains: ")
 		var parts []string
 		for _, d := range doms {
@@ -98,7 +98,7 @@ func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string
 	b.WriteString("\n`curate dataset --check DIR` re-verifies all of this from the files alone.\n\n")
 
 	b.WriteString("## Provenance\n\n")
-	prov := provenanceSummary(r.Instances)
+	prov := a.prov.summary()
 	fmt.Fprintf(&b, "- pipeline version: %s\n- created at: %s\n", cmp.Or(prov.PipelineVersion, "(unknown)"), cmp.Or(prov.CreatedAt, "(no instances)"))
 	fmt.Fprintf(&b, "- classify: model %s, prompt %s\n", cmp.Or(prov.Models.Classify, "-"), cmp.Or(prov.PromptVersions.Classify, "-"))
 	fmt.Fprintf(&b, "- summarize: model %s, prompt %s\n", cmp.Or(prov.Models.Summarize, "-"), cmp.Or(prov.PromptVersions.Summarize, "-"))
@@ -127,6 +127,41 @@ func writeCard(w io.Writer, r *Result, tmpl *Template, files map[string][]string
 	b.WriteString("Columns: `instance_id`, `split`, `target` (arxiv_id, title, published, primary_category, categories, domain, doi, s2_paper_id, num_references), `sources` (list of doc_number, ref_key, arxiv_id, s2_paper_id, doi, title, year, labels, rationale, quotes, text_level, card), `gold` (the idea card: problem_gap, core_claim, method, inspiration, opportunity, paradigm, ...), `prompt`, `num_ideas`, `provenance`.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cardAcc gathers what the dataset card says of the instances, one at a
+// time.
+type cardAcc struct {
+	counts      SplitCounts
+	mix         paperLicenses
+	licenses    map[string]string
+	testDomains map[string]int
+	textLevels  map[string]int // source cards by text level
+	// targetLicenses holds the recorded licences of the targets seen
+	// (licenses.json).
+	targetLicenses map[string]string
+	prov           provAcc
+}
+
+func newCardAcc(licenses map[string]string) *cardAcc {
+	return &cardAcc{licenses: licenses, mix: paperLicenses{byLicense: map[string]int{}}, testDomains: map[string]int{}, textLevels: map[string]int{}, targetLicenses: map[string]string{}}
+}
+
+func (a *cardAcc) add(in *record.Instance) {
+	if in.Split == record.SplitTest {
+		a.counts.Test++
+		a.testDomains[in.Target.Domain]++
+	} else {
+		a.counts.Train++
+	}
+	for _, src := range in.Sources {
+		a.textLevels[src.TextLevel]++
+	}
+	a.mix.add(in, a.licenses)
+	if l, ok := a.licenses[in.Target.ArxivID]; ok {
+		a.targetLicenses[in.Target.ArxivID] = strings.TrimSpace(l)
+	}
+	a.prov.add(in.Provenance)
 }
 
 // hfFeatures writes the Hugging Face `features:` list for Parquet fields:
@@ -191,13 +226,10 @@ func hfDtype(n parquet.Node) (string, error) {
 
 // textLevelText says what the source cards were written from, with the
 // share of each text level ("" without sources).
-func textLevelText(ins []record.Instance) string {
-	levels, total := map[string]int{}, 0
-	for _, in := range ins {
-		for _, s := range in.Sources {
-			levels[s.TextLevel]++
-			total++
-		}
+func textLevelText(levels map[string]int) string {
+	total := 0
+	for _, n := range levels {
+		total += n
 	}
 	if total == 0 {
 		return ""
@@ -229,22 +261,36 @@ func filterText(f []string) string {
 	return strings.Join(f, ", ")
 }
 
-// provenanceSummary merges the provenance of every instance: each stage's
-// distinct values, sorted.
-func provenanceSummary(ins []record.Instance) record.Provenance {
-	var pv, ca, cm, cp, sm, sp, dp []string
-	for _, in := range ins {
-		p := in.Provenance
-		pv, ca = append(pv, p.PipelineVersion), append(ca, p.CreatedAt)
-		cm, cp = append(cm, splitSet(p.Models.Classify)...), append(cp, splitSet(p.PromptVersions.Classify)...)
-		sm, sp = append(sm, splitSet(p.Models.Summarize)...), append(sp, splitSet(p.PromptVersions.Summarize)...)
-		dp = append(dp, p.PromptVersions.Dataset)
+// provAcc gathers the distinct provenance values of instances.
+type provAcc struct {
+	pv, ca, cm, cp, sm, sp, dp map[string]bool
+}
+
+func (a *provAcc) add(p record.Provenance) {
+	if a.pv == nil {
+		a.pv, a.ca, a.cm, a.cp, a.sm, a.sp, a.dp = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	}
+	set := func(m map[string]bool, vs ...string) {
+		for _, v := range vs {
+			m[v] = true
+		}
+	}
+	set(a.pv, p.PipelineVersion)
+	set(a.ca, p.CreatedAt)
+	set(a.cm, splitSet(p.Models.Classify)...)
+	set(a.cp, splitSet(p.PromptVersions.Classify)...)
+	set(a.sm, splitSet(p.Models.Summarize)...)
+	set(a.sp, splitSet(p.PromptVersions.Summarize)...)
+	set(a.dp, p.PromptVersions.Dataset)
+}
+
+func (a *provAcc) summary() record.Provenance {
+	j := func(m map[string]bool) string { return joinSet(slices.Collect(maps.Keys(m))) }
 	return record.Provenance{
-		PipelineVersion: joinSet(pv),
-		CreatedAt:       joinSet(ca),
-		Models:          record.StageValues{Classify: joinSet(cm), Summarize: joinSet(sm)},
-		PromptVersions:  record.StageValues{Classify: joinSet(cp), Summarize: joinSet(sp), Dataset: joinSet(dp)},
+		PipelineVersion: j(a.pv),
+		CreatedAt:       j(a.ca),
+		Models:          record.StageValues{Classify: j(a.cm), Summarize: j(a.sm)},
+		PromptVersions:  record.StageValues{Classify: j(a.cp), Summarize: j(a.sp), Dataset: j(a.dp)},
 	}
 }
 
@@ -304,23 +350,20 @@ type paperLicenses struct {
 	total     int
 }
 
-// licenseMix counts the targets' licences (licenses maps a versionless
-// arXiv ID to the licence URL its arXiv metadata gives, "" when it names
-// none; an ID not in it is not recorded).
-func licenseMix(ins []record.Instance, licenses map[string]string) paperLicenses {
-	m := paperLicenses{byLicense: map[string]int{}, total: len(ins)}
-	for _, in := range ins {
-		l, ok := licenses[in.Target.ArxivID]
-		switch l = strings.TrimSpace(l); {
-		case !ok:
-			m.unknown++
-		case l == "":
-			m.none++
-		default:
-			m.byLicense[l]++
-		}
+// add counts one target's licence (licenses maps a versionless arXiv ID
+// to the licence URL its arXiv metadata gives, "" when it names none; an
+// ID not in it is not recorded).
+func (m *paperLicenses) add(in *record.Instance, licenses map[string]string) {
+	m.total++
+	l, ok := licenses[in.Target.ArxivID]
+	switch l = strings.TrimSpace(l); {
+	case !ok:
+		m.unknown++
+	case l == "":
+		m.none++
+	default:
+		m.byLicense[l]++
 	}
-	return m
 }
 
 // recorded reports whether any target's licence is recorded.

@@ -117,7 +117,11 @@ type ReportData struct {
 // SVG plots, no script or external file) and report.json into outDir,
 // creating it if needed. contamination may be nil.
 func Report(instances []record.Instance, dropped []Dropped, contamination *Contamination, outDir string) (*ReportData, error) {
-	d := reportData(instances, dropped, contamination)
+	return writeReport(reportData(instances, dropped, contamination), outDir)
+}
+
+// writeReport writes a report's report.html and report.json into outDir.
+func writeReport(d *ReportData, outDir string) (*ReportData, error) {
 	page, err := reportHTML(d)
 	if err != nil {
 		return nil, fmt.Errorf("report %s: %w", outDir, err)
@@ -141,13 +145,99 @@ func Report(instances []record.Instance, dropped []Dropped, contamination *Conta
 }
 
 func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *ReportData {
-	prov := provenanceSummary(ins)
+	var a reportAcc
+	for i := range ins {
+		a.add(&ins[i])
+	}
+	return a.data(dropped, c)
+}
+
+// reportAcc gathers the report's figures one instance at a time, keeping
+// a few numbers per instance, so a report of any size is made in one pass
+// over instances that are never all in memory.
+type reportAcc struct {
+	prov                    provAcc
+	counts                  SplitCounts
+	nSources, tokens, nRefs []int
+	nSplit, tSplit, rSplit  []string
+	labels, levels          map[string]int
+	nLabels, nLevels        int
+	keptShare               map[int][2]int
+	years, srcYears         map[int][2]int
+	domainSplits            map[string][2]int
+	domains, opp, par       map[string]int
+	nTest, n                int
+}
+
+func (a *reportAcc) init() {
+	if a.labels != nil {
+		return
+	}
+	a.labels, a.levels = map[string]int{}, map[string]int{}
+	a.keptShare, a.years, a.srcYears = map[int][2]int{}, map[int][2]int{}, map[int][2]int{}
+	a.domainSplits = map[string][2]int{}
+	a.domains, a.opp, a.par = map[string]int{}, map[string]int{}, map[string]int{}
+}
+
+func (a *reportAcc) add(in *record.Instance) {
+	a.init()
+	a.n++
+	a.prov.add(in.Provenance)
+	si := 0
+	if in.Split == record.SplitTest {
+		si = 1
+		a.counts.Test++
+	} else {
+		a.counts.Train++
+	}
+	a.nSources, a.nSplit = append(a.nSources, len(in.Sources)), append(a.nSplit, in.Split)
+	a.tokens, a.tSplit = append(a.tokens, (len(in.Prompt)+charsPerToken-1)/charsPerToken), append(a.tSplit, in.Split)
+	a.nRefs, a.rSplit = append(a.nRefs, in.Target.NumReferences), append(a.rSplit, in.Split)
+	for _, s := range in.Sources {
+		for _, l := range s.Labels {
+			a.labels[l]++
+			a.nLabels++
+		}
+		a.levels[s.TextLevel]++
+		a.nLevels++
+		if s.Year > 0 {
+			v := a.srcYears[s.Year]
+			v[si]++
+			a.srcYears[s.Year] = v
+		}
+	}
+	ds := a.domainSplits[cmp.Or(in.Target.Domain, "(none)")]
+	ds[si]++
+	a.domainSplits[cmp.Or(in.Target.Domain, "(none)")] = ds
+	if in.Target.NumReferences > 0 {
+		p := min(100, 100*len(in.Sources)/in.Target.NumReferences) / 10 * 10
+		v := a.keptShare[p]
+		v[si]++
+		a.keptShare[p] = v
+	}
+	if y, err := strconv.Atoi(strings.SplitN(in.Target.Published, "-", 2)[0]); err == nil {
+		v := a.years[y]
+		v[si]++
+		a.years[y] = v
+	}
+	if si == 1 {
+		a.domains[in.Target.Domain]++
+		a.nTest++
+	}
+	a.opp[cmp.Or(in.Gold.Opportunity, "(none)")]++
+	a.par[cmp.Or(in.Gold.Paradigm, "(none)")]++
+}
+
+// data is the report of the instances added.
+func (a *reportAcc) data(dropped []Dropped, c *Contamination) *ReportData {
+	a.init()
+	prov := a.prov.summary()
 	d := &ReportData{
 		Header: ReportHeader{
 			PipelineVersion: prov.PipelineVersion, CreatedAt: prov.CreatedAt,
 			Models: prov.Models, PromptVersions: prov.PromptVersions,
 		},
-		Counts:        countSplits(ins),
+		Counts:        a.counts,
 		TokenEstimate: fmt.Sprintf("tokens ~ characters / %d (no tokenizer is run)", charsPerToken),
 		Contamination: c,
 		Warnings:      []string{},
@@ -157,58 +247,12 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 		reasons[x.Reason]++
 	}
 	d.Dropped = counts(reasons, nil, len(dropped))
-
-	var nSources, tokens, nRefs []int
-	var nSplit, tSplit, rSplit []string
-	labels, levels := map[string]int{}, map[string]int{}
-	nLabels, nLevels := 0, 0
-	keptShare := map[int][2]int{}
-	years, srcYears := map[int][2]int{}, map[int][2]int{}
-	domainSplits := map[string][2]int{}
-	domains, opp, par := map[string]int{}, map[string]int{}, map[string]int{}
-	nTest := 0
-	for _, in := range ins {
-		si := 0
-		if in.Split == record.SplitTest {
-			si = 1
-		}
-		nSources, nSplit = append(nSources, len(in.Sources)), append(nSplit, in.Split)
-		tokens, tSplit = append(tokens, (len(in.Prompt)+charsPerToken-1)/charsPerToken), append(tSplit, in.Split)
-		nRefs, rSplit = append(nRefs, in.Target.NumReferences), append(rSplit, in.Split)
-		for _, s := range in.Sources {
-			for _, l := range s.Labels {
-				labels[l]++
-				nLabels++
-			}
-			levels[s.TextLevel]++
-			nLevels++
-			if s.Year > 0 {
-				v := srcYears[s.Year]
-				v[si]++
-				srcYears[s.Year] = v
-			}
-		}
-		ds := domainSplits[cmp.Or(in.Target.Domain, "(none)")]
-		ds[si]++
-		domainSplits[cmp.Or(in.Target.Domain, "(none)")] = ds
-		if in.Target.NumReferences > 0 {
-			p := min(100, 100*len(in.Sources)/in.Target.NumReferences) / 10 * 10
-			v := keptShare[p]
-			v[si]++
-			keptShare[p] = v
-		}
-		if y, err := strconv.Atoi(strings.SplitN(in.Target.Published, "-", 2)[0]); err == nil {
-			v := years[y]
-			v[si]++
-			years[y] = v
-		}
-		if si == 1 {
-			domains[in.Target.Domain]++
-			nTest++
-		}
-		opp[cmp.Or(in.Gold.Opportunity, "(none)")]++
-		par[cmp.Or(in.Gold.Paradigm, "(none)")]++
-	}
+	nSources, tokens, nRefs := a.nSources, a.tokens, a.nRefs
+	nSplit, tSplit, rSplit := a.nSplit, a.tSplit, a.rSplit
+	labels, levels, nLabels, nLevels := a.labels, a.levels, a.nLabels, a.nLevels
+	keptShare, years, srcYears, domainSplits := a.keptShare, a.years, a.srcYears, a.domainSplits
+	domains, opp, par, nTest := a.domains, a.opp, a.par, a.nTest
+	n := a.n
 	d.SourcesPerTarget = intBins(nSources, nSplit, 1)
 	d.SourcesPerTargetStats = stats(nSources)
 	d.InputTokens = intBins(tokens, tSplit, 0)
@@ -234,8 +278,8 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 	d.SourceLabels = counts(labels, record.Labels(), nLabels)
 	d.TextLevels = counts(levels, levelOrder(levels), nLevels)
 	d.TestDomains = counts(domains, nil, nTest)
-	d.Opportunity = counts(opp, append(record.OpportunityLabels(), record.Other), len(ins))
-	d.Paradigm = counts(par, append(record.ParadigmLabels(), record.Other), len(ins))
+	d.Opportunity = counts(opp, append(record.OpportunityLabels(), record.Other), n)
+	d.Paradigm = counts(par, append(record.ParadigmLabels(), record.Other), n)
 	for _, f := range []struct {
 		dist  []ReportCount
 		label string
@@ -244,7 +288,7 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 		for _, c := range f.dist {
 			if c.Label == f.label && c.Share > collapseRatio*f.rate {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("%s is %.0f%% of gold cards (%d of %d), over %d times the ~%.0f%% of human papers: the labeler may be collapsing onto it",
-					f.label, 100*c.Share, c.N, len(ins), collapseRatio, 100*f.rate))
+					f.label, 100*c.Share, c.N, n, collapseRatio, 100*f.rate))
 			}
 		}
 	}

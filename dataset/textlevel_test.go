@@ -51,7 +51,13 @@ func TestTextLevelShares(t *testing.T) {
 			if has := strings.Contains(string(page), record.TextPDF); has != (len(tt.labels) == 3) {
 				t.Errorf("report mentions %s: %v", record.TextPDF, has)
 			}
-			if got := textLevelText(tt.ins); got != tt.card {
+			levels := map[string]int{}
+			for _, in := range tt.ins {
+				for _, s := range in.Sources {
+					levels[s.TextLevel]++
+				}
+			}
+			if got := textLevelText(levels); got != tt.card {
 				t.Errorf("card line:\n got %q\nwant %q", got, tt.card)
 			}
 		})

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"maps"
 	"slices"
-
-	"github.com/groundwork/curate/record"
 )
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -16,17 +14,6 @@ func sortedKeys[V any](m map[string]V) []string {
 type labelCount struct {
 	label string
 	n     int
-}
-
-// domainCounts counts the domains of split's instances, most common first.
-func domainCounts(ins []record.Instance, split string) []labelCount {
-	m := map[string]int{}
-	for _, in := range ins {
-		if in.Split == split {
-			m[in.Target.Domain]++
-		}
-	}
-	return byCount(m)
 }
 
 // byCount orders a histogram by count, largest first, then by label.

@@ -1,11 +1,13 @@
 package dataset
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -118,12 +120,13 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (publi
 		Hook:     opts.hook,
 		Exchange: opts.exchange,
 	}, func(tmp string) error {
-		if err := writeTree(ctx, tmp, r, opts, hook); err != nil {
+		rep, err := writeTree(ctx, tmp, r, opts, hook)
+		if err != nil {
 			return err
 		}
 		if opts.Report {
-			if _, err := Report(r.Instances, r.Dropped, r.Contamination, tmp); err != nil {
-				return err
+			if _, err := writeReport(rep.data(r.Dropped, r.Contamination), tmp); err != nil {
+				return fmt.Errorf("report %s: %w", tmp, err)
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(opts.Extra)) {
@@ -131,9 +134,9 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (publi
 				return err
 			}
 		}
-		rep, err := CheckTree(ctx, tmp)
+		check, err := CheckTree(ctx, tmp)
 		if err != nil {
-			return fmt.Errorf("the dataset fails its own check, so it is not published: %w%s", err, rep.describe())
+			return fmt.Errorf("the dataset fails its own check, so it is not published: %w%s", err, check.describe())
 		}
 		return nil
 	})
@@ -146,47 +149,54 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (publi
 // ManifestKind is the kind a dataset's manifest names.
 const ManifestKind = "dataset"
 
-// writeTree writes every file of the dataset into dir, each synced.
-func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, hook func(string) error) error {
+// writeTree writes every file of the dataset into dir, each synced,
+// reading the instances once (twice with JSONL), and returns the report's
+// figures gathered on the way.
+func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, hook func(string) error) (*reportAcc, error) {
 	data := filepath.Join(dir, DataDir)
 	if err := os.Mkdir(data, 0o755); err != nil {
-		return err
-	}
-	ins := slices.Clone(r.Instances)
-	sortInstances(ins)
-	splits := map[string][]record.Instance{}
-	for _, in := range ins {
-		splits[in.Split] = append(splits[in.Split], in)
+		return nil, err
 	}
 	tmpl, err := LoadTemplate()
 	if err != nil {
-		return err
+		return nil, err
 	}
+	card := newCardAcc(opts.Licenses)
+	rep := &reportAcc{}
 	kv := map[string]string{"groundwork.template_version": tmpl.Version()}
 	files := map[string][]string{}
 	for _, split := range []string{record.SplitTrain, record.SplitTest} {
-		rows := splits[split]
-		n := numShards(len(rows), opts.ShardRows)
+		rows := r.rows(split)
+		n := numShards(rows, opts.ShardRows)
 		kv["groundwork.split"] = split
 		for i := range n {
 			if err := ctx.Err(); err != nil {
-				return err
+				return nil, err
 			}
-			lo, hi := min(i*opts.ShardRows, len(rows)), min((i+1)*opts.ShardRows, len(rows))
+			lo, hi := min(i*opts.ShardRows, rows), min((i+1)*opts.ShardRows, rows)
 			name := shardName(split, i, n)
-			if err := writeParquet(filepath.Join(data, name), rows[lo:hi], opts, kv, instanceOptions()...); err != nil {
-				return err
+			err := atomicdir.WriteFileFunc(filepath.Join(data, name), func(w io.Writer) error {
+				return encodeParquetSeq(w, func(write func(*record.Instance) error) error {
+					return r.eachIn(split, lo, hi, func(in *record.Instance) error {
+						card.add(in)
+						rep.add(in)
+						return write(in)
+					})
+				}, opts, kv, instanceOptions()...)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("%s/%s: %w", DataDir, name, err)
 			}
 			files[split] = append(files[split], DataDir+"/"+name)
 			if err := hook("write " + DataDir + "/" + name); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 
 	var readme strings.Builder
-	if err := writeCard(&readme, r, tmpl, files, opts.Licenses); err != nil {
-		return err
+	if err := writeCard(&readme, r, card, tmpl, files); err != nil {
+		return nil, err
 	}
 	// Sorted here too: a caller may append the targets LoadTargets left out.
 	dropped := nonNil(slices.Clone(r.Dropped))
@@ -201,30 +211,39 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 		{TemplateFile, func() ([]byte, error) { return []byte(tmpl.Text()), nil }},
 		{ReadmeFile, func() ([]byte, error) { return []byte(readme.String()), nil }},
 	}
-	if lic := targetLicenses(ins, opts.Licenses); len(lic) > 0 {
+	if lic := card.targetLicenses; len(lic) > 0 {
 		writes = append(writes, file{LicensesFile, func() ([]byte, error) { return marshalJSON(lic) }})
 	}
 	for _, w := range writes {
 		b, err := w.data()
 		if err != nil {
-			return fmt.Errorf("%s: %w", w.name, err)
+			return nil, fmt.Errorf("%s: %w", w.name, err)
 		}
 		if err := atomicdir.WriteFileSync(filepath.Join(dir, w.name), b); err != nil {
-			return err
+			return nil, err
 		}
 		if err := hook("write " + w.name); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if opts.JSONL {
-		if err := atomicdir.WriteJSONL(filepath.Join(dir, InstancesFile), ins); err != nil {
-			return err
+		err := atomicdir.WriteFileFunc(filepath.Join(dir, InstancesFile), func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			enc := json.NewEncoder(bw)
+			enc.SetEscapeHTML(false)
+			if err := r.Each(func(in *record.Instance) error { return enc.Encode(in) }); err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+		if err != nil {
+			return nil, err
 		}
 		if err := hook("write " + InstancesFile); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return rep, nil
 }
 
 func marshalJSON(v any) ([]byte, error) {
@@ -233,17 +252,6 @@ func marshalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
-}
-
-// targetLicenses returns the recorded licences of the instances' targets.
-func targetLicenses(ins []record.Instance, licenses map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, in := range ins {
-		if l, ok := licenses[in.Target.ArxivID]; ok {
-			out[in.Target.ArxivID] = strings.TrimSpace(l)
-		}
-	}
-	return out
 }
 
 // ReadLicenses reads the licenses.json of a published dataset: target ID

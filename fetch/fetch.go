@@ -4,7 +4,12 @@
 // it into a record.Document.
 //
 // Papers are stored under their versionless arXiv ID, so a paper fetched
-// once as a target and later needed as a source is fetched only once.
+// once as a target and later needed as a source is fetched only once. A
+// local page archive (Fetcher.Archive) is consulted before any request:
+// a paper it holds is never downloaded. A host's robots.txt, applied to
+// its service by the caller (robots.Checker.Apply), refuses the paths it
+// disallows before they are sent; arXiv refusing sends the paper to
+// ar5iv.
 package fetch
 
 import (
@@ -19,10 +24,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/groundwork/curate/archive"
 	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/latexml"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/robots"
 	"github.com/groundwork/curate/store"
 )
 
@@ -59,6 +66,25 @@ func (f *Fetcher) knownMissing(ctx context.Context, id arxiv.ID) (record.NoHTML,
 	return m, true
 }
 
+// KnownMissing reports whether the paper was found without HTML on arXiv
+// and ar5iv within the missing TTL (and is not in the archive or the
+// store): a fetch of it would make no request and fail.
+func (f *Fetcher) KnownMissing(ctx context.Context, key string) bool {
+	id, err := arxiv.Parse(key)
+	if err != nil {
+		return false
+	}
+	if _, ok := f.knownMissing(ctx, id); !ok || record.Documents.Has(ctx, f.Store, record.Key(id)) {
+		return false
+	}
+	if f.Archive != nil {
+		if _, err := f.Archive.Lookup(id.String()); err == nil {
+			return false
+		}
+	}
+	return true
+}
+
 func (f *Fetcher) rememberMissing(ctx context.Context, id arxiv.ID, err error) {
 	m := record.NoHTML{CheckedAt: f.now().UTC().Format(time.RFC3339), Reason: err.Error()}
 	if _, e := f.Store.PutJSON(context.WithoutCancel(ctx), record.Key(id), record.NoHTMLs.Name(), m, nil); e != nil {
@@ -68,10 +94,11 @@ func (f *Fetcher) rememberMissing(ctx context.Context, id arxiv.ID, err error) {
 
 // Outcomes of fetching one paper.
 const (
-	Fetched = "fetched" // downloaded and parsed now
-	Stored  = "stored"  // already in the store: no request made
-	Missing = "missing" // neither arXiv nor ar5iv has HTML for it
-	Failed  = "failed"  // a request or the parse failed; Err says why
+	Fetched  = "fetched"  // downloaded and parsed now
+	Archived = "archived" // read from a local archive and parsed now: no request made
+	Stored   = "stored"   // already in the store: no request made
+	Missing  = "missing"  // neither arXiv nor ar5iv has HTML for it
+	Failed   = "failed"   // a request or the parse failed; Err says why
 )
 
 // ErrNoHTML means neither arXiv nor ar5iv serves HTML for the paper.
@@ -82,12 +109,22 @@ type getter interface {
 	Do(ctx context.Context, req httpx.Request) (*httpx.Response, error)
 }
 
+// Archive is a set of local pages consulted before any request, such as
+// an *archive.Index. Lookup takes an arXiv ID, versioned or not; its
+// error wraps archive.ErrNotFound when no archive holds the paper.
+type Archive interface {
+	Lookup(id string) (*archive.Page, error)
+}
+
 // Fetcher fetches papers into a store. Its methods are safe for concurrent
 // use; the services' limiters keep requests polite however many goroutines
 // call it.
 type Fetcher struct {
-	Arxiv   getter // arxiv.org
-	Ar5iv   getter // ar5iv.labs.arxiv.org; nil disables the fallback
+	Arxiv getter // arxiv.org
+	Ar5iv getter // ar5iv.labs.arxiv.org; nil disables the fallback
+	// Archive, when set, is asked first: a paper it holds is parsed from
+	// it and makes no request.
+	Archive Archive
 	Store   *store.Store
 	Log     *slog.Logger
 	Refetch bool // fetch even when the store holds the paper
@@ -137,7 +174,7 @@ type Result struct {
 	Input   string // as given by the user
 	ID      string // the versionless arXiv ID, the paper's key in the store
 	Outcome string // Fetched, Stored, Missing or Failed
-	Source  string // which site served the page (record.SourceArxiv or SourceAr5iv)
+	Source  string // which site served the page (record.SourceArxiv, SourceAr5iv or SourceArchive)
 	Doc     *record.Document
 	Err     error
 }
@@ -166,6 +203,18 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 			f.markDone(ctx, res.ID)
 			return res
 		}
+	}
+	if doc, ok, err := f.fromArchive(ctx, id); err != nil {
+		res.Outcome, res.Err = Failed, err
+		f.mark(ctx, res.ID, store.StatusFailed, err)
+		return res
+	} else if ok {
+		// Read from the archive: no request was made.
+		res.Outcome, res.Doc, res.Source = Archived, doc, doc.Source
+		f.mark(ctx, res.ID, store.StatusDone, nil)
+		return res
+	}
+	if !f.Refetch {
 		if m, ok := f.knownMissing(ctx, id); ok {
 			res.Outcome = Missing
 			res.Err = fmt.Errorf("fetch %s: %w (checked %s; asked again after %s)", id, ErrNoHTML, m.CheckedAt, f.missingTTL())
@@ -241,7 +290,12 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 			return nil, false
 		}
 	}
-	doc, err := Parse(page, id, rec.Meta["source"], rec.Meta["url"])
+	var doc *record.Document
+	if rec.Meta["source"] == record.SourceArchive {
+		doc, err = parseArchived(page, id, rec.Meta["archive"], rec.Meta["entry"])
+	} else {
+		doc, err = Parse(page, id, rec.Meta["source"], rec.Meta["url"])
+	}
 	if err != nil {
 		return nil, false
 	}
@@ -275,10 +329,18 @@ func (f *Fetcher) stored(ctx context.Context, id arxiv.ID) (*record.Document, bo
 func (f *Fetcher) download(ctx context.Context, id arxiv.ID) (*record.Document, string, error) {
 	page, pageURL, err := f.fromArxiv(ctx, id)
 	source := record.SourceArxiv
-	if errors.Is(err, ErrNoHTML) && f.Ar5iv != nil {
-		f.log().Debug("no arXiv HTML; trying ar5iv", "id", id.String())
+	if (errors.Is(err, ErrNoHTML) || errors.Is(err, robots.ErrDisallowed)) && f.Ar5iv != nil {
+		f.log().Debug("no arXiv HTML; trying ar5iv", "id", id.String(), "why", err.Error())
+		arxivErr := err
 		page, pageURL, err = f.fromAr5iv(ctx, id)
 		source = record.SourceAr5iv
+		if errors.Is(arxivErr, robots.ErrDisallowed) && errors.Is(err, ErrNoHTML) {
+			// arXiv was not asked, so "no HTML anywhere" is not known: the
+			// paper fails (and is asked again) rather than being recorded
+			// as missing.
+			err = fmt.Errorf("%w; and %w", arxivErr, err)
+			err = disallowedError{err}
+		}
 	}
 	if err != nil {
 		return nil, "", err
@@ -303,6 +365,71 @@ func (f *Fetcher) download(ctx context.Context, id arxiv.ID) (*record.Document, 
 		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
 	}
 	return doc, source, nil
+}
+
+// disallowedError keeps a refusal by robots.txt from reading as
+// ErrNoHTML, which would be remembered as "no HTML anywhere".
+type disallowedError struct{ err error }
+
+func (e disallowedError) Error() string { return e.err.Error() }
+
+// Is makes the error match robots.ErrDisallowed and nothing else.
+func (e disallowedError) Is(target error) bool { return target == robots.ErrDisallowed }
+
+// fromArchive reads id's page from the archive, parses and stores it. ok
+// is false when there is no archive, no archive holds the paper, or the
+// page it holds cannot be read or is not the one asked for (another
+// version, another paper, no LaTeXML): the paper is then fetched as
+// usual. The error is the store's.
+func (f *Fetcher) fromArchive(ctx context.Context, id arxiv.ID) (*record.Document, bool, error) {
+	if f.Archive == nil {
+		return nil, false, nil
+	}
+	page, err := f.Archive.Lookup(id.String())
+	if errors.Is(err, archive.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		// A damaged entry: the paper is still on the network.
+		f.log().Warn("archived page unreadable; fetching the paper instead", "id", id.String(), "err", err)
+		return nil, false, nil
+	}
+	doc, err := parseArchived(page.Body, id, page.Archive, page.Entry)
+	if err != nil {
+		f.log().Warn("archived page unusable; fetching the paper instead", "id", id.String(), "archive", page.Archive, "entry", page.Entry, "err", err)
+		return nil, false, nil
+	}
+	meta := map[string]string{
+		"source":     record.SourceArchive,
+		"archive":    page.Archive,
+		"entry":      page.Entry,
+		"url":        doc.URL,
+		"fetched_at": f.now().UTC().Format(time.RFC3339),
+		"requested":  id.String(),
+	}
+	if page.Severity != "" {
+		meta["severity"] = page.Severity
+	}
+	key := record.Key(id)
+	if _, err := f.Store.PutBytes(ctx, key, record.Raw, page.Body, meta); err != nil {
+		return nil, false, fmt.Errorf("fetch %s: %w", id, err)
+	}
+	if _, err := f.Store.PutJSON(ctx, key, record.Documents.Name(), doc, map[string]string{"source": record.SourceArchive}); err != nil {
+		return nil, false, fmt.Errorf("fetch %s: %w", id, err)
+	}
+	return doc, true, nil
+}
+
+// parseArchived parses a page read from an archive: the site that made it
+// (arXiv or ar5iv) is read from the page, and the Document says it was
+// served by the archive.
+func parseArchived(page []byte, id arxiv.ID, archiveName, entry string) (*record.Document, error) {
+	doc, err := Parse(page, id, "", "")
+	if err != nil {
+		return nil, err
+	}
+	doc.Source, doc.Archive, doc.ArchiveEntry = record.SourceArchive, archiveName, entry
+	return doc, nil
 }
 
 // Parse parses a page fetched for id. The page's own ID (arXiv's base href
@@ -422,8 +549,8 @@ func (f *Fetcher) All(ctx context.Context, inputs []string, workers int, onDone 
 
 // Summary counts results by outcome and source.
 type Summary struct {
-	Fetched, Stored, Missing, Failed int
-	BySource                         map[string]int
+	Fetched, Archived, Stored, Missing, Failed int
+	BySource                                   map[string]int
 }
 
 // Summarize counts results.
@@ -434,6 +561,8 @@ func Summarize(results []Result) Summary {
 		case Fetched:
 			s.Fetched++
 			s.BySource[r.Source]++
+		case Archived:
+			s.Archived++
 		case Stored:
 			s.Stored++
 		case Missing:
@@ -455,6 +584,9 @@ func (s Summary) String() string {
 	out := fmt.Sprintf("fetched %d", s.Fetched)
 	if len(src) > 0 {
 		out += " (" + strings.Join(src, ", ") + ")"
+	}
+	if s.Archived > 0 {
+		out += fmt.Sprintf(", from archives %d", s.Archived)
 	}
 	return out + fmt.Sprintf(", already stored %d, no HTML %d, failed %d", s.Stored, s.Missing, s.Failed)
 }

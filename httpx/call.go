@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strconv"
@@ -74,6 +75,10 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 		// request keeps a paced service's spacing exact. At one request per
 		// second or slower the extra handshakes cost nothing that matters.
 		out.Close = true
+		// The next start waits an interval from when this request is on
+		// the wire, not only from its grant (see limiter.sent).
+		trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { p.limiter.sent(time.Now()) }}
+		out = out.WithContext(httptrace.WithClientTrace(out.Context(), trace))
 	}
 	if s.sameOrigin(req.URL) {
 		for k, vs := range s.header {
@@ -90,6 +95,7 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 		n, err = c.readBody(resp)
 		s.stats.bytes.Add(n)
 	}
+	s.stats.elapsed.Add(int64(time.Since(start)))
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:

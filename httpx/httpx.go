@@ -476,16 +476,22 @@ type Stats struct {
 	Status5xx int64 `json:"status_5xx"` // 5xx responses seen
 	Bytes     int64 `json:"bytes"`      // response body bytes read
 	Errors    int64 `json:"errors"`     // Do calls that returned an error
+	// Elapsed sums the attempts' times from sending to the end of the
+	// body: over Requests, the service's mean latency (for estimates).
+	Elapsed time.Duration `json:"elapsed_ns"`
 
 	Interval     time.Duration `json:"interval_ns"`           // spacing in force now
 	PeakInterval time.Duration `json:"peak_interval_ns"`      // the longest spacing in force so far
 	Slowdowns    int64         `json:"slowdowns"`             // times a 429 lengthened the interval
 	Pauses       int64         `json:"pauses"`                // Retry-After pauses of the whole service
 	PausedUntil  time.Time     `json:"paused_until,omitzero"` // end of the latest pause; zero if none
+	// MinSendGap is the shortest time between two requests of a paced
+	// service written out (0 before two, or when unpaced).
+	MinSendGap time.Duration `json:"min_send_gap_ns,omitempty"`
 }
 
 type counters struct {
-	requests, retries, status429, status5xx, bytes, errors atomic.Int64
+	requests, retries, status429, status5xx, bytes, errors, elapsed atomic.Int64
 }
 
 // Stats returns a snapshot of the service's counters. Requests made on
@@ -499,12 +505,14 @@ func (s *Service) Stats() Stats {
 		Slowdowns:    p.slowdowns,
 		Pauses:       p.pauses,
 		PausedUntil:  p.paused,
+		MinSendGap:   p.minGap,
 		Requests:     s.stats.requests.Load(),
 		Retries:      s.stats.retries.Load(),
 		Status429:    s.stats.status429.Load(),
 		Status5xx:    s.stats.status5xx.Load(),
 		Bytes:        s.stats.bytes.Load(),
 		Errors:       s.stats.errors.Load(),
+		Elapsed:      time.Duration(s.stats.elapsed.Load()),
 	}
 }
 

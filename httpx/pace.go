@@ -64,6 +64,8 @@ type limiter struct {
 	slowAt   time.Time     // the last slowdown; 429s to requests granted before it are its echo
 	okRun    int           // responses without a 429 since the last change
 	recent   []time.Time   // last grants, kept while base is 0
+	lastSent time.Time     // when the last request was written out
+	minGap   time.Duration // the shortest time between two requests written out
 
 	slowdowns, pauses int64
 }
@@ -156,6 +158,27 @@ func (l *limiter) observe(now, granted time.Time, status int, retryAfter time.Du
 	return from, l.interval, pausedUntil
 }
 
+// sent takes the moment a granted request was written out: the next
+// start is an interval after it, not only after the grant, so a request
+// slow to leave (a new connection, a busy machine) never lands closer to
+// the next than the interval.
+func (l *limiter) sent(at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.interval <= 0 {
+		return
+	}
+	if next := at.Add(l.interval); next.After(l.tat) {
+		l.tat = next
+	}
+	if !l.lastSent.IsZero() {
+		if gap := at.Sub(l.lastSent); l.minGap == 0 || gap < l.minGap {
+			l.minGap = gap
+		}
+	}
+	l.lastSent = at
+}
+
 // set replaces the configured interval, as Service.SetInterval does; the
 // interval in force starts from it again.
 func (l *limiter) set(d time.Duration) {
@@ -191,12 +214,13 @@ type pace struct {
 	interval, peak    time.Duration
 	paused            time.Time
 	slowdowns, pauses int64
+	minGap            time.Duration
 }
 
 func (l *limiter) snapshot() pace {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return pace{l.interval, l.peak, l.paused, l.slowdowns, l.pauses}
+	return pace{l.interval, l.peak, l.paused, l.slowdowns, l.pauses, l.minGap}
 }
 
 func later(a, b time.Time) time.Time {

@@ -213,3 +213,23 @@ func TestLimiterRetryAfterPauses(t *testing.T) {
 		t.Errorf("snapshot %+v", st)
 	}
 }
+
+// A request slow to leave after its grant pushes the next start back: the
+// interval runs from when it was written out.
+func TestLimiterSpacesFromSend(t *testing.T) {
+	l := newLimiter(100*time.Millisecond, 1, Pacing{})
+	mustGrant(t, l, at(0))
+	l.sent(at(40 * time.Millisecond)) // 40 ms to get a connection and write
+	mustWait(t, l, at(100*time.Millisecond), 40*time.Millisecond)
+	mustGrant(t, l, at(140*time.Millisecond))
+	l.sent(at(141 * time.Millisecond)) // prompt: the grant's schedule stands
+	mustWait(t, l, at(240*time.Millisecond), time.Millisecond)
+	if g := l.snapshot().minGap; g != 101*time.Millisecond {
+		t.Errorf("min send gap %s, want 101ms", g)
+	}
+	// An unpaced service keeps no schedule.
+	u := newLimiter(0, 1, Pacing{})
+	mustGrant(t, u, at(0))
+	u.sent(at(time.Millisecond))
+	mustGrant(t, u, at(time.Millisecond))
+}

@@ -1,6 +1,8 @@
 package record
 
 import (
+	"time"
+
 	"github.com/groundwork/curate/arxivapi"
 	"github.com/groundwork/curate/s2"
 )
@@ -112,6 +114,16 @@ type ArxivMeta struct {
 	Found     bool            `json:"found"`
 	CheckedAt string          `json:"checked_at"`
 	Entry     *arxivapi.Entry `json:"entry,omitempty"`
+}
+
+// RobotsFile is a host's robots.txt as fetched: the answer's status and,
+// for a 2xx answer, the file. A failure to get one is never stored, so a
+// stored copy can stand in while the host is unreachable.
+type RobotsFile struct {
+	URL     string    `json:"url"`
+	Fetched time.Time `json:"fetched"`
+	Status  int       `json:"status"`
+	Body    []byte    `json:"body,omitempty"`
 }
 
 // NoHTML records that neither arXiv nor ar5iv had HTML for a paper, and

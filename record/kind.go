@@ -71,6 +71,10 @@ var (
 	// parsed Document; when arXiv and ar5iv last had no HTML for it.
 	Documents = KindOf[Document]("document")
 	NoHTMLs   = KindOf[NoHTML]("no-html")
+	// RobotsFiles are the HTML hosts' robots.txt files as fetched, under
+	// the file's URL (https://arxiv.org/robots.txt), kept between runs so
+	// a host's file is asked for once per TTL.
+	RobotsFiles = KindOf[RobotsFile]("robots-txt")
 
 	// citegraph: Semantic Scholar's answers as received, the arXiv API
 	// entry, and the linked Graph.

@@ -12,6 +12,10 @@ const (
 	SourceAr5iv   = "ar5iv"
 	SourcePDF     = "pdf"
 	SourceUnknown = "unknown"
+	// SourceArchive: the page came from a local HTML archive (saved
+	// pages or the ar5iv bulk zips), not from a request; the Document's
+	// Archive and ArchiveEntry say which archive and entry.
+	SourceArchive = "archive"
 )
 
 // ServedByGrobid is the ServedBy of a Document a GROBID service made from a
@@ -54,6 +58,12 @@ type Document struct {
 	Mentions   []Mention   `json:"mentions"`
 	FullText   string      `json:"full_text"`
 	Conversion Conversion  `json:"conversion"`
+
+	// Archive and ArchiveEntry name the local archive (its path as given
+	// to --html-archive) and the entry in it (a file path or zip entry)
+	// of a Document whose Source is SourceArchive; empty otherwise.
+	Archive      string `json:"archive,omitempty"`
+	ArchiveEntry string `json:"archive_entry,omitempty"`
 }
 
 // Section is one heading of the paper with its paragraphs and subsections.

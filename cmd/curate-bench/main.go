@@ -37,6 +37,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -51,6 +52,9 @@ type options struct {
 	seed        uint64
 	rateTargets int
 	memTargets  int
+	memMore     []int
+	pilot       int
+	crawlDelay  time.Duration
 	arxivLat    string
 	memLimit    string
 	keep        bool
@@ -65,12 +69,24 @@ func main() {
 	flag.Uint64Var(&opt.seed, "seed", 1, "seed of the simulated world")
 	flag.IntVar(&opt.rateTargets, "rate-targets", 200, "targets of the rate and providers benchmarks")
 	flag.IntVar(&opt.memTargets, "memory-targets", 5000, "targets of the memory and no-op benchmarks")
+	flag.Func("memory-more", "also measure peak RSS on worlds of these sizes, comma-separated (at most 49999), for the trend", func(v string) error {
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > 49999 {
+				return fmt.Errorf("%q: want target counts from 1 to 49999", f)
+			}
+			opt.memMore = append(opt.memMore, n)
+		}
+		return nil
+	})
+	flag.DurationVar(&opt.crawlDelay, "crawl-delay", 50*time.Millisecond, "the Crawl-delay of the simulated arxiv.org's robots.txt in the rate and estimate benchmarks")
+	flag.IntVar(&opt.pilot, "pilot", 40, "targets of the pilot run before the estimate benchmark's estimate")
 	flag.StringVar(&opt.arxivLat, "arxiv-latency", "20ms,150ms", "latencies of the simulated arXiv and ar5iv, one rate run each")
 	flag.StringVar(&opt.memLimit, "memlimit", "250MiB", "also run the memory benchmark with this GOMEMLIMIT (empty: skip)")
 	flag.BoolVar(&opt.keep, "keep", false, "keep the work directory")
 	flag.BoolVar(&opt.verbose, "v", false, "show curate's stderr")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: curate-bench [flags] [rate|memory|providers|all|serve]\n\nflags:\n")
+		fmt.Fprintf(os.Stderr, "usage: curate-bench [flags] [rate|estimate|archive|memory|providers|all|serve]\n\nflags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -110,31 +126,21 @@ func run(ctx context.Context, opt *options, what string) error {
 		}
 	}
 	res := &results{Machine: machine()}
-	switch what {
-	case "rate":
-		if err := benchRate(ctx, opt, res); err != nil {
+	benches := map[string]func(context.Context, *options, *results) error{
+		"rate": benchRate, "estimate": benchEstimate, "archive": benchArchive, "memory": benchMemory, "providers": benchProviders,
+	}
+	order := []string{what}
+	if what == "all" {
+		order = []string{"rate", "estimate", "archive", "memory", "providers"}
+	}
+	for _, name := range order {
+		b, ok := benches[name]
+		if !ok {
+			return fmt.Errorf("unknown benchmark %q (rate, estimate, archive, memory, providers, all, serve)", what)
+		}
+		if err := b(ctx, opt, res); err != nil {
 			return err
 		}
-	case "memory":
-		if err := benchMemory(ctx, opt, res); err != nil {
-			return err
-		}
-	case "providers":
-		if err := benchProviders(ctx, opt, res); err != nil {
-			return err
-		}
-	case "all":
-		if err := benchRate(ctx, opt, res); err != nil {
-			return err
-		}
-		if err := benchMemory(ctx, opt, res); err != nil {
-			return err
-		}
-		if err := benchProviders(ctx, opt, res); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("unknown benchmark %q (rate, memory, providers, all, serve)", what)
 	}
 	res.print(os.Stdout)
 	if opt.out != "" {
@@ -224,6 +230,19 @@ func runCurate(ctx context.Context, opt *options, env []string, args ...string) 
 		r.MaxRSSKB = int64(ru.Maxrss) // kilobytes on Linux
 	}
 	return r, nil
+}
+
+// runCurateOut runs the curate binary with args and returns its stdout.
+func runCurateOut(ctx context.Context, opt *options, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, opt.curate, args...)
+	cmd.Env = append(os.Environ(), benchEnv...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("curate %s: %w\n%s", args[0], err, tail(stderr.String(), 30))
+	}
+	return out, nil
 }
 
 // vmHWM reads a process's peak resident set so far, in kilobytes (0 when

@@ -107,6 +107,7 @@ type datasetCmd struct {
 	out     string
 	check   string
 	targets string
+	from    targetsFrom
 	report  bool
 }
 
@@ -116,6 +117,7 @@ func (c *datasetCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.StringVar(&c.out, "out", "", "dataset directory to write (default STORE/dataset)")
 	fs.StringVar(&c.check, "check", "", "re-verify a published dataset directory and exit non-zero on any violation")
 	fs.StringVar(&c.targets, "targets", "", "only these targets (file of arXiv IDs); default every target in the store")
+	c.from.AddFlags(fs, env)
 	fs.BoolVar(&c.report, "report", true, "also write report.html and report.json into the dataset")
 	addSuspectFlag(fs, &c.data.includeSuspect)
 }
@@ -142,8 +144,13 @@ func (c *datasetCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 		}
 		ids = append(ids, more...)
 	}
-	keys, bad := app.Targets(ids)
-	if len(bad) > 0 {
+	more, bad, err := c.from.read()
+	if err != nil {
+		return err
+	}
+	ids = append(ids, more...)
+	keys, badIDs := app.Targets(ids)
+	if bad = append(bad, badIDs...); len(bad) > 0 {
 		return fmt.Errorf("%w: invalid target IDs:\n  %s", errUsage, strings.Join(bad, "\n  "))
 	}
 	st, err := app.OpenStore(ctx, c.store.store, true)

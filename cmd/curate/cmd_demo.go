@@ -65,7 +65,7 @@ func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	ids := demo.TargetIDs()
 	fmt.Fprintf(env.stderr, "curate demo: a synthetic corpus of %d target papers served offline by %s\n"+
 		"(every paper, author and DOI in it is invented; the services speak the real protocols)\n\n", len(ids), srv)
-	if err := c.run.pipeline(ctx, env, ids); err != nil {
+	if err := c.run.pipeline(ctx, env, ids, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.stdout, "the dataset is in %s (open %s in a browser); the store is %s (try: curate show --store %s %s)\n",

@@ -104,7 +104,7 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	if err := c.lic.validate(); err != nil {
 		return err
 	}
-	fileIDs, err := c.run.flags.ids(env, args)
+	fileIDs, badRows, err := c.run.flags.ids(env, args)
 	if err != nil {
 		return err
 	}
@@ -130,11 +130,12 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 		return app.Fail(app.ErrCannotRun, fmt.Errorf("refresh: discover targets: %w", err))
 	}
 	targets := app.MergeTargets(fileIDs, discovered)
-	if len(targets) == 0 {
-		return fmt.Errorf("%w: refresh: no targets: give --targets FILE or --oai-set", errUsage)
+	if len(targets) == 0 && len(badRows) == 0 {
+		return fmt.Errorf("%w: refresh: no targets: give --targets FILE, --targets-from FILE or --oai-set", errUsage)
 	}
 	fmt.Fprintf(env.stderr, "curate refresh: %d targets (%d from the targets file, %d harvested so far)\n", len(targets), len(fileIDs), len(discovered))
 	keys, invalid := app.Targets(targets)
+	invalid = append(badRows, invalid...)
 	stageErr := runStages(ctx, env, a, app.PerTargetNames(), keys, invalid, c.run.workers.byStage(), nil, true)
 	if !completed(stageErr) {
 		return stageErr // interrupted or unable to go on: publish nothing

@@ -24,6 +24,8 @@ type runCmd struct {
 	stages  string
 	workers workerFlags
 	lic     licenseFlags
+	dryRun  bool
+	json    bool
 }
 
 func newRunCmd() *runCmd { return &runCmd{workers: workerFlags{}} }
@@ -33,6 +35,8 @@ func (c *runCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	c.data.AddFlags(fs, env)
 	fs.StringVar(&c.out, "out", "", "write the dataset here after the per-target stages (default: STORE/dataset)")
 	fs.StringVar(&c.stages, "stages", "", "comma-separated stages to run (default all: "+strings.Join(app.Names(), ",")+")")
+	fs.BoolVar(&c.dryRun, "dry-run", false, "print the estimate of the run (curate estimate) and stop, making no request")
+	fs.BoolVar(&c.json, "json", false, "with --dry-run, print the estimate as JSON")
 	c.workers.AddFlags(fs, env)
 	c.lic.AddFlags(fs, env, true, nil)
 }
@@ -64,14 +68,24 @@ func (c *runCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := c.validate(env); err != nil {
 		return err
 	}
-	ids, err := c.flags.ids(env, args)
+	ids, invalid, err := c.flags.ids(env, args)
 	if err != nil {
 		return err
 	}
-	if len(ids) == 0 {
-		return fmt.Errorf("%w: no targets (--targets FILE or IDs)", errUsage)
+	if len(ids) == 0 && len(invalid) == 0 {
+		return fmt.Errorf("%w: no targets (--targets FILE, --targets-from FILE or IDs)", errUsage)
 	}
-	return c.pipeline(ctx, env, ids)
+	if c.json && !c.dryRun {
+		return fmt.Errorf("%w: --json is for --dry-run", errUsage)
+	}
+	if c.dryRun {
+		cfg, err := c.flags.config(env)
+		if err != nil {
+			return err
+		}
+		return estimateRun(ctx, env, cfg, ids, invalid, splitList(c.stages), c.json)
+	}
+	return c.pipeline(ctx, env, ids, invalid)
 }
 
 // pipeline runs the chosen per-target stages, then the dataset stage, all
@@ -79,7 +93,7 @@ func (c *runCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 // completed (some targets may have failed: they are listed in
 // dropped.json); a run refused, interrupted or unable to go on leaves the
 // published dataset as it was.
-func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids []string) error {
+func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids, badRows []string) error {
 	if err := c.validate(env); err != nil {
 		return err
 	}
@@ -96,6 +110,7 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids []string) error 
 	}
 	defer a.Close()
 	keys, invalid := app.Targets(ids)
+	invalid = append(badRows, invalid...)
 	var stageErr error
 	if len(names) > 0 {
 		stageErr = runStages(ctx, env, a, names, keys, invalid, c.workers.byStage(), nil, true)
@@ -140,7 +155,9 @@ func runStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invali
 	bar := newProgress(env, a.Log, len(keys)*len(names), strings.Join(names, "→"))
 	var mu sync.Mutex
 	counts := map[string]int{}
-	out, err := a.Run(ctx, keys, app.RunOptions{Stages: names, Workers: workers, OnEvent: func(ev pipeline.Event) {
+	out, err := a.Run(ctx, keys, app.RunOptions{Stages: names, Workers: workers, OnStart: func(s app.Start) {
+		printCrawl(env.stderr, s.Paces, s.Archives, false)
+	}, OnEvent: func(ev pipeline.Event) {
 		mu.Lock()
 		counts[ev.Step]++
 		var parts []string
@@ -191,12 +208,12 @@ func (c *stageCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := positive("--workers", c.workers); err != nil {
 		return err
 	}
-	ids, err := c.flags.ids(env, args)
+	ids, badRows, err := c.flags.ids(env, args)
 	if err != nil {
 		return err
 	}
-	if len(ids) == 0 {
-		return fmt.Errorf("%w: no arXiv IDs given (arguments or --targets FILE)", errUsage)
+	if len(ids) == 0 && len(badRows) == 0 {
+		return fmt.Errorf("%w: no arXiv IDs given (arguments, --targets FILE or --targets-from FILE)", errUsage)
 	}
 	cfg, err := c.flags.config(env)
 	if err != nil {
@@ -209,6 +226,7 @@ func (c *stageCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	defer a.Close()
 	a.Fetcher.Refetch = c.refetch
 	keys, invalid := app.Targets(ids)
+	invalid = append(badRows, invalid...)
 	workers := map[string]int{}
 	for _, n := range app.WithNeeds(c.name) {
 		workers[n] = c.workers

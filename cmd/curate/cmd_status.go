@@ -179,6 +179,19 @@ func (c *statusCmd) Run(ctx context.Context, env *cmdEnv, _ []string) error {
 			sum := rec.Summary
 			fmt.Fprintf(env.stdout, "\nlast run: %s, %s; %d of %d targets through every stage, %d failed, %d held back, %d waiting on LLM batches; model %s\n",
 				sum.Started.UTC().Format(time.RFC3339), sum.Wall.Round(time.Millisecond), sum.Completed, sum.Targets, len(sum.Failures), len(sum.Held), len(sum.Waiting), rec.Model)
+			for _, p := range rec.Crawl {
+				fmt.Fprintf(env.stdout, "  crawl: %s\n", p.Summary)
+			}
+			if len(rec.PerTarget) > 0 {
+				var parts []string
+				for _, name := range sortedKeys(rec.PerTarget) {
+					parts = append(parts, fmt.Sprintf("%s %.2f", name, rec.PerTarget[name]))
+				}
+				fmt.Fprintf(env.stdout, "  requests per target: %s\n", strings.Join(parts, ", "))
+			}
+			if a := rec.Archives; a != nil {
+				fmt.Fprintf(env.stdout, "  html archives: %d pages served (%d papers found of %d wanted)\n", a.Served, a.Indexed, a.Wanted)
+			}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -31,6 +32,7 @@ func (c *topicsCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	c.flags.s2.AddFlags(fs, env)
 	c.flags.llm.AddFlags(fs, env)
 	fs.StringVar(&c.flags.targets, "targets", "", "file of seed arXiv IDs, one per line, '#' comments ('-' for stdin); default: every target in the store")
+	c.flags.from.AddFlags(fs, env)
 	fs.BoolVar(&c.flags.refresh, "refresh", false, "ask Semantic Scholar and arXiv again for seeds the store has no citation graph of")
 	fs.StringVar(&c.out, "out", "", "directory the topics are written to (replaced atomically)")
 	fs.IntVar(&c.workers, "workers", 4, "seeds run through fetch and citegraph at once (1 or more)")
@@ -71,13 +73,17 @@ func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		return err
 	}
 	var ids []string
-	if len(args) > 0 || c.flags.targets != "" {
+	if len(args) > 0 || c.flags.targets != "" || c.flags.from.path != "" {
+		var bad []string
 		var err error
-		if ids, err = c.flags.ids(env, args); err != nil {
+		if ids, bad, err = c.flags.ids(env, args); err != nil {
 			return err
 		}
+		if len(bad) > 0 {
+			return fmt.Errorf("%w: seeds that are not arXiv IDs:\n  %s", errUsage, strings.Join(bad, "\n  "))
+		}
 		if len(ids) == 0 {
-			return fmt.Errorf("%w: the targets file %s names no paper", errUsage, c.flags.targets)
+			return fmt.Errorf("%w: the targets file %s names no paper", errUsage, cmp.Or(c.flags.targets, c.flags.from.path))
 		}
 	}
 	ctx, cancel := env.drainContext(ctx)

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/oapdf"
 	"github.com/groundwork/curate/s2"
+	"github.com/groundwork/curate/targetlist"
 )
 
 // Environment variables read by curate. Keys are only ever read from the
@@ -86,6 +88,21 @@ type netFlags struct {
 	maxBody       int64
 	retries       int
 	missingTTL    time.Duration
+	// ignoreCrawlDelay lets --arxiv-interval stand under a longer
+	// robots.txt Crawl-delay.
+	ignoreCrawlDelay bool
+	htmlArchives     pathsFlag
+}
+
+// pathsFlag is a repeatable flag of paths, each taken whole (a path may
+// hold a comma).
+type pathsFlag []string
+
+func (l *pathsFlag) String() string { return strings.Join(*l, " ") }
+
+func (l *pathsFlag) Set(v string) error {
+	*l = append(*l, v)
+	return nil
 }
 
 func (f *netFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
@@ -98,6 +115,8 @@ func (f *netFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.Int64Var(&f.maxBody, "max-body", 64<<20, "largest response body accepted, in bytes (more than 0)")
 	fs.IntVar(&f.retries, "retries", 5, "retries of a failed request (429, 5xx, resets); 0: none")
 	fs.DurationVar(&f.missingTTL, "missing-ttl", 7*24*time.Hour, "a paper found without HTML on arXiv and ar5iv is not asked about again for this long (0 or negative: always ask)")
+	fs.BoolVar(&f.ignoreCrawlDelay, "ignore-crawl-delay", false, "keep --arxiv-interval even when a host's robots.txt asks for a longer Crawl-delay (arxiv.org asks for 15s); warns once per host")
+	fs.Var(&f.htmlArchives, "html-archive", "local HTML pages asked before any request: a directory of saved pages (ID.html, old-style IDs with / as _) or ar5iv bulk zip files (repeatable)")
 }
 
 func (f *netFlags) validate() error {
@@ -116,12 +135,22 @@ func (f *netFlags) validate() error {
 			return err
 		}
 	}
+	for _, p := range f.htmlArchives {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%w: --html-archive %s: %v", errUsage, p, err)
+		case !fi.IsDir() && !strings.EqualFold(filepath.Ext(p), ".zip"):
+			return fmt.Errorf("%w: --html-archive %s: want a directory of saved pages or a .zip file", errUsage, p)
+		}
+	}
 	return nil
 }
 
 func (f *netFlags) config() app.Net {
 	return app.Net{Mailto: f.mailto, ArxivBase: f.arxivBase, Ar5ivBase: f.ar5ivBase, ArxivInterval: f.arxivInterval,
-		Timeout: f.timeout, MaxBody: f.maxBody, Retries: f.retries, MissingTTL: f.missingTTL}
+		Timeout: f.timeout, MaxBody: f.maxBody, Retries: f.retries, MissingTTL: f.missingTTL,
+		IgnoreCrawlDelay: f.ignoreCrawlDelay, HTMLArchives: f.htmlArchives}
 }
 
 // s2Flags: Semantic Scholar and the arXiv API.
@@ -421,6 +450,7 @@ type stageFlags struct {
 	llm            llmFlags
 	pdf            pdfFlags
 	targets        string
+	from           targetsFrom
 	force          bool
 	refresh        bool
 	budget         int
@@ -438,6 +468,7 @@ func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	f.llm.AddFlags(fs, env)
 	f.pdf.AddFlags(fs, env)
 	fs.StringVar(&f.targets, "targets", "", "file of arXiv IDs, one per line, '#' comments ('-' for stdin)")
+	f.from.AddFlags(fs, env)
 	fs.BoolVar(&f.force, "force", false, "classify and summarize again even when the store holds current results")
 	fs.BoolVar(&f.refresh, "refresh", false, "ask Semantic Scholar and arXiv again instead of reusing stored responses")
 	fs.Int64Var(&f.budgetTokens, "budget-tokens", 0, "stop calling the LLM once this run has spent this many tokens (0: no cap); the rest is left for the next run")
@@ -490,17 +521,59 @@ func (f *stageFlags) validate() error {
 	return nil
 }
 
-// ids returns the targets from arguments and --targets.
-func (f *stageFlags) ids(env *cmdEnv, args []string) ([]string, error) {
-	ids := append([]string(nil), args...)
+// ids returns the targets from arguments, --targets and --targets-from,
+// and the values of --targets-from that are not IDs, each with its row
+// (app.Targets lists the other invalid ones).
+func (f *stageFlags) ids(env *cmdEnv, args []string) (ids, invalid []string, err error) {
+	ids = append([]string(nil), args...)
 	if f.targets != "" {
 		more, err := readTargets(f.targets, env.stdinReader())
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ids = append(ids, more...)
 	}
-	return ids, nil
+	more, invalid, err := f.from.read()
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(ids, more...), invalid, nil
+}
+
+// targetsFrom is --targets-from FILE --column NAME: target IDs from a
+// column of a dataset file (Parquet, JSONL, CSV or TSV; GiantsBench's
+// pair_id values name the downstream paper).
+type targetsFrom struct {
+	path, column string
+}
+
+func (f *targetsFrom) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
+	fs.StringVar(&f.path, "targets-from", "", "read target arXiv IDs from a column of a Parquet, JSONL or CSV/TSV file (gzipped too); GiantsBench pair_id values (2406_03055_323949_340477) name 2406.03055")
+	fs.StringVar(&f.column, "column", "", "the --targets-from column (default: the first of arxiv_id, arxiv, paper_id, id, pair_id the file has)")
+}
+
+// read returns the IDs of the file, without duplicates, in file order,
+// and its values that are no IDs, each as "FILE row N ...: reason". A
+// file that cannot be read, or lacks the column, is a usage error.
+func (f *targetsFrom) read() (ids, invalid []string, err error) {
+	if f.path == "" {
+		if f.column != "" {
+			return nil, nil, fmt.Errorf("%w: --column needs --targets-from", errUsage)
+		}
+		return nil, nil, nil
+	}
+	l, err := targetlist.Read(f.path, f.column)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: --targets-from: %v", errUsage, err)
+	}
+	for _, inv := range l.Invalid {
+		where := fmt.Sprintf("row %d", inv.Row)
+		if inv.Line > 0 {
+			where += fmt.Sprintf(" (line %d)", inv.Line)
+		}
+		invalid = append(invalid, fmt.Sprintf("%s %s, column %s: %q: %s", f.path, where, l.Column, inv.Value, inv.Reason))
+	}
+	return l.IDs(), invalid, nil
 }
 
 // config is the app.Config of the flags (validate has run): the store is

@@ -96,6 +96,7 @@ func commands() []command {
 		{"classify", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...", "decide which references of each target are its sources, with verified quotes", func() runner { return newStageCmd(app.Classify) }},
 		{"dataset", "[--store DIR] [--out DIR] [--targets FILE] [ID...] | --check DIR", "write the Parquet train and test splits (or --check a published dataset)", func() runner { return &datasetCmd{} }},
 		{"demo", "[--store DIR] [--out DIR]", "the whole pipeline, offline, on the bundled synthetic corpus", func() runner { return &demoCmd{} }},
+		{"estimate", "[--store DIR] --targets FILE|--targets-from FILE [--stages LIST] [--json] [ID...]", "say what a run would still ask and spend (requests per service, time under the effective rates, LLM tokens and cost), making no request", func() runner { return &estimateCmd{} }},
 		{"export", "--format " + strings.Join(dataset.ExportFormats(), "|") + " [--split train|test|all] [--encoding parquet|jsonl] [--compression snappy|zstd|gzip|none] [--tokenizer tokenizer.json] --out DIR DATASET",
 			"write a published dataset in a trainer's format (verl RL/SFT, chat messages, TRL SFT/GRPO) with its settings and reward", func() runner { return &exportCmd{} }},
 		{"fetch", "[--store DIR] [--targets FILE] [--refetch] ID...", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", func() runner { return newStageCmd(app.Fetch) }},

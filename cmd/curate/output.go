@@ -12,7 +12,7 @@ import (
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/robots"
 )
 
 // What commands print. stdout carries results: a line per target that
@@ -83,7 +83,8 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 	if sum.Fatal != "" {
 		return
 	}
-	printRequests(env, a)
+	printCrawl(env.stderr, out.Paces, out.Archives, true)
+	printRequests(env, a, sum.Targets)
 	printUsage(env.stderr, a.Meter, a.Prices)
 	printBatches(env.stderr, out.Batches)
 	if len(invalid) > 0 {
@@ -126,8 +127,9 @@ func printBatches(w io.Writer, bs *app.BatchState) {
 	}
 }
 
-// printRequests writes the requests made to each service and the 429s seen.
-func printRequests(env *cmdEnv, a *app.App) {
+// printRequests writes the requests made to each service, per target of
+// the run, and the 429s seen.
+func printRequests(env *cmdEnv, a *app.App, targets int) {
 	var parts []string
 	for _, name := range a.Services() {
 		s, err := a.HTTP.Service(name)
@@ -136,12 +138,37 @@ func printRequests(env *cmdEnv, a *app.App) {
 		}
 		st := s.Stats()
 		p := fmt.Sprintf("%s %d", name, st.Requests)
+		if targets > 0 {
+			p += fmt.Sprintf(" (%.2f per target)", float64(st.Requests)/float64(targets))
+		}
 		if st.Status429 > 0 || st.Status5xx > 0 || st.Errors > 0 {
 			p += fmt.Sprintf(" (429s %d, 5xx %d, failed calls %d)", st.Status429, st.Status5xx, st.Errors)
 		}
 		parts = append(parts, p)
 	}
 	fmt.Fprintf(env.stderr, "requests: %s\n", strings.Join(parts, ", "))
+}
+
+// printCrawl writes the interval each HTML host runs at and where it
+// comes from, and what the page archives hold (or, at the end, served).
+func printCrawl(w io.Writer, paces []robots.Pace, archives *app.ArchiveStats, end bool) {
+	for _, p := range paces {
+		fmt.Fprintf(w, "crawl: %s\n", p)
+	}
+	if archives == nil {
+		return
+	}
+	entries := 0
+	for _, s := range archives.Sources {
+		entries += s.Pages + s.Filtered
+	}
+	if end {
+		fmt.Fprintf(w, "html archives: %d pages served, no request made for them (%d of %d papers wanted found in %s; indexed %s)\n",
+			archives.Served, archives.Indexed, archives.Wanted, app.Plural(len(archives.Sources), "archive"), app.Plural(archives.Indexing, "time"))
+		return
+	}
+	fmt.Fprintf(w, "html archives: %s, %d pages; %d of the %d papers wanted so far are there\n",
+		app.Plural(len(archives.Sources), "archive"), entries, archives.Indexed, archives.Wanted)
 }
 
 // printUsage writes the LLM token and cost totals per stage: prompt
@@ -188,14 +215,8 @@ func printDataset(env *cmdEnv, out *app.DatasetOutcome) {
 		return
 	}
 	res := out.Result
-	train, test := 0, 0
-	for _, in := range res.Instances {
-		if in.Split == record.SplitTest {
-			test++
-		} else {
-			train++
-		}
-	}
+	c := res.Counts()
+	train, test := c.Train, c.Test
 	fmt.Fprintf(env.stdout, "curate dataset: %d train and %d test instances in %s; %s dropped%s (see dropped.json); contamination: %s\n",
 		train, test, out.Out, app.Plural(len(res.Dropped), "target"), droppedReasons(res.Dropped), contaminationLine(res.Contamination))
 }

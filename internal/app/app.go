@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/groundwork/curate/oaipmh"
 	"github.com/groundwork/curate/oapdf"
 	"github.com/groundwork/curate/pdfs"
+	"github.com/groundwork/curate/robots"
 	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
@@ -65,6 +67,14 @@ type Net struct {
 	MaxBody              int64
 	Retries              int // 0: none
 	MissingTTL           time.Duration
+	// IgnoreCrawlDelay lets ArxivInterval stand when a host's robots.txt
+	// asks for a longer Crawl-delay (a warning is logged once per host).
+	IgnoreCrawlDelay bool
+	// RobotsTTL is how long a stored robots.txt is trusted (0: 24h).
+	RobotsTTL time.Duration
+	// HTMLArchives are local page archives (directories of saved pages,
+	// ar5iv bulk zips) asked before any request.
+	HTMLArchives []string
 }
 
 // S2 configures Semantic Scholar and the arXiv API.
@@ -164,6 +174,14 @@ type App struct {
 	batchErr  error // why the last submission was incomplete
 	// collectedSeen is the Batcher's Collected count at the last settle.
 	collectedSeen int64
+
+	robots  *robots.Checker
+	crawlMu sync.Mutex
+	crawled bool
+
+	archives    *archiveSet // nil without Config.Net.HTMLArchives
+	archiveMu   sync.Mutex
+	archiveOpen bool
 }
 
 // Open builds the App of cfg: nothing is requested, and with Lock a store
@@ -258,8 +276,9 @@ func (a *App) build() error {
 		retries = -1 // httpx reads 0 as its default; the flag's 0 means none
 	}
 	var err error
+	ua := httpx.UserAgent(cfg.Version, cfg.Net.Mailto)
 	a.HTTP, err = httpx.New(httpx.Config{
-		UserAgent: httpx.UserAgent(cfg.Version, cfg.Net.Mailto),
+		UserAgent: ua,
 		Timeout:   cfg.Net.Timeout,
 		MaxBody:   cfg.Net.MaxBody,
 		RetryMax:  retries,
@@ -269,6 +288,9 @@ func (a *App) build() error {
 		return err
 	}
 	svc := func(name string) *httpx.Service { s, _ := a.HTTP.Service(name); return s }
+	if a.robots, err = robots.New(robots.Config{UserAgent: ua, Cache: robotsStore{a.Store}, TTL: cfg.Net.RobotsTTL, Logger: a.Log}); err != nil {
+		return err
+	}
 	s2c, err := s2.New(svc(s2.ServiceName), s2.Options{PageLimit: cfg.S2.PageLimit, Logger: a.Log})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
@@ -303,7 +325,11 @@ func (a *App) build() error {
 	}
 	so := cfg.Stages
 	a.Fetcher = &fetch.Fetcher{Arxiv: svc(fetch.ServiceArxiv), Ar5iv: svc(fetch.ServiceAr5iv), Store: a.Store, Log: a.Log, MissingTTL: cfg.Net.MissingTTL}
-	a.Citegraph = &citegraph.Runner{Store: a.Store, S2: s2c, ArxivAPI: apic, Log: a.Log, Refresh: so.Refresh}
+	if len(cfg.Net.HTMLArchives) > 0 {
+		a.archives = newArchiveSet(cfg.Net.HTMLArchives, a.Log)
+		a.Fetcher.Archive = a.archives
+	}
+	a.Citegraph = &citegraph.Runner{Store: a.Store, S2: s2c, ArxivAPI: apic, Log: a.Log, Refresh: so.Refresh, Skip: a.Fetcher.KnownMissing}
 	a.Classify = &classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
 		Force: so.Force, Plausibility: so.Plausibility}
 	a.Summarize = &summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget}
@@ -317,6 +343,7 @@ func (a *App) build() error {
 
 // Close releases the store's lock, if taken, and closes the store.
 func (a *App) Close() error {
+	a.archives.close()
 	if a.unlock != nil {
 		a.unlock()
 		a.unlock = nil

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -63,7 +64,9 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 	if res.Result, err = LoadAndBuild(ctx, st, opt.Keys, opt.Options); err != nil {
 		return nil, err
 	}
-	lic, err := Licenses(ctx, st, res.Result.Instances)
+	// The counts, dropped targets and contamination report outlive it.
+	defer res.Result.Close()
+	lic, err := Licenses(ctx, st, res.Result)
 	if err != nil {
 		return nil, err
 	}
@@ -81,19 +84,38 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 	return res, nil
 }
 
-// LoadAndBuild reads the dataset stage's inputs from the store and builds
-// the dataset in memory.
+// LoadAndBuild reads the dataset stage's inputs from the store one target
+// at a time and builds the dataset without holding it: its instances wait
+// in a file under STORE/tmp until the Result is closed (the caller closes
+// it).
 func LoadAndBuild(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (*dataset.Result, error) {
-	targets, dropped, err := dataset.LoadTargets(ctx, st, keys, datasetWriters())
+	dir, err := spillDir(st)
 	if err != nil {
 		return nil, err
 	}
-	res, err := dataset.Build(targets, opts)
+	res, err := dataset.BuildStream(ctx, func(fn func(*dataset.TargetInputs) error) ([]dataset.Dropped, error) {
+		return dataset.EachTarget(ctx, st, keys, datasetWriters(), fn)
+	}, opts, dir)
 	if err != nil {
+		res.Close()
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	res.Dropped = append(res.Dropped, dropped...)
 	return res, nil
+}
+
+// spillDir is where a dataset build keeps its instances: STORE/tmp, on the
+// store's disk rather than a memory-backed /tmp. The caller holds the
+// store's lock, so any file there is left by a build that crashed.
+func spillDir(st *store.Store) (string, error) {
+	dir := filepath.Join(st.Dir(), "tmp")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("dataset: %w", err)
+	}
+	stale, _ := filepath.Glob(filepath.Join(dir, "dataset-instances-*"))
+	for _, f := range stale {
+		os.Remove(f)
+	}
+	return dir, nil
 }
 
 // datasetWriters names, from the table, the stage that writes each record

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/licenses"
 	"github.com/groundwork/curate/oaipmh"
 	"github.com/groundwork/curate/record"
@@ -78,17 +79,18 @@ func (a *App) LookupLicenses(ctx context.Context, keys []string, opt LicenseOpti
 // the target's arXiv metadata names none; a target without a usable
 // record (none stored, not found, deleted) is left out, so the card
 // counts it as not recorded.
-func Licenses(ctx context.Context, st record.Getter, ins []record.Instance) (map[string]string, error) {
+func Licenses(ctx context.Context, st record.Getter, res *dataset.Result) (map[string]string, error) {
 	out := map[string]string{}
-	for _, in := range ins {
+	err := res.Each(func(in *record.Instance) error {
 		id := in.Target.ArxivID
 		l, ok, err := record.PaperLicenses.Lookup(ctx, st, id)
 		if err != nil {
-			return nil, fmt.Errorf("dataset: licence of %s: %w", id, err)
+			return fmt.Errorf("dataset: licence of %s: %w", id, err)
 		}
 		if ok && l.Known() {
 			out[id] = l.License
 		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/simtest"
@@ -171,7 +172,7 @@ func TestLicensesOfInstances(t *testing.T) {
 	for _, id := range []string{"2606.00001", "2606.00002", "2606.00003", "2606.00004", "2606.00005"} {
 		ins = append(ins, record.Instance{Target: record.InstanceTarget{ArxivID: id}})
 	}
-	got, err := Licenses(ctx, a.Store, ins)
+	got, err := Licenses(ctx, a.Store, &dataset.Result{Instances: ins})
 	if err != nil {
 		t.Fatal(err)
 	}

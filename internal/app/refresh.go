@@ -283,7 +283,8 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	if err != nil {
 		return nil, err
 	}
-	lic, err := Licenses(ctx, st, res.Instances)
+	defer res.Close()
+	lic, err := Licenses(ctx, st, res)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +297,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	}
 	cl := Changelog{Version: name, Previous: prevVersion, Added: []string{}, Removed: []string{}, Changed: []string{}}
 	now := map[string]bool{}
-	for _, in := range res.Instances {
+	if err := res.Each(func(in *record.Instance) error {
 		now[in.InstanceID] = true
 		if in.Split == record.SplitTest {
 			cl.Test++
@@ -307,7 +308,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 		switch {
 		case !ok:
 			cl.Added = append(cl.Added, in.InstanceID)
-		case d != instanceDigest(in):
+		case d != instanceDigest(*in):
 			cl.Changed = append(cl.Changed, in.InstanceID)
 		}
 		id := in.Target.ArxivID
@@ -316,6 +317,9 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 		if ok && (had != has || was != is) {
 			cl.Licenses = append(cl.Licenses, id)
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	for id := range prev {
 		if !now[id] {

@@ -14,6 +14,7 @@ import (
 	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/pipeline"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/robots"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
 )
@@ -53,6 +54,20 @@ type RunOptions struct {
 	Workers map[string]int
 	// OnEvent is called as each target leaves each stage (progress).
 	OnEvent func(pipeline.Event)
+	// OnStart, when set, is called once the run is set up, before its
+	// first target: what it will crawl at which pace, and the archives.
+	OnStart func(Start)
+}
+
+// Start is what a run set up before its first target.
+type Start struct {
+	// Paces are the intervals chosen for the HTML hosts and why (their
+	// robots.txt Crawl-delay, the configured interval, an override); none
+	// when the run fetches no pages.
+	Paces []robots.Pace
+	// Archives describes the --html-archive paths as indexed for the run;
+	// nil without archives.
+	Archives *ArchiveStats
 }
 
 // Outcome is what a Run did.
@@ -67,6 +82,10 @@ type Outcome struct {
 	// Batches is what the run left with the LLM provider in batch mode
 	// (nil in sync mode); Summary.Waiting lists the targets waiting on it.
 	Batches *BatchState
+	// Paces and Archives are the run's Start, Archives updated at its end
+	// (pages served, indexings).
+	Paces    []robots.Pace
+	Archives *ArchiveStats
 }
 
 // Run sends keys (store keys: see Targets) through the chosen stages of
@@ -100,14 +119,27 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 		}
 		steps = append(steps, pipeline.Step{Name: n, Workers: max(w, 1), Run: a.runner(n)})
 	}
-	if slices.Contains(names, Citegraph) {
-		// One arXiv API request per hundred targets rather than one each.
-		if out.MetaErr = a.Citegraph.LookupArxiv(ctx, keys); out.MetaErr != nil {
-			if store.IsDiskFull(out.MetaErr) {
-				return out, a.diskFull(out.MetaErr)
-			}
-			a.Log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", out.MetaErr)
+	if slices.Contains(names, Fetch) || slices.Contains(names, Sources) {
+		paces, err := a.prepareFetch(ctx, keys)
+		switch {
+		case store.IsDiskFull(err):
+			return out, a.diskFull(err)
+		case ctx.Err() != nil:
+			return out, ErrInterrupted
+		case err != nil:
+			return out, err
 		}
+		out.Paces = paces
+	}
+	if opt.OnStart != nil {
+		opt.OnStart(Start{Paces: out.Paces, Archives: a.archives.stats()})
+	}
+	stopFeed := func() error { return nil }
+	if slices.Contains(names, Citegraph) {
+		// Semantic Scholar and the arXiv API are asked ahead of the stage
+		// and across targets: targets' records and missing fields in
+		// batches of up to 500, arXiv metadata 100 IDs a request.
+		stopFeed = a.Citegraph.Feed(ctx, keys, a.cfg.Drain)
 	}
 	var settle func(context.Context, int) bool
 	if a.Batcher != nil {
@@ -130,6 +162,13 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	})
 	out.Batches = a.EndBatches(ctx)
 	sum := out.Summary
+	if out.MetaErr = stopFeed(); out.MetaErr != nil {
+		if store.IsDiskFull(out.MetaErr) {
+			return out, a.diskFull(out.MetaErr)
+		}
+		a.Log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", out.MetaErr)
+	}
+	out.Archives = a.archives.stats()
 	if sum.Fatal != "" {
 		return out, a.diskFull(errors.New(sum.Fatal))
 	}
@@ -186,11 +225,13 @@ func (a *App) runner(name string) func(context.Context, string) (string, error) 
 	panic("app: no stage " + name) // Select only lets the table's names through
 }
 
-// runFetch fetches one target.
+// runFetch fetches one target. The papers its bibliography names may be
+// its sources: the archives learn of them.
 func (a *App) runFetch(ctx context.Context, key string) (string, error) {
 	r := a.Fetcher.Fetch(ctx, key)
+	a.archives.learn(referencedIDs(r.Doc)...)
 	switch r.Outcome {
-	case fetch.Fetched:
+	case fetch.Fetched, fetch.Archived:
 		return pipeline.Done, nil
 	case fetch.Stored:
 		return pipeline.Reused, nil
@@ -206,6 +247,7 @@ func (a *App) runCitegraph(ctx context.Context, key string) (string, error) {
 	if r.Err != nil {
 		return "", r.Err
 	}
+	a.archives.learn(edgeIDs(r.Graph)...)
 	if !r.Requests {
 		return pipeline.Reused, nil
 	}
@@ -249,7 +291,7 @@ func (a *App) runSources(ctx context.Context, key string) (outcome string, err e
 		}
 		res := a.Fetcher.Fetch(ctx, r.ArxivID)
 		switch res.Outcome {
-		case fetch.Fetched:
+		case fetch.Fetched, fetch.Archived:
 			fetched = true
 		case fetch.Failed:
 			if err := ctx.Err(); err != nil {
@@ -470,10 +512,61 @@ type RunRecord struct {
 	LLM      any                       `json:"llm"`
 	Cost     any                       `json:"llm_cost,omitempty"`
 	Counts   map[string]map[string]int `json:"ledger"`
+	// PerTarget is each service's requests over the run's targets.
+	PerTarget map[string]float64 `json:"requests_per_target,omitempty"`
+	// Crawl is the interval each HTML host got and why.
+	Crawl    []CrawlPace   `json:"crawl,omitempty"`
+	Archives *ArchiveStats `json:"html_archives,omitempty"`
+}
+
+// CrawlPace is a robots.Pace as the run summary keeps it.
+type CrawlPace struct {
+	Host              string   `json:"host"`
+	IntervalSeconds   float64  `json:"interval_seconds"`
+	Source            string   `json:"source"` // robots.SourceConfigured, SourceCrawlDelay or SourceOverride
+	ConfiguredSeconds float64  `json:"configured_seconds"`
+	CrawlDelaySeconds *float64 `json:"crawl_delay_seconds,omitempty"`
+	RobotsURL         string   `json:"robots_url"`
+	Robots            string   `json:"robots"` // where the policy came from
+	Summary           string   `json:"summary"`
+}
+
+// CrawlPaces converts paces for the run summary.
+func CrawlPaces(paces []robots.Pace) []CrawlPace {
+	var out []CrawlPace
+	for _, p := range paces {
+		c := CrawlPace{Host: p.Host, IntervalSeconds: p.Interval.Seconds(), Source: p.Source, ConfiguredSeconds: p.Configured.Seconds(),
+			RobotsURL: p.RobotsURL, Robots: p.Robots, Summary: p.String()}
+		if p.HasDelay {
+			d := p.CrawlDelay.Seconds()
+			c.CrawlDelaySeconds = &d
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// RequestsPerTarget returns each service's requests so far over targets
+// (nil when there are none).
+func (a *App) RequestsPerTarget(targets int) map[string]float64 {
+	if targets <= 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, name := range a.Services() {
+		if s, err := a.HTTP.Service(name); err == nil {
+			out[name] = float64(s.Stats().Requests) / float64(targets)
+		}
+	}
+	return out
 }
 
 func (a *App) saveRun(ctx context.Context, out *Outcome) error {
-	rec := RunRecord{Stages: out.Stages, Model: a.Model, Summary: out.Summary, Requests: map[string]any{}, LLM: a.Meter.Tallies()}
+	rec := RunRecord{Stages: out.Stages, Model: a.Model, Summary: out.Summary, Requests: map[string]any{}, LLM: a.Meter.Tallies(),
+		Crawl: CrawlPaces(out.Paces), Archives: out.Archives}
+	if out.Summary != nil {
+		rec.PerTarget = a.RequestsPerTarget(out.Summary.Targets)
+	}
 	if len(a.Prices) > 0 {
 		rec.Cost = a.Prices.Costs(a.Meter.Tallies())
 	}
@@ -512,14 +605,21 @@ func Plural(n int, noun string) string {
 func (a *App) BuildGraphs(workers int) func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
 	return func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
 		built, failed := map[string]*record.Graph{}, map[string]error{}
-		if err := a.Citegraph.LookupArxiv(ctx, keys); err != nil {
-			a.Log.Warn("arxiv metadata lookup failed; seeds keep the date from their ID", "err", err)
+		if _, err := a.prepareFetch(ctx, keys); err != nil {
+			for _, k := range keys {
+				failed[k] = err
+			}
+			return built, failed
 		}
+		stop := a.Citegraph.Feed(ctx, keys, a.cfg.Drain)
 		var steps []pipeline.Step
 		for _, n := range []string{Fetch, Citegraph} {
 			steps = append(steps, pipeline.Step{Name: n, Workers: max(workers, 1), Run: a.runner(n)})
 		}
 		sum := pipeline.Run(ctx, keys, steps, pipeline.Options{Drain: a.cfg.Drain, Fatal: store.IsDiskFull})
+		if err := stop(); err != nil {
+			a.Log.Warn("arxiv metadata lookup failed; seeds keep the date from their ID", "err", err)
+		}
 		for _, f := range sum.Failures {
 			failed[f.Key] = errors.New(f.Reason)
 		}

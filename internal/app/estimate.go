@@ -1,0 +1,578 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/groundwork/curate/arxivapi"
+	"github.com/groundwork/curate/citegraph"
+	"github.com/groundwork/curate/classify"
+	"github.com/groundwork/curate/estimate"
+	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/robots"
+	"github.com/groundwork/curate/s2"
+	"github.com/groundwork/curate/store"
+	"github.com/groundwork/curate/summarize"
+)
+
+// Figures an estimate assumes when the store cannot say.
+const (
+	// defaultSourcePages is the arXiv pages of sources a target needs:
+	// the recipe's order (50,000 pages for 9,000 targets, the targets'
+	// own included).
+	defaultSourcePages = 4.5
+	// defaultFillIDs is the cited papers per target whose edges lack an
+	// abstract, a date or identifiers.
+	defaultFillIDs = 10
+	// defaultRefs is a target's references, for the classify answer.
+	defaultRefs = 40
+	// defaultTextBytes is a paper's full text.
+	defaultTextBytes = 60_000
+	// tokens: bytes per token, the instructions around a paper, the
+	// answer per reference (classify) and per card (summarize).
+	bytesPerToken        = 4
+	classifyInstructions = 1_500
+	classifyPerRef       = 40
+	cardInstructions     = 1_000
+	cardOutput           = 400
+	// docSample bounds the Documents decoded for their sizes.
+	docSample = 400
+	// arxivHost's robots.txt asks every crawler for arxivCrawlDelay; an
+	// estimate without the file stored assumes it still does.
+	arxivHost       = "arxiv.org"
+	arxivCrawlDelay = 15 * time.Second
+)
+
+// EstimateOptions configure Estimate.
+type EstimateOptions struct {
+	// Stages are the per-target stages the run would take (default all).
+	Stages []string
+}
+
+// Estimate says what a run of the stages over keys would still ask and
+// spend, from the store alone: it makes no request (a host's robots.txt
+// and the arXiv metadata count only if stored). Requests are counted
+// per service and stage from what each target already has; the work of
+// targets the store knows nothing of is taken from the averages of those
+// it has (sources per target and how often they repeat, ar5iv fallbacks,
+// references, LLM tokens per call of the last run), else from stated
+// defaults; the notes say which. Intervals are the effective ones
+// (robots.txt Crawl-delay included, --ignore-crawl-delay honoured), and
+// latencies the last run's means.
+func (a *App) Estimate(ctx context.Context, keys []string, opt EstimateOptions) (*estimate.Estimate, error) {
+	names, _, err := Select(opt.Stages)
+	if err != nil {
+		return nil, err
+	}
+	names = WithNeeds(names...)
+	e := &estimator{a: a, keys: keys, run: map[string]bool{}, in: estimate.Input{Targets: len(keys)}}
+	for _, k := range keys {
+		e.run[k] = true
+	}
+	if err := e.lastRun(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.scan(ctx); err != nil {
+		return nil, err
+	}
+	has := func(n string) bool { return slices.Contains(names, n) }
+	if has(Fetch) || has(Sources) {
+		if err := e.crawl(ctx, has(Fetch), has(Sources)); err != nil {
+			return nil, err
+		}
+	}
+	if has(Citegraph) {
+		e.citegraph(ctx)
+	}
+	e.llm(has(Classify), has(Summarize))
+	out, err := estimate.Compute(e.in)
+	if err != nil {
+		return nil, err
+	}
+	out.Notes = append(e.notes, out.Notes...)
+	return &out, nil
+}
+
+type estimator struct {
+	a     *App
+	keys  []string
+	run   map[string]bool
+	in    estimate.Input
+	notes []string
+
+	// What each target has (kinds of records), and sums over the store.
+	kinds map[string]map[string]bool
+
+	latency map[string]time.Duration // mean per request, last run
+	tally   map[string]llm.Tally     // last run's, by stage
+
+	docBytes, docs, refs, graphs int64 // sampled Document sizes, edges
+	fillIDs, refLists            int64 // sampled fill IDs per reference list
+
+	sources *sourceModel
+}
+
+// lastRun reads the last run's request latencies and LLM tallies.
+func (e *estimator) lastRun(ctx context.Context) error {
+	e.latency, e.tally = map[string]time.Duration{}, map[string]llm.Tally{}
+	v, err := e.a.Store.Value(ctx, RunSummaryKey)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var rec struct {
+		Requests map[string]httpx.Stats `json:"requests"`
+		LLM      []llm.Tally            `json:"llm"`
+	}
+	if json.Unmarshal(v, &rec) != nil {
+		return nil // an older summary: no latencies
+	}
+	for name, st := range rec.Requests {
+		if st.Requests > 0 && st.Elapsed > 0 {
+			e.latency[name] = st.Elapsed / time.Duration(st.Requests)
+		}
+	}
+	for _, t := range rec.LLM {
+		if t.Calls > 0 && !llm.IsHeuristic(t.Model) {
+			old := e.tally[t.Stage]
+			old.Stage, old.Model = t.Stage, t.Model
+			old.Calls += t.Calls
+			old.Spent.PromptTokens += t.Spent.PromptTokens
+			old.Spent.CompletionTokens += t.Spent.CompletionTokens
+			e.tally[t.Stage] = old
+		}
+	}
+	return nil
+}
+
+// scan notes which records each target has, and samples the sizes of
+// stored Documents, graphs and reference lists.
+func (e *estimator) scan(ctx context.Context) error {
+	e.kinds = make(map[string]map[string]bool, len(e.keys))
+	step := max(1, len(e.keys)/docSample)
+	for i, k := range e.keys {
+		recs, err := e.a.Store.Records(ctx, k)
+		if err != nil {
+			return err
+		}
+		have := map[string]bool{}
+		for _, r := range recs {
+			have[r.Kind] = true
+		}
+		e.kinds[k] = have
+		if i%step != 0 {
+			continue
+		}
+		if have[record.Documents.Name()] {
+			if d, _, err := record.Documents.Get(ctx, e.a.Store, k); err == nil {
+				e.docBytes += int64(len(d.FullText))
+				e.docs++
+			}
+		}
+		if have[record.Graphs.Name()] {
+			if g, _, err := record.Graphs.Get(ctx, e.a.Store, k); err == nil {
+				e.refs += int64(len(g.Edges))
+				e.graphs++
+			}
+		}
+		if have[record.S2References.Name()] {
+			if r, _, err := record.S2References.Get(ctx, e.a.Store, k); err == nil && r.List != nil {
+				e.fillIDs += int64(len(citegraph.FillIDs(r.List)))
+				e.refLists++
+			}
+		}
+	}
+	var err error
+	e.sources, err = newSourceModel(ctx, e.a.Store, e.keys, e.run, e.kinds)
+	return err
+}
+
+func (e *estimator) note(format string, args ...any) {
+	e.notes = append(e.notes, fmt.Sprintf(format, args...))
+}
+
+// service adds the requests of a stage to a service, with its pace.
+func (e *estimator) service(stage, name string, requests int, interval time.Duration, source string, inFlight int) {
+	if requests <= 0 {
+		return
+	}
+	e.in.Services = append(e.in.Services, estimate.Service{Stage: stage, Name: name, Requests: requests,
+		Interval: interval, IntervalSource: source, MaxInFlight: inFlight, Latency: e.latency[name]})
+}
+
+// pace is the interval a run would give an HTML service, from the stored
+// robots.txt alone, and the request for the file when none is fresh.
+func (e *estimator) pace(ctx context.Context, name string) (time.Duration, string, int, error) {
+	svc, err := e.a.HTTP.Service(name)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	configured := e.a.cfg.Net.ArxivInterval
+	pol, ok, err := StoredRobots(ctx, e.a.Store, svc, httpx.UserAgent(e.a.cfg.Version, e.a.cfg.Net.Mailto))
+	if err != nil {
+		return 0, "", 0, err
+	}
+	if !ok {
+		host := svc.BaseURL().Host
+		if host == arxivHost && !e.a.cfg.Net.IgnoreCrawlDelay && configured < arxivCrawlDelay {
+			e.note("%s: no robots.txt stored: its Crawl-delay is taken to be %s, as the file says at the time of writing", host, arxivCrawlDelay)
+			return arxivCrawlDelay, robots.SourceCrawlDelay + " (assumed)", 1, nil
+		}
+		e.note("%s: no robots.txt stored, so its Crawl-delay is unknown: the configured %s is used", host, configured)
+		return configured, robots.SourceConfigured, 1, nil
+	}
+	p := robots.Effective(svc.BaseURL().Host, configured, pol, e.a.cfg.Net.IgnoreCrawlDelay)
+	ttl := e.a.cfg.Net.RobotsTTL
+	if ttl == 0 {
+		ttl = 24 * time.Hour
+	}
+	robotsReq := 0
+	if time.Since(pol.Fetched) >= ttl {
+		robotsReq = 1 // stale: asked again
+	}
+	return p.Interval, p.Source, robotsReq, nil
+}
+
+// crawl counts the page requests of the fetch and sources stages.
+func (e *estimator) crawl(ctx context.Context, targets, sources bool) error {
+	var ar5ivShare float64
+	ar5ivShare, pagesSeen := e.ar5ivShare(ctx)
+	if pagesSeen == 0 {
+		e.note("no page fetched yet: each page is taken to be on arXiv (ar5iv is asked only for papers arXiv has no HTML for)")
+	}
+	var inArchive func(string) bool
+	if e.a.archives != nil {
+		// Indexed for the targets and the sources known so far.
+		for id := range e.sources.known {
+			e.a.archives.learn(id)
+		}
+		if err := e.a.archives.open(e.keys); err != nil {
+			return err
+		}
+		inArchive = e.a.archives.has
+	}
+	pages := 0.0
+	if targets {
+		for _, k := range e.keys {
+			have := e.kinds[k]
+			switch {
+			case have[record.Documents.Name()], have[record.NoHTMLs.Name()] && e.a.Fetcher.KnownMissing(ctx, k):
+			case inArchive != nil && inArchive(k):
+			default:
+				pages++
+			}
+		}
+	}
+	srcPages := 0.0
+	if sources {
+		srcPages = e.sources.newPages(inArchive)
+		if e.sources.assumed {
+			e.note("no target has its sources chosen yet: %.1f source pages per target are assumed", defaultSourcePages)
+		}
+	}
+	for _, name := range []string{fetch.ServiceArxiv, fetch.ServiceAr5iv} {
+		interval, source, robotsReq, err := e.pace(ctx, name)
+		if err != nil {
+			return err
+		}
+		share := 1.0
+		if name == fetch.ServiceAr5iv {
+			share = ar5ivShare
+		}
+		e.service(Fetch, name, int(math.Round(pages*share))+robotsReq, interval, source, 1)
+		e.service(Sources, name, int(math.Round(srcPages*share)), interval, source, 1)
+	}
+	return nil
+}
+
+// ar5ivShare is the share of fetched pages that needed ar5iv (its pages,
+// and papers neither site has), from the records of the run's targets and
+// the pages the store holds.
+func (e *estimator) ar5ivShare(ctx context.Context) (float64, int) {
+	items, err := e.a.Store.Items(ctx, record.Documents.Name())
+	if err != nil {
+		return 0, 0
+	}
+	step := max(1, len(items)/(4*docSample))
+	seen, ar5iv := 0, 0
+	for i := 0; i < len(items); i += step {
+		recs, err := e.a.Store.Records(ctx, items[i])
+		if err != nil {
+			continue
+		}
+		for _, r := range recs {
+			if r.Kind != record.Documents.Name() {
+				continue
+			}
+			switch r.Meta["source"] {
+			case record.SourceArxiv:
+				seen++
+			case record.SourceAr5iv:
+				seen++
+				ar5iv++
+			}
+		}
+	}
+	missing, _ := e.a.Store.Items(ctx, record.NoHTMLs.Name())
+	seen += len(missing) / step
+	ar5iv += len(missing) / step
+	if seen == 0 {
+		return 0, 0
+	}
+	return float64(ar5iv) / float64(seen), seen
+}
+
+// citegraph counts Semantic Scholar's and the arXiv API's requests as the
+// feed makes them.
+func (e *estimator) citegraph(ctx context.Context) {
+	var meta, refs, fill, api int
+	for _, k := range e.keys {
+		have := e.kinds[k]
+		if have[record.NoHTMLs.Name()] && e.a.Fetcher.KnownMissing(ctx, k) {
+			continue
+		}
+		if !have[record.S2Papers.Name()] {
+			meta++
+		}
+		if !have[record.S2References.Name()] {
+			refs++
+		}
+		if !have[record.S2Batches.Name()] {
+			fill++
+		}
+		if !have[record.ArxivMetas.Name()] {
+			api++
+		}
+	}
+	perList := float64(defaultFillIDs)
+	if e.refLists > 0 {
+		perList = float64(e.fillIDs) / float64(e.refLists)
+	} else if fill > 0 {
+		e.note("no reference list stored: %d cited papers per target are taken to lack an abstract", defaultFillIDs)
+	}
+	// The feed sends a batch when 500 IDs wait, or when a target waiting
+	// for its batch has seen DefaultFlushAfter more targets walked.
+	fills := max(ceilDiv(int(math.Round(float64(fill)*perList)), s2.MaxBatch), ceilDiv(refs, citegraph.DefaultFlushAfter))
+	if fill == 0 {
+		fills = 0
+	}
+	svc, _ := e.a.HTTP.Service(s2.ServiceName)
+	interval := svc.Interval()
+	e.service(Citegraph, s2.ServiceName, ceilDiv(meta, s2.MaxBatch)+refs+fills, interval, robots.SourceConfigured, citegraph.DefaultFeedWorkers)
+	apiSvc, _ := e.a.HTTP.Service(arxivapi.ServiceName)
+	e.service(Citegraph, arxivapi.ServiceName, ceilDiv(api, arxivapi.MaxLookup), apiSvc.Interval(), robots.SourceConfigured, 1)
+}
+
+// llm counts the calls and tokens of classify and summarize.
+func (e *estimator) llm(classifyStage, summarizeStage bool) {
+	model := e.a.Model
+	if llm.IsHeuristic(model) {
+		if classifyStage || summarizeStage {
+			e.note("the heuristic backend makes no LLM call")
+		}
+		return
+	}
+	textTokens := float64(defaultTextBytes) / bytesPerToken
+	if e.docs > 0 {
+		textTokens = float64(e.docBytes) / float64(e.docs) / bytesPerToken
+	}
+	refs := float64(defaultRefs)
+	if e.graphs > 0 {
+		refs = float64(e.refs) / float64(e.graphs)
+	}
+	cc := e.a.cfg.LLM.Client
+	var price, batchPrice *estimate.Price
+	if pr, ok := e.a.Prices.Lookup(model); ok {
+		price = &estimate.Price{Input: pr.Input, Output: pr.Output}
+		if c, ok := e.a.Prices.Cost(model, llm.Usage{PromptTokens: 1e6}); ok && c > 0 {
+			b, _ := e.a.Prices.BatchCost(model, llm.Usage{PromptTokens: 1e6})
+			f := b / c
+			batchPrice = &estimate.Price{Input: pr.Input * f, Output: pr.Output * f}
+		}
+	} else {
+		e.note("no --price for %s: the LLM cost is not estimated", model)
+	}
+	work := func(stage string, calls int, in, out float64) {
+		if calls == 0 {
+			return
+		}
+		if t, ok := e.tally[stage]; ok && t.Calls > 0 {
+			in = float64(t.Spent.PromptTokens) / float64(t.Calls)
+			out = float64(t.Spent.CompletionTokens) / float64(t.Calls)
+		}
+		e.in.LLM = append(e.in.LLM, estimate.LLM{Stage: stage, Model: model, Calls: calls,
+			InputTokens: int64(in * float64(calls)), OutputTokens: int64(out * float64(calls)),
+			Concurrency: cc.Concurrency, Latency: e.latency[llm.DefaultService],
+			RequestsPerMinute: cc.RequestsPerMinute, TokensPerMinute: cc.TokensPerMinute,
+			Price: price, BatchPrice: batchPrice})
+	}
+	if len(e.tally) == 0 {
+		e.note("no LLM call in the last run: tokens are estimated from the stored pages' sizes (%d sampled, %.0f tokens of text each) at %d bytes a token", e.docs, textTokens, bytesPerToken)
+	}
+	if classifyStage {
+		calls := 0
+		for _, k := range e.keys {
+			if !e.kinds[k][record.SelectionSets.Name()] {
+				calls++
+			}
+		}
+		budget := float64(cmpOr(e.a.cfg.Stages.ClassifyBudget, classify.DefaultBudget))
+		work(Classify, calls, math.Min(textTokens, budget)+classifyInstructions, refs*classifyPerRef)
+	}
+	if summarizeStage {
+		gold := 0
+		for _, k := range e.keys {
+			if !e.kinds[k][record.Summaries.Name()] {
+				gold++
+			}
+		}
+		cards := gold + int(math.Round(e.sources.newCards()))
+		budget := float64(cmpOr(e.a.cfg.Stages.SummarizeBudget, summarize.DefaultBudget))
+		work(Summarize, cards, math.Min(textTokens, budget)+cardInstructions, cardOutput)
+	}
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+func ceilDiv(n, d int) int {
+	if n <= 0 {
+		return 0
+	}
+	return (n + d - 1) / d
+}
+
+// sourceModel says how many source pages and cards a run still needs.
+// Targets whose sources are chosen name them exactly. For the others, the
+// chosen targets give the sources per target and how often a source was
+// another's already: sources are taken as draws from a pool whose size
+// follows from the repeats among the draws seen (d distinct of k: d =
+// M(1-e^(-k/M))), so the new pages of K more draws are M(1-e^(-(k+K)/M))
+// - d. A pool with no repeat seen is taken as unbounded.
+type sourceModel struct {
+	known       map[string]bool // source IDs of chosen targets not yet fetched
+	stored      int             // distinct source IDs of chosen targets already stored
+	draws       int             // source IDs drawn by chosen targets that are not targets of the run
+	distinct    int             // distinct among them
+	perTarget   float64         // arXiv sources per chosen target, targets of the run left out
+	cardsPer    float64         // sources of any kind per arXiv source
+	unknown     int             // targets without chosen sources
+	assumed     bool            // no chosen target: defaults
+	pendingCard map[string]bool // sources of chosen, unsummarized targets
+}
+
+func newSourceModel(ctx context.Context, st *store.Store, keys []string, run map[string]bool, kinds map[string]map[string]bool) (*sourceModel, error) {
+	m := &sourceModel{known: map[string]bool{}, pendingCard: map[string]bool{}}
+	distinct := map[string]bool{}
+	chosen, all := 0, 0
+	for _, k := range keys {
+		have := kinds[k]
+		if !have[record.SelectionSets.Name()] || !have[record.Graphs.Name()] {
+			m.unknown++
+			continue
+		}
+		refs, _, err := SourceRefs(ctx, st, k)
+		if err != nil {
+			m.unknown++
+			continue
+		}
+		chosen++
+		summarized := have[record.Summaries.Name()]
+		for _, r := range refs {
+			all++
+			if !summarized {
+				m.pendingCard[r.Key+"\x00"+r.ArxivID+r.S2PaperID] = true
+			}
+			id, ok := canonical(r.ArxivID)
+			if !ok {
+				continue
+			}
+			if run[id] {
+				continue // a target's page, fetched as a target
+			}
+			m.draws++
+			if !distinct[id] {
+				distinct[id] = true
+				if record.Documents.Has(ctx, st, id) || record.NoHTMLs.Has(ctx, st, id) {
+					m.stored++
+				} else {
+					m.known[id] = true
+				}
+			}
+		}
+	}
+	m.distinct = len(distinct)
+	if chosen == 0 {
+		m.assumed, m.perTarget, m.cardsPer = true, defaultSourcePages, 1
+		return m, nil
+	}
+	m.perTarget = float64(m.draws) / float64(chosen)
+	m.cardsPer = 1
+	if m.draws > 0 {
+		m.cardsPer = float64(all) / float64(m.draws)
+	}
+	return m, nil
+}
+
+// pool is the pool size the repeats among the draws imply; +Inf without
+// repeats.
+func (m *sourceModel) pool() float64 {
+	k, d := float64(m.draws), float64(m.distinct)
+	if d == 0 || d >= k {
+		return math.Inf(1)
+	}
+	lo, hi := d, 1e12
+	for range 200 {
+		mid := (lo + hi) / 2
+		if mid*(1-math.Exp(-k/mid)) < d {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// expectedNew is the new distinct sources of the targets without chosen
+// sources.
+func (m *sourceModel) expectedNew() float64 {
+	more := m.perTarget * float64(m.unknown)
+	M := m.pool()
+	if math.IsInf(M, 1) {
+		return more
+	}
+	k := float64(m.draws)
+	return M*(1-math.Exp(-(k+more)/M)) - float64(m.distinct)
+}
+
+// newPages is the source pages still to fetch: the known ones not in an
+// archive, and the expected ones.
+func (m *sourceModel) newPages(inArchive func(string) bool) float64 {
+	n := 0.0
+	for id := range m.known {
+		if inArchive == nil || !inArchive(id) {
+			n++
+		}
+	}
+	return n + m.expectedNew()
+}
+
+// newCards is the source cards still to write (upper bound for the known:
+// a card another target wrote is reused).
+func (m *sourceModel) newCards() float64 {
+	return float64(len(m.pendingCard)) + m.expectedNew()*m.cardsPer
+}
