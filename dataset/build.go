@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
 
@@ -58,7 +59,7 @@ func Build(targets []TargetInputs, opts Options) (*Result, error) {
 // written. Close removes the file.
 func BuildStream(ctx context.Context, load func(fn func(*TargetInputs) error) ([]Dropped, error), opts Options, dir string) (*Result, error) {
 	opts = opts.withDefaults()
-	tmpl, err := LoadTemplate()
+	tmpl, err := modelinput.Load()
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
 
@@ -335,7 +336,7 @@ func CheckTree(ctx context.Context, dir string) (*CheckReport, error) {
 	}
 	rep.Problems = append(rep.Problems, cardProblems(filepath.Join(dir, ReadmeFile), rep.Counts)...)
 
-	tmpl, err := LoadTemplate()
+	tmpl, err := modelinput.Load()
 	if err != nil {
 		return nil, fmt.Errorf("check %s: %w", dir, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
 
@@ -130,7 +131,7 @@ type Dropped struct {
 // contamination: see Decontaminate.
 func Consolidate(targets []TargetInputs, opts Options) ([]record.Instance, []Dropped, error) {
 	opts = opts.withDefaults()
-	tmpl, err := LoadTemplate()
+	tmpl, err := modelinput.Load()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -157,7 +158,7 @@ func Consolidate(targets []TargetInputs, opts Options) ([]record.Instance, []Dro
 	return out, dropped, nil
 }
 
-func consolidate(t *TargetInputs, opts Options, tmpl *Template, createdAt string) (record.Instance, *Dropped, error) {
+func consolidate(t *TargetInputs, opts Options, tmpl *modelinput.Template, createdAt string) (record.Instance, *Dropped, error) {
 	meta := t.Graph.Meta
 	targetID := cmp.Or(meta.ArxivID, t.Graph.TargetID)
 	drop := func(reason, format string, args ...any) (record.Instance, *Dropped, error) {

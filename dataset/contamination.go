@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
 
@@ -146,7 +147,7 @@ func Decontaminate(instances []record.Instance, opts Options) ([]record.Instance
 		}
 	}
 	// Dropping only removes violations; a leftover would be a bug here.
-	tmpl, err := LoadTemplate()
+	tmpl, err := modelinput.Load()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -164,7 +165,7 @@ func Decontaminate(instances []record.Instance, opts Options) ([]record.Instance
 // (nil: all, under PolicyFail), a Dropped entry for each dropped, and the
 // report.
 func decontaminate(set instanceSet, opts Options) (keep []bool, dropped []Dropped, rep *Contamination, err error) {
-	tmpl, err := LoadTemplate()
+	tmpl, err := modelinput.Load()
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -300,7 +301,7 @@ const goldChunk = 4000
 // memory only their identities and the golds of goldChunk test instances
 // at a time. The result is deterministic: instances in order, identities
 // by strength. It also returns what it kept of each instance.
-func findViolations(set instanceSet, testFrom *time.Time, tmpl *Template) ([]finding, []instMeta, error) {
+func findViolations(set instanceSet, testFrom *time.Time, tmpl *modelinput.Template) ([]finding, []instMeta, error) {
 	var (
 		out  []finding
 		meta []instMeta
@@ -417,7 +418,7 @@ func findViolations(set instanceSet, testFrom *time.Time, tmpl *Template) ([]fin
 // in its prompt (one pass), then the golds of test instances, chunk at a
 // time, in training prompts (a pass per chunk). Findings come in instance
 // order, then by the gold's owner and field.
-func goldInPrompts(set instanceSet, meta []instMeta, tmpl *Template, chunk int) ([]finding, error) {
+func goldInPrompts(set instanceSet, meta []instMeta, tmpl *modelinput.Template, chunk int) ([]finding, error) {
 	type hit struct {
 		at, owner, field int
 		f                finding

@@ -11,7 +11,7 @@
 //     card, numbered in a stable order (first mention in the target, then
 //     bibliography order); the gold card; the target's metadata and domain
 //     (Domain); the model input rendered from the one versioned template
-//     (Template, templates/model-input.prompt) asking for K ideas; the
+//     (modelinput.Template) asking for K ideas; the
 //     provenance. Targets with fewer than MinSources sources, no gold card
 //     or no v1 date are dropped with their reason, as are targets a split's
 //     category filter rejects. Test is a v1 date on or after

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/internal/parquetcodec"
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/reward"
 )
@@ -77,12 +78,6 @@ type ExportOptions struct {
 // shipped reward (package reward) scores.
 const DefaultDataSource = reward.DataSource
 
-// Message is one chat turn.
-type Message struct {
-	Role    string `json:"role" parquet:"role"`
-	Content string `json:"content" parquet:"content"`
-}
-
 // RewardModel is verl's reward_model column.
 type RewardModel struct {
 	Style       string `json:"style" parquet:"style"`
@@ -99,11 +94,11 @@ type ExtraInfo struct {
 
 // VerlRLRow is one row of FormatVerlRL.
 type VerlRLRow struct {
-	DataSource  string      `json:"data_source" parquet:"data_source"`
-	Prompt      []Message   `json:"prompt" parquet:"prompt,list"`
-	Ability     string      `json:"ability" parquet:"ability"`
-	RewardModel RewardModel `json:"reward_model" parquet:"reward_model"`
-	ExtraInfo   ExtraInfo   `json:"extra_info" parquet:"extra_info"`
+	DataSource  string           `json:"data_source" parquet:"data_source"`
+	Prompt      []record.Message `json:"prompt" parquet:"prompt,list"`
+	Ability     string           `json:"ability" parquet:"ability"`
+	RewardModel RewardModel      `json:"reward_model" parquet:"reward_model"`
+	ExtraInfo   ExtraInfo        `json:"extra_info" parquet:"extra_info"`
 }
 
 // VerlSFTRow is one row of FormatVerlSFT.
@@ -115,28 +110,28 @@ type VerlSFTRow struct {
 
 // MessagesRow is one row of FormatMessages.
 type MessagesRow struct {
-	Messages   []Message `json:"messages" parquet:"messages,list"`
-	InstanceID string    `json:"instance_id" parquet:"instance_id"`
-	Split      string    `json:"split" parquet:"split"`
-	NumIdeas   int       `json:"num_ideas" parquet:"num_ideas"`
+	Messages   []record.Message `json:"messages" parquet:"messages,list"`
+	InstanceID string           `json:"instance_id" parquet:"instance_id"`
+	Split      string           `json:"split" parquet:"split"`
+	NumIdeas   int              `json:"num_ideas" parquet:"num_ideas"`
 }
 
 // TRLSFTRow is one row of FormatTRLSFT.
 type TRLSFTRow struct {
-	Prompt     []Message `json:"prompt" parquet:"prompt,list"`
-	Completion []Message `json:"completion" parquet:"completion,list"`
-	InstanceID string    `json:"instance_id" parquet:"instance_id"`
-	Split      string    `json:"split" parquet:"split"`
-	NumIdeas   int       `json:"num_ideas" parquet:"num_ideas"`
+	Prompt     []record.Message `json:"prompt" parquet:"prompt,list"`
+	Completion []record.Message `json:"completion" parquet:"completion,list"`
+	InstanceID string           `json:"instance_id" parquet:"instance_id"`
+	Split      string           `json:"split" parquet:"split"`
+	NumIdeas   int              `json:"num_ideas" parquet:"num_ideas"`
 }
 
 // TRLGRPORow is one row of FormatTRLGRPO.
 type TRLGRPORow struct {
-	Prompt     []Message `json:"prompt" parquet:"prompt,list"`
-	Gold       string    `json:"gold" parquet:"gold"` // GoldAnswer as JSON, as verl's ground_truth
-	NumIdeas   int       `json:"num_ideas" parquet:"num_ideas"`
-	InstanceID string    `json:"instance_id" parquet:"instance_id"`
-	Split      string    `json:"split" parquet:"split"`
+	Prompt     []record.Message `json:"prompt" parquet:"prompt,list"`
+	Gold       string           `json:"gold" parquet:"gold"` // GoldAnswer as JSON, as verl's ground_truth
+	NumIdeas   int              `json:"num_ideas" parquet:"num_ideas"`
+	InstanceID string           `json:"instance_id" parquet:"instance_id"`
+	Split      string           `json:"split" parquet:"split"`
 }
 
 // GoldAnswer is the part of a gold card a model is asked to write, with
@@ -210,7 +205,7 @@ func exportRows(instances []record.Instance, format string, opts ExportOptions) 
 		out := make([]TRLGRPORow, len(instances))
 		for i, in := range instances {
 			out[i] = TRLGRPORow{
-				Prompt: []Message{{Role: "user", Content: in.Prompt}}, Gold: goldJSON(in.Gold),
+				Prompt: []record.Message{{Role: "user", Content: in.Prompt}}, Gold: goldJSON(in.Gold),
 				NumIdeas: in.NumIdeas, InstanceID: in.InstanceID, Split: in.Split,
 			}
 		}
@@ -231,7 +226,7 @@ func exportRows(instances []record.Instance, format string, opts ExportOptions) 
 		out := make([]MessagesRow, len(pairs))
 		for i, p := range pairs {
 			out[i] = MessagesRow{
-				Messages:   []Message{{"user", p.prompt}, {"assistant", p.response}},
+				Messages:   []record.Message{{Role: "user", Content: p.prompt}, {Role: "assistant", Content: p.response}},
 				InstanceID: p.info.InstanceID, Split: p.info.Split, NumIdeas: p.info.NumIdeas,
 			}
 		}
@@ -240,7 +235,7 @@ func exportRows(instances []record.Instance, format string, opts ExportOptions) 
 		out := make([]TRLSFTRow, len(pairs))
 		for i, p := range pairs {
 			out[i] = TRLSFTRow{
-				Prompt: []Message{{"user", p.prompt}}, Completion: []Message{{"assistant", p.response}},
+				Prompt: []record.Message{{Role: "user", Content: p.prompt}}, Completion: []record.Message{{Role: "assistant", Content: p.response}},
 				InstanceID: p.info.InstanceID, Split: p.info.Split, NumIdeas: p.info.NumIdeas,
 			}
 		}
@@ -271,7 +266,7 @@ func verlRLRows(instances []record.Instance, opts ExportOptions) []VerlRLRow {
 	for i, in := range instances {
 		out[i] = VerlRLRow{
 			DataSource:  cmp.Or(opts.DataSource, DefaultDataSource),
-			Prompt:      []Message{{Role: "user", Content: in.Prompt}},
+			Prompt:      []record.Message{{Role: "user", Content: in.Prompt}},
 			Ability:     cmp.Or(opts.Ability, "ideation"),
 			RewardModel: RewardModel{Style: "rule", GroundTruth: goldJSON(in.Gold)},
 			ExtraInfo:   infos[i],
@@ -286,7 +281,7 @@ type sftPair struct {
 }
 
 func sftPairs(instances []record.Instance) ([]sftPair, error) {
-	tmpl, err := LoadTemplate()
+	tmpl, err := modelinput.Load()
 	if err != nil {
 		return nil, err
 	}

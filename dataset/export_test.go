@@ -12,9 +12,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/reward"
-	"github.com/groundwork/curate/sft/gate"
 )
 
 func TestExport(t *testing.T) {

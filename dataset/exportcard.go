@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/reward"
-	"github.com/groundwork/curate/sft/gate"
 )
 
 // TokenCounter counts the tokens of a text; sft/tokenizer's Tokenizer is
@@ -66,7 +66,7 @@ func measure(rows any, c TokenCounter) ExportLengths {
 		}
 	case []MessagesRow:
 		for _, r := range rows {
-			var u, a []Message
+			var u, a []record.Message
 			for _, m := range r.Messages {
 				if m.Role == "assistant" {
 					a = append(a, m)
@@ -84,7 +84,7 @@ func measure(rows any, c TokenCounter) ExportLengths {
 	return l
 }
 
-func contents(ms []Message) string {
+func contents(ms []record.Message) string {
 	var b strings.Builder
 	for _, m := range ms {
 		b.WriteString(m.Content)

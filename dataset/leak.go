@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
 
@@ -240,7 +241,7 @@ func (x *leakIndex) find(prompt string, boiler map[uint64]bool, want func(owner 
 
 // boilerplate returns the 5-grams of the template's instruction for K
 // ideas: the part of every prompt that no card wrote.
-func boilerplate(t *Template, numIdeas int) map[uint64]bool {
+func boilerplate(t *modelinput.Template, numIdeas int) map[uint64]bool {
 	out := map[uint64]bool{}
 	if t == nil || numIdeas < 1 {
 		return out

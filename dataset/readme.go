@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
 
@@ -18,7 +19,7 @@ import (
 // (configs with each split's files, features matching the Parquet schema,
 // split sizes), then counts, provenance, the contamination summary and the
 // model-input template.
-func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *Template, files map[string][]string) error {
+func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, files map[string][]string) error {
 	var b strings.Builder
 	counts := a.counts
 	n := map[string]int{record.SplitTrain: counts.Train, record.SplitTest: counts.Test}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
 
@@ -117,7 +118,7 @@ func TestGoldChunks(t *testing.T) {
 			}
 		}
 	}
-	tmpl, err := LoadTemplate()
+	tmpl, err := modelinput.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
 
@@ -157,7 +158,7 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 	if err := os.Mkdir(data, 0o755); err != nil {
 		return nil, err
 	}
-	tmpl, err := LoadTemplate()
+	tmpl, err := modelinput.Load()
 	if err != nil {
 		return nil, err
 	}

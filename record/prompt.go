@@ -28,3 +28,10 @@ func PromptDocuments(sources []InstanceSource) []PromptDocument {
 	}
 	return out
 }
+
+// Message is one chat turn, as the trainers' conversational layouts (the
+// exports and the SFT rows) store it.
+type Message struct {
+	Role    string `json:"role" parquet:"role"`
+	Content string `json:"content" parquet:"content"`
+}

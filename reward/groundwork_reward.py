@@ -43,7 +43,7 @@ library is imported. `python3 reward.py gate-jsonl` checks completions
 (JSON lines {"completion", "k"}) with the gate alone.
 
 The gate's rules (tags, fields, labels, axes) are generated from curate's Go
-gate (sft/gate): do not edit the block between the GATE SPEC markers; curate's
+gate (package gate): do not edit the block between the GATE SPEC markers; curate's
 tests fail when it differs from the Go gate's.
 """
 
@@ -57,7 +57,7 @@ import unicodedata
 import urllib.error
 import urllib.request
 
-# --- BEGIN GATE SPEC (generated from curate's sft/gate; do not edit) ---
+# --- BEGIN GATE SPEC (generated from curate's gate package; do not edit) ---
 GATE_SPEC = json.loads(r"""
 {
   "version": "gate-v1",

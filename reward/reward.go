@@ -4,11 +4,11 @@
 // the set-level score with pluggable impact and distance judges. See
 // groundwork_reward.py's docstring for its use.
 //
-// The file's gate rules are generated from the Go gate (sft/gate.Spec)
+// The file's gate rules are generated from the Go gate (gate.Spec)
 // into the block between its GATE SPEC markers, so the two gates have one
 // definition: TestSpecCurrent fails when the checked-in file differs from
 // what Generate makes of it (go test ./reward -update rewrites it), and
-// sft/gate's agreement test runs the file on every gate test case.
+// gate's agreement test runs the file on every gate test case.
 package reward
 
 import (
@@ -16,7 +16,7 @@ import (
 	_ "embed"
 	"fmt"
 
-	"github.com/groundwork/curate/sft/gate"
+	"github.com/groundwork/curate/gate"
 )
 
 // FileName is the reward file's name in this directory; exports ship it
@@ -40,7 +40,7 @@ func Source() []byte { return bytes.Clone(source) }
 
 // Markers of the generated block.
 const (
-	beginMarker = "# --- BEGIN GATE SPEC (generated from curate's sft/gate; do not edit) ---\n"
+	beginMarker = "# --- BEGIN GATE SPEC (generated from curate's gate package; do not edit) ---\n"
 	endMarker   = "# --- END GATE SPEC ---\n"
 )
 

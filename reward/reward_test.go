@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/sft/gate"
 )
 
 var update = flag.Bool("update", false, "regenerate the GATE SPEC block of "+FileName)
@@ -32,7 +32,7 @@ func TestSpecCurrent(t *testing.T) {
 		return
 	}
 	if !bytes.Equal(source, want) {
-		t.Errorf("%s's GATE SPEC block is not the Go gate's (sft/gate.Spec): run go test ./reward -update", FileName)
+		t.Errorf("%s's GATE SPEC block is not the Go gate's (gate.Spec): run go test ./reward -update", FileName)
 	}
 }
 

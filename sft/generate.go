@@ -12,10 +12,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/sft/gate"
 )
 
 // Defaults of Options.
@@ -136,9 +136,9 @@ type Result struct {
 	Report  Report
 }
 
-// Generate writes the SFT rows of instances (a dataset read back with
-// dataset.ReadDataset): the teacher's ideas, the openings, the traces,
-// the gate, the length filter and the validation split.
+// Generate writes the SFT rows of instances (a published dataset's, as
+// the caller read them back): the teacher's ideas, the openings, the
+// traces, the gate, the length filter and the validation split.
 func Generate(ctx context.Context, instances []record.Instance, opts Options) (*Result, error) {
 	if opts.Teacher == nil {
 		return nil, errors.New("sft: no teacher")
@@ -242,14 +242,14 @@ func (g *generation) inputs(instances []record.Instance) ([]input, error) {
 	if g.opts.Limit > 0 && len(sel) > g.opts.Limit {
 		sel = sel[:g.opts.Limit]
 	}
-	var tmpl *dataset.Template
+	var tmpl *modelinput.Template
 	out := make([]input, len(sel))
 	for i, in := range sel {
 		prompt := in.Prompt
 		if in.NumIdeas != g.opts.NumIdeas {
 			if tmpl == nil {
 				var err error
-				if tmpl, err = dataset.LoadTemplate(); err != nil {
+				if tmpl, err = modelinput.Load(); err != nil {
 					return nil, fmt.Errorf("sft: %w", err)
 				}
 			}

@@ -7,9 +7,9 @@ import (
 	"hash/fnv"
 	"strings"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/sft/gate"
 )
 
 // HeuristicVersion is the prompt version the heuristic teacher records

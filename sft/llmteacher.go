@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/llm/prompts"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/sft/gate"
 	"github.com/groundwork/curate/store"
 )
 

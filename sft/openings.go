@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/groundwork/curate/sft/gate"
+	"github.com/groundwork/curate/gate"
 )
 
 // normOpening folds a sentence for the uniqueness check: case,

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/groundwork/curate/sft/gate"
+	"github.com/groundwork/curate/gate"
 )
 
 // readme renders the dataset card: a Hugging Face YAML header naming the

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/sft/gate"
 	"github.com/groundwork/curate/sft/tokenizer"
 )
 

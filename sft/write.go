@@ -11,10 +11,10 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/record"
 )
 
 // Files and directories of an SFT output directory.
@@ -52,22 +52,22 @@ type ExtraInfo struct {
 // MessagesRow is one row of messages/: a chat conversation for TRL and
 // other chat trainers, with the row's SFT split and its dataset split.
 type MessagesRow struct {
-	Messages     []dataset.Message `json:"messages" parquet:"messages,list"`
-	InstanceID   string            `json:"instance_id" parquet:"instance_id"`
-	Split        string            `json:"split" parquet:"split"`
-	DatasetSplit string            `json:"dataset_split" parquet:"dataset_split"`
-	NumIdeas     int               `json:"num_ideas" parquet:"num_ideas"`
+	Messages     []record.Message `json:"messages" parquet:"messages,list"`
+	InstanceID   string           `json:"instance_id" parquet:"instance_id"`
+	Split        string           `json:"split" parquet:"split"`
+	DatasetSplit string           `json:"dataset_split" parquet:"dataset_split"`
+	NumIdeas     int              `json:"num_ideas" parquet:"num_ideas"`
 }
 
 // TRLRow is one row of trl/: TRL's conversational prompt-completion
 // layout, which SFTTrainer trains on the completion only.
 type TRLRow struct {
-	Prompt       []dataset.Message `json:"prompt" parquet:"prompt,list"`
-	Completion   []dataset.Message `json:"completion" parquet:"completion,list"`
-	InstanceID   string            `json:"instance_id" parquet:"instance_id"`
-	Split        string            `json:"split" parquet:"split"`
-	DatasetSplit string            `json:"dataset_split" parquet:"dataset_split"`
-	NumIdeas     int               `json:"num_ideas" parquet:"num_ideas"`
+	Prompt       []record.Message `json:"prompt" parquet:"prompt,list"`
+	Completion   []record.Message `json:"completion" parquet:"completion,list"`
+	InstanceID   string           `json:"instance_id" parquet:"instance_id"`
+	Split        string           `json:"split" parquet:"split"`
+	DatasetSplit string           `json:"dataset_split" parquet:"dataset_split"`
+	NumIdeas     int              `json:"num_ideas" parquet:"num_ideas"`
 }
 
 // WriteOptions configure Write.
@@ -185,12 +185,12 @@ func trainerRows(split string, rows []Row) ([]VerlRow, []MessagesRow, []TRLRow) 
 			Split: split, Index: i, InstanceID: row.InstanceID, NumIdeas: row.NumIdeas, DatasetSplit: row.DatasetSplit,
 		}}
 		msgs[i] = MessagesRow{
-			Messages:   []dataset.Message{{Role: "user", Content: row.Prompt}, {Role: "assistant", Content: row.Response}},
+			Messages:   []record.Message{{Role: "user", Content: row.Prompt}, {Role: "assistant", Content: row.Response}},
 			InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
 		}
 		trl[i] = TRLRow{
-			Prompt:     []dataset.Message{{Role: "user", Content: row.Prompt}},
-			Completion: []dataset.Message{{Role: "assistant", Content: row.Response}},
+			Prompt:     []record.Message{{Role: "user", Content: row.Prompt}},
+			Completion: []record.Message{{Role: "assistant", Content: row.Response}},
 			InstanceID: row.InstanceID, Split: split, DatasetSplit: row.DatasetSplit, NumIdeas: row.NumIdeas,
 		}
 	}

@@ -14,11 +14,11 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/internal/readback"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/sft/gate"
 )
 
 // readArrow reads a Parquet file with Apache Arrow's reader, independent

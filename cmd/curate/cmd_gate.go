@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/sft"
-	"github.com/groundwork/curate/sft/gate"
 )
 
 // gateCmd is `curate gate`: the schema gate over generations.

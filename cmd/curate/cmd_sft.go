@@ -10,12 +10,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/sft"
-	"github.com/groundwork/curate/sft/gate"
 	"github.com/groundwork/curate/sft/tokenizer"
 )
 
@@ -177,7 +177,7 @@ func (c *sftCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		opened = a
 	}
 
-	r, err := sft.Run(ctx, c.dataset, c.out, o, sft.WriteOptions{ShardRows: c.shardRows, Version: version, Compression: c.codec})
+	r, err := app.SFT(ctx, c.dataset, c.out, o, sft.WriteOptions{ShardRows: c.shardRows, Version: version, Compression: c.codec})
 	if errors.Is(err, publish.ErrLocked) {
 		return app.Fail(app.ErrCannotRun, err)
 	}

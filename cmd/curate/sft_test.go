@@ -16,9 +16,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/sft"
-	"github.com/groundwork/curate/sft/gate"
 )
 
 // demoDataset builds the demo corpus's dataset offline, as a user would

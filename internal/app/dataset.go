@@ -15,6 +15,7 @@ import (
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -149,7 +150,7 @@ func InputsDigest(ctx context.Context, st *store.Store, version string, keys []s
 	}
 	keys = slices.Sorted(slices.Values(keys))
 	h := sha256.New()
-	tmpl, err := dataset.LoadTemplate()
+	tmpl, err := modelinput.Load()
 	if err != nil {
 		return "", err
 	}

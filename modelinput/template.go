@@ -1,4 +1,8 @@
-package dataset
+// Package modelinput is the one template that renders a target's model
+// input: an instruction asking for K idea cards, then the numbered source
+// cards. The dataset stage renders every instance's prompt with it, SFT
+// re-renders a prompt for another K, and a live model gets the same text.
+package modelinput
 
 import (
 	"embed"
@@ -25,8 +29,8 @@ type Template struct {
 	text string
 }
 
-// LoadTemplate parses the embedded model-input template.
-func LoadTemplate() (*Template, error) {
+// Load parses the embedded model-input template.
+func Load() (*Template, error) {
 	data, err := templateFS.ReadFile(templateFile)
 	if err != nil {
 		return nil, fmt.Errorf("load model-input template: %w", err)

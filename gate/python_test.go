@@ -26,7 +26,7 @@ func TestPythonGateAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(py, filepath.Join("..", "..", "reward", "groundwork_reward.py"), "gate-jsonl")
+	cmd := exec.Command(py, filepath.Join("..", "reward", "groundwork_reward.py"), "gate-jsonl")
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -3,7 +3,7 @@ package gate_test
 import (
 	"fmt"
 
-	"github.com/groundwork/curate/sft/gate"
+	"github.com/groundwork/curate/gate"
 )
 
 // A reward function checks a rollout before any judge is called.

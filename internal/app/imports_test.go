@@ -1,0 +1,96 @@
+package app
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// stagePackages are the packages that implement a stage; the composition
+// (this package) is the only code that joins them.
+var stagePackages = []string{"fetch", "citegraph", "classify", "pdfs", "summarize", "dataset", "topics", "sft", "pairs", "licenses"}
+
+const module = "github.com/groundwork/curate/"
+
+// TestStagesImportNoStage: no stage package depends, directly or through
+// other packages of the module, on another stage (their sub-packages
+// included): what two stages share lives in record or a package of its
+// own. Test files may build fixtures with another stage.
+func TestStagesImportNoStage(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[string][]string{} // module-relative dir -> module-relative imports
+	var load func(dir string)
+	load = func(dir string) {
+		if _, ok := imports[dir]; ok {
+			return
+		}
+		imports[dir] = nil
+		entries, err := os.ReadDir(filepath.Join(root, dir))
+		if err != nil {
+			t.Fatalf("read package %s: %v", dir, err)
+		}
+		fset := token.NewFileSet()
+		var deps []string
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, filepath.Join(root, dir, name), nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, im := range f.Imports {
+				p, _ := strconv.Unquote(im.Path.Value)
+				if rel, ok := strings.CutPrefix(p, module); ok && !slices.Contains(deps, rel) {
+					deps = append(deps, rel)
+				}
+			}
+		}
+		imports[dir] = deps
+		for _, d := range deps {
+			load(d)
+		}
+	}
+	stageOf := func(dir string) string {
+		for _, s := range stagePackages {
+			if dir == s || strings.HasPrefix(dir, s+"/") {
+				return s
+			}
+		}
+		return ""
+	}
+	for _, stage := range stagePackages {
+		load(stage)
+		// Walk the dependencies, remembering how each was reached.
+		via := map[string]string{stage: ""}
+		queue := []string{stage}
+		for len(queue) > 0 {
+			dir := queue[0]
+			queue = queue[1:]
+			for _, d := range imports[dir] {
+				if _, seen := via[d]; seen {
+					continue
+				}
+				via[d] = dir
+				if other := stageOf(d); other != "" && other != stage {
+					path := []string{d}
+					for p := dir; p != ""; p = via[p] {
+						path = append([]string{p}, path...)
+					}
+					t.Errorf("stage %s depends on stage %s: %s", stage, other, strings.Join(path, " -> "))
+					continue
+				}
+				queue = append(queue, d)
+			}
+		}
+	}
+}
