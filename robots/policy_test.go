@@ -176,8 +176,8 @@ func TestFetchedOnce(t *testing.T) {
 	if n := s.asked.Load(); n != 1 {
 		t.Errorf("robots.txt asked %d times in one run, want 1", n)
 	}
-	if d := svc.Interval(); d != 10*time.Millisecond {
-		t.Errorf("interval %s, want the 10ms Crawl-delay", d)
+	if d := svc.Interval(); d != 10*time.Millisecond+robots.Margin(10*time.Millisecond) {
+		t.Errorf("interval %s, want the 10ms Crawl-delay and its margin", d)
 	}
 
 	// The next run, an hour later, reads the cache.
@@ -292,7 +292,8 @@ func TestEffectiveInterval(t *testing.T) {
 		source     string
 		warn       bool
 	}{
-		{"crawl delay longer", 3 * time.Second, false, 15 * time.Second, robots.SourceCrawlDelay, false},
+		{"crawl delay longer", 3 * time.Second, false, 15*time.Second + 250*time.Millisecond, robots.SourceCrawlDelay, false},
+		{"configured the delay", 15 * time.Second, false, 15*time.Second + 250*time.Millisecond, robots.SourceCrawlDelay, false},
 		{"configured longer", 20 * time.Second, false, 20 * time.Second, robots.SourceConfigured, false},
 		{"override", time.Second, true, time.Second, robots.SourceOverride, true},
 		{"override not needed", 20 * time.Second, true, 20 * time.Second, robots.SourceConfigured, false},
@@ -371,7 +372,7 @@ func TestSimulatedArxiv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pace.Interval != delay || pace.Source != robots.SourceCrawlDelay {
+	if pace.Interval != delay+robots.Margin(delay) || pace.Source != robots.SourceCrawlDelay {
 		t.Fatalf("arxiv pace %+v, want the simulated Crawl-delay %s", pace, delay)
 	}
 	if pace, err := c.Apply(ctx, a5, time.Millisecond, false); err != nil || pace.Interval != time.Millisecond || pace.HasDelay {
@@ -418,6 +419,22 @@ func TestNewChecker(t *testing.T) {
 	for _, cfg := range []robots.Config{{UserAgent: ""}, {UserAgent: "/1.0"}, {UserAgent: "curate", TTL: -time.Second}} {
 		if _, err := robots.New(cfg); err == nil {
 			t.Errorf("New(%+v) succeeded", cfg)
+		}
+	}
+}
+
+// TestMargin: a Crawl-delay interval keeps a fiftieth of the delay in
+// hand, at least 5 ms and at most 250 ms.
+func TestMargin(t *testing.T) {
+	for _, tt := range []struct{ delay, want time.Duration }{
+		{0, 5 * time.Millisecond},
+		{50 * time.Millisecond, 5 * time.Millisecond},
+		{time.Second, 20 * time.Millisecond},
+		{15 * time.Second, 250 * time.Millisecond},
+		{time.Minute, 250 * time.Millisecond},
+	} {
+		if got := robots.Margin(tt.delay); got != tt.want {
+			t.Errorf("Margin(%s) = %s, want %s", tt.delay, got, tt.want)
 		}
 	}
 }

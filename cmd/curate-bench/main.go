@@ -79,7 +79,7 @@ func main() {
 		}
 		return nil
 	})
-	flag.DurationVar(&opt.crawlDelay, "crawl-delay", 50*time.Millisecond, "the Crawl-delay of the simulated arxiv.org's robots.txt in the rate and estimate benchmarks")
+	flag.DurationVar(&opt.crawlDelay, "crawl-delay", 200*time.Millisecond, "the Crawl-delay of the simulated arxiv.org's robots.txt in the rate and estimate benchmarks")
 	flag.IntVar(&opt.pilot, "pilot", 40, "targets of the pilot run before the estimate benchmark's estimate")
 	flag.StringVar(&opt.arxivLat, "arxiv-latency", "20ms,150ms", "latencies of the simulated arXiv and ar5iv, one rate run each")
 	flag.StringVar(&opt.memLimit, "memlimit", "250MiB", "also run the memory benchmark with this GOMEMLIMIT (empty: skip)")

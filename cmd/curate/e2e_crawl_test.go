@@ -121,7 +121,7 @@ func TestE2ECrawl(t *testing.T) {
 	if !strings.Contains(stderr, "row 5 (line 5), column pair_id: \"not-a-paper\"") {
 		t.Errorf("the bad row is not named with its row:\n%s", stderr)
 	}
-	crawl := "crawl: " + strings.TrimPrefix(s.URL(sim.Arxiv), "http://") + ": 20ms from the Crawl-delay"
+	crawl := "crawl: " + strings.TrimPrefix(s.URL(sim.Arxiv), "http://") + ": 25ms from the Crawl-delay"
 	if n := strings.Count(stderr, crawl); n != 2 {
 		t.Errorf("%q told %d times, want at the start and in the summary:\n%s", crawl, n, stderr)
 	}

@@ -30,3 +30,14 @@ func TestHelpNamesOnlyRealFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsSorted: the command list (and so curate's help) is
+// alphabetical, each name once.
+func TestCommandsSorted(t *testing.T) {
+	cmds := commands()
+	for i := 1; i < len(cmds); i++ {
+		if cmds[i-1].name >= cmds[i].name {
+			t.Errorf("commands: %q comes before %q", cmds[i-1].name, cmds[i].name)
+		}
+	}
+}

@@ -186,9 +186,18 @@ func TestConcurrentDatasetWriters(t *testing.T) {
 	if err := os.CopyFS(dir+"/store2", os.DirFS(dir+"/store")); err != nil {
 		t.Fatal(err)
 	}
+	// CURATE_WRITER_ROUNDS=50 repeats the 50 tries; the default
+	// keeps go test within its minutes.
 	rounds := 12
 	if testing.Short() {
 		rounds = 4
+	}
+	if v := os.Getenv("CURATE_WRITER_ROUNDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("CURATE_WRITER_ROUNDS=%q: want a positive count", v)
+		}
+		rounds = n
 	}
 	for round := range rounds {
 		// A new cutoff each round: the inputs change, so both writers build.

@@ -224,9 +224,9 @@ func (e *estimator) pace(ctx context.Context, name string) (time.Duration, strin
 	}
 	if !ok {
 		host := svc.BaseURL().Host
-		if host == arxivHost && !e.a.cfg.Net.IgnoreCrawlDelay && configured < arxivCrawlDelay {
+		if need := arxivCrawlDelay + robots.Margin(arxivCrawlDelay); host == arxivHost && !e.a.cfg.Net.IgnoreCrawlDelay && configured < need {
 			e.note("%s: no robots.txt stored: its Crawl-delay is taken to be %s, as the file says at the time of writing", host, arxivCrawlDelay)
-			return arxivCrawlDelay, robots.SourceCrawlDelay + " (assumed)", 1, nil
+			return need, robots.SourceCrawlDelay + " (assumed)", 1, nil
 		}
 		e.note("%s: no robots.txt stored, so its Crawl-delay is unknown: the configured %s is used", host, configured)
 		return configured, robots.SourceConfigured, 1, nil
