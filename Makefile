@@ -35,7 +35,7 @@ demo:
 
 # A fuzzing session of FUZZTIME per target (the seed corpora also run in
 # `make test`); the inputs the parser's sessions found interesting are kept
-# as seeds under latexml/testdata/fuzz. A bare "context deadline exceeded"
+# as seeds under parse/latexml/testdata/fuzz. A bare "context deadline exceeded"
 # at the end of a session, with no new failing input written under
 # testdata/fuzz, is a race in Go's fuzzing coordinator (golang/go#75804),
 # not a finding.
@@ -43,11 +43,11 @@ FUZZTIME ?= 10m
 FUZZPARALLEL ?= 1
 FUZZCACHE = $(shell $(GO) env GOCACHE)/fuzz/github.com/groundwork/curate
 fuzz:
-	$(GO) test ./latexml -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel $(FUZZPARALLEL) -timeout 0
-	$(GO) test ./latexml -run '^$$' -fuzz '^FuzzReferenceTitle$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel $(FUZZPARALLEL) -timeout 0
-	$(GO) test ./arxiv -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel $(FUZZPARALLEL) -timeout 0
+	$(GO) test ./parse/latexml -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel $(FUZZPARALLEL) -timeout 0
+	$(GO) test ./parse/latexml -run '^$$' -fuzz '^FuzzReferenceTitle$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel $(FUZZPARALLEL) -timeout 0
+	$(GO) test ./parse/arxiv -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel $(FUZZPARALLEL) -timeout 0
 	for t in FuzzParse FuzzReferenceTitle; do \
-		mkdir -p latexml/testdata/fuzz/$$t && cp -n $(FUZZCACHE)/latexml/$$t/* latexml/testdata/fuzz/$$t/ 2>/dev/null || true; \
+		mkdir -p parse/latexml/testdata/fuzz/$$t && cp -n $(FUZZCACHE)/parse/latexml/$$t/* parse/latexml/testdata/fuzz/$$t/ 2>/dev/null || true; \
 	done
 
 clean:

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/groundwork/curate/arxivapi"
+	"github.com/groundwork/curate/client/arxivapi"
+	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/s2"
 )
 
 // DefaultFlushAfter is how many further targets the feed walks before it

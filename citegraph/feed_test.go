@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/arxivapi"
+	"github.com/groundwork/curate/client/arxivapi"
+	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/arxivapi"
+	"github.com/groundwork/curate/client/arxivapi"
+	"github.com/groundwork/curate/client/s2"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/store"
 )
 

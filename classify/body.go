@@ -3,7 +3,7 @@ package classify
 import (
 	"strings"
 
-	"github.com/groundwork/curate/latexml"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
 )
 

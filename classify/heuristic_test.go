@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/citegraph"
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/fixtures"
-	"github.com/groundwork/curate/latexml"
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
 )
 

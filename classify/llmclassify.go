@@ -13,8 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/llm/prompts"
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/client/llm/prompts"
 	"github.com/groundwork/curate/record"
 )
 

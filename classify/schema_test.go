@@ -3,7 +3,7 @@ package classify
 import (
 	"testing"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 )
 
 // TestAnswerSchemaUnchanged: the schema derived from the answer type is the literal

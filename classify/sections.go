@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/groundwork/curate/latexml"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

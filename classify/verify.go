@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/groundwork/curate/latexml"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
 )
 

@@ -3,7 +3,7 @@ package dataset
 import (
 	"strings"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 )
 

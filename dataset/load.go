@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

@@ -1,7 +1,6 @@
 package fetch_test
 
 import (
-	"archive/zip"
 	"context"
 	"errors"
 	"os"
@@ -10,11 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/archive"
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/archive"
+	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/robots"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )
@@ -104,7 +104,7 @@ func TestFetchFromArchive(t *testing.T) {
 		t.Fatal(err)
 	}
 	zipPath := filepath.Join(t.TempDir(), "ar5iv-04-2024-no-problem.zip")
-	writeZip(t, zipPath, map[string][]byte{"no-problem/" + zipPaper.ArxivID + ".html": w.Page(&zipPaper, sim.HTMLAr5iv)})
+	testutil.WriteZip(t, zipPath, map[string][]byte{"no-problem/" + zipPaper.ArxivID + ".html": w.Page(&zipPaper, sim.HTMLAr5iv)})
 	idx, err := archive.Open(archive.Options{}, dir, zipPath)
 	if err != nil {
 		t.Fatal(err)
@@ -255,28 +255,4 @@ type failingArchive struct{ t *testing.T }
 func (a failingArchive) Lookup(id string) (*archive.Page, error) {
 	a.t.Errorf("archive asked for %s", id)
 	return nil, archive.ErrNotFound
-}
-
-func writeZip(t *testing.T, path string, files map[string][]byte) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	for name, data := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
 }

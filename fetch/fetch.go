@@ -24,12 +24,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/groundwork/curate/archive"
-	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/httpx"
-	"github.com/groundwork/curate/latexml"
+	"github.com/groundwork/curate/internal/archive"
+	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/parse/arxiv"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/robots"
 	"github.com/groundwork/curate/store"
 )
 

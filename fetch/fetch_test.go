@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/simtest"

@@ -20,7 +20,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/groundwork/curate/oaipmh"
+	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/record"
 )
 

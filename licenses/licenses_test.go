@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/client/oaipmh"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/licenses"
-	"github.com/groundwork/curate/oaipmh"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/simtest"

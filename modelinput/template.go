@@ -8,7 +8,7 @@ import (
 	"embed"
 	"fmt"
 
-	"github.com/groundwork/curate/llm/prompts"
+	"github.com/groundwork/curate/client/llm/prompts"
 	"github.com/groundwork/curate/record"
 )
 

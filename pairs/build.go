@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 )
 
 // Pair is one validation pair: the paper with more uptake (Winner), the

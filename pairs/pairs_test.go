@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/readback"
-	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

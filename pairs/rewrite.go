@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/llm/prompts"
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/client/llm/prompts"
 )
 
 // Summary is a paper's idea-only summary, in the idea card's fields the

@@ -3,7 +3,7 @@ package pairs
 import (
 	"testing"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 )
 
 // TestSummarySchemaUnchanged: the schema derived from the answer type is the literal

@@ -11,10 +11,10 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
-	"github.com/groundwork/curate/llm"
 )
 
 // Files of a pairs directory.

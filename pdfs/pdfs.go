@@ -26,14 +26,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/grobid"
-	"github.com/groundwork/curate/httpx"
-	"github.com/groundwork/curate/oapdf"
+	"github.com/groundwork/curate/client/grobid"
+	"github.com/groundwork/curate/client/oapdf"
+	"github.com/groundwork/curate/client/s2"
+	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/parse/arxiv"
+	"github.com/groundwork/curate/parse/tei"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/tei"
 )
 
 // Name is the stage's name in the ledger and the stage table.

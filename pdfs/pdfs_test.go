@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/grobid"
-	"github.com/groundwork/curate/httpx"
-	"github.com/groundwork/curate/oapdf"
+	"github.com/groundwork/curate/client/grobid"
+	"github.com/groundwork/curate/client/oapdf"
+	"github.com/groundwork/curate/client/s2"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/s2"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )

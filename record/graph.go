@@ -3,8 +3,8 @@ package record
 import (
 	"time"
 
-	"github.com/groundwork/curate/arxivapi"
-	"github.com/groundwork/curate/s2"
+	"github.com/groundwork/curate/client/arxivapi"
+	"github.com/groundwork/curate/client/s2"
 )
 
 // S2 status of a target's reference list.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/store"
 )
 

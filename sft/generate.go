@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/gate"
-	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )

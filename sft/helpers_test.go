@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/dataset"
-	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/testutil"
-	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

@@ -7,8 +7,8 @@ import (
 	"hash/fnv"
 	"strings"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/gate"
-	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 )
 

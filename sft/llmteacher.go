@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/client/llm/prompts"
 	"github.com/groundwork/curate/gate"
-	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/llm/prompts"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

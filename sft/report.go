@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 )
 
 // Report is what a run did, as sft.json and the dataset card show it.

@@ -3,7 +3,7 @@ package sft
 import (
 	"testing"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 )
 
 // TestOpeningsSchemaUnchanged: the schema derived from the answer type is the literal

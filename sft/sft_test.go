@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/gate"
-	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sft/tokenizer"
 )

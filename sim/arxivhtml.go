@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 )
 
 // arXiv's and ar5iv's HTML, answering from a Pages source:

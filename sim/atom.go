@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 )
 
 // The arXiv API (export.arxiv.org/api/query, GET or POST), answering from

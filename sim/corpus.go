@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 )
 
 // A Corpus is a literature held in memory: the pages arXiv and ar5iv

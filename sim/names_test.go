@@ -3,10 +3,10 @@ package sim_test
 import (
 	"testing"
 
-	"github.com/groundwork/curate/arxivapi"
-	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/oaipmh"
-	"github.com/groundwork/curate/s2"
+	"github.com/groundwork/curate/client/arxivapi"
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/client/oaipmh"
+	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/sim"
 )
 

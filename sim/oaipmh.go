@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 )
 
 // arXiv's OAI-PMH 2.0 repository (oaipmh.arxiv.org/oai), answering from

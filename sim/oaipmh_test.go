@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/httpx"
-	"github.com/groundwork/curate/oaipmh"
+	"github.com/groundwork/curate/client/oaipmh"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/conformance"
 	"github.com/groundwork/curate/sim/simtest"

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/parse/tei"
 	"github.com/groundwork/curate/sim"
-	"github.com/groundwork/curate/tei"
 )
 
 // s2Paper asks the simulated S2 for a paper's record.

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/httpx"
-	"github.com/groundwork/curate/s2"
+	"github.com/groundwork/curate/client/s2"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/simtest"
 )

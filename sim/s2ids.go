@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 )
 
 // canonicalS2ID folds the forms of one S2 paper id to one key: prefixes

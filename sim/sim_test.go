@@ -15,9 +15,9 @@ import (
 
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/classify"
-	"github.com/groundwork/curate/httpx"
-	"github.com/groundwork/curate/latexml"
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/summarize"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 )
 
 // What the services know of a World: it is a Literature, generated when

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/record"
 )
 

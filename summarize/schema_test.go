@@ -3,7 +3,7 @@ package summarize
 import (
 	"testing"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 )
 
 // TestCardSchemasUnchanged: the schema derived from the answer type is the literal

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/groundwork/curate/arxiv"
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/llm/prompts"
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/client/llm/prompts"
 	"github.com/groundwork/curate/record"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/llm/prompts"
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/client/llm/prompts"
 	"github.com/groundwork/curate/record"
 )
 

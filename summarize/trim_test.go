@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/internal/fixtures"
-	"github.com/groundwork/curate/latexml"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
 )
 

@@ -3,7 +3,7 @@ package topics
 import (
 	"testing"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 )
 
 // TestTagSchemaUnchanged: the schema derived from the answer type is the literal

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 )
 

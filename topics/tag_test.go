@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 )
 
 func TestHeuristicTag(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/httpx"
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )

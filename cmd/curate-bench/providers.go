@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/pipeline"
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/classify"
-	"github.com/groundwork/curate/demo"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/demo"
 )
 
 // demoCmd is `curate demo`: the whole pipeline, offline, on the bundled

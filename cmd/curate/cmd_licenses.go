@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/licenses"
-	"github.com/groundwork/curate/oaipmh"
 	"github.com/groundwork/curate/record"
 )
 

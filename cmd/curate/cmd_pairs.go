@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/publish"
-	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/pairs"
 	"github.com/groundwork/curate/record"
 )

@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/groundwork/curate/latexml"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/oaipmh"
 )
 
 const envOAIBase = "CURATE_OAI_BASE"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/pipeline"
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/record"
 )
 

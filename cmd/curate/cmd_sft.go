@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
-	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/sft"
 	"github.com/groundwork/curate/sft/tokenizer"
 )

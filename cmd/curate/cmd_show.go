@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

@@ -13,8 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/llm"
 	"github.com/groundwork/curate/store"
 )
 

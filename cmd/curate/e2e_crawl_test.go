@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/zip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,8 +11,9 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/robots"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )
@@ -62,7 +62,7 @@ func TestE2ECrawl(t *testing.T) {
 		}
 	}
 	zipPath := filepath.Join(zipDir, "ar5iv-no-problem.zip")
-	writeTestZip(t, zipPath, zipFiles)
+	testutil.WriteZip(t, zipPath, zipFiles)
 	if blocked == "" || len(dirHeld) == 0 || len(zipHeld) == 0 {
 		t.Fatalf("world too small: blocked %q, %d and %d archived", blocked, len(dirHeld), len(zipHeld))
 	}
@@ -219,30 +219,6 @@ func TestE2ECrawl(t *testing.T) {
 				t.Errorf("%s: robots.txt asked again while the stored copy is fresh", name)
 			}
 		}
-	}
-}
-
-func writeTestZip(t *testing.T, path string, files map[string][]byte) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	for name, data := range files {
-		w, err := zw.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/groundwork/curate/client/oapdf"
 	"github.com/groundwork/curate/dataset"
-	"github.com/groundwork/curate/oapdf"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"

@@ -15,14 +15,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/arxivapi"
 	"github.com/groundwork/curate/classify"
-	"github.com/groundwork/curate/grobid"
+	"github.com/groundwork/curate/client/arxivapi"
+	"github.com/groundwork/curate/client/grobid"
+	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/client/oapdf"
+	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/oapdf"
-	"github.com/groundwork/curate/s2"
-	"github.com/groundwork/curate/targetlist"
+	"github.com/groundwork/curate/internal/targetlist"
 )
 
 // Environment variables read by curate. Keys are only ever read from the

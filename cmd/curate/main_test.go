@@ -14,10 +14,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/groundwork/curate/demo"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/demo"
 	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 )
@@ -58,7 +58,7 @@ func TestUsage(t *testing.T) {
 }
 
 func TestParseCommand(t *testing.T) {
-	code, out, stderr := runCLI(t, nil, "parse", "../../latexml/testdata/pages/edge-arxiv.html")
+	code, out, stderr := runCLI(t, nil, "parse", "../../parse/latexml/testdata/pages/edge-arxiv.html")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -70,7 +70,7 @@ func TestParseCommand(t *testing.T) {
 		t.Errorf("parsed %+v", d)
 	}
 	// Flags after the file work too, and --source overrides detection.
-	code, out, _ = runCLI(t, nil, "parse", "../../latexml/testdata/pages/edge-arxiv.html", "--source", "ar5iv", "--compact")
+	code, out, _ = runCLI(t, nil, "parse", "../../parse/latexml/testdata/pages/edge-arxiv.html", "--source", "ar5iv", "--compact")
 	if code != 0 || !strings.Contains(out, `"source":"ar5iv"`) || strings.Count(out, "\n") != 1 {
 		t.Errorf("--source/--compact after the file: exit %d, %q", code, out[:min(len(out), 200)])
 	}

@@ -9,10 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/llm"
-	"github.com/groundwork/curate/robots"
+	"github.com/groundwork/curate/internal/robots"
 )
 
 // What commands print. stdout carries results: a line per target that

@@ -16,9 +16,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/groundwork/curate/demo"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/demo"
 	"github.com/groundwork/curate/store"
 )
 

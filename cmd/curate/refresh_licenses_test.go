@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/demo"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/demo"
 	"github.com/groundwork/curate/sim/simtest"
 )
 

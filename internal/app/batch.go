@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/client/llm"
 )
 
 // In batch mode (LLM.Mode llm.ModeBatch) a stage's LLM requests are queued

@@ -10,12 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/groundwork/curate/archive"
-	"github.com/groundwork/curate/arxiv"
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/httpx"
+	"github.com/groundwork/curate/internal/archive"
+	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/robots"
 	"github.com/groundwork/curate/store"
 )
 

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/licenses"
-	"github.com/groundwork/curate/oaipmh"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/groundwork/curate/client/grobid"
+	"github.com/groundwork/curate/client/oapdf"
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/grobid"
-	"github.com/groundwork/curate/httpx"
-	"github.com/groundwork/curate/oapdf"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/pdfs"
 )
 

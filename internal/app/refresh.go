@@ -15,11 +15,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/atomicdir"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/licenses"
-	"github.com/groundwork/curate/oaipmh"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )

@@ -8,13 +8,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/llm"
+	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/pdfs"
-	"github.com/groundwork/curate/pipeline"
 	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/robots"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
 )

@@ -6,12 +6,15 @@
 package testutil
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -166,4 +169,30 @@ func ChatCompletion(model, content, finish string, usage *Usage) map[string]any 
 		m["usage"] = map[string]int{"prompt_tokens": usage.Prompt, "completion_tokens": usage.Completion, "total_tokens": usage.Prompt + usage.Completion}
 	}
 	return m
+}
+
+// WriteZip writes a zip file at path holding files (entry name -> body),
+// entries in name order.
+func WriteZip(tb testing.TB, path string, files map[string][]byte) {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		w, err := zw.Create(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := w.Write(files[name]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
 }

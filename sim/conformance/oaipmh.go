@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/arxiv"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/sim"
 )
 

@@ -1,0 +1,477 @@
+package oapdf
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/groundwork/curate/internal/httpx"
+)
+
+var pdfBody = []byte("%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n")
+
+// fakeHost is a PDF host on a loopback address that counts what it is
+// asked, robots.txt apart.
+type fakeHost struct {
+	srv    *httptest.Server
+	addr   netip.AddrPort
+	robots string // robots.txt body; "" answers 404
+	mu     sync.Mutex
+	paths  []string
+	handle func(w http.ResponseWriter, r *http.Request)
+}
+
+// startHost starts a fake host listening on ip (127.0.0.1, 127.0.0.2,
+// ::1); it skips the test when the address cannot be bound.
+func startHost(t *testing.T, ip string, handle func(w http.ResponseWriter, r *http.Request)) *fakeHost {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", ip, err)
+	}
+	h := &fakeHost{handle: handle}
+	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			if h.robots == "" {
+				http.NotFound(w, r)
+				return
+			}
+			w.Write([]byte(h.robots))
+			return
+		}
+		h.mu.Lock()
+		h.paths = append(h.paths, r.URL.Path)
+		h.mu.Unlock()
+		h.handle(w, r)
+	}))
+	h.srv.Listener.Close()
+	h.srv.Listener = ln
+	h.srv.Start()
+	t.Cleanup(h.srv.Close)
+	h.addr = netip.MustParseAddrPort(ln.Addr().String())
+	return h
+}
+
+func (h *fakeHost) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.paths)
+}
+
+func servePDF(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/pdf")
+	w.Write(pdfBody)
+}
+
+// testNet is the network a test's fetcher sees: host names mapped to
+// addresses, and the one address (the main fake's) that may be dialled
+// besides public ones.
+type testNet struct {
+	mu      sync.Mutex
+	names   map[string][]netip.Addr
+	lookups map[string]int
+	permit  netip.Addr
+}
+
+func (n *testNet) resolve(_ context.Context, host string) ([]netip.Addr, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.lookups[host]++
+	if a, ok := n.names[host]; ok {
+		return a, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+func (n *testNet) allow(a netip.Addr) bool { return a == n.permit || PublicAddr(a) }
+
+func (n *testNet) lookupsOf(host string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.lookups[host]
+}
+
+// env is a fetcher whose allow-list names the test's hosts at the main
+// fake's port.
+type env struct {
+	main *fakeHost
+	net  *testNet
+	f    *Fetcher
+	port string
+}
+
+func newEnv(t *testing.T, handle func(w http.ResponseWriter, r *http.Request), cfg Config, names map[string][]netip.Addr) *env {
+	t.Helper()
+	main := startHost(t, "127.0.0.1", handle)
+	port := strconv.Itoa(int(main.addr.Port()))
+	tn := &testNet{names: map[string][]netip.Addr{}, lookups: map[string]int{}, permit: main.addr.Addr()}
+	tn.names["aclanthology.org"] = []netip.Addr{main.addr.Addr()}
+	tn.names["www.aclweb.org"] = []netip.Addr{main.addr.Addr()}
+	for k, v := range names {
+		tn.names[k] = v
+	}
+	if cfg.Hosts == nil {
+		cfg.Hosts = []string{"aclanthology.org:" + port, "www.aclweb.org:" + port}
+		for k := range names {
+			cfg.Hosts = append(cfg.Hosts, k+":"+port)
+		}
+	}
+	cfg.UserAgent = httpx.UserAgent("test", "")
+	cfg.Interval = cmpDur(cfg.Interval, time.Millisecond)
+	cfg.RetryMax = cmpInt(cfg.RetryMax, -1)
+	cfg.RetryWaitMin, cfg.RetryWaitMax = time.Millisecond, 2*time.Millisecond
+	cfg.Resolve, cfg.AllowAddr = tn.resolve, tn.allow
+	cfg.Logger = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	f, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{main: main, net: tn, f: f, port: port}
+}
+
+func cmpDur(a, b time.Duration) time.Duration {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+func cmpInt(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// at is the URL of path on an allowed host name at the fakes' port.
+func (e *env) at(host, path string) string { return "http://" + host + ":" + e.port + path }
+
+func TestFetch(t *testing.T) {
+	e := newEnv(t, servePDF, Config{}, nil)
+	pdf, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/P19-1285.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(pdf.Body, pdfBody) || pdf.ContentType != "application/pdf" || len(pdf.SHA256) != 64 || pdf.FinalURL != e.at("aclanthology.org", "/P19-1285.pdf") {
+		t.Errorf("got %+v", pdf)
+	}
+	if e.main.count() != 1 {
+		t.Errorf("%d requests, want 1", e.main.count())
+	}
+}
+
+func TestRedirectBetweenAllowedHosts(t *testing.T) {
+	var e *env
+	e = newEnv(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.Host, "www.aclweb.org") {
+			http.Redirect(w, r, e.at("aclanthology.org", "/D17-1230.pdf"), http.StatusMovedPermanently)
+			return
+		}
+		servePDF(w, r)
+	}, Config{}, nil)
+	pdf, err := e.f.Fetch(context.Background(), e.at("www.aclweb.org", "/anthology/D17-1230.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pdf.FinalURL != e.at("aclanthology.org", "/D17-1230.pdf") {
+		t.Errorf("final url %q", pdf.FinalURL)
+	}
+}
+
+// TestSSRF: URLs and redirects that lead to loopback, private, link-local
+// or unlisted hosts are never fetched; the fakes count what reaches them.
+func TestSSRF(t *testing.T) {
+	inner := startHost(t, "127.0.0.2", servePDF) // an "internal" service
+	innerURL := "http://" + inner.addr.String() + "/secret.pdf"
+	var v6 *fakeHost
+	if ln, err := net.Listen("tcp", "[::1]:0"); err == nil {
+		ln.Close()
+		v6 = startHost(t, "::1", servePDF)
+	}
+
+	var redirectTo atomic.Value
+	names := map[string][]netip.Addr{
+		"internal.test": {inner.addr.Addr()},
+		"private.test":  {netip.MustParseAddr("10.0.0.1")},
+		"metadata.test": {netip.MustParseAddr("169.254.169.254")},
+		"v6loop.test":   {netip.MustParseAddr("::1")},
+		"mapped.test":   {netip.MustParseAddr("::ffff:127.0.0.2")},
+		"zero.test":     {netip.MustParseAddr("0.0.0.0")},
+		"cgnat.test":    {netip.MustParseAddr("100.64.0.1")},
+	}
+	e := newEnv(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect" {
+			w.Header().Set("Location", redirectTo.Load().(string))
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		servePDF(w, r)
+	}, Config{}, names)
+	ctx := context.Background()
+
+	cases := []struct {
+		name     string
+		url      string
+		redirect string // where /redirect points
+		want     error
+	}{
+		{"url to 127.0.0.1", "http://" + e.main.addr.String() + "/x.pdf", "", ErrURL},
+		{"url to 127.0.0.2", innerURL, "", ErrURL},
+		{"url to 10.x", "http://10.0.0.1/x.pdf", "", ErrURL},
+		{"url to the metadata service", "http://169.254.169.254/latest/meta-data/", "", ErrURL},
+		{"url to [::1]", "http://[::1]:" + e.port + "/x.pdf", "", ErrURL},
+		{"url to a decimal ip", "http://2130706433/x.pdf", "", ErrHostNotAllowed},
+		{"url to a host not allowed", "https://evil.example.org/x.pdf", "", ErrHostNotAllowed},
+		{"allowed host on another port", "http://aclanthology.org:1/x.pdf", "", ErrHostNotAllowed},
+		{"file url", "file:///etc/passwd", "", ErrURL},
+		{"ftp url", "ftp://aclanthology.org/x.pdf", "", ErrURL},
+		{"credentials", "http://user:pw@aclanthology.org:" + e.port + "/x.pdf", "", ErrURL},
+		{"relative url", "/x.pdf", "", ErrURL},
+		{"allowed name resolving to loopback", e.at("internal.test", "/x.pdf"), "", ErrForbiddenAddress},
+		{"allowed name resolving to 10.x", e.at("private.test", "/x.pdf"), "", ErrForbiddenAddress},
+		{"allowed name resolving to 169.254.169.254", e.at("metadata.test", "/x.pdf"), "", ErrForbiddenAddress},
+		{"allowed name resolving to ::1", e.at("v6loop.test", "/x.pdf"), "", ErrForbiddenAddress},
+		{"allowed name resolving to ::ffff:127.0.0.2", e.at("mapped.test", "/x.pdf"), "", ErrForbiddenAddress},
+		{"allowed name resolving to 0.0.0.0", e.at("zero.test", "/x.pdf"), "", ErrForbiddenAddress},
+		{"allowed name resolving to carrier-grade NAT", e.at("cgnat.test", "/x.pdf"), "", ErrForbiddenAddress},
+		{"redirect to 127.0.0.2", e.at("aclanthology.org", "/redirect"), innerURL, ErrHostNotAllowed},
+		{"redirect to 169.254.169.254", e.at("aclanthology.org", "/redirect"), "http://169.254.169.254/latest/meta-data/", ErrHostNotAllowed},
+		{"redirect to [::1]", e.at("aclanthology.org", "/redirect"), "http://[::1]:" + e.port + "/x.pdf", ErrHostNotAllowed},
+		{"redirect to a host not allowed", e.at("aclanthology.org", "/redirect"), "https://evil.example.org/x.pdf", ErrHostNotAllowed},
+		{"redirect to an allowed name resolving to loopback", e.at("aclanthology.org", "/redirect"), e.at("internal.test", "/x.pdf"), ErrForbiddenAddress},
+		{"redirect to an allowed name resolving to 10.x", e.at("aclanthology.org", "/redirect"), e.at("private.test", "/x.pdf"), ErrForbiddenAddress},
+		{"redirect to file", e.at("aclanthology.org", "/redirect"), "file:///etc/passwd", ErrHostNotAllowed},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			redirectTo.Store(c.redirect)
+			before := e.main.count()
+			pdf, err := e.f.Fetch(ctx, c.url)
+			if !errors.Is(err, c.want) || pdf != nil {
+				t.Errorf("Fetch = %v, %v; want error %v", pdf, err, c.want)
+			}
+			if c.want == ErrForbiddenAddress && !errors.Is(err, httpx.ErrPolicy) {
+				t.Errorf("%v does not wrap httpx.ErrPolicy (it would be retried)", err)
+			}
+			// Only the redirecting page itself may reach the main fake.
+			wantMain := 0
+			if c.redirect != "" {
+				wantMain = 1
+			}
+			if got := e.main.count() - before; got != wantMain {
+				t.Errorf("main fake got %d requests, want %d", got, wantMain)
+			}
+		})
+	}
+	if n := inner.count(); n != 0 {
+		t.Errorf("the internal service on 127.0.0.2 got %d requests", n)
+	}
+	if v6 != nil && v6.count() != 0 {
+		t.Errorf("the service on [::1] got %d requests", v6.count())
+	}
+	if n := e.net.lookupsOf("evil.example.org"); n != 0 {
+		t.Errorf("a host not on the allow-list was resolved %d times", n)
+	}
+}
+
+// TestRebinding: a name that resolves to the permitted address once and
+// to an internal one the next time is refused the second time, at dial.
+func TestRebinding(t *testing.T) {
+	inner := startHost(t, "127.0.0.2", servePDF)
+	e := newEnv(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close") // the next fetch dials again
+		servePDF(w, r)
+	}, Config{}, map[string][]netip.Addr{"flip.test": nil})
+	e.net.names["flip.test"] = []netip.Addr{e.main.addr.Addr()}
+	ctx := context.Background()
+	if _, err := e.f.Fetch(ctx, e.at("flip.test", "/a.pdf")); err != nil {
+		t.Fatalf("first fetch: %v", err)
+	}
+	e.net.mu.Lock()
+	e.net.names["flip.test"] = []netip.Addr{inner.addr.Addr()} // the name now points inside
+	e.net.mu.Unlock()
+	if _, err := e.f.Fetch(ctx, e.at("flip.test", "/b.pdf")); !errors.Is(err, ErrForbiddenAddress) {
+		t.Errorf("second fetch: %v, want ErrForbiddenAddress", err)
+	}
+	if inner.count() != 0 {
+		t.Errorf("the internal service got %d requests", inner.count())
+	}
+}
+
+func TestNotPDFAndTooLarge(t *testing.T) {
+	big := append(append([]byte(nil), pdfBody...), bytes.Repeat([]byte("x"), 4096)...)
+	e := newEnv(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/html":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte("<html><body>Sign in to download</body></html>"))
+		case "/html-as-pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write([]byte("<html><body>not a pdf</body></html>"))
+		case "/pdf-as-html":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write(pdfBody)
+		case "/octet":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(pdfBody)
+		case "/big":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(big)
+		case "/big-chunked":
+			w.Header().Set("Content-Type", "application/pdf")
+			for i := 0; i < len(big); i += 512 {
+				w.Write(big[i:min(i+512, len(big))])
+				w.(http.Flusher).Flush()
+			}
+		case "/gone":
+			http.Error(w, "gone", http.StatusGone)
+		}
+	}, Config{MaxSize: 1024}, nil)
+	ctx := context.Background()
+	for path, want := range map[string]error{
+		"/html": ErrNotPDF, "/html-as-pdf": ErrNotPDF, "/pdf-as-html": ErrNotPDF,
+		"/big": ErrTooLarge, "/big-chunked": ErrTooLarge, "/gone": ErrStatus, "/octet": nil,
+	} {
+		pdf, err := e.f.Fetch(ctx, e.at("aclanthology.org", path))
+		if !errors.Is(err, want) || (want == nil) != (pdf != nil) {
+			t.Errorf("%s: got %v, %v; want %v", path, pdf != nil, err, want)
+		}
+	}
+}
+
+func TestRobots(t *testing.T) {
+	e := newEnv(t, servePDF, Config{}, nil)
+	e.main.robots = "User-agent: *\nDisallow: /private/\n\nUser-agent: curate\nDisallow: /anthology/\nAllow: /anthology/open/\n"
+	ctx := context.Background()
+	if _, err := e.f.Fetch(ctx, e.at("aclanthology.org", "/anthology/P19-1285.pdf")); !errors.Is(err, ErrRobots) {
+		t.Errorf("disallowed path: %v, want ErrRobots", err)
+	}
+	for _, p := range []string{"/anthology/open/P19-1285.pdf", "/private/x.pdf"} {
+		if _, err := e.f.Fetch(ctx, e.at("aclanthology.org", p)); err != nil {
+			t.Errorf("%s (curate's group allows it): %v", p, err)
+		}
+	}
+	if got := strings.Join(e.main.paths, " "); got != "/anthology/open/P19-1285.pdf /private/x.pdf" {
+		t.Errorf("paths requested: %s", got)
+	}
+
+	// A robots.txt that cannot be read disallows everything.
+	e2 := newEnv(t, servePDF, Config{}, nil)
+	e2.main.handle = servePDF
+	e2.main.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		e2.main.mu.Lock()
+		e2.main.paths = append(e2.main.paths, r.URL.Path)
+		e2.main.mu.Unlock()
+		servePDF(w, r)
+	})
+	if _, err := e2.f.Fetch(ctx, e2.at("aclanthology.org", "/x.pdf")); !errors.Is(err, ErrRobots) || e2.main.count() != 0 {
+		t.Errorf("robots.txt 503: %v, %d requests; want ErrRobots and none", err, e2.main.count())
+	}
+}
+
+func TestParseRobots(t *testing.T) {
+	text := "# comment\nUser-agent: Googlebot\nDisallow: /\n\nUser-agent: CURATE/1.0\nUser-agent: other\nDisallow: /*.pdf$\nAllow: /open/*.pdf$\nDisallow: /tmp\n\nUser-agent: *\nDisallow: /\n"
+	rules := parseRobots(text, productToken)
+	for path, want := range map[string]bool{
+		"/paper.pdf":        false,
+		"/open/paper.pdf":   true,
+		"/paper.pdf?dl=1":   true, // "$" anchors the end
+		"/tmpfile":          false,
+		"/robots.txt":       true,
+		"/index.html":       true,
+		"/open/x/paper.pdf": true,
+	} {
+		if got := robotsAllowed(rules, path); got != want {
+			t.Errorf("%s: allowed %v, want %v", path, got, want)
+		}
+	}
+	if r := parseRobots("User-agent: *\nDisallow:\n", productToken); !robotsAllowed(r, "/x") {
+		t.Error("an empty Disallow allows all")
+	}
+	if r := parseRobots("User-agent: curate\nCrawl-delay: 5\n\nUser-agent: *\nDisallow: /\n", productToken); !robotsAllowed(r, "/x") {
+		t.Error("curate's own group without rules allows all")
+	}
+	if r := parseRobots("User-agent: curate\n\nUser-agent: *\nDisallow: /\n", productToken); robotsAllowed(r, "/x") {
+		t.Error("consecutive user-agent lines (a blank line between) make one group")
+	}
+}
+
+func TestControlRefusesAtConnect(t *testing.T) {
+	d := newDialer(nil, nil)
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:80": false, "10.1.2.3:443": false, "172.16.0.1:80": false, "192.168.1.1:80": false,
+		"169.254.169.254:80": false, "[::1]:443": false, "[fe80::1]:80": false, "[fc00::1]:80": false,
+		"0.0.0.0:80": false, "224.0.0.1:80": false, "[::ffff:10.0.0.1]:80": false, "[64:ff9b::a00:1]:80": false,
+		"93.184.216.34:443": true, "[2606:4700::6810:84e5]:443": true,
+	} {
+		err := d.control("tcp", addr, nil)
+		if (err == nil) != ok || err != nil && !errors.Is(err, ErrForbiddenAddress) {
+			t.Errorf("control(%s) = %v, want allowed %v", addr, err, ok)
+		}
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	for _, hosts := range [][]string{{}, {"127.0.0.1"}, {"[::1]"}, {"*.example.org"}, {"a/b"}, {"host:0"}, {"host:x"}} {
+		if _, err := New(Config{UserAgent: "t", Hosts: hosts}); err == nil {
+			t.Errorf("New accepted hosts %q", hosts)
+		}
+	}
+	if _, err := New(Config{Hosts: []string{"aclanthology.org"}}); err == nil {
+		t.Error("New accepted no user agent")
+	}
+	f, err := New(Config{UserAgent: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"https://aclanthology.org/P19-1285.pdf", "http://www.aclweb.org/anthology/D17-1230.pdf", "https://openreview.net/pdf?id=abc", "https://europepmc.org/articles/PMC1/pdf"} {
+		if err := f.Check(u); err != nil {
+			t.Errorf("default allow-list refuses %s: %v", u, err)
+		}
+	}
+	if err := f.Check("http://yann.lecun.com/exdb/publis/pdf/jarrett-iccv-09.pdf"); !errors.Is(err, ErrHostNotAllowed) {
+		t.Errorf("a personal page is allowed by default: %v", err)
+	}
+}
+
+func TestPublicAddr(t *testing.T) {
+	for s, want := range map[string]bool{
+		"8.8.8.8": true, "1.1.1.1": true, "2001:4860:4860::8888": true,
+		"127.0.0.1": false, "127.255.0.1": false, "10.0.0.1": false, "172.31.255.255": false, "192.168.0.1": false,
+		"169.254.169.254": false, "100.64.0.1": false, "0.0.0.0": false, "255.255.255.255": false, "224.0.0.251": false,
+		"::": false, "::1": false, "fe80::1": false, "fd00::1": false, "ff02::1": false, "::ffff:127.0.0.1": false,
+		"64:ff9b::7f00:1": false, "2002:7f00:1::": false, "2001:db8::1": false, "198.18.0.1": false,
+	} {
+		if got := PublicAddr(netip.MustParseAddr(s)); got != want {
+			t.Errorf("PublicAddr(%s) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestURLKey(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://AclAnthology.org/x": "aclanthology.org", "https://aclanthology.org:443/x": "aclanthology.org",
+		"http://aclanthology.org:443/x": "aclanthology.org:443", "http://h:8080/": "h:8080",
+	} {
+		u, _ := url.Parse(raw)
+		if got := urlKey(u); got != want {
+			t.Errorf("urlKey(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
