@@ -54,12 +54,14 @@ clean:
 	rm -rf bin curate-data curate-demo
 
 # End-to-end benchmarks against simulated services (package sim): rate
-# efficiency on 200 targets, peak RSS and a no-op rerun on 5,000 targets,
-# and the LLM providers and modes (sync, cached, batch) on 200 targets.
-# About 25 minutes on 2 cores; the README has the figures.
+# efficiency on 200 targets under a robots.txt Crawl-delay, an estimate
+# against the run it estimated, page archives, peak RSS on 5,000 and
+# 49,999 targets (the simulated world's largest) and a no-op rerun, and
+# the LLM providers and modes (sync, cached, batch) on 200 targets.
+# About 45 minutes on 2 cores; the README has the figures.
 .PHONY: bench-e2e bench-providers
 bench-e2e: build
-	$(GO) run ./cmd/curate-bench -curate $(BIN) all
+	$(GO) run ./cmd/curate-bench -curate $(BIN) -memory-more 49999 all
 
 bench-providers: build
 	$(GO) run ./cmd/curate-bench -curate $(BIN) providers

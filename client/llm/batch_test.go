@@ -440,3 +440,55 @@ func TestBatchResultsGone(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchPollFailures: while the provider's status endpoint fails
+// (5xx, resets, 429s past every retry), polling reports it and the batch
+// stays pending: nothing is failed, dropped or submitted again; once the
+// endpoint answers, the answers are collected from the one batch.
+func TestBatchPollFailures(t *testing.T) {
+	for _, provider := range []string{ProviderOpenAI, ProviderAnthropic} {
+		for _, fault := range []sim.Fault{sim.InternalError, sim.ResetConnection, sim.TooManyRequests} {
+			t.Run(fmt.Sprintf("%s/%d/%v", provider, fault.Status, fault.Reset), func(t *testing.T) {
+				name := map[string]string{ProviderOpenAI: sim.LLM, ProviderAnthropic: sim.Anthropic}[provider]
+				bw := newBatchWorld(t, sim.Options{})
+				st := openStore(t, t.TempDir())
+				b := batcher(t, bw.client(t, provider, st), st, BatchConfig{})
+				reqs := []Request{cardRequest(1), cardRequest(2)}
+				for _, r := range reqs {
+					if _, err := b.Complete(t.Context(), r); !errors.Is(err, ErrPending) {
+						t.Fatalf("before submission: %v, want ErrPending", err)
+					}
+				}
+				if err := b.Flush(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				bs, err := st.Batches(t.Context())
+				if err != nil || len(bs) != 1 {
+					t.Fatalf("batches %+v, %v", bs, err)
+				}
+				status := map[string]string{ProviderOpenAI: "/v1/batches/", ProviderAnthropic: "/v1/messages/batches/"}[provider] + bs[0].Remote
+				svc := bw.s.Service(name)
+				svc.Script(status, fault, sim.Forever)
+				if _, err := b.Poll(t.Context()); err == nil {
+					t.Error("a poll the provider never answered reported no error")
+				}
+				for i, r := range reqs {
+					if _, err := b.Complete(t.Context(), r); !errors.Is(err, ErrPending) {
+						t.Errorf("request %d while the status fails: %v, want ErrPending", i, err)
+					}
+				}
+				if len(svc.CallsTo(status)) == 0 {
+					t.Fatal("the status endpoint was never asked")
+				}
+				svc.Unscript(status)
+				resps, _ := completeAll(t, b, reqs)
+				if resps[0] == nil || resps[1] == nil {
+					t.Fatal("unanswered")
+				}
+				if got := bw.s.BatchStats(name); got.Batches != 1 || got.Lines != 2 {
+					t.Errorf("batch stats %+v, want the one batch of two lines", got)
+				}
+			})
+		}
+	}
+}
