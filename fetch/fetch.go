@@ -433,9 +433,11 @@ func parseArchived(page []byte, id arxiv.ID, archiveName, entry string) (*record
 }
 
 // Parse parses a page fetched for id. The page's own ID (arXiv's base href
-// names the version served) wins over the requested one.
+// names the version served) wins over the requested one. The page is not
+// bounded again here: the HTTP layer's body cap and the archives' page
+// cap, both the user's to set, bounded it already.
 func Parse(page []byte, id arxiv.ID, source, pageURL string) (*record.Document, error) {
-	doc, err := latexml.Parse(page, latexml.Options{Source: source, URL: pageURL})
+	doc, err := latexml.Parse(page, latexml.Options{Source: source, URL: pageURL, MaxBytes: -1})
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ type parseOptions struct {
 	id      string
 	url     string
 	compact bool
+	maxMB   int64
 	files   []string
 }
 
@@ -28,6 +29,7 @@ func (c *parseCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 	fs.StringVar(&c.opt.id, "id", "", "arXiv ID of the paper (read from the page when empty)")
 	fs.StringVar(&c.opt.url, "url", "", "URL the page was fetched from")
 	fs.BoolVar(&c.opt.compact, "compact", false, "one JSON document per line instead of indented JSON")
+	fs.Int64Var(&c.opt.maxMB, "max-mb", latexml.MaxPageBytes>>20, "refuse a page longer than this many MiB (its node tree costs 5 to 16 times the page); 0: no bound")
 }
 
 func (c *parseCmd) Run(ctx context.Context, env *cmdEnv, files []string) error {
@@ -39,6 +41,9 @@ func (c *parseCmd) Run(ctx context.Context, env *cmdEnv, files []string) error {
 	case "", record.SourceArxiv, record.SourceAr5iv:
 	default:
 		return fmt.Errorf("%w: --source %q: want arxiv or ar5iv", errUsage, opt.source)
+	}
+	if opt.maxMB < 0 {
+		return fmt.Errorf("%w: --max-mb %d: want 0 (no bound) or more", errUsage, opt.maxMB)
 	}
 	opt.files = files
 	return runParse(ctx, env.stdout, env.stdinReader(), opt)
@@ -52,19 +57,17 @@ func runParse(_ context.Context, w io.Writer, stdin io.Reader, opt parseOptions)
 	if !opt.compact {
 		enc.SetIndent("", "  ")
 	}
+	limit := int64(-1)
+	if opt.maxMB > 0 {
+		limit = opt.maxMB << 20
+	}
 	failed := 0
 	var firstErr error
 	for _, name := range opt.files {
-		var page []byte
-		var err error
-		if name == "-" {
-			page, err = io.ReadAll(stdin)
-		} else {
-			page, err = os.ReadFile(name)
-		}
+		page, err := readPage(name, stdin, limit)
 		if err == nil {
 			var doc *record.Document
-			doc, err = latexml.Parse(page, latexml.Options{ID: opt.id, Source: opt.source, URL: opt.url})
+			doc, err = latexml.Parse(page, latexml.Options{ID: opt.id, Source: opt.source, URL: opt.url, MaxBytes: limit})
 			if err == nil {
 				err = enc.Encode(doc)
 			}
@@ -83,4 +86,26 @@ func runParse(_ context.Context, w io.Writer, stdin io.Reader, opt parseOptions)
 		return fmt.Errorf("%d of %d files failed; first: %w", failed, len(opt.files), firstErr)
 	}
 	return nil
+}
+
+// readPage reads a page from name ("-": stdin), refusing one longer than
+// limit bytes (negative: no bound) without reading it all.
+func readPage(name string, stdin io.Reader, limit int64) ([]byte, error) {
+	r := stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	if limit < 0 {
+		return io.ReadAll(r)
+	}
+	page, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err == nil && int64(len(page)) > limit {
+		return nil, fmt.Errorf("%w: longer than --max-mb %d MiB (raise it, or 0 for no bound)", latexml.ErrTooLarge, limit>>20)
+	}
+	return page, err
 }

@@ -387,3 +387,30 @@ func writeTargets(t *testing.T, ids []string) string {
 	}
 	return p
 }
+
+// TestParseCommandBound: a page longer than --max-mb is refused, naming
+// the file and the flag, without being read whole (a sparse file of 3 GiB
+// would otherwise be read into memory); --max-mb 0 lifts the bound, and a
+// negative one is a usage error.
+func TestParseCommandBound(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "huge.html")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(3 << 30); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	f.Close()
+	code, _, stderr := runCLI(t, nil, "parse", big)
+	if code == 0 || !strings.Contains(stderr, "huge.html") || !strings.Contains(stderr, "--max-mb 64") || !strings.Contains(stderr, "too large") {
+		t.Errorf("3 GiB page: exit %d\n%s", code, stderr)
+	}
+	page := "../../parse/latexml/testdata/pages/edge-arxiv.html"
+	if code, _, stderr := runCLI(t, nil, "parse", "--max-mb", "0", page); code != 0 {
+		t.Errorf("--max-mb 0: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, nil, "parse", "--max-mb", "-1", page); code != 2 || !strings.Contains(stderr, "--max-mb") {
+		t.Errorf("--max-mb -1: exit %d\n%s", code, stderr)
+	}
+}

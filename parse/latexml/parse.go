@@ -29,6 +29,15 @@ import (
 // ErrNotLaTeXML is returned for input that is not a LaTeXML page at all.
 var ErrNotLaTeXML = errors.New("not a LaTeXML page (no ltx_ elements)")
 
+// ErrTooLarge is returned for a page longer than Options.MaxBytes.
+var ErrTooLarge = errors.New("page too large")
+
+// MaxPageBytes is the longest page Parse takes by default: the download
+// cap of curate's HTTP layer, so a page from an archive or a file is held
+// to the bound a fetched one is. The node tree of a page costs 5 to 16
+// times its size, and no real paper's page comes near it.
+const MaxPageBytes = 64 << 20
+
 // Section ids given to text outside the paper's own sections.
 const (
 	SectionAbstract = "abstract"
@@ -40,6 +49,20 @@ type Options struct {
 	ID     string // arXiv ID as fetched; read from the page when empty
 	Source string // record.SourceArxiv or record.SourceAr5iv; detected when empty
 	URL    string // where the page was fetched from; derived from ID and Source when empty
+	// MaxBytes bounds the page's length (0: MaxPageBytes; negative: no
+	// bound): a longer page is refused with ErrTooLarge before parsing.
+	MaxBytes int64
+}
+
+// MaxBytes returns the page bound an Options.MaxBytes of n sets (-1: none).
+func MaxBytes(n int64) int64 {
+	switch {
+	case n == 0:
+		return MaxPageBytes
+	case n < 0:
+		return -1
+	}
+	return n
 }
 
 // Parse parses one LaTeXML page. It never panics: a page without content or
@@ -52,6 +75,9 @@ func Parse(page []byte, opt Options) (doc *record.Document, err error) {
 			err = fmt.Errorf("parse latexml page: internal error: %v\n%s", r, debug.Stack())
 		}
 	}()
+	if limit := MaxBytes(opt.MaxBytes); limit >= 0 && int64(len(page)) > limit {
+		return nil, fmt.Errorf("parse latexml page: %w: %d bytes, over the bound of %d", ErrTooLarge, len(page), limit)
+	}
 	stripped, mathErrors := stripMath(page)
 	root, err := html.Parse(bytes.NewReader(stripped))
 	stripped = nil

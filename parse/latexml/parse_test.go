@@ -303,3 +303,28 @@ func inOrder(text string, parts ...string) bool {
 	}
 	return true
 }
+
+// TestMaxBytes: a page longer than the bound is refused before it is
+// parsed; the default bound is MaxPageBytes, and a negative one is none.
+func TestMaxBytes(t *testing.T) {
+	page := []byte(`<html><body><article class="ltx_document"><h1 class="ltx_title ltx_title_document">A title</h1><p class="ltx_p">` +
+		strings.Repeat("word ", 200) + `</p></article></body></html>`)
+	for _, tt := range []struct {
+		max     int64
+		refused bool
+	}{
+		{0, false},
+		{-1, false},
+		{int64(len(page)), false},
+		{int64(len(page)) - 1, true},
+		{10, true},
+	} {
+		_, err := Parse(page, Options{ID: "2501.00001", Source: record.SourceArxiv, MaxBytes: tt.max})
+		if got := errors.Is(err, ErrTooLarge); got != tt.refused {
+			t.Errorf("MaxBytes %d, page of %d: err %v, want refused %v", tt.max, len(page), err, tt.refused)
+		}
+	}
+	if MaxBytes(0) != MaxPageBytes || MaxBytes(-5) != -1 || MaxBytes(7) != 7 {
+		t.Errorf("MaxBytes: %d %d %d", MaxBytes(0), MaxBytes(-5), MaxBytes(7))
+	}
+}
