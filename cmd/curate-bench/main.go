@@ -1,14 +1,23 @@
 // Command curate-bench runs the end-to-end benchmarks of curate against
 // the simulated services of package sim (make bench-e2e):
 //
-//   - rate: 200 targets with arXiv at 20 requests/s, Semantic Scholar at
-//     10/s and an LLM with 16 requests in flight at 100 ms; curate's own
-//     limits set to match. It reports wall time over the lower bound the
-//     busiest service sets (its requests over its rate; for the LLM, calls
-//     times latency over the requests in flight).
-//   - memory: the peak RSS of `curate run` on 5,000 simulated targets.
-//   - noop: `curate run` again on that store: the requests it makes (zero
-//     is the aim) and its wall time.
+//   - rate: 200 targets with arXiv at 20 requests/s and a robots.txt
+//     Crawl-delay of 200 ms (-crawl-delay), Semantic Scholar at 10/s and
+//     an LLM with 16 requests in flight at 100 ms; curate's own limits set
+//     to match. It reports requests per target, 429s, the shortest gap
+//     between arXiv requests as sent and as received, and wall time over
+//     the lower bound the busiest service sets (its requests times its
+//     spacing; for the LLM, calls times latency over the requests in
+//     flight).
+//   - estimate: a pilot run, then `curate run --dry-run` and the run it
+//     estimates: estimated against actual requests and wall time.
+//   - archive: a run with page archives (a directory and an ar5iv-style
+//     zip): the requests made for archived papers (zero is the aim).
+//   - memory: the peak RSS of `curate run` on 5,000 simulated targets
+//     (and on the sizes -memory-more gives, up to 49,999), and with a
+//     GOMEMLIMIT (-memlimit).
+//   - noop: `curate run` again on the 5,000-target store: the requests it
+//     makes (zero is the aim) and its wall time.
 //   - providers: the rate benchmark's world through the simulated OpenAI
 //     and Anthropic APIs, in sync mode without and with prompt caching
 //     and in batch mode: cost and wall time per stage, and the share of
@@ -20,7 +29,7 @@
 //
 // Usage:
 //
-//	curate-bench [flags] [rate|memory|providers|all]
+//	curate-bench [flags] [rate|estimate|archive|memory|providers|all]
 //	curate-bench [flags] serve   # start the services, print curate's flags, wait
 package main
 
