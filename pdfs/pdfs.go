@@ -481,7 +481,11 @@ func (p *paper) download(ctx context.Context) error {
 // refused reports whether a download failed for a reason that lasts: the
 // URL or host is refused by the rules, the answer is no PDF or too
 // large, robots.txt disallows it, or the host answered a final status.
+// A robots.txt that could not be read may answer next time.
 func refused(err error) bool {
+	if errors.Is(err, oapdf.ErrRobotsUnreachable) && !errors.Is(err, httpx.ErrPolicy) {
+		return false
+	}
 	for _, e := range []error{oapdf.ErrURL, oapdf.ErrHostNotAllowed, oapdf.ErrNotPDF, oapdf.ErrTooLarge,
 		oapdf.ErrRobots, oapdf.ErrStatus, httpx.ErrPolicy} {
 		if errors.Is(err, e) {
@@ -512,9 +516,20 @@ func (p *paper) convert(ctx context.Context, pdf []byte, url string) error {
 	p.requested = true
 	teiXML, err := p.s.Converter.ProcessFulltext(ctx, cmpOr(url, p.item), pdf)
 	switch {
-	case errors.Is(err, grobid.ErrNoContent), errors.Is(err, grobid.ErrConversion), errors.Is(err, grobid.ErrBadRequest):
+	case errors.Is(err, grobid.ErrNoContent), errors.Is(err, grobid.ErrBadRequest):
 		// This PDF gives nothing; asking again gives nothing either.
 		p.none("%v", err)
+		return nil
+	case errors.Is(err, grobid.ErrConversion):
+		// A 500 is a broken PDF as often as a timeout or an engine out of
+		// memory: a failed attempt, converted again from the stored PDF
+		// next run, until maxAttempts.
+		p.out.Attempts++
+		if p.out.Attempts >= maxAttempts {
+			p.none("%v (after %d attempts)", err, p.out.Attempts)
+			return nil
+		}
+		p.out.Status, p.out.Reason = record.PDFFailed, err.Error()
 		return nil
 	case err != nil:
 		return err

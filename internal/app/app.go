@@ -176,6 +176,10 @@ type App struct {
 	collectedSeen int64
 
 	robots  *robots.Checker
+	// pdfRobots applies the PDF hosts' robots.txt, each at its first
+	// request; a Checker of its own (over the same stored files) since a
+	// host such as arxiv.org is paced apart as a PDF host.
+	pdfRobots *robots.Checker
 	crawlMu sync.Mutex
 	crawled bool
 

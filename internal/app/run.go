@@ -563,7 +563,7 @@ func (a *App) RequestsPerTarget(targets int) map[string]float64 {
 
 func (a *App) saveRun(ctx context.Context, out *Outcome) error {
 	rec := RunRecord{Stages: out.Stages, Model: a.Model, Summary: out.Summary, Requests: map[string]any{}, LLM: a.Meter.Tallies(),
-		Crawl: CrawlPaces(out.Paces), Archives: out.Archives}
+		Crawl: CrawlPaces(append(slices.Clip(out.Paces), a.PDFPaces()...)), Archives: out.Archives}
 	if out.Summary != nil {
 		rec.PerTarget = a.RequestsPerTarget(out.Summary.Targets)
 	}

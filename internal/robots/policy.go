@@ -19,6 +19,11 @@ import (
 // path, or could not be read (see Policy).
 var ErrDisallowed = errors.New("disallowed by robots.txt")
 
+// ErrUnreachable is wrapped, besides ErrDisallowed, by a refusal because
+// the host's robots.txt could not be read (and no cached copy stands in):
+// unlike its rules, that may pass.
+var ErrUnreachable = errors.New("robots.txt unreachable")
+
 // Entry is a fetched robots.txt as a Cache keeps it: the file, or the
 // status that said there is none.
 type Entry struct {
@@ -91,6 +96,12 @@ type Policy struct {
 	// the run summary.
 	Reason string
 	group  Group
+	// unreachable marks a KindDisallowAll of a file that could not be
+	// read; cause is the error that kept it from being read, if any.
+	// Refusals wrap both, so a caller tells a host that is down from its
+	// rules, and a dialer's policy from a host that is down.
+	unreachable bool
+	cause       error
 }
 
 // Allowed reports whether path (escaped, with its query) may be fetched,
@@ -312,9 +323,10 @@ func (c *Checker) load(ctx context.Context, svc *httpx.Service, key string, now 
 		return nil, time.Time{}, fmt.Errorf("robots: fetch %s: %w", key, ctx.Err())
 	}
 	var why string
+	var cause error
 	switch {
 	case err != nil:
-		why = err.Error()
+		why, cause = err.Error(), err
 	case resp.Status >= 200 && resp.Status < 300,
 		resp.Status >= 400 && resp.Status < 500 && resp.Status != 429:
 		e := Entry{URL: key, Fetched: now, Status: resp.Status}
@@ -339,7 +351,7 @@ func (c *Checker) load(ctx context.Context, svc *httpx.Service, key string, now 
 		return pol, retry, nil
 	}
 	u, _ := url.Parse(key)
-	pol := &Policy{URL: key, Kind: KindDisallowAll,
+	pol := &Policy{URL: key, Kind: KindDisallowAll, unreachable: true, cause: cause,
 		Reason: fmt.Sprintf("%s unreachable (%s); nothing is fetched from %s until it answers (asked again after %s)", key, why, u.Host, c.cfg.RetryUnreachable)}
 	c.log.LogAttrs(ctx, slog.LevelWarn, "robots.txt unreachable, host disallowed", slog.String("url", key), slog.String("err", why), slog.Duration("retry_after", c.cfg.RetryUnreachable))
 	return pol, retry, nil
@@ -459,6 +471,12 @@ func (c *Checker) check(ctx context.Context, svc *httpx.Service, h *host, key st
 		path += "?" + u.RawQuery
 	}
 	if ok, rule := pol.Allowed(path); !ok {
+		switch {
+		case pol.cause != nil:
+			return fmt.Errorf("%w: %s for %s (%s): %w: %w", ErrDisallowed, u.Redacted(), c.token, rule, ErrUnreachable, pol.cause)
+		case pol.unreachable:
+			return fmt.Errorf("%w: %s for %s (%s): %w", ErrDisallowed, u.Redacted(), c.token, rule, ErrUnreachable)
+		}
 		return fmt.Errorf("%w: %s for %s (%s)", ErrDisallowed, u.Redacted(), c.token, rule)
 	}
 	return nil
