@@ -180,8 +180,13 @@ type App struct {
 	// request; a Checker of its own (over the same stored files) since a
 	// host such as arxiv.org is paced apart as a PDF host.
 	pdfRobots *robots.Checker
-	crawlMu   sync.Mutex
-	crawled   bool
+	// noPDF collects the run's sources that asked for a PDF and keep
+	// their abstract (see Outcome.NoPDF).
+	noPDFMu sync.Mutex
+	noPDF   []NoPDF
+
+	crawlMu sync.Mutex
+	crawled bool
 
 	archives    *archiveSet // nil without Config.Net.HTMLArchives
 	archiveMu   sync.Mutex
