@@ -74,8 +74,10 @@ type Source struct {
 	Title     string
 }
 
-// Stage converts the open-access PDFs of targets' sources. Its methods are
-// safe for concurrent use; a Stage must not be copied after first use.
+// Stage converts the open-access PDFs of targets' sources. A Stage is one
+// run's: a paper whose download failed in a way that may pass is tried
+// once per Stage, however many targets cite it. Its methods are safe for
+// concurrent use; a Stage must not be copied after first use.
 type Stage struct {
 	Store   *store.Store
 	Fetcher Fetcher
@@ -97,6 +99,10 @@ type Stage struct {
 
 	mu    sync.Mutex
 	locks map[string]*keyLock
+	// tried holds the papers this Stage (one run) attempted: a failure
+	// that may pass is tried again by the next run, not by the next
+	// target citing the same paper.
+	tried map[string]bool
 }
 
 type keyLock struct {
@@ -363,6 +369,9 @@ func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate)
 		p.out.Attempts = prev.Attempts
 	}
 	switch {
+	case prev != nil && prev.Status == record.PDFFailed && s.triedNow(item):
+		res.Outcome, res.Reason = Reused, prev.Reason
+		return res, nil
 	case s.standing(prev, p.out.Candidates):
 		res.Outcome, res.Reason = Reused, prev.Reason
 		return res, nil
@@ -374,6 +383,9 @@ func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate)
 		err = p.download(ctx)
 	}
 	res.Requested = p.requested
+	if p.requested {
+		s.markTried(item)
+	}
 	if err != nil {
 		// The outcome is not recorded: nothing is known of the paper that
 		// the next run should keep.
@@ -394,6 +406,22 @@ func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate)
 		res.Outcome = Failed
 	}
 	return res, nil
+}
+
+// triedNow reports whether this run attempted item already.
+func (s *Stage) triedNow(item string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tried[item]
+}
+
+func (s *Stage) markTried(item string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tried == nil {
+		s.tried = map[string]bool{}
+	}
+	s.tried[item] = true
 }
 
 // standing reports whether the stored outcome stands: no PDF full text,
@@ -481,7 +509,11 @@ func (p *paper) download(ctx context.Context) error {
 // refused reports whether a download failed for a reason that lasts: the
 // URL or host is refused by the rules, the answer is no PDF or too
 // large, robots.txt disallows it, or the host answered a final status.
+// A robots.txt that could not be read may answer next time.
 func refused(err error) bool {
+	if errors.Is(err, oapdf.ErrRobotsUnreachable) && !errors.Is(err, httpx.ErrPolicy) {
+		return false
+	}
 	for _, e := range []error{oapdf.ErrURL, oapdf.ErrHostNotAllowed, oapdf.ErrNotPDF, oapdf.ErrTooLarge,
 		oapdf.ErrRobots, oapdf.ErrStatus, httpx.ErrPolicy} {
 		if errors.Is(err, e) {
@@ -512,9 +544,20 @@ func (p *paper) convert(ctx context.Context, pdf []byte, url string) error {
 	p.requested = true
 	teiXML, err := p.s.Converter.ProcessFulltext(ctx, cmpOr(url, p.item), pdf)
 	switch {
-	case errors.Is(err, grobid.ErrNoContent), errors.Is(err, grobid.ErrConversion), errors.Is(err, grobid.ErrBadRequest):
+	case errors.Is(err, grobid.ErrNoContent), errors.Is(err, grobid.ErrBadRequest):
 		// This PDF gives nothing; asking again gives nothing either.
 		p.none("%v", err)
+		return nil
+	case errors.Is(err, grobid.ErrConversion):
+		// A 500 is a broken PDF as often as a timeout or an engine out of
+		// memory: a failed attempt, converted again from the stored PDF
+		// next run, until maxAttempts.
+		p.out.Attempts++
+		if p.out.Attempts >= maxAttempts {
+			p.none("%v (after %d attempts)", err, p.out.Attempts)
+			return nil
+		}
+		p.out.Status, p.out.Reason = record.PDFFailed, err.Error()
 		return nil
 	case err != nil:
 		return err

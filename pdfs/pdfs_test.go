@@ -161,6 +161,14 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
+// rerun makes e.stage a new Stage of the same configuration: the next
+// run.
+func (e *env) rerun() {
+	old := e.stage
+	e.stage = &Stage{Store: old.Store, Fetcher: old.Fetcher, Arxiv: old.Arxiv, Converter: old.Converter, Log: old.Log,
+		RetryAfter: old.RetryAfter, Refresh: old.Refresh, Concurrency: old.Concurrency}
+}
+
 func (e *env) at(path string) string { return "http://pdfs.test:" + e.pdfs.port + path }
 
 // edges stores the target's S2 reference list: one cited paper per
@@ -385,6 +393,7 @@ func TestRetry(t *testing.T) {
 	e.edges(t, map[string]string{"flaky": e.at("/flaky.pdf")})
 	e.pdfs.fail["/flaky.pdf"] = 4 // two runs of a first try and one retry
 	for run := 1; run <= 3; run++ {
+		e.rerun()
 		res, err := e.stage.ProcessTarget(ctx, target, []Source{src("flaky")})
 		if err != nil {
 			t.Fatalf("run %d: %v (a host's failure must not fail the target)", run, err)
@@ -405,6 +414,7 @@ func TestRetry(t *testing.T) {
 	e.edges(t, map[string]string{"down": e.at("/flaky.pdf")})
 	e.pdfs.fail["/flaky.pdf"] = 1000
 	for range maxAttempts + 2 {
+		e.rerun()
 		if _, err := e.stage.ProcessTarget(ctx, target, []Source{src("down")}); err != nil {
 			t.Fatal(err)
 		}
@@ -417,6 +427,7 @@ func TestRetry(t *testing.T) {
 		t.Errorf("the dead host was asked %d times, want %d", n, 2*maxAttempts)
 	}
 	// After the retry interval it is asked again.
+	e.rerun()
 	e.stage.RetryAfter = time.Nanosecond
 	if _, err := e.stage.ProcessTarget(ctx, target, []Source{src("down")}); err != nil {
 		t.Fatal(err)
@@ -444,5 +455,111 @@ func TestArxivPDF(t *testing.T) {
 		if got := arxivPDF(raw); got != want {
 			t.Errorf("arxivPDF(%q) = %q, want %q", raw, got, want)
 		}
+	}
+}
+
+// TestConversionFailureRetried: GROBID's 500 (a failed conversion; its
+// causes include a timeout or an engine that ran out of memory) is a
+// failed attempt, converted again from the stored PDF on the next run
+// without downloading it, up to maxAttempts; a 204 (nothing to extract)
+// stands.
+func TestConversionFailureRetried(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.edges(t, map[string]string{"later": e.at("/later.pdf"), "empty": e.at("/empty.pdf")})
+	e.g.AddFailure(pdfLaterOK, "[TIMEOUT] Processing timeout")
+	res, err := e.stage.ProcessTarget(ctx, target, []Source{src("later"), src("empty")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcomes(res); got["bib.later"] != Failed || got["bib.empty"] != None {
+		t.Fatalf("first run: %v, want later failed (500) and empty none (204)", got)
+	}
+	if out, _, _ := record.PDFOutcomes.Lookup(ctx, e.st, "s2:later"); out == nil || out.Status != record.PDFFailed || out.Attempts != 1 ||
+		!strings.Contains(out.Reason, "TIMEOUT") {
+		t.Errorf("outcome after a 500: %+v, want failed, one attempt, the reason", out)
+	}
+	tei, _ := os.ReadFile(filepath.Join("testdata", "paper.tei.xml"))
+	e.g.Add(pdfLaterOK, tei) // the service recovers
+	calls := e.g.Count(0)
+	e.rerun()
+	res, err = e.stage.ProcessTarget(ctx, target, []Source{src("later"), src("empty")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcomes(res); got["bib.later"] != Converted || got["bib.empty"] != Reused {
+		t.Errorf("second run: %v, want later converted and empty reused", got)
+	}
+	if n := e.g.Count(0) - calls; n != 1 {
+		t.Errorf("GROBID asked %d times on the second run, want once (the 204 stands)", n)
+	}
+	if n := e.pdfs.count("/later.pdf"); n != 1 {
+		t.Errorf("the PDF was downloaded %d times, want once", n)
+	}
+
+	// A PDF that always fails is given up on after maxAttempts.
+	e.edges(t, map[string]string{"bad": e.at("/ok.pdf")})
+	e.g.AddFailure(pdfOK, "[BAD_INPUT_DATA] PDF to XML conversion failed with error code: 1")
+	for range maxAttempts + 1 {
+		e.rerun()
+		if _, err := e.stage.ProcessTarget(ctx, target, []Source{src("bad")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, _, _ := record.PDFOutcomes.Lookup(ctx, e.st, "s2:bad"); out == nil || out.Status != record.PDFNone || out.Attempts != maxAttempts {
+		t.Errorf("outcome after %d runs of 500: %+v, want none after %d attempts", maxAttempts+1, out, maxAttempts)
+	}
+}
+
+// TestRefused: which download failures last (recorded as none) and which
+// may pass (failed, tried again).
+func TestRefused(t *testing.T) {
+	forbidden := fmt.Errorf("dial: %w", oapdf.ErrForbiddenAddress)
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("fetch: %w: /private/x.pdf", oapdf.ErrRobots), true},
+		{fmt.Errorf("fetch: %w: robots.txt answered 503: %w", oapdf.ErrRobots, oapdf.ErrRobotsUnreachable), false},
+		{fmt.Errorf("fetch: %w: %w: %w", oapdf.ErrRobots, oapdf.ErrRobotsUnreachable, forbidden), true},
+		{fmt.Errorf("fetch: %w 404", oapdf.ErrStatus), true},
+		{fmt.Errorf("fetch: %w", oapdf.ErrNotPDF), true},
+		{fmt.Errorf("fetch: %w", &httpx.StatusError{Status: 503}), false},
+		{errors.New("connection reset"), false},
+	} {
+		if got := refused(tc.err); got != tc.want {
+			t.Errorf("refused(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestFailureOncePerRun: a source that several targets cite and whose
+// host fails is tried once in a run, so one run counts one attempt.
+func TestFailureOncePerRun(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.edges(t, map[string]string{"flaky": e.at("/flaky.pdf")})
+	e.pdfs.fail["/flaky.pdf"] = 1000
+	for _, tgt := range []string{target, target, target} { // three targets citing it
+		res, err := e.stage.ProcessTarget(ctx, tgt, []Source{src("flaky")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := res.Sources[0].Outcome; o != Failed && o != Reused {
+			t.Errorf("outcome %s, want failed, then reused", o)
+		}
+	}
+	if n := e.pdfs.count("/flaky.pdf"); n != 2 {
+		t.Errorf("the failing host was asked %d times in one run, want 2 (one try and one retry)", n)
+	}
+	if out, _, _ := record.PDFOutcomes.Lookup(ctx, e.st, "s2:flaky"); out == nil || out.Status != record.PDFFailed || out.Attempts != 1 {
+		t.Errorf("outcome after one run: %+v, want failed after one attempt", out)
+	}
+	e.rerun()
+	if _, err := e.stage.ProcessTarget(ctx, target, []Source{src("flaky")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.pdfs.count("/flaky.pdf"); n != 4 {
+		t.Errorf("the next run asked %d times in all, want 4", n)
 	}
 }

@@ -12,7 +12,9 @@
 // capped in size and returned only when it is a PDF by its content type
 // and its "%PDF-" header. Every host is a service of one httpx.Client:
 // paced by its own interval, retried on 429 and 5xx, asked with curate's
-// User-Agent, and its robots.txt obeyed.
+// User-Agent, and its robots.txt obeyed as package robots reads it for
+// every host curate crawls (its Disallow rules, and its Crawl-delay when
+// longer than the interval), read at the host's first request.
 //
 // Candidates derives a paper's PDF URLs with their licence: the ACL
 // Anthology's for an ACL id, and Semantic Scholar's openAccessPdf.
@@ -35,10 +37,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/robots"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -100,6 +102,10 @@ type Config struct {
 	// RetryWaitMin and RetryWaitMax bound httpx's backoff (0: httpx's
 	// defaults).
 	RetryWaitMin, RetryWaitMax time.Duration
+	// Robots reads and applies each host's robots.txt (a *robots.Checker,
+	// whose Cache keeps the files between runs). Nil means a Checker of
+	// its own that keeps them in memory for the Fetcher's life.
+	Robots Robots
 	// IgnoreRobots skips robots.txt; only for hosts that are the user's
 	// own.
 	IgnoreRobots bool
@@ -115,6 +121,14 @@ type Config struct {
 	AllowAddr func(netip.Addr) bool
 }
 
+// Robots applies a host's robots.txt to the service that asks it
+// (*robots.Checker): its Disallow rules refuse requests before they are
+// sent, and its Crawl-delay (with robots.Margin) replaces configured
+// when longer, unless override.
+type Robots interface {
+	Guard(svc *httpx.Service, configured time.Duration, override bool)
+}
+
 // Errors of Fetch, for errors.Is. Fetch returns them before any request
 // for a URL that is refused outright.
 var (
@@ -128,8 +142,15 @@ var (
 	ErrNotPDF = errors.New("not a pdf")
 	// ErrTooLarge: the PDF exceeds Config.MaxSize.
 	ErrTooLarge = errors.New("pdf too large")
-	// ErrRobots: the host's robots.txt disallows the path.
-	ErrRobots = errors.New("disallowed by robots.txt")
+	// ErrRobots: the host's robots.txt disallows the path, refuses curate
+	// (401, 403) or could not be read (RFC 9309's unreachable file:
+	// nothing is fetched until it answers); see robots.KindDisallowAll.
+	// It is robots.ErrDisallowed.
+	ErrRobots = robots.ErrDisallowed
+	// ErrRobotsUnreachable is wrapped, besides ErrRobots, when the host's
+	// robots.txt could not be read: unlike its rules, that may pass. It is
+	// robots.ErrUnreachable.
+	ErrRobotsUnreachable = robots.ErrUnreachable
 	// ErrStatus: the host answered with a status other than 200.
 	ErrStatus = errors.New("unexpected status")
 )
@@ -149,7 +170,6 @@ type Fetcher struct {
 	cfg    Config
 	hc     *httpx.Client
 	byHost map[string]*httpx.Service // allow-list key (host[:port]) -> service
-	robots sync.Map                  // service name -> *robotsEntry
 }
 
 // New validates cfg and returns a Fetcher.
@@ -211,10 +231,23 @@ func New(cfg Config) (*Fetcher, error) {
 		return nil, fmt.Errorf("oapdf: new fetcher: %w", err)
 	}
 	f.hc = hc
+	rb := cfg.Robots
+	if rb == nil && !cfg.IgnoreRobots {
+		c, err := robots.New(robots.Config{UserAgent: cfg.UserAgent, Logger: cfg.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("oapdf: new fetcher: %w", err)
+		}
+		rb = c
+	}
 	for _, sc := range services {
 		svc, err := hc.Service(sc.Name)
 		if err != nil {
 			return nil, err
+		}
+		if !cfg.IgnoreRobots {
+			// A guard on every host, not only the one asked first, so a
+			// redirect to another allowed host obeys that host's file.
+			rb.Guard(svc, cfg.Interval, false)
 		}
 		f.byHost[strings.TrimPrefix(sc.Name, "pdf:")] = svc
 	}
@@ -287,17 +320,13 @@ func (f *Fetcher) check(raw string) (*url.URL, *httpx.Service, error) {
 }
 
 // Fetch downloads the PDF at raw. A URL refused by the policy fails before
-// any request; an answer that is not a PDF, or too large, is never
-// returned.
+// any request, a path the host's robots.txt disallows before any request
+// but the one for robots.txt; an answer that is not a PDF, or too large,
+// is never returned.
 func (f *Fetcher) Fetch(ctx context.Context, raw string) (*PDF, error) {
 	u, svc, err := f.check(raw)
 	if err != nil {
 		return nil, fmt.Errorf("oapdf: fetch %s: %w", raw, err)
-	}
-	if !f.cfg.IgnoreRobots {
-		if err := f.robotsAllow(ctx, svc, u); err != nil {
-			return nil, fmt.Errorf("oapdf: fetch %s: %w", u.Redacted(), err)
-		}
 	}
 	resp, err := svc.Do(ctx, httpx.Request{Path: u.String(), Header: http.Header{"Accept": {"application/pdf"}}})
 	switch {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/robots"
 )
 
 var pdfBody = []byte("%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n")
@@ -25,12 +27,14 @@ var pdfBody = []byte("%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n")
 // fakeHost is a PDF host on a loopback address that counts what it is
 // asked, robots.txt apart.
 type fakeHost struct {
-	srv    *httptest.Server
-	addr   netip.AddrPort
-	robots string // robots.txt body; "" answers 404
-	mu     sync.Mutex
-	paths  []string
-	handle func(w http.ResponseWriter, r *http.Request)
+	srv          *httptest.Server
+	addr         netip.AddrPort
+	robots       string // robots.txt body; "" answers 404
+	robotsStatus int    // robots.txt status when not 0
+	robotsAsked  atomic.Int32
+	mu           sync.Mutex
+	paths        []string
+	handle       func(w http.ResponseWriter, r *http.Request)
 }
 
 // startHost starts a fake host listening on ip (127.0.0.1, 127.0.0.2,
@@ -44,11 +48,18 @@ func startHost(t *testing.T, ip string, handle func(w http.ResponseWriter, r *ht
 	h := &fakeHost{handle: handle}
 	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			if h.robots == "" {
+			h.robotsAsked.Add(1)
+			h.mu.Lock()
+			body, status := h.robots, h.robotsStatus
+			h.mu.Unlock()
+			switch {
+			case status != 0:
+				w.WriteHeader(status)
+			case body == "":
 				http.NotFound(w, r)
 				return
 			}
-			w.Write([]byte(h.robots))
+			w.Write([]byte(body))
 			return
 		}
 		h.mu.Lock()
@@ -62,6 +73,14 @@ func startHost(t *testing.T, ip string, handle func(w http.ResponseWriter, r *ht
 	t.Cleanup(h.srv.Close)
 	h.addr = netip.MustParseAddrPort(ln.Addr().String())
 	return h
+}
+
+// setRobots sets the robots.txt answer: its status (0 for 200, or 404
+// when body is "") and body.
+func (h *fakeHost) setRobots(status int, body string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.robotsStatus, h.robots = status, body
 }
 
 func (h *fakeHost) count() int {
@@ -114,7 +133,12 @@ type env struct {
 
 func newEnv(t *testing.T, handle func(w http.ResponseWriter, r *http.Request), cfg Config, names map[string][]netip.Addr) *env {
 	t.Helper()
-	main := startHost(t, "127.0.0.1", handle)
+	return newEnvOn(t, startHost(t, "127.0.0.1", handle), cfg, names)
+}
+
+// newEnvOn is newEnv over a running fake.
+func newEnvOn(t *testing.T, main *fakeHost, cfg Config, names map[string][]netip.Addr) *env {
+	t.Helper()
 	port := strconv.Itoa(int(main.addr.Port()))
 	tn := &testNet{names: map[string][]netip.Addr{}, lookups: map[string]int{}, permit: main.addr.Addr()}
 	tn.names["aclanthology.org"] = []netip.Addr{main.addr.Addr()}
@@ -351,64 +375,160 @@ func TestNotPDFAndTooLarge(t *testing.T) {
 	}
 }
 
+// TestRobots: a host's robots.txt is read once, through package robots,
+// and obeyed for curate's product token; a file that refuses curate or
+// cannot be read disallows the host, a missing one allows it.
 func TestRobots(t *testing.T) {
-	e := newEnv(t, servePDF, Config{}, nil)
-	e.main.robots = "User-agent: *\nDisallow: /private/\n\nUser-agent: curate\nDisallow: /anthology/\nAllow: /anthology/open/\n"
-	ctx := context.Background()
-	if _, err := e.f.Fetch(ctx, e.at("aclanthology.org", "/anthology/P19-1285.pdf")); !errors.Is(err, ErrRobots) {
-		t.Errorf("disallowed path: %v, want ErrRobots", err)
-	}
-	for _, p := range []string{"/anthology/open/P19-1285.pdf", "/private/x.pdf"} {
-		if _, err := e.f.Fetch(ctx, e.at("aclanthology.org", p)); err != nil {
-			t.Errorf("%s (curate's group allows it): %v", p, err)
-		}
-	}
-	if got := strings.Join(e.main.paths, " "); got != "/anthology/open/P19-1285.pdf /private/x.pdf" {
-		t.Errorf("paths requested: %s", got)
-	}
-
-	// A robots.txt that cannot be read disallows everything.
-	e2 := newEnv(t, servePDF, Config{}, nil)
-	e2.main.handle = servePDF
-	e2.main.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.Error(w, "down", http.StatusServiceUnavailable)
-			return
-		}
-		e2.main.mu.Lock()
-		e2.main.paths = append(e2.main.paths, r.URL.Path)
-		e2.main.mu.Unlock()
-		servePDF(w, r)
-	})
-	if _, err := e2.f.Fetch(ctx, e2.at("aclanthology.org", "/x.pdf")); !errors.Is(err, ErrRobots) || e2.main.count() != 0 {
-		t.Errorf("robots.txt 503: %v, %d requests; want ErrRobots and none", err, e2.main.count())
+	const rules = "User-agent: *\nDisallow: /private/\n\nUser-agent: curate\nDisallow: /anthology/\nAllow: /anthology/open/\n"
+	for _, tc := range []struct {
+		name    string
+		status  int
+		body    string
+		allowed map[string]bool // path -> fetched
+		// unreachable: a refusal wraps ErrRobotsUnreachable (it may pass)
+		unreachable bool
+	}{
+		{"curate's group", 0, rules, map[string]bool{
+			"/anthology/P19-1285.pdf": false, "/anthology/open/P19-1285.pdf": true,
+			"/private/x.pdf": true, // the * group is not curate's
+		}, false},
+		{"404: no file", 404, "", map[string]bool{"/anthology/P19-1285.pdf": true, "/x.pdf": true}, false},
+		// Not RFC 9309's MAY-crawl for 4xx: package robots reads a refusal
+		// of the file as a refusal of curate (arXiv answers 403 to the
+		// crawlers it blocks).
+		{"403: curate refused", 403, "", map[string]bool{"/x.pdf": false}, false},
+		// Unreachable (5xx or 429 after the retries): nothing is fetched.
+		{"503: unreachable", 503, "down", map[string]bool{"/x.pdf": false, "/y.pdf": false}, true},
+		{"429: unreachable", 429, "slow down", map[string]bool{"/x.pdf": false}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, servePDF, Config{}, nil)
+			e.main.setRobots(tc.status, tc.body)
+			ctx := context.Background()
+			var want []string
+			for path, ok := range tc.allowed {
+				_, err := e.f.Fetch(ctx, e.at("aclanthology.org", path))
+				switch {
+				case ok && err != nil:
+					t.Errorf("%s: %v, want it fetched", path, err)
+				case !ok && (!errors.Is(err, ErrRobots) || errors.Is(err, ErrRobotsUnreachable) != tc.unreachable):
+					t.Errorf("%s: %v, want ErrRobots (unreachable: %v)", path, err, tc.unreachable)
+				case ok:
+					want = append(want, path)
+				}
+			}
+			e.main.mu.Lock()
+			got := slices.Sorted(slices.Values(e.main.paths))
+			e.main.mu.Unlock()
+			if slices.Sort(want); !slices.Equal(got, want) {
+				t.Errorf("paths requested %q, want %q", got, want)
+			}
+			if n := e.main.robotsAsked.Load(); n != 1 {
+				t.Errorf("robots.txt asked %d times, want once", n)
+			}
+		})
 	}
 }
 
-func TestParseRobots(t *testing.T) {
-	text := "# comment\nUser-agent: Googlebot\nDisallow: /\n\nUser-agent: CURATE/1.0\nUser-agent: other\nDisallow: /*.pdf$\nAllow: /open/*.pdf$\nDisallow: /tmp\n\nUser-agent: *\nDisallow: /\n"
-	rules := parseRobots(text, productToken)
-	for path, want := range map[string]bool{
-		"/paper.pdf":        false,
-		"/open/paper.pdf":   true,
-		"/paper.pdf?dl=1":   true, // "$" anchors the end
-		"/tmpfile":          false,
-		"/robots.txt":       true,
-		"/index.html":       true,
-		"/open/x/paper.pdf": true,
+// TestRobotsOnRedirect: a redirect to another allowed host obeys that
+// host's robots.txt; the hop is refused before it is sent.
+func TestRobotsOnRedirect(t *testing.T) {
+	var e *env
+	e = newEnv(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, e.at("www.aclweb.org", "/private/D17-1230.pdf"), http.StatusFound)
+	}, Config{}, nil)
+	e.main.setRobots(0, "User-agent: *\nDisallow: /private/\n")
+	if _, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/D17-1230.pdf")); !errors.Is(err, ErrRobots) {
+		t.Errorf("redirect to a disallowed path: %v, want ErrRobots", err)
+	}
+	if got := strings.Join(e.main.paths, " "); got != "/D17-1230.pdf" {
+		t.Errorf("paths requested: %s, want only the first", got)
+	}
+}
+
+// TestCrawlDelay: a host's Crawl-delay, with robots.Margin, becomes its
+// interval when longer than the configured one, before the first PDF
+// request; a shorter one leaves the configured interval.
+func TestCrawlDelay(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		robots     string
+		configured time.Duration
+		want       time.Duration
+	}{
+		{"longer delay", "User-agent: *\nCrawl-delay: 0.05\n", time.Millisecond, 50*time.Millisecond + robots.Margin(50*time.Millisecond)},
+		{"curate's group", "User-agent: curate\nCrawl-delay: 0.04\n\nUser-agent: *\nCrawl-delay: 9\n", time.Millisecond, 40*time.Millisecond + robots.Margin(40*time.Millisecond)},
+		{"shorter delay", "User-agent: *\nCrawl-delay: 0.001\n", 30 * time.Millisecond, 30 * time.Millisecond},
+		{"no delay", "User-agent: *\nDisallow: /private/\n", 2 * time.Millisecond, 2 * time.Millisecond},
 	} {
-		if got := robotsAllowed(rules, path); got != want {
-			t.Errorf("%s: allowed %v, want %v", path, got, want)
+		t.Run(tc.name, func(t *testing.T) {
+			cr, err := robots.New(robots.Config{UserAgent: httpx.UserAgent("test", "")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := newEnv(t, servePDF, Config{Interval: tc.configured, Robots: cr}, nil)
+			e.main.setRobots(0, tc.robots)
+			svc := e.f.byHost["aclanthology.org:"+e.port]
+			if d := svc.Interval(); d != tc.configured {
+				t.Fatalf("interval %s before the host was asked, want the configured %s", d, tc.configured)
+			}
+			for range 2 {
+				if _, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/P19-1285.pdf")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if d := svc.Interval(); d != tc.want {
+				t.Errorf("interval %s, want %s", d, tc.want)
+			}
+			if p := cr.Paces(); len(p) != 1 || p[0].Interval != tc.want || p[0].Configured != tc.configured {
+				t.Errorf("paces %+v, want one at %s", p, tc.want)
+			}
+			if s := svc.Stats(); s.Requests != 3 {
+				t.Errorf("%d requests, want robots.txt and 2 PDFs", s.Requests)
+			}
+		})
+	}
+}
+
+// TestRobotsCachedAcrossFetchers: two Fetchers (two runs) whose Checkers
+// share a Cache read a host's robots.txt once while it is fresh.
+func TestRobotsCachedAcrossFetchers(t *testing.T) {
+	cache := robots.NewMemoryCache()
+	main := startHost(t, "127.0.0.1", servePDF)
+	main.setRobots(0, "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.02\n")
+	for run := range 2 {
+		cr, err := robots.New(robots.Config{UserAgent: httpx.UserAgent("test", ""), Cache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := newEnvOn(t, main, Config{Robots: cr}, nil)
+		if _, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/P19-1285.pdf")); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if _, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/private/x.pdf")); !errors.Is(err, ErrRobots) {
+			t.Errorf("run %d: disallowed path: %v, want ErrRobots", run, err)
+		}
+		if d, want := e.f.byHost["aclanthology.org:"+e.port].Interval(), 20*time.Millisecond+robots.Margin(20*time.Millisecond); d != want {
+			t.Errorf("run %d: interval %s, want %s from the cached Crawl-delay", run, d, want)
 		}
 	}
-	if r := parseRobots("User-agent: *\nDisallow:\n", productToken); !robotsAllowed(r, "/x") {
-		t.Error("an empty Disallow allows all")
+	if n := main.robotsAsked.Load(); n != 1 {
+		t.Errorf("robots.txt asked %d times over two runs, want once", n)
 	}
-	if r := parseRobots("User-agent: curate\nCrawl-delay: 5\n\nUser-agent: *\nDisallow: /\n", productToken); !robotsAllowed(r, "/x") {
-		t.Error("curate's own group without rules allows all")
+	if n := main.count(); n != 2 {
+		t.Errorf("%d PDF requests, want 2", n)
 	}
-	if r := parseRobots("User-agent: curate\n\nUser-agent: *\nDisallow: /\n", productToken); robotsAllowed(r, "/x") {
-		t.Error("consecutive user-agent lines (a blank line between) make one group")
+}
+
+// TestIgnoreRobots: IgnoreRobots asks for no robots.txt.
+func TestIgnoreRobots(t *testing.T) {
+	e := newEnv(t, servePDF, Config{IgnoreRobots: true}, nil)
+	e.main.setRobots(0, "User-agent: *\nDisallow: /\n")
+	if _, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/x.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.main.robotsAsked.Load(); n != 0 {
+		t.Errorf("robots.txt asked %d times, want none", n)
 	}
 }
 

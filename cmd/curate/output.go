@@ -13,6 +13,7 @@ import (
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/pdfs"
 )
 
 // What commands print. stdout carries results: a line per target that
@@ -53,6 +54,16 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 		}
 		fmt.Fprintf(env.stdout, "%s\t%s\twaiting\t%s\n", w.Key, w.Step, w.Reason)
 	}
+	for _, n := range out.NoPDF {
+		if !lines {
+			break
+		}
+		what := "no PDF full text"
+		if n.Outcome == pdfs.Failed {
+			what = "no PDF full text yet (asked again next run)"
+		}
+		fmt.Fprintf(env.stdout, "%s\tpdfs\tabstract\t%s (%s): %s: %s\n", n.Target, n.Source, n.Paper, what, n.Reason)
+	}
 	for _, k := range out.WithoutMeta {
 		fmt.Fprintf(env.stdout, "%s\tcitegraph\tno arXiv metadata\tno v1 date or categories from the arXiv API: left out of the dataset until a run reads them\n", k)
 	}
@@ -89,6 +100,15 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 	printBatches(env.stderr, out.Batches)
 	if len(invalid) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs:\n  %s\n", strings.Join(invalid, "\n  "))
+	}
+	if len(out.NoPDF) > 0 {
+		again := 0
+		for _, n := range out.NoPDF {
+			if n.Outcome == pdfs.Failed {
+				again++
+			}
+		}
+		fmt.Fprintf(env.stderr, "%s without the PDF full text asked for, carded from the abstract (listed above); %d asked again next run\n", app.Plural(len(out.NoPDF), "source"), again)
 	}
 	if len(sum.Held) > 0 {
 		fmt.Fprintf(env.stderr, "%s held back as suspect (listed above; --include-suspect keeps them)\n", app.Plural(len(sum.Held), "target"))

@@ -175,7 +175,16 @@ type App struct {
 	// collectedSeen is the Batcher's Collected count at the last settle.
 	collectedSeen int64
 
-	robots  *robots.Checker
+	robots *robots.Checker
+	// pdfRobots applies the PDF hosts' robots.txt, each at its first
+	// request; a Checker of its own (over the same stored files) since a
+	// host such as arxiv.org is paced apart as a PDF host.
+	pdfRobots *robots.Checker
+	// noPDF collects the run's sources that asked for a PDF and keep
+	// their abstract (see Outcome.NoPDF).
+	noPDFMu sync.Mutex
+	noPDF   []NoPDF
+
 	crawlMu sync.Mutex
 	crawled bool
 

@@ -102,6 +102,15 @@ func (a *App) Crawl(ctx context.Context) ([]robots.Pace, error) {
 // Paces returns the intervals Crawl chose (none before it ran).
 func (a *App) Paces() []robots.Pace { return a.robots.Paces() }
 
+// PDFPaces returns the intervals chosen for the PDF hosts asked so far
+// (none without --grobid).
+func (a *App) PDFPaces() []robots.Pace {
+	if a.pdfRobots == nil {
+		return nil
+	}
+	return a.pdfRobots.Paces()
+}
+
 // archiveSet is the run's view of the --html-archive paths: an
 // archive.Index of only the papers the run may need (targets, and the
 // papers their references name as the run learns them), so an archive of

@@ -12,28 +12,35 @@ import (
 	"github.com/groundwork/curate/client/oapdf"
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/pdfs"
 )
 
 // buildPDFs makes the pdfs stage: the GROBID client over svc and the PDF
 // downloader, whose hosts are services of a client of their own (each
-// paced, its robots.txt obeyed) with a dialer that reaches only public
-// addresses.
+// paced, its robots.txt obeyed: read at the host's first request and
+// stored like arXiv's, its Crawl-delay setting the interval when longer
+// than --pdf-interval) with a dialer that reaches only public addresses.
 func (a *App) buildPDFs(svc *httpx.Service, retries int) error {
 	pc := a.cfg.PDF
 	gc, err := grobid.New(svc, grobid.Options{IncludeRawCitations: true, SegmentSentences: true, Logger: a.Log})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
+	ua := httpx.UserAgent(a.cfg.Version, a.cfg.Net.Mailto)
+	rb, err := robots.New(robots.Config{UserAgent: ua, Cache: robotsStore{a.Store}, TTL: a.cfg.Net.RobotsTTL, Logger: a.Log})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
 	f, err := oapdf.New(oapdf.Config{
-		UserAgent: httpx.UserAgent(a.cfg.Version, a.cfg.Net.Mailto),
+		UserAgent: ua,
 		Hosts:     pc.Hosts, MaxSize: pc.MaxSize, Interval: pc.Interval, RetryMax: retries,
-		Logger: a.Log, Resolve: pc.Resolve, AllowAddr: pc.AllowAddr,
+		Logger: a.Log, Resolve: pc.Resolve, AllowAddr: pc.AllowAddr, Robots: rb,
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	a.Grobid, a.PDFFetcher = gc, f
+	a.Grobid, a.PDFFetcher, a.pdfRobots = gc, f, rb
 	arxiv, _ := a.HTTP.Service(fetch.ServiceArxiv)
 	a.PDFs = &pdfs.Stage{Store: a.Store, Fetcher: f, Converter: gc, Log: a.Log,
 		Arxiv:      arxivPDFs{svc: arxiv, maxSize: cmp.Or(pc.MaxSize, oapdf.DefaultMaxSize)},

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,6 +87,21 @@ type Outcome struct {
 	// (pages served, indexings).
 	Paces    []robots.Pace
 	Archives *ArchiveStats
+	// NoPDF lists the sources whose PDF full text was asked for this run
+	// and not had, by target and source: their cards are written from the
+	// abstract.
+	NoPDF []NoPDF
+}
+
+// NoPDF is a source whose PDF full text a run asked for and did not get.
+type NoPDF struct {
+	Target string `json:"target"`
+	Source string `json:"source"` // the reference's key in the target
+	Paper  string `json:"paper"`  // its store item
+	// Outcome is pdfs.Failed (asked again by the next run) or pdfs.None
+	// (not asked again within --missing-ttl).
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason"`
 }
 
 // Run sends keys (store keys: see Targets) through the chosen stages of
@@ -110,6 +126,9 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 		}
 	}
 	out := &Outcome{Stages: names}
+	a.noPDFMu.Lock()
+	a.noPDF = nil
+	a.noPDFMu.Unlock()
 	steps := make([]pipeline.Step, 0, len(names))
 	for _, n := range names {
 		s, _ := Lookup(n)
@@ -169,6 +188,12 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 		a.Log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", out.MetaErr)
 	}
 	out.Archives = a.archives.stats()
+	a.noPDFMu.Lock()
+	out.NoPDF = slices.Clone(a.noPDF)
+	a.noPDFMu.Unlock()
+	slices.SortFunc(out.NoPDF, func(x, y NoPDF) int {
+		return cmp.Or(strings.Compare(x.Target, y.Target), strings.Compare(x.Source, y.Source))
+	})
 	if sum.Fatal != "" {
 		return out, a.diskFull(errors.New(sum.Fatal))
 	}
@@ -357,6 +382,7 @@ func (a *App) runPDFs(ctx context.Context, key string) (outcome string, err erro
 		srcs[i] = pdfs.Source{Key: r.Key, ArxivID: r.ArxivID, S2PaperID: r.S2PaperID, Title: r.Title}
 	}
 	r, err := a.PDFs.ProcessTarget(ctx, key, srcs)
+	a.notePDFs(key, r)
 	if err != nil {
 		return "", err
 	}
@@ -364,6 +390,21 @@ func (a *App) runPDFs(ctx context.Context, key string) (outcome string, err erro
 		return pipeline.Done, nil
 	}
 	return pipeline.Reused, nil
+}
+
+// notePDFs keeps the sources of r that asked for a PDF and did not get
+// one, for the run's output.
+func (a *App) notePDFs(key string, r *pdfs.Result) {
+	if r == nil {
+		return
+	}
+	a.noPDFMu.Lock()
+	defer a.noPDFMu.Unlock()
+	for _, s := range r.Sources {
+		if s.Requested && (s.Outcome == pdfs.None || s.Outcome == pdfs.Failed) {
+			a.noPDF = append(a.noPDF, NoPDF{Target: key, Source: s.Key, Paper: s.Paper, Outcome: s.Outcome, Reason: s.Reason})
+		}
+	}
 }
 
 // runSummarize writes the target's gold card and its sources' cards. A
@@ -517,6 +558,8 @@ type RunRecord struct {
 	// Crawl is the interval each HTML host got and why.
 	Crawl    []CrawlPace   `json:"crawl,omitempty"`
 	Archives *ArchiveStats `json:"html_archives,omitempty"`
+	// NoPDF is Outcome.NoPDF.
+	NoPDF []NoPDF `json:"no_pdf,omitempty"`
 }
 
 // CrawlPace is a robots.Pace as the run summary keeps it.
@@ -563,7 +606,7 @@ func (a *App) RequestsPerTarget(targets int) map[string]float64 {
 
 func (a *App) saveRun(ctx context.Context, out *Outcome) error {
 	rec := RunRecord{Stages: out.Stages, Model: a.Model, Summary: out.Summary, Requests: map[string]any{}, LLM: a.Meter.Tallies(),
-		Crawl: CrawlPaces(out.Paces), Archives: out.Archives}
+		Crawl: CrawlPaces(append(slices.Clip(out.Paces), a.PDFPaces()...)), Archives: out.Archives, NoPDF: out.NoPDF}
 	if out.Summary != nil {
 		rec.PerTarget = a.RequestsPerTarget(out.Summary.Targets)
 	}

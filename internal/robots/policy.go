@@ -19,6 +19,11 @@ import (
 // path, or could not be read (see Policy).
 var ErrDisallowed = errors.New("disallowed by robots.txt")
 
+// ErrUnreachable is wrapped, besides ErrDisallowed, by a refusal because
+// the host's robots.txt could not be read (and no cached copy stands in):
+// unlike its rules, that may pass.
+var ErrUnreachable = errors.New("robots.txt unreachable")
+
 // Entry is a fetched robots.txt as a Cache keeps it: the file, or the
 // status that said there is none.
 type Entry struct {
@@ -91,6 +96,12 @@ type Policy struct {
 	// the run summary.
 	Reason string
 	group  Group
+	// unreachable marks a KindDisallowAll of a file that could not be
+	// read; cause is the error that kept it from being read, if any.
+	// Refusals wrap both, so a caller tells a host that is down from its
+	// rules, and a dialer's policy from a host that is down.
+	unreachable bool
+	cause       error
 }
 
 // Allowed reports whether path (escaped, with its query) may be fetched,
@@ -216,7 +227,7 @@ type host struct {
 	pol     *Policy
 	expires time.Time
 
-	applied    bool // Apply was called: the guard keeps the interval up to date
+	applied    bool // the interval was set (by Apply, or Guard's first request)
 	configured time.Duration
 	override   bool
 	pace       Pace
@@ -271,15 +282,13 @@ func (c *Checker) host(key string) *host {
 // file that cannot be read is not an error but a policy (see
 // KindDisallowAll); errors are the context's and the Cache's.
 func (c *Checker) Policy(ctx context.Context, svc *httpx.Service) (*Policy, error) {
-	pol, _, err := c.policy(ctx, svc)
+	pol, _, err := c.policy(ctx, svc, robotsURL(svc).String())
 	return pol, err
 }
 
-// policy is Policy, also reporting whether the policy was (re)loaded by
-// this call.
-func (c *Checker) policy(ctx context.Context, svc *httpx.Service) (*Policy, bool, error) {
-	ru := robotsURL(svc)
-	key := ru.String()
+// policy is Policy for the robots.txt at key, also reporting whether the
+// policy was (re)loaded by this call.
+func (c *Checker) policy(ctx context.Context, svc *httpx.Service, key string) (*Policy, bool, error) {
 	h := c.host(key)
 	select {
 	case h.lock <- struct{}{}:
@@ -314,9 +323,10 @@ func (c *Checker) load(ctx context.Context, svc *httpx.Service, key string, now 
 		return nil, time.Time{}, fmt.Errorf("robots: fetch %s: %w", key, ctx.Err())
 	}
 	var why string
+	var cause error
 	switch {
 	case err != nil:
-		why = err.Error()
+		why, cause = err.Error(), err
 	case resp.Status >= 200 && resp.Status < 300,
 		resp.Status >= 400 && resp.Status < 500 && resp.Status != 429:
 		e := Entry{URL: key, Fetched: now, Status: resp.Status}
@@ -341,7 +351,7 @@ func (c *Checker) load(ctx context.Context, svc *httpx.Service, key string, now 
 		return pol, retry, nil
 	}
 	u, _ := url.Parse(key)
-	pol := &Policy{URL: key, Kind: KindDisallowAll,
+	pol := &Policy{URL: key, Kind: KindDisallowAll, unreachable: true, cause: cause,
 		Reason: fmt.Sprintf("%s unreachable (%s); nothing is fetched from %s until it answers (asked again after %s)", key, why, u.Host, c.cfg.RetryUnreachable)}
 	c.log.LogAttrs(ctx, slog.LevelWarn, "robots.txt unreachable, host disallowed", slog.String("url", key), slog.String("err", why), slog.Duration("retry_after", c.cfg.RetryUnreachable))
 	return pol, retry, nil
@@ -379,17 +389,41 @@ func (c *Checker) fromEntry(e Entry, stale bool) *Policy {
 // the file when it goes stale and updates the interval if its Crawl-delay
 // changed.
 func (c *Checker) Apply(ctx context.Context, svc *httpx.Service, configured time.Duration, override bool) (Pace, error) {
-	pol, _, err := c.policy(ctx, svc)
+	key := robotsURL(svc).String()
+	pol, _, err := c.policy(ctx, svc, key)
 	if err != nil {
 		return Pace{}, err
 	}
-	h := c.host(robotsURL(svc).String())
+	h := c.host(key)
 	c.mu.Lock()
-	h.applied, h.configured, h.override = true, configured, override
+	h.configured, h.override = configured, override
 	c.mu.Unlock()
 	pace := c.pace(ctx, svc, h, pol, true)
-	svc.SetGuard(func(ctx context.Context, u *url.URL) error { return c.check(ctx, svc, h, u) })
+	svc.SetGuard(func(ctx context.Context, u *url.URL) error { return c.check(ctx, svc, h, key, u) })
 	return pace, nil
+}
+
+// Guard is Apply without reading the file now: it installs the same
+// guard on svc, and the first request to the host reads the file (from
+// the Cache while fresh, else with one request) and sets the interval
+// before that request waits for its turn. It suits a client of many hosts
+// of which a run asks few, such as the open-access PDF hosts; Paces lists
+// a host once it was asked.
+//
+// The file read is the one of the request's scheme (RFC 9309 scopes a
+// robots.txt to its scheme and authority), not only the service's: such
+// a service is asked for absolute URLs of either.
+func (c *Checker) Guard(svc *httpx.Service, configured time.Duration, override bool) {
+	svc.SetGuard(func(ctx context.Context, u *url.URL) error {
+		ru := robotsURL(svc)
+		ru.Scheme = u.Scheme
+		key := ru.String()
+		h := c.host(key)
+		c.mu.Lock()
+		h.configured, h.override = configured, override
+		c.mu.Unlock()
+		return c.check(ctx, svc, h, key, u)
+	})
 }
 
 // pace sets svc's interval from pol if it changed (or first is true), and
@@ -397,7 +431,8 @@ func (c *Checker) Apply(ctx context.Context, svc *httpx.Service, configured time
 func (c *Checker) pace(ctx context.Context, svc *httpx.Service, h *host, pol *Policy, first bool) Pace {
 	c.mu.Lock()
 	p := Effective(svc.BaseURL().Host, h.configured, pol, h.override)
-	changed := first || p.Interval != h.pace.Interval
+	changed := first || !h.applied || p.Interval != h.pace.Interval
+	h.applied = true
 	warn := p.Source == SourceOverride && !h.warned
 	if warn {
 		h.warned = true
@@ -417,22 +452,31 @@ func (c *Checker) pace(ctx context.Context, svc *httpx.Service, h *host, pol *Po
 }
 
 // check is the guard Apply installs.
-func (c *Checker) check(ctx context.Context, svc *httpx.Service, h *host, u *url.URL) error {
+func (c *Checker) check(ctx context.Context, svc *httpx.Service, h *host, key string, u *url.URL) error {
 	path := u.EscapedPath()
 	if path == "/robots.txt" {
 		return nil // always allowed, and fetching it must not wait on itself
 	}
-	pol, reloaded, err := c.policy(ctx, svc)
+	pol, reloaded, err := c.policy(ctx, svc, key)
 	if err != nil {
 		return err
 	}
-	if reloaded {
+	c.mu.Lock()
+	applied := h.applied
+	c.mu.Unlock()
+	if reloaded || !applied {
 		c.pace(ctx, svc, h, pol, false)
 	}
 	if u.RawQuery != "" {
 		path += "?" + u.RawQuery
 	}
 	if ok, rule := pol.Allowed(path); !ok {
+		switch {
+		case pol.cause != nil:
+			return fmt.Errorf("%w: %s for %s (%s): %w: %w", ErrDisallowed, u.Redacted(), c.token, rule, ErrUnreachable, pol.cause)
+		case pol.unreachable:
+			return fmt.Errorf("%w: %s for %s (%s): %w", ErrDisallowed, u.Redacted(), c.token, rule, ErrUnreachable)
+		}
 		return fmt.Errorf("%w: %s for %s (%s)", ErrDisallowed, u.Redacted(), c.token, rule)
 	}
 	return nil

@@ -438,3 +438,63 @@ func TestMargin(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardReadsOnFirstRequest: Guard asks nothing until the host is
+// asked; the first request reads the file once, sets the interval from
+// its Crawl-delay before it is sent and obeys its rules; a second Checker
+// over the same Cache asks again for nothing.
+func TestGuardReadsOnFirstRequest(t *testing.T) {
+	s := newSite(t, 200, "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.02\n")
+	cache := robots.NewMemoryCache()
+	ctx := context.Background()
+	const configured = 5 * time.Millisecond
+	delay := 20 * time.Millisecond
+
+	for run := range 2 {
+		svc := service(t, s.URL, configured)
+		c := checker(t, robots.Config{Cache: cache})
+		c.Guard(svc, configured, false)
+		if n := s.asked.Load(); n != int32(run) {
+			t.Fatalf("run %d: Guard asked robots.txt (%d requests in all), want no request before the host is asked", run, n)
+		}
+		if p := c.Paces(); len(p) != 0 {
+			t.Errorf("run %d: paces %+v before any request, want none", run, p)
+		}
+		if _, err := svc.Get(ctx, "/open/a.pdf", nil); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if d := svc.Interval(); d != delay+robots.Margin(delay) {
+			t.Errorf("run %d: interval %s, want the 20ms Crawl-delay and its margin", run, d)
+		}
+		p := c.Paces()
+		if len(p) != 1 || p[0].Source != robots.SourceCrawlDelay || p[0].Configured != configured {
+			t.Errorf("run %d: paces %+v, want one from the Crawl-delay", run, p)
+		}
+		if _, err := svc.Get(ctx, "/private/b.pdf", nil); !errors.Is(err, robots.ErrDisallowed) {
+			t.Errorf("run %d: disallowed path: err = %v, want ErrDisallowed", run, err)
+		}
+		if n := s.asked.Load(); n != 1 {
+			t.Errorf("run %d: robots.txt asked %d times in all, want once (the second run reads the cache)", run, n)
+		}
+	}
+	if n := s.pages.Load(); n != 2 {
+		t.Errorf("%d page requests reached the server, want the 2 allowed", n)
+	}
+}
+
+// TestGuardByScheme: a Guard reads the robots.txt of the request's
+// scheme, so an https service asked for an http URL on its host reads
+// the http file (RFC 9309 scopes a file to scheme and authority).
+func TestGuardByScheme(t *testing.T) {
+	s := newSite(t, 200, "User-agent: *\nDisallow: /x\n")
+	u := strings.Replace(s.URL, "http://", "https://", 1)
+	svc := service(t, u, 0)
+	c := checker(t, robots.Config{})
+	c.Guard(svc, 0, false)
+	if _, err := svc.Get(context.Background(), s.URL+"/x/1.pdf", nil); !errors.Is(err, robots.ErrDisallowed) {
+		t.Errorf("err = %v, want ErrDisallowed from the http robots.txt", err)
+	}
+	if n := s.asked.Load(); n != 1 {
+		t.Errorf("http robots.txt asked %d times, want 1", n)
+	}
+}
