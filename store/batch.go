@@ -21,8 +21,11 @@ type Batch struct {
 	State    string // the Batcher's states
 	Requests int
 	Info     []byte // provider details (file ids), JSON
-	Created  time.Time
-	Updated  time.Time
+	// InputTokens is the estimated input tokens of its requests: what a
+	// provider's queue limit counts while the batch is pending.
+	InputTokens int64
+	Created     time.Time
+	Updated     time.Time
 }
 
 // BatchRequest is one LLM request in the batch ledger.
@@ -50,11 +53,11 @@ func (s *Store) PutBatch(ctx context.Context, b Batch) error {
 		created = formatTime(b.Created)
 	}
 	_, err := s.w.ExecContext(ctx,
-		`INSERT INTO llm_batches (id, remote, provider, model, state, requests, info, created_at, updated_at)
-		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		`INSERT INTO llm_batches (id, remote, provider, model, state, requests, info, input_tokens, created_at, updated_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		 ON CONFLICT (id) DO UPDATE SET remote = excluded.remote, state = excluded.state,
-		   requests = excluded.requests, info = excluded.info, updated_at = excluded.updated_at`,
-		b.ID, b.Remote, b.Provider, b.Model, b.State, b.Requests, b.Info, created, now)
+		   requests = excluded.requests, info = excluded.info, input_tokens = excluded.input_tokens, updated_at = excluded.updated_at`,
+		b.ID, b.Remote, b.Provider, b.Model, b.State, b.Requests, b.Info, b.InputTokens, created, now)
 	if err != nil {
 		return fmt.Errorf("put batch %q: %w", b.ID, err)
 	}
@@ -64,7 +67,7 @@ func (s *Store) PutBatch(ctx context.Context, b Batch) error {
 // Batches returns the batches in any of states (all when none), oldest
 // first.
 func (s *Store) Batches(ctx context.Context, states ...string) ([]Batch, error) {
-	q := `SELECT id, remote, provider, model, state, requests, info, created_at, updated_at FROM llm_batches`
+	q := `SELECT id, remote, provider, model, state, requests, info, input_tokens, created_at, updated_at FROM llm_batches`
 	args := make([]any, len(states))
 	if len(states) > 0 {
 		q += ` WHERE state IN (?` + strings.Repeat(", ?", len(states)-1) + `)`
@@ -81,7 +84,7 @@ func (s *Store) Batches(ctx context.Context, states ...string) ([]Batch, error) 
 	for rows.Next() {
 		var b Batch
 		var created, updated string
-		if err := rows.Scan(&b.ID, &b.Remote, &b.Provider, &b.Model, &b.State, &b.Requests, &b.Info, &created, &updated); err != nil {
+		if err := rows.Scan(&b.ID, &b.Remote, &b.Provider, &b.Model, &b.State, &b.Requests, &b.Info, &b.InputTokens, &created, &updated); err != nil {
 			return nil, fmt.Errorf("list batches: %w", err)
 		}
 		b.Created, _ = parseTime(created)

@@ -65,6 +65,9 @@ var migrations = []string{
 		updated_at TEXT NOT NULL
 	);
 	CREATE INDEX llm_batch_requests_batch ON llm_batch_requests (batch);`,
+	// 4: a batch's estimated input tokens, which the provider's queue
+	// limit counts while the batch is pending.
+	`ALTER TABLE llm_batches ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // migrate brings the ledger in db to schema version target in one

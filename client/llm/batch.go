@@ -90,7 +90,17 @@ type BatchConfig struct {
 	// Budget is checked before each submission, with the submission's
 	// estimated cost at the batch price added to what was spent.
 	Budget Budget
+	// MaxEnqueuedTokens is the provider's limit on the input tokens of one
+	// model's batches that are pending (OpenAI's batch queue limit, which
+	// depends on the account's tier); 0 sets none. A submission that would
+	// pass it waits, queued, until earlier batches end: a batch past the
+	// limit is refused by the provider as a whole.
+	MaxEnqueuedTokens int64
 }
+
+// ErrQueueFull means requests wait for earlier batches to end before the
+// provider's queue limit (BatchConfig.MaxEnqueuedTokens) takes them.
+var ErrQueueFull = errors.New("the provider's batch queue limit is reached")
 
 // Provider limits of a batch.
 const (
@@ -405,6 +415,10 @@ func (b *Batcher) Flush(ctx context.Context) error {
 	}
 	b.mu.Unlock()
 	slices.SortFunc(all, func(x, y *queued) int { return cmp.Compare(x.key, y.key) })
+	enqueued, err := b.enqueuedTokens(ctx)
+	if err != nil {
+		return err
+	}
 	var errs []error
 	for _, chunk := range b.split(all) {
 		fit, err := b.fitBudget(chunk)
@@ -415,6 +429,14 @@ func (b *Batcher) Flush(ctx context.Context) error {
 			chunk = chunk[:fit]
 			errs = append(errs, err)
 		}
+		if n, err := b.fitQueue(chunk, enqueued); n < len(chunk) {
+			if n == 0 {
+				return errors.Join(append(errs, err)...)
+			}
+			chunk = chunk[:n]
+			errs = append(errs, err)
+		}
+		enqueued += chunkInputTokens(chunk)
 		if err := b.submit(ctx, chunk); err != nil {
 			errs = append(errs, err)
 			continue
@@ -428,8 +450,8 @@ func (b *Batcher) Flush(ctx context.Context) error {
 			b.outstanding[q.key] = q.estimate
 		}
 		b.mu.Unlock()
-		if len(errs) > 0 && errors.Is(errs[len(errs)-1], ErrBudget) {
-			break // the budget is full: the later chunks do not fit either
+		if len(errs) > 0 && (errors.Is(errs[len(errs)-1], ErrBudget) || errors.Is(errs[len(errs)-1], ErrQueueFull)) {
+			break // the budget or the queue is full: the later chunks do not fit either
 		}
 	}
 	return errors.Join(errs...)
@@ -497,6 +519,59 @@ func (b *Batcher) fitBudget(chunk []*queued) (int, error) {
 	return len(chunk), nil
 }
 
+// enqueuedTokens sums the estimated input tokens of this model's batches
+// that are pending at the provider, from the ledger (earlier runs' too).
+func (b *Batcher) enqueuedTokens(ctx context.Context) (int64, error) {
+	if b.cfg.MaxEnqueuedTokens <= 0 {
+		return 0, nil
+	}
+	bs, err := b.st.Batches(ctx, BatchSubmitting, BatchSubmitted)
+	if err != nil {
+		return 0, fmt.Errorf("llm batch: %w", err)
+	}
+	var n int64
+	for _, bt := range bs {
+		if bt.Provider == b.c.cfg.Provider && bt.Model == b.c.cfg.Model {
+			n += bt.InputTokens
+		}
+	}
+	return n, nil
+}
+
+// fitQueue returns how many of chunk's requests, in order, the
+// provider's queue limit takes beside the enqueued tokens, and when not
+// all of them the error saying why (wrapping ErrQueueFull). With nothing
+// enqueued at least one goes, so a request larger than the limit is the
+// provider's to refuse rather than waiting forever.
+func (b *Batcher) fitQueue(chunk []*queued, enqueued int64) (int, error) {
+	limit := b.cfg.MaxEnqueuedTokens
+	if limit <= 0 {
+		return len(chunk), nil
+	}
+	n, tokens := 0, enqueued
+	for _, q := range chunk {
+		t := q.estimate.PromptTokens
+		if tokens+t > limit && (n > 0 || enqueued > 0) {
+			break
+		}
+		tokens += t
+		n++
+	}
+	if n == len(chunk) {
+		return n, nil
+	}
+	return n, fmt.Errorf("llm batch: %w: about %d input tokens of %s are in pending batches and the limit is %d: %d requests wait for them to end",
+		ErrQueueFull, enqueued, b.c.cfg.Model, limit, len(chunk)-n)
+}
+
+func chunkInputTokens(chunk []*queued) int64 {
+	var n int64
+	for _, q := range chunk {
+		n += q.estimate.PromptTokens
+	}
+	return n
+}
+
 func chunkTokens(chunk []*queued) int64 {
 	var n int64
 	for _, q := range chunk {
@@ -524,7 +599,8 @@ func newBatchID() string {
 // records the provider's id.
 func (b *Batcher) submit(ctx context.Context, chunk []*queued) error {
 	c := b.c
-	bt := store.Batch{ID: newBatchID(), Provider: c.cfg.Provider, Model: c.cfg.Model, State: BatchSubmitting, Requests: len(chunk), Created: time.Now()}
+	bt := store.Batch{ID: newBatchID(), Provider: c.cfg.Provider, Model: c.cfg.Model, State: BatchSubmitting, Requests: len(chunk),
+		InputTokens: chunkInputTokens(chunk), Created: time.Now()}
 	if err := b.st.PutBatch(ctx, bt); err != nil {
 		return err
 	}

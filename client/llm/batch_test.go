@@ -110,8 +110,8 @@ func completeAllOr(t *testing.T, b *Batcher, reqs []Request, allowInvalid bool) 
 		if left == 0 {
 			return out, pass
 		}
-		if err := b.Flush(t.Context()); err != nil {
-			t.Fatal(err)
+		if err := b.Flush(t.Context()); err != nil && !errors.Is(err, ErrQueueFull) {
+			t.Fatal(err) // a full queue waits for the batches, as a run does
 		}
 		if err := b.Wait(t.Context()); err != nil {
 			t.Fatal(err)
@@ -490,5 +490,63 @@ func TestBatchPollFailures(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestBatchQueueLimit: with MaxEnqueuedTokens, a submission never takes
+// the model's pending batches past the limit (the ledger counts earlier
+// runs' batches too); what does not fit waits, queued, and goes once the
+// earlier batches end.
+func TestBatchQueueLimit(t *testing.T) {
+	bw := newBatchWorld(t, sim.Options{})
+	st := openStore(t, t.TempDir())
+	c := bw.client(t, ProviderOpenAI, st)
+	// One request alone tells its estimate.
+	probe := batcher(t, c, st, BatchConfig{})
+	completeAll(t, probe, []Request{cardRequest(0)})
+	bs, err := st.Batches(t.Context())
+	if err != nil || len(bs) != 1 || bs[0].InputTokens <= 0 {
+		t.Fatalf("probe batches %+v, %v", bs, err)
+	}
+	per := bs[0].InputTokens
+	limit := 2*per + per/2 // two requests of this size, not three
+
+	reqs := make([]Request, 5)
+	for i := range reqs {
+		reqs[i] = cardRequest(i + 1)
+	}
+	// An earlier run left a batch pending.
+	first := batcher(t, c, st, BatchConfig{MaxEnqueuedTokens: limit})
+	for _, r := range reqs[:2] {
+		first.Complete(t.Context(), r)
+	}
+	if err := first.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// The next run's queue waits for it.
+	b := batcher(t, c, st, BatchConfig{MaxEnqueuedTokens: limit})
+	for _, r := range reqs[2:] {
+		b.Complete(t.Context(), r)
+	}
+	if err := b.Flush(t.Context()); !errors.Is(err, ErrQueueFull) || b.Queued() != 3 {
+		t.Fatalf("flush beside a full queue: %v, %d queued; want ErrQueueFull and all 3 queued", err, b.Queued())
+	}
+	resps, _ := completeAll(t, b, reqs)
+	for i, r := range resps {
+		if r == nil {
+			t.Fatalf("request %d unanswered", i)
+		}
+	}
+	bs, _ = st.Batches(t.Context())
+	if len(bs) != 1+3 { // the probe, the earlier run's, then 2 and 1
+		t.Errorf("%d batches, want 4", len(bs))
+	}
+	for _, bt := range bs {
+		if bt.InputTokens > limit {
+			t.Errorf("batch %s holds %d input tokens, over the limit %d", bt.ID, bt.InputTokens, limit)
+		}
+	}
+	if got := bw.s.BatchStats(sim.LLM); got.Lines != 6 {
+		t.Errorf("%d lines for 6 requests", got.Lines)
 	}
 }

@@ -205,6 +205,7 @@ type llmFlags struct {
 	mode           string
 	wait           time.Duration
 	pollInterval   time.Duration
+	batchTokens    int64
 }
 
 // providerBases are the default API roots of the providers, for
@@ -237,6 +238,7 @@ func (f *llmFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.StringVar(&f.mode, "llm-mode", get(envLLMMode, llm.ModeSync), "sync (one request per answer) or batch (the provider's batch API at half price, openai and anthropic only: answers come within 24 h; targets waiting on them are listed and the run exits 75; run again to collect) (env "+envLLMMode+")")
 	fs.DurationVar(&f.wait, "llm-wait", 0, "in batch mode, how long the run waits in all for its batches, polling, before it exits with targets still waiting (0: submit and exit; the next run collects)")
 	fs.DurationVar(&f.pollInterval, "llm-poll-interval", 30*time.Second, "in batch mode, the least time between two looks at a pending batch (more than 0)")
+	fs.Int64Var(&f.batchTokens, "llm-batch-max-tokens", 0, "in batch mode, the provider's queue limit: the most input tokens the model's pending batches may hold (OpenAI's batch queue limit for your tier); what would pass it waits for earlier batches (0: no limit)")
 	fs.StringVar(&f.prices, "price", get(envLLMPrices, ""), "prices to estimate cost, dollars per million tokens: \"MODEL=input/output[/cached_input[/cache_write]],...\" (cached input defaults to the input price, cache writes to 1.25× it; batch calls cost half) or a JSON file (env "+envLLMPrices+")")
 }
 
@@ -272,6 +274,10 @@ func (f *llmFlags) validate() error {
 		return fmt.Errorf("%w: --llm-wait %s: only --llm-mode batch waits for answers", errUsage, f.wait)
 	case f.pollInterval <= 0:
 		return fmt.Errorf("%w: --llm-poll-interval %s: want more than 0", errUsage, f.pollInterval)
+	case f.batchTokens < 0:
+		return fmt.Errorf("%w: --llm-batch-max-tokens %d: want 0 (no limit) or more", errUsage, f.batchTokens)
+	case f.batchTokens > 0 && f.mode != llm.ModeBatch:
+		return fmt.Errorf("%w: --llm-batch-max-tokens %d: only --llm-mode batch submits batches", errUsage, f.batchTokens)
 	}
 	if f.mode == llm.ModeBatch {
 		if heuristic {
@@ -364,7 +370,7 @@ func (f *llmFlags) client(env *cmdEnv) llm.Config {
 func (f *llmFlags) config(env *cmdEnv) app.LLM {
 	heuristic, _ := f.heuristic()
 	prices, _ := f.loadPrices()
-	return app.LLM{Heuristic: heuristic, Client: f.client(env), Prices: prices, Mode: f.mode, Wait: f.wait, PollInterval: f.pollInterval}
+	return app.LLM{Heuristic: heuristic, Client: f.client(env), Prices: prices, Mode: f.mode, Wait: f.wait, PollInterval: f.pollInterval, BatchMaxTokens: f.batchTokens}
 }
 
 // pdfFlags: open-access PDFs of sources without an arXiv page, converted

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/store"
 )
 
 // TestLLMModeFlags: --llm-mode and its flags are checked before anything
@@ -25,6 +27,8 @@ func TestLLMModeFlags(t *testing.T) {
 		{[]string{"--llm-wait", "1h", "--llm-base", "https://api.openai.com/v1", "--llm-model", "m"}, "only --llm-mode batch waits"},
 		{[]string{"--llm-mode", "batch", "--llm-wait", "-1s", "--llm-provider", "openai", "--llm-model", "m"}, "--llm-wait -1s: want 0"},
 		{[]string{"--llm-mode", "batch", "--llm-poll-interval", "0s", "--llm-provider", "anthropic", "--llm-model", "m"}, "--llm-poll-interval 0s: want more than 0"},
+		{[]string{"--llm-mode", "batch", "--llm-batch-max-tokens", "-5", "--llm-provider", "openai", "--llm-model", "m"}, "--llm-batch-max-tokens -5: want 0"},
+		{[]string{"--llm-batch-max-tokens", "90000", "--llm-provider", "openai", "--llm-model", "m"}, "only --llm-mode batch submits batches"},
 	} {
 		code, _, stderr := runCLI(t, nil, append(base, tt.args...)...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {
@@ -59,5 +63,38 @@ func TestBatchBudget(t *testing.T) {
 	code, stderr = run("0.08")
 	if code != 75 || s.BatchStats(sim.LLM).Lines != 6 {
 		t.Errorf("a budget for the batch at half price: exit %d, %d lines submitted\n%s", code, s.BatchStats(sim.LLM).Lines, stderr)
+	}
+}
+
+// TestBatchQueueLimitRun: --llm-batch-max-tokens holds each submission to
+// the provider's queue limit: below any one request's size, every batch
+// carries one request, the run waits for each to end before the next goes
+// and still finishes; the ledger records each batch's input tokens.
+func TestBatchQueueLimitRun(t *testing.T) {
+	s := e2eSim(t, sim.WorldConfig{Seed: 3, Targets: 3}, sim.Options{})
+	dir := t.TempDir()
+	args := e2eRunArgs(t, s, dir+"/store", dir+"/dataset", append([]string{"--arxiv-interval", "1ms", "--s2-interval", "1ms", "--log", "warn",
+		"--llm-wait", "10m", "--llm-batch-max-tokens", "1"}, e2eProvider(s, "openai", "batch")...)...)
+	code, _, stderr := runCLI(t, nil, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	bs := s.BatchStats(sim.LLM)
+	if bs.Lines == 0 || bs.Batches != bs.Lines {
+		t.Errorf("batch stats %+v: want one request per batch", bs)
+	}
+	st, err := store.Open(context.Background(), dir+"/store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	batches, err := st.Batches(context.Background())
+	if err != nil || len(batches) != bs.Batches {
+		t.Fatalf("ledger batches %d, %v; the service saw %d", len(batches), err, bs.Batches)
+	}
+	for _, b := range batches {
+		if b.Requests != 1 || b.InputTokens <= 0 {
+			t.Errorf("batch %s: %d requests, %d input tokens", b.ID, b.Requests, b.InputTokens)
+		}
 	}
 }

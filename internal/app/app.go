@@ -127,6 +127,9 @@ type LLM struct {
 	// PollInterval is the least time between two looks at a pending
 	// batch (0: the llm package's default).
 	PollInterval time.Duration
+	// BatchMaxTokens is the provider's queue limit on the model's pending
+	// batches' input tokens (llm.BatchConfig.MaxEnqueuedTokens; 0: none).
+	BatchMaxTokens int64
 }
 
 // StageOptions configure the stages.
@@ -325,7 +328,7 @@ func (a *App) build() error {
 		if cfg.LLM.Mode == llm.ModeBatch {
 			// The budget is checked before each submission, at the batch
 			// price, with what is submitted and not answered yet counted.
-			b, err := llm.NewBatcher(c, llm.BatchConfig{Store: a.Store, PollInterval: cfg.LLM.PollInterval, Budget: budget})
+			b, err := llm.NewBatcher(c, llm.BatchConfig{Store: a.Store, PollInterval: cfg.LLM.PollInterval, Budget: budget, MaxEnqueuedTokens: cfg.LLM.BatchMaxTokens})
 			if err != nil {
 				return fmt.Errorf("%w: --llm-mode batch: %v", ErrUsage, err)
 			}
