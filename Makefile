@@ -58,7 +58,7 @@ clean:
 # against the run it estimated, page archives, peak RSS on 5,000 and
 # 49,999 targets (the simulated world's largest) and a no-op rerun, and
 # the LLM providers and modes (sync, cached, batch) on 200 targets.
-# About 45 minutes on 2 cores; the README has the figures.
+# About an hour on 2 cores; the README has the figures.
 .PHONY: bench-e2e bench-providers
 bench-e2e: build
 	$(GO) run ./cmd/curate-bench -curate $(BIN) -memory-more 49999 all

@@ -400,7 +400,7 @@ func memoryRun(ctx context.Context, opt *options, n int, name string, env []stri
 		return nil, nil, nil, fmt.Errorf("%s: curate exited %d:\n%s", name, r.Exit, tail(r.Stderr, 30))
 	}
 	return &memoryResult{Targets: n, Env: strings.Join(env, " "), Exit: r.Exit, Wall: r.Wall, Pipeline: pipelineWall(r.Stderr),
-		MaxRSSKB: r.MaxRSSKB, StagesKB: r.StagesRSSKB, Requests: requests(s), Instances: datasetLine(r.Stderr),
+		MaxRSSKB: r.MaxRSSKB, StagesKB: r.StagesRSSKB, Requests: requests(s), Instances: datasetLine(r.Stdout),
 		StoreMB: dirMB(filepath.Join(dir, "store"))}, s, args, nil
 }
 
@@ -446,8 +446,8 @@ func pipelineWall(stderr string) time.Duration {
 	return d
 }
 
-func datasetLine(stderr string) string {
-	if m := datasetRE.FindStringSubmatch(stderr); m != nil {
+func datasetLine(stdout string) string {
+	if m := datasetRE.FindStringSubmatch(stdout); m != nil {
 		return m[1]
 	}
 	return ""

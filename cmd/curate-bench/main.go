@@ -40,7 +40,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -48,6 +47,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -191,11 +191,11 @@ func serve(ctx context.Context, opt *options) error {
 type runResult struct {
 	Exit int
 	Wall time.Duration
-	// MaxRSSKB is the process's peak resident set (rusage); StagesRSSKB
+	// MaxRSSKB is the process's peak resident set (VmHWM, sampled); StagesRSSKB
 	// the peak when the per-target stages had ended, before the dataset
 	// stage (VmHWM read when curate prints its run summary).
 	MaxRSSKB, StagesRSSKB int64
-	Stderr                string
+	Stdout, Stderr        string
 }
 
 // runCurate runs the curate binary with args and env added to this
@@ -203,7 +203,8 @@ type runResult struct {
 func runCurate(ctx context.Context, opt *options, env []string, args ...string) (*runResult, error) {
 	cmd := exec.CommandContext(ctx, opt.curate, args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout = io.Discard
+	var stdout strings.Builder // what curate wrote: the dataset line, failures
+	cmd.Stdout = &stdout
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -213,6 +214,29 @@ func runCurate(ctx context.Context, opt *options, env []string, args ...string) 
 		return nil, err
 	}
 	r := &runResult{}
+	// The peak RSS is sampled from /proc rather than taken from rusage:
+	// Linux counts in a child's ru_maxrss the parent's resident set at the
+	// fork (Go forks with CLONE_VM, and exec records the old mm's peak),
+	// so rusage reports this process's memory whenever it is the larger.
+	// VmHWM is a high-water mark: the last sample holds every earlier peak.
+	var peak atomic.Int64
+	sampled := make(chan struct{})
+	stop := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if kb := vmHWM(cmd.Process.Pid); kb > peak.Load() {
+				peak.Store(kb)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
 	var stderr strings.Builder
 	sc := bufio.NewScanner(pipe)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -226,8 +250,15 @@ func runCurate(ctx context.Context, opt *options, env []string, args ...string) 
 			r.StagesRSSKB = vmHWM(cmd.Process.Pid)
 		}
 	}
+	// The last sample before the process exits: stderr closed means it is
+	// ending, and /proc keeps its status until Wait reaps it.
+	close(stop)
+	<-sampled
+	if kb := vmHWM(cmd.Process.Pid); kb > peak.Load() {
+		peak.Store(kb)
+	}
 	err = cmd.Wait()
-	r.Wall, r.Stderr = time.Since(start), stderr.String()
+	r.Wall, r.Stderr, r.Stdout = time.Since(start), stderr.String(), stdout.String()
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -235,9 +266,7 @@ func runCurate(ctx context.Context, opt *options, env []string, args ...string) 
 	case err != nil:
 		return nil, err
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSSKB = int64(ru.Maxrss) // kilobytes on Linux
-	}
+	r.MaxRSSKB = peak.Load()
 	return r, nil
 }
 
