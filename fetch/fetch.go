@@ -26,6 +26,7 @@ import (
 
 	"github.com/groundwork/curate/internal/archive"
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/keylock"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/parse/latexml"
@@ -135,38 +136,9 @@ type Fetcher struct {
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 
-	mu    sync.Mutex
-	locks map[string]*keyLock
-}
-
-// keyLock serialises fetches of one paper: a target and another target's
-// source may be the same paper, asked for at the same moment.
-type keyLock struct {
-	mu    sync.Mutex
-	users int
-}
-
-func (f *Fetcher) lock(key string) func() {
-	f.mu.Lock()
-	if f.locks == nil {
-		f.locks = map[string]*keyLock{}
-	}
-	l := f.locks[key]
-	if l == nil {
-		l = &keyLock{}
-		f.locks[key] = l
-	}
-	l.users++
-	f.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		f.mu.Lock()
-		if l.users--; l.users == 0 {
-			delete(f.locks, key)
-		}
-		f.mu.Unlock()
-	}
+	// locks serialise fetches of one paper: a target and another
+	// target's source may be the same paper, asked for at the same moment.
+	locks keylock.Locks
 }
 
 // Result is the outcome of fetching one paper.
@@ -189,7 +161,7 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 		return res
 	}
 	res.ID = record.Key(id)
-	defer f.lock(res.ID)()
+	defer f.locks.Lock(res.ID)()
 	if !f.Refetch {
 		if doc, ok := f.stored(ctx, id); ok {
 			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source

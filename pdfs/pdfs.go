@@ -30,6 +30,7 @@ import (
 	"github.com/groundwork/curate/client/oapdf"
 	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/keylock"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/parse/tei"
 	"github.com/groundwork/curate/record"
@@ -97,43 +98,15 @@ type Stage struct {
 	// (DefaultConcurrency when 0).
 	Concurrency int
 
-	mu    sync.Mutex
-	locks map[string]*keyLock
+	mu sync.Mutex
+	// locks serialize work on one paper, so concurrent targets sharing a
+	// source download and convert it once: the second finds the first's
+	// Document.
+	locks keylock.Locks
 	// tried holds the papers this Stage (one run) attempted: a failure
 	// that may pass is tried again by the next run, not by the next
 	// target citing the same paper.
 	tried map[string]bool
-}
-
-type keyLock struct {
-	mu sync.Mutex
-	n  int
-}
-
-// lock serializes work on one paper, so concurrent targets sharing a
-// source download and convert it once: the second finds the first's
-// Document.
-func (s *Stage) lock(item string) (unlock func()) {
-	s.mu.Lock()
-	if s.locks == nil {
-		s.locks = map[string]*keyLock{}
-	}
-	l := s.locks[item]
-	if l == nil {
-		l = &keyLock{}
-		s.locks[item] = l
-	}
-	l.n++
-	s.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		s.mu.Lock()
-		if l.n--; l.n == 0 {
-			delete(s.locks, item)
-		}
-		s.mu.Unlock()
-	}
 }
 
 func (s *Stage) log() *slog.Logger {
@@ -338,7 +311,7 @@ func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate)
 	}
 	item := items[0]
 	res.Paper = item
-	defer s.lock(item)()
+	defer s.locks.Lock(item)()
 
 	recs, err := s.Store.Records(ctx, item)
 	if err != nil {

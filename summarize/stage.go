@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/internal/keylock"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -50,39 +51,11 @@ type Stage struct {
 	// the first and reused by the others.
 	Force bool
 
+	// locks serialize work on one card, so concurrent targets sharing a
+	// source summarize it once: the second finds the first's card.
+	locks  keylock.Locks
 	mu     sync.Mutex
-	locks  map[string]*keyLock
 	forced map[string]bool
-}
-
-type keyLock struct {
-	mu sync.Mutex
-	n  int
-}
-
-// lock serializes work on one card, so concurrent targets sharing a source
-// summarize it once: the second finds the first's card.
-func (s *Stage) lock(key string) (unlock func()) {
-	s.mu.Lock()
-	if s.locks == nil {
-		s.locks = map[string]*keyLock{}
-	}
-	l := s.locks[key]
-	if l == nil {
-		l = &keyLock{}
-		s.locks[key] = l
-	}
-	l.n++
-	s.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		s.mu.Lock()
-		if l.n--; l.n == 0 {
-			delete(s.locks, key)
-		}
-		s.mu.Unlock()
-	}
 }
 
 // mayReuse reports whether a stored card may stand; under Force only a
@@ -290,7 +263,7 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 	kind := record.CardKind(cardKind, model, version)
 	res := record.CardResult{Key: key, Paper: item, StoreKind: kind.Name()}
 	lockKey := item + "\x00" + kind.Name()
-	defer s.lock(lockKey)()
+	defer s.locks.Lock(lockKey)()
 
 	var in Input
 	var err error
