@@ -41,3 +41,19 @@ func TestCommandsSorted(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLine: a reason on stdout's tab-separated lists stays one field of
+// one line, whatever the error held.
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                            "plain",
+		"put blob: no space\nset status":   "put blob: no space; set status",
+		"a\r\nb\n\nc":                      "a; b; c",
+		"tab\there":                        "tab here",
+		"panic: x\ngoroutine 1:\n\tmain.f": "panic: x; goroutine 1:;  main.f",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -40,19 +40,19 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 		if !lines {
 			break
 		}
-		fmt.Fprintf(env.stdout, "%s\t%s\tfailed\t%s\n", fl.Key, fl.Step, fl.Reason)
+		fmt.Fprintf(env.stdout, "%s\t%s\tfailed\t%s\n", fl.Key, fl.Step, oneLine(fl.Reason))
 	}
 	for _, h := range sum.Held {
 		if !lines {
 			break
 		}
-		fmt.Fprintf(env.stdout, "%s\t%s\tsuspect\t%s\n", h.Key, h.Step, h.Reason)
+		fmt.Fprintf(env.stdout, "%s\t%s\tsuspect\t%s\n", h.Key, h.Step, oneLine(h.Reason))
 	}
 	for _, w := range sum.Waiting {
 		if !lines {
 			break
 		}
-		fmt.Fprintf(env.stdout, "%s\t%s\twaiting\t%s\n", w.Key, w.Step, w.Reason)
+		fmt.Fprintf(env.stdout, "%s\t%s\twaiting\t%s\n", w.Key, w.Step, oneLine(w.Reason))
 	}
 	for _, n := range out.NoPDF {
 		if !lines {
@@ -62,7 +62,7 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 		if n.Outcome == pdfs.Failed {
 			what = "no PDF full text yet (asked again next run)"
 		}
-		fmt.Fprintf(env.stdout, "%s\tpdfs\tabstract\t%s (%s): %s: %s\n", n.Target, n.Source, n.Paper, what, n.Reason)
+		fmt.Fprintf(env.stdout, "%s\tpdfs\tabstract\t%s (%s): %s: %s\n", n.Target, n.Source, n.Paper, what, oneLine(n.Reason))
 	}
 	for _, k := range out.WithoutMeta {
 		fmt.Fprintf(env.stdout, "%s\tcitegraph\tno arXiv metadata\tno v1 date or categories from the arXiv API: left out of the dataset until a run reads them\n", k)
@@ -289,4 +289,12 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// oneLine makes a reason one field of a line: the lists on stdout are one
+// record a line, tab-separated, and a joined or wrapped error may hold
+// newlines (and a parser's internal error a stack).
+func oneLine(s string) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), "; ")
+	return strings.ReplaceAll(s, "\t", " ")
 }

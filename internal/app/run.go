@@ -227,8 +227,10 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 // stored is kept (every record is written whole or not at all) and the
 // next run resumes from it.
 func (a *App) diskFull(err error) error {
-	return Fail(ErrCannotRun, fmt.Errorf("the disk holding the store %s is full (%v); the run stopped and started nothing more. "+
-		"Everything stored so far is kept: free some space and run the same command again to resume", a.Store.Dir(), err))
+	// One line: the cause may be several joined errors.
+	cause := strings.Join(strings.Split(err.Error(), "\n"), "; ")
+	return Fail(ErrCannotRun, fmt.Errorf("the disk holding the store %s is full (%s); the run stopped and started nothing more. "+
+		"Everything stored so far is kept: free some space and run the same command again to resume", a.Store.Dir(), cause))
 }
 
 // runner returns the per-target function of a stage of the table.
