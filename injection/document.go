@@ -81,14 +81,14 @@ func sectionName(s record.Section) string {
 }
 
 // ScanDocument is Scan over DocumentTexts.
-func ScanDocument(doc *record.Document, edges []record.Edge) []Finding {
+func ScanDocument(doc *record.Document, edges []record.Edge) []record.Instruction {
 	return Scan(DocumentTexts(doc, edges))
 }
 
 // StripDocument returns a copy of doc and of edges with the sentences of
 // findings taken out (Removed in their place) of every text that
 // DocumentTexts covers; doc and edges themselves are not changed.
-func StripDocument(doc *record.Document, edges []record.Edge, findings []Finding) (*record.Document, []record.Edge) {
+func StripDocument(doc *record.Document, edges []record.Edge, findings []record.Instruction) (*record.Document, []record.Edge) {
 	if len(findings) == 0 {
 		return doc, edges
 	}

@@ -38,16 +38,16 @@
 package injection
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/groundwork/curate/parse/latexml"
+	"github.com/groundwork/curate/record"
 )
 
-// Rules a Finding breaks.
+// Rules an instruction-like sentence breaks (record.Instruction.Rule).
 const (
 	RuleOverride = "override"      // tells the model to drop its instructions
 	RuleTask     = "task"          // tells the model how to do curate's task
@@ -61,31 +61,11 @@ type Text struct {
 	Body  string
 }
 
-// Finding is a sentence of a paper that addresses a model.
-type Finding struct {
-	Where string `json:"where"`
-	Rule  string `json:"rule"`
-	// Sentence is the sentence as it stands in the text, so that Strip
-	// finds it again.
-	Sentence string `json:"sentence"`
-}
-
-// maxShown bounds the characters of a sentence a finding's String shows.
-const maxShown = 120
-
-func (f Finding) String() string {
-	s := strings.Join(strings.Fields(f.Sentence), " ")
-	if r := []rune(s); len(r) > maxShown {
-		s = string(r[:maxShown]) + "…"
-	}
-	return fmt.Sprintf("%s (%s): %q", f.Where, f.Rule, s)
-}
-
 // Scan returns the sentences of texts that address a model, in the order
 // of texts; a sentence repeated (a mention sentence is also in its
 // paragraph) is reported once, where it first stands.
-func Scan(texts []Text) []Finding {
-	var out []Finding
+func Scan(texts []Text) []record.Instruction {
+	var out []record.Instruction
 	seen := map[string]bool{}
 	for _, t := range texts {
 		for _, line := range strings.Split(t.Body, "\n") {
@@ -100,7 +80,7 @@ func Scan(texts []Text) []Finding {
 					continue
 				}
 				seen[key] = true
-				out = append(out, Finding{Where: t.Where, Rule: rule, Sentence: strings.TrimSpace(sent)})
+				out = append(out, record.Instruction{Where: t.Where, Rule: rule, Sentence: strings.TrimSpace(sent)})
 			}
 		}
 	}
@@ -111,7 +91,7 @@ func Scan(texts []Text) []Finding {
 const Removed = "[instruction-like text removed]"
 
 // Strip returns s with every sentence of findings replaced by Removed.
-func Strip(s string, findings []Finding) string {
+func Strip(s string, findings []record.Instruction) string {
 	for _, f := range findings {
 		if f.Sentence != "" {
 			s = strings.ReplaceAll(s, f.Sentence, Removed)
@@ -239,3 +219,17 @@ func maskQuotes(s string) string {
 	}
 	return b.String()
 }
+
+// delimiter matches an opening or closing tag of the given names.
+func delimiter(names []string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)<\s*(/?)\s*(` + strings.Join(names, "|") + `)`)
+}
+
+// paperDelimiters are the tags curate's prompts enclose paper text in.
+var paperDelimiters = delimiter([]string{"paper", "references"})
+
+// Fence makes paper text safe to put between a prompt's <paper> and
+// <references> delimiters: the text's own copies of them are rewritten
+// ("</paper>" becomes "‹/paper>"), so that a paper cannot close the data
+// block early and write outside it.
+func Fence(s string) string { return paperDelimiters.ReplaceAllString(s, "‹$1$2") }
