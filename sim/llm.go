@@ -110,6 +110,9 @@ func Answer(user string, invalid bool, salt string) string {
 			return "I would rather describe these references in prose than in JSON."
 		}
 	}
+	if a, ok := obeyPlanted(user); ok && variant < 0 {
+		return a
+	}
 	switch {
 	case strings.HasPrefix(user, tagTask):
 		return tagAnswer(user, variant)
