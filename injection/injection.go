@@ -136,14 +136,36 @@ var (
 	controlToken = regexp.MustCompile(`<\|(?:im_start|im_end|im_sep|endoftext|system|user|assistant|begin_of_text|end_of_text|start_header_id|end_header_id|eot_id|eom_id)\|>|\[/?INST\]|<</?SYS>>`)
 )
 
+// Words one of which a sentence must hold before judge reads it with its
+// regular expressions: most sentences of a paper hold none, and a page of
+// thousands of sentences is then read in milliseconds.
+var (
+	tokenCues    = []string{"<|", "[inst]", "[/inst]", "<<sys>>", "<</sys>>"}
+	overrideCues = []string{"ignore", "disregard", "forget", "overrid", "overrul", "bypass", "discard", "instruction", "from now on"}
+	taskCues     = []string{"card", "problem_gap", "core_claim", "following", "summary", "classification", "review", "rating", "score",
+		"assessment", "evaluation", "accept", "negatives", "weaknesses", "limitations", "flaws"}
+	refsCues   = []string{"referenc", "citation", "cited", "bibliograph", "entries", "works"}
+	sourceCues = []string{"source", "foundation", "motivation", "inspiration"}
+)
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // judge returns the rule sentence breaks, or "".
 func judge(sentence string) string {
 	s := maskQuotes(sentence)
-	if strings.TrimSpace(s) == "" {
-		return ""
-	}
-	if controlToken.MatchString(s) {
+	low := strings.ToLower(s)
+	if containsAny(low, tokenCues) && controlToken.MatchString(s) {
 		return RuleToken
+	}
+	if !containsAny(low, overrideCues) && !containsAny(low, taskCues) && !(containsAny(low, refsCues) && containsAny(low, sourceCues)) {
+		return ""
 	}
 	lead := strings.TrimSpace(s)
 	// Strip list markers and the like before the first word.
