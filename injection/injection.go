@@ -87,6 +87,11 @@ func Scan(texts []Text) []record.Instruction {
 	return out
 }
 
+// Addresses reports whether sentence addresses a model (by the rules of
+// the package doc): for a reader of sentences, such as an extractive
+// summarizer, that must never take one for the paper's own statement.
+func Addresses(sentence string) bool { return judge(sentence) != "" }
+
 // Removed stands in a prompt where Strip took a passage out.
 const Removed = "[instruction-like text removed]"
 
