@@ -17,9 +17,10 @@ import (
 //   - the heuristic's extractive gold cards score 1.00 on the 15 recorded
 //     arXiv and ar5iv pages with text, on the demo corpus (6) and on a
 //     150-target simulated world (85);
-//   - cards written from 13 of the recorded pages as a careful model
-//     writes them, in its own words (testdata/grounding/abstractive.json),
-//     score 0.69 to 0.97, median 0.88;
+//   - abstractive cards written by hand from 13 of the recorded pages, in
+//     the manner of a careful model: its own words, not the paper's
+//     sentences (testdata/grounding/abstractive.json), score 0.69 to 0.97,
+//     median 0.88;
 //   - the simulated model's gold cards score 0.89 to 0.91 on the demo
 //     corpus (5) and 0.83 to 0.87 on the simulated world (150);
 //   - cards dictated by a planted instruction (testdata/grounding/
