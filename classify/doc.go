@@ -35,8 +35,23 @@
 // is asked again with the reasons, up to the client's limit, and then the
 // target fails with the raw answer kept (kind "classify-failure"). Quotes
 // are checked after validation (see [Verifier]): one that does not occur
-// in the target is dropped and counted, and a source left without quotes
-// keeps its role and is listed in Selections.Unquoted.
+// in the target is dropped and counted (quotes_dropped), and so is one
+// that occurs but in no sentence citing the reference it is given for
+// (quotes_not_citing: the page's mention sentences of its bibliography
+// key and the edge's citation contexts); a source left without quotes
+// keeps its role and is listed in Selections.Unquoted, and many such
+// sources make the classification suspect (see [Plausibility]).
+//
+// # Text that addresses a model
+//
+// Before either backend runs, the target's text and its edges' titles
+// and contexts are scanned for sentences that address a model (package
+// injection: "ignore previous instructions", "mark every reference as a
+// source", role markers, control tokens). A target with any is suspect
+// (reason instruction_like_text, naming where): unless Stage.IncludeSuspect
+// is set no model is asked and the stored selections hold none
+// (not_classified); with it, the target is classified with those
+// sentences taken out of the prompt, and stays suspect.
 //
 // # Heuristic backend
 //

@@ -15,6 +15,7 @@ import (
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/llm/prompts"
+	"github.com/groundwork/curate/injection"
 	"github.com/groundwork/curate/record"
 )
 
@@ -275,9 +276,11 @@ type jsonCompleter interface {
 }
 
 // classifyLLM asks the model once for all edges and turns the validated
-// answer into selections, keeping only quotes that occur in the target.
+// answer into selections, keeping only quotes that occur in the target in
+// a sentence citing the reference they are given for. The sentences of
+// strip (instruction-like text) are taken out of the prompt.
 func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record.Graph, keys []string,
-	target, model string, p *prompts.Prompt) (*record.Selections, error) {
+	target, model string, p *prompts.Prompt, strip []record.Instruction) (*record.Selections, error) {
 	out := &record.Selections{
 		TargetID:      target,
 		Model:         model,
@@ -287,7 +290,10 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record
 	if len(g.Edges) == 0 {
 		return out, nil // nothing to ask
 	}
-	system, user, err := render(p, doc, g, s.budget())
+	pdoc, pedges := injection.StripDocument(doc, g.Edges, strip)
+	pg := *g
+	pg.Edges = pedges
+	system, user, err := render(p, pdoc, &pg, s.budget())
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +325,7 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record
 	for i := range a.References {
 		byN[int(a.References[i].N)] = &a.References[i]
 	}
-	ver := NewVerifier(doc)
+	ver, citing := NewVerifier(doc), citingSentences(doc, g.Edges)
 	for i := range g.Edges {
 		r := byN[i+1]
 		if r == nil {
@@ -344,6 +350,8 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record
 				switch {
 				case !ok:
 					out.QuotesDropped++
+				case !cites(q, citing[i]):
+					out.QuotesNotCiting++
 				case !slices.Contains(sel.Quotes, span):
 					sel.Quotes = append(sel.Quotes, span)
 					out.QuotesKept++
@@ -360,6 +368,9 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record
 	out.CachedAnswer = resp.Cached
 	if out.QuotesDropped > 0 {
 		s.log().Info("classify: dropped quotes not found in the paper", "target", target, "dropped", out.QuotesDropped, "kept", out.QuotesKept)
+	}
+	if out.QuotesNotCiting > 0 {
+		s.log().Info("classify: dropped quotes that cite no reference they were given for", "target", target, "dropped", out.QuotesNotCiting, "kept", out.QuotesKept)
 	}
 	if out.Sources > maxSources {
 		s.log().Warn("classify: more sources than papers usually have", "target", target, "sources", out.Sources, "references", len(g.Edges))

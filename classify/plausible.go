@@ -31,6 +31,12 @@ type Plausibility struct {
 	// RepeatedRationale: one rationale given, word for word, for at least
 	// this many sources and half of them is suspect (default 3).
 	RepeatedRationale int
+	// Unsupported: at least this many sources without a quote citing
+	// them (Selections.Unquoted), making up half of the sources or more,
+	// is suspect (default 3). A careful reading quotes the sentences that
+	// cite a source; a model told which references to call sources has no
+	// such sentence for those it was told of, and quotes what told it.
+	Unsupported int
 }
 
 // Defaults of Plausibility.
@@ -40,6 +46,7 @@ const (
 	DefaultNearlyAll         = 6
 	DefaultUniformLabels     = 8
 	DefaultRepeatedRationale = 3
+	DefaultUnsupported       = 3
 	nearlyAllShare           = 0.8
 )
 
@@ -49,6 +56,10 @@ const (
 	SuspectNearlyAll     = "nearly_all_references_sources"
 	SuspectUniformLabels = "one_label_set_on_every_source"
 	SuspectRationale     = "one_rationale_repeated"
+	SuspectUnsupported   = "sources_without_citing_quote"
+	// SuspectInstructions: the target's text addresses a model (package
+	// injection); with it, no model is asked unless suspects are.
+	SuspectInstructions = "instruction_like_text"
 )
 
 func (p Plausibility) withDefaults() Plausibility {
@@ -61,6 +72,7 @@ func (p Plausibility) withDefaults() Plausibility {
 	def(&p.NearlyAll, DefaultNearlyAll)
 	def(&p.UniformLabels, DefaultUniformLabels)
 	def(&p.RepeatedRationale, DefaultRepeatedRationale)
+	def(&p.Unsupported, DefaultUnsupported)
 	if p.MaxShare == 0 {
 		p.MaxShare = DefaultMaxShare
 	}
@@ -112,7 +124,37 @@ func (p Plausibility) Check(sels []record.Selection) []string {
 			out = append(out, fmt.Sprintf("%s: %d of %d sources give the rationale %q", SuspectRationale, most, n, clipRationale(worst)))
 		}
 	}
+	if p.Unsupported > 0 {
+		bare := 0
+		for _, s := range sources {
+			if len(s.Quotes) == 0 {
+				bare++
+			}
+		}
+		if bare >= p.Unsupported && 2*bare >= n {
+			out = append(out, fmt.Sprintf("%s: %d of %d sources have no quote citing them", SuspectUnsupported, bare, n))
+		}
+	}
 	return out
+}
+
+// instructionsReason is the suspect reason of a target whose text
+// addresses a model.
+func instructionsReason(found []record.Instruction) string {
+	if len(found) == 1 {
+		return fmt.Sprintf("%s: the paper addresses a model in %s", SuspectInstructions, found[0])
+	}
+	return fmt.Sprintf("%s: the paper addresses a model in %d places, first %s", SuspectInstructions, len(found), found[0])
+}
+
+// suspect returns why sels are suspect: the target's text addressing a
+// model, then the rules of p.
+func (p Plausibility) suspect(sels *record.Selections) []string {
+	var out []string
+	if len(sels.Instructions) > 0 {
+		out = append(out, instructionsReason(sels.Instructions))
+	}
+	return append(out, p.Check(sels.Selections)...)
 }
 
 func labelSet(s record.Selection) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/llm/prompts"
+	"github.com/groundwork/curate/injection"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -68,6 +69,11 @@ type Stage struct {
 	// Plausibility bounds the selections before they are held back as
 	// suspect (zero: the defaults).
 	Plausibility Plausibility
+	// IncludeSuspect classifies a target whose text addresses a model
+	// (package injection), with those sentences taken out of the prompt.
+	// Without it such a target is suspect before any model reads it: its
+	// selections say why and hold none (Selections.NotClassified).
+	IncludeSuspect bool
 }
 
 func (s *Stage) log() *slog.Logger {
@@ -117,18 +123,28 @@ func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *record.Gr
 		return nil, fmt.Errorf("classify %s: %w", target, err)
 	}
 	keys := record.RefKeys(g.Edges)
+	found := injection.ScanDocument(doc, g.Edges)
 	var out *record.Selections
-	if heur {
+	switch {
+	case len(found) > 0 && !s.IncludeSuspect:
+		// Suspect before any model reads it: nothing is asked or spent.
+		version := HeuristicPromptVersion
+		if !heur {
+			version = p.Version
+		}
+		out = &record.Selections{TargetID: target, Model: model, PromptVersion: version, NotClassified: true}
+	case heur:
 		out = heuristic(doc, g, keys, target)
 		if s.Meter != nil {
 			s.Meter.RecordHeuristic(Name)
 		}
-	} else {
-		out, err = s.classifyLLM(ctx, doc, g, keys, target, model, p)
+	default:
+		out, err = s.classifyLLM(ctx, doc, g, keys, target, model, p, found)
 		if err != nil {
 			return nil, fmt.Errorf("classify %s with %s: %w", target, model, err)
 		}
 	}
+	out.Instructions = found
 	out.InputDigest = inputDigest(doc, g, p, heur, s.budget())
 	out.CreatedAt = time.Now().UTC()
 	return out, nil
@@ -173,13 +189,18 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	}
 	digest := inputDigest(&doc, &g, p, heur, s.budget())
 	if !s.Force {
+		// Stored selections stand when made from the same inputs by the same
+		// model and prompt, and the text still reads as it did: held back
+		// for the same instruction-like text (and suspects still not asked
+		// for), or classified whole.
 		if old := s.stored(ctx, targetKey); old != nil && old.Model == model && old.PromptVersion == version &&
-			old.InputDigest == digest && len(old.Selections) == len(g.Edges) {
+			old.InputDigest == digest && slices.Equal(old.Instructions, injection.ScanDocument(&doc, g.Edges)) &&
+			(old.NotClassified && !s.IncludeSuspect || !old.NotClassified && len(old.Selections) == len(g.Edges)) {
 			s.log().Debug("classify: selections already stored", "target", targetKey, "model", model, "prompt_version", version)
 			res.Selections, res.Stored = old, true
 			// The bounds may have changed since: judge again, and keep the
 			// record saying what it says now.
-			if suspect := s.Plausibility.Check(old.Selections); !slices.Equal(suspect, old.Suspect) {
+			if suspect := s.Plausibility.suspect(old); !slices.Equal(suspect, old.Suspect) {
 				old.Suspect = suspect
 				if _, err := s.Store.PutJSON(ctx, targetKey, record.SelectionSets.Name(), old, selectionsMeta(old)); err != nil {
 					err = fmt.Errorf("classify %s: %w", targetKey, err)
@@ -219,8 +240,12 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 		s.mark(ctx, targetKey, store.StatusFailed, err)
 		return res, err
 	}
-	sels.Suspect = s.Plausibility.Check(sels.Selections)
-	if len(sels.Suspect) > 0 {
+	sels.Suspect = s.Plausibility.suspect(sels)
+	switch {
+	case sels.NotClassified:
+		s.log().Warn("classify: the paper addresses a model; held back as suspect before any model read it", "target", targetKey,
+			"passages", len(sels.Instructions), "first", sels.Instructions[0].String())
+	case len(sels.Suspect) > 0:
 		s.log().Warn("classify: implausible selections held back as suspect", "target", targetKey, "model", sels.Model, "reasons", sels.Suspect)
 	}
 	if _, err := s.Store.PutJSON(ctx, targetKey, record.SelectionSets.Name(), sels, selectionsMeta(sels)); err != nil {

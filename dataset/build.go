@@ -21,6 +21,9 @@ type Result struct {
 	Dropped       []Dropped         // in target ID order
 	Contamination *Contamination
 	Options       Options // with defaults filled in
+	// Guards counts what the guards against instructions planted in
+	// papers found among the targets read.
+	Guards *Guards
 
 	set    instanceSet      // the instances, in memory or spilled
 	spill  *spill           // nil for a Result of Build
@@ -39,7 +42,10 @@ func Build(targets []TargetInputs, opts Options) (*Result, error) {
 		return nil, err
 	}
 	kept, more, rep, err := Decontaminate(instances, opts)
-	r := &Result{Instances: kept, Dropped: append(dropped, more...), Contamination: rep, Options: opts}
+	r := &Result{Instances: kept, Dropped: append(dropped, more...), Contamination: rep, Options: opts, Guards: &Guards{}}
+	for i := range targets {
+		r.Guards.add(&targets[i])
+	}
 	if err != nil {
 		r.Instances = instances
 		return r, err
@@ -67,7 +73,7 @@ func BuildStream(ctx context.Context, load func(fn func(*TargetInputs) error) ([
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Options: opts, spill: sp}
+	r := &Result{Options: opts, spill: sp, Guards: &Guards{}}
 	createdAt := opts.CreatedAt.UTC().Format(time.RFC3339)
 	type key struct{ id, arxivID, split string }
 	var keys []key
@@ -76,6 +82,7 @@ func BuildStream(ctx context.Context, load func(fn func(*TargetInputs) error) ([
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		r.Guards.add(t)
 		inst, d, err := consolidate(t, opts, tmpl, createdAt)
 		if err != nil {
 			return err

@@ -44,6 +44,13 @@ const (
 	// DropPending: a stage's LLM answers for the target wait in a
 	// provider's batch; a later run collects them and adds the target.
 	DropPending = "llm_pending"
+	// DropInstructions: the target's text addresses a model (an
+	// instruction planted in the paper); Options.IncludeSuspect keeps it.
+	DropInstructions = "instruction_like_text"
+	// DropUngrounded: the target's gold card is not grounded in the
+	// paper's abstract and introduction, or addresses a model itself;
+	// Options.IncludeSuspect keeps it.
+	DropUngrounded = "ungrounded_gold"
 )
 
 // TargetInputs is what the dataset stage reads for one target: the
@@ -60,6 +67,15 @@ type TargetInputs struct {
 	MentionOrder []string
 	// Suspect lists why the classification looks implausible, if it does.
 	Suspect []string
+	// Instructions counts the sentences of the target's text that address
+	// a model; NotClassified says no model was asked because of them.
+	Instructions  int
+	NotClassified bool
+	// GoldSuspect lists why the gold card is not grounded in the paper.
+	GoldSuspect []string
+	// QuotesNotCiting and QuotesNotInPaper count the classification's
+	// dropped quotes (record.Selections).
+	QuotesNotCiting, QuotesNotInPaper int
 }
 
 // SourceInput is the summarize stage's output for one selected source.
@@ -168,8 +184,15 @@ func consolidate(t *TargetInputs, opts Options, tmpl *modelinput.Template, creat
 	if id == "" {
 		return drop(DropInvalidID, "%q is not an arXiv ID", targetID)
 	}
-	if len(t.Suspect) > 0 && !opts.IncludeSuspect {
+	switch {
+	case (t.Instructions > 0 || t.NotClassified) && !opts.IncludeSuspect:
+		return drop(DropInstructions, "%s (include it with --include-suspect)", strings.Join(t.Suspect, "; "))
+	case t.NotClassified:
+		return drop(DropIncomplete, "not classified: its text addresses a model and no model was asked (classify it with --include-suspect)")
+	case len(t.Suspect) > 0 && !opts.IncludeSuspect:
 		return drop(DropSuspect, "%s (include it with --include-suspect)", strings.Join(t.Suspect, "; "))
+	case len(t.GoldSuspect) > 0 && !opts.IncludeSuspect:
+		return drop(DropUngrounded, "%s (include it with --include-suspect)", strings.Join(t.GoldSuspect, "; "))
 	}
 	if t.Gold == nil {
 		return drop(DropNoGold, "no gold card")

@@ -198,6 +198,9 @@ func loadTarget(ctx context.Context, st Records, key string, writers Writers) (t
 		}
 	}
 	t.Suspect = sels.Suspect
+	t.Instructions, t.NotClassified = len(sels.Instructions), sels.NotClassified
+	t.QuotesNotCiting, t.QuotesNotInPaper = sels.QuotesNotCiting, sels.QuotesDropped
+	t.GoldSuspect = res.Suspect
 	if t.Graph.Meta.ArxivID == "" {
 		t.Graph.Meta.ArxivID = key
 	}

@@ -85,6 +85,7 @@ func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, fi
 	}
 	fmt.Fprintf(&b, "Category filters: train %s; test %s.\n\n", filterText(o.TrainCategories), filterText(o.TestCategories))
 
+	b.WriteString(guardsText(a.guards.withPublished(a.guarded)))
 	b.WriteString("## Contamination\n\n")
 	fmt.Fprintf(&b, "Policy `%s`. Before: train %d, test %d. Dropped: train %d, test %d. After: train %d, test %d. Violations found: %d (",
 		c.Policy, c.Before.Train, c.Before.Test, c.Dropped.Train, c.Dropped.Test, c.After.Train, c.After.Test, len(c.Violations))
@@ -142,6 +143,9 @@ type cardAcc struct {
 	// (licenses.json).
 	targetLicenses map[string]string
 	prov           provAcc
+	// guards are the Result's; guarded the instances they flagged.
+	guards  *Guards
+	guarded []string
 }
 
 func newCardAcc(licenses map[string]string) *cardAcc {
@@ -157,6 +161,9 @@ func (a *cardAcc) add(in *record.Instance) {
 	}
 	for _, src := range in.Sources {
 		a.textLevels[src.TextLevel]++
+	}
+	if a.guards.flagged(in.Target.ArxivID) {
+		a.guarded = append(a.guarded, in.Target.ArxivID)
 	}
 	a.mix.add(in, a.licenses)
 	if l, ok := a.licenses[in.Target.ArxivID]; ok {

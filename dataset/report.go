@@ -111,13 +111,24 @@ type ReportData struct {
 	Paradigm      []ReportCount      `json:"gold_paradigm"`
 	Warnings      []string           `json:"warnings"`
 	Contamination *Contamination     `json:"contamination,omitempty"`
+	// Guards is what the guards against instructions planted in papers
+	// found (guards.json); nil for a dataset without one.
+	Guards *Guards `json:"guards,omitempty"`
 }
 
 // Report computes the report of a dataset and writes report.html (inline
 // SVG plots, no script or external file) and report.json into outDir,
 // creating it if needed. contamination may be nil.
 func Report(instances []record.Instance, dropped []Dropped, contamination *Contamination, outDir string) (*ReportData, error) {
-	return writeReport(reportData(instances, dropped, contamination), outDir)
+	return ReportGuards(instances, dropped, contamination, nil, outDir)
+}
+
+// ReportGuards is Report with what the guards against planted
+// instructions found (ReadGuards), which report.json then carries.
+func ReportGuards(instances []record.Instance, dropped []Dropped, contamination *Contamination, guards *Guards, outDir string) (*ReportData, error) {
+	d := reportData(instances, dropped, contamination)
+	d.Guards = guards
+	return writeReport(d, outDir)
 }
 
 // writeReport writes a report's report.html and report.json into outDir.
@@ -156,6 +167,7 @@ func reportData(ins []record.Instance, dropped []Dropped, c *Contamination) *Rep
 // a few numbers per instance, so a report of any size is made in one pass
 // over instances that are never all in memory.
 type reportAcc struct {
+	guards                  *Guards
 	prov                    provAcc
 	counts                  SplitCounts
 	nSources, tokens, nRefs []int
@@ -241,6 +253,7 @@ func (a *reportAcc) data(dropped []Dropped, c *Contamination) *ReportData {
 		TokenEstimate: fmt.Sprintf("tokens ~ characters / %d (no tokenizer is run)", charsPerToken),
 		Contamination: c,
 		Warnings:      []string{},
+		Guards:        a.guards,
 	}
 	reasons := map[string]int{}
 	for _, x := range dropped {

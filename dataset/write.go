@@ -163,6 +163,7 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 		return nil, err
 	}
 	card := newCardAcc(opts.Licenses)
+	card.guards = r.Guards
 	rep := &reportAcc{}
 	kv := map[string]string{"groundwork.template_version": tmpl.Version()}
 	files := map[string][]string{}
@@ -211,6 +212,10 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 		{DroppedFile, func() ([]byte, error) { return marshalJSON(dropped) }},
 		{TemplateFile, func() ([]byte, error) { return []byte(tmpl.Text()), nil }},
 		{ReadmeFile, func() ([]byte, error) { return []byte(readme.String()), nil }},
+	}
+	if g := r.Guards.withPublished(card.guarded); g != nil {
+		rep.guards = g
+		writes = append(writes, file{GuardsFile, func() ([]byte, error) { return marshalJSON(g) }})
 	}
 	if lic := card.targetLicenses; len(lic) > 0 {
 		writes = append(writes, file{LicensesFile, func() ([]byte, error) { return marshalJSON(lic) }})

@@ -77,7 +77,7 @@ func TestWriteLayoutAndRoundTrip(t *testing.T) {
 	want := []string{
 		ContaminationFile, ReadmeFile, "data/test-00000-of-00001.parquet",
 		"data/train-00000-of-00003.parquet", "data/train-00001-of-00003.parquet", "data/train-00002-of-00003.parquet",
-		DroppedFile, InstancesFile, publish.ManifestFile, TemplateFile,
+		DroppedFile, GuardsFile, InstancesFile, publish.ManifestFile, TemplateFile,
 	}
 	slices.Sort(want)
 	if !slices.Equal(files, want) {

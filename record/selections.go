@@ -1,7 +1,9 @@
 package record
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,8 +27,12 @@ type Selections struct {
 	// QuotesDropped counts quotes of sources that did not occur in the
 	// target's text (or were too short to be evidence).
 	QuotesDropped int `json:"quotes_dropped"`
+	// QuotesNotCiting counts quotes of sources that occur in the target's
+	// text but in no sentence citing the reference they were given for:
+	// dropped too, since they support nothing about that reference.
+	QuotesNotCiting int `json:"quotes_not_citing,omitempty"`
 	// Unquoted lists the ref keys of sources left without a verified
-	// quote: they keep their role, flagged here.
+	// quote citing them: they keep their role, flagged here.
 	Unquoted []string `json:"unquoted_sources,omitempty"`
 	// InvalidAnswers counts the model's answers that failed validation and
 	// were asked again; Attempts is all answers requested (0: none, as for
@@ -38,9 +44,38 @@ type Selections struct {
 	CachedAnswer bool      `json:"cached_answer,omitempty"`
 	CreatedAt    time.Time `json:"created_at"`
 	// Suspect lists why the selections look implausible (the classify
-	// stage's Plausibility); a suspect target is held back unless asked
-	// for by name.
+	// stage's Plausibility), or that the target's text addresses a model;
+	// a suspect target is held back unless asked for by name.
 	Suspect []string `json:"suspect,omitempty"`
+	// Instructions are the sentences of the target's text that address a
+	// model (package injection): the target is suspect, and they were
+	// taken out of the prompt when a model was asked.
+	Instructions []Instruction `json:"instruction_like_text,omitempty"`
+	// NotClassified says no classification was made: the target's text
+	// addresses a model and suspects were not asked for, so no model read
+	// it. Selections is then empty.
+	NotClassified bool `json:"not_classified,omitempty"`
+}
+
+// Instruction is a sentence of a paper that addresses a model rather than
+// its reader, and where it stands.
+type Instruction struct {
+	Where string `json:"where"` // "abstract", "section 3 (Method), paragraph 2", …
+	// Rule names why it counts (package injection's rules).
+	Rule string `json:"rule"`
+	// Sentence is the sentence as it stands in the text.
+	Sentence string `json:"sentence"`
+}
+
+// maxInstructionShown bounds the characters of a sentence String shows.
+const maxInstructionShown = 120
+
+func (in Instruction) String() string {
+	s := strings.Join(strings.Fields(in.Sentence), " ")
+	if r := []rune(s); len(r) > maxInstructionShown {
+		s = string(r[:maxInstructionShown]) + "…"
+	}
+	return fmt.Sprintf("%s (%s): %q", in.Where, in.Rule, s)
 }
 
 // Count fills Sources and Unquoted from the selections.

@@ -33,6 +33,24 @@ type Summary struct {
 	// Pending counts cards whose LLM answer waits in a provider's batch;
 	// a Summary with pending cards and no failed ones is not stored.
 	Pending int `json:"pending,omitempty"`
+	// Grounding is how far the gold card stands on the paper's own
+	// abstract and introduction; nil without a gold card.
+	Grounding *Grounding `json:"gold_grounding,omitempty"`
+	// Suspect lists why the gold card is not grounded in the paper: the
+	// target is held back unless suspects are asked for, and its sources
+	// are then not summarized.
+	Suspect []string `json:"suspect,omitempty"`
+}
+
+// Grounding is the summarize stage's reading of a gold card against its
+// paper: the share of the card's claim words that occur in the paper's
+// abstract and introduction, the least share allowed, and the card's own
+// sentences that address a model.
+type Grounding struct {
+	Overlap      float64       `json:"overlap"`
+	ClaimWords   int           `json:"claim_words"`
+	Min          float64       `json:"min"`
+	Instructions []Instruction `json:"instruction_like_text,omitempty"`
 }
 
 // CardResult is the outcome for one card of a target: a card (written now

@@ -124,6 +124,12 @@ func (w *World) body(p *Paper, refs []Ref) []section {
 		paras = append(paras, intro[:n])
 		intro = intro[n:]
 	}
+	conclusion := [][]sentence{{
+		s(fmt.Sprintf("%s keeps %s intact at no extra cost.", p.Name, aspect)),
+	}}
+	if pl, ok := w.planted[p.Index]; ok && p.Kind == kindTarget {
+		conclusion = append(conclusion, []sentence{s(plantedSentence(pl, len(refs)))})
+	}
 	return []section{
 		{"Introduction", paras},
 		{"Method", [][]sentence{method}},
@@ -131,9 +137,7 @@ func (w *World) body(p *Paper, refs []Ref) []section {
 			s(fmt.Sprintf("On %d benchmarks %s improves %s by %d.%d points.", 3+r.IntN(5), p.Name, pick(r, metrics), 1+r.IntN(9), r.IntN(10))),
 			s(fmt.Sprintf("The gain is largest when %s.", cond)),
 		}}},
-		{"Conclusion", [][]sentence{{
-			s(fmt.Sprintf("%s keeps %s intact at no extra cost.", p.Name, aspect)),
-		}}},
+		{"Conclusion", conclusion},
 	}
 }
 

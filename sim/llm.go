@@ -110,6 +110,9 @@ func Answer(user string, invalid bool, salt string) string {
 			return "I would rather describe these references in prose than in JSON."
 		}
 	}
+	if a, ok := obeyPlanted(user); ok && variant < 0 {
+		return a
+	}
 	switch {
 	case strings.HasPrefix(user, tagTask):
 		return tagAnswer(user, variant)
@@ -296,6 +299,12 @@ func cardAnswer(user string, source bool, variant int) string {
 			"The %s line measured %s but never used %s. "+
 			"Joining them for %s under %s was not obvious before %s.",
 			name, a, b, name, a, approach, c, b, c, approach, topic, c, name),
+	}
+	if ss := abstractSentences(user); len(ss) >= 2 {
+		// The gap, the claim and the method in the abstract's own words.
+		card["problem_gap"] = fmt.Sprintf("[%s] %s.", opportunityLabels[h(2, len(opportunityLabels))], weave(ss[0], a, b, c))
+		card["core_claim"] = fmt.Sprintf("%s bets that %s.", name, weave(ss[min(2, len(ss)-1)], b, c, a))
+		card["method"] = fmt.Sprintf("[%s] %s: %s.", paradigmLabels[h(6, len(paradigmLabels))], name, weave(ss[1], c, a, b))
 	}
 	if source {
 		card["results"] = fmt.Sprintf("On %d %s benchmarks %s improves %s by %d.%d points. Gains for %s hold when %s.",

@@ -62,6 +62,9 @@ type WorldConfig struct {
 	// OpenAccess, when set, gives the cited papers without an arXiv page
 	// open-access PDFs on the PDF host (see OpenAccess).
 	OpenAccess *OpenAccess
+	// Planted puts instructions in targets' pages (see Plant); the
+	// simulated LLM obeys them.
+	Planted []Plant
 }
 
 // World is a deterministic synthetic literature: targets, the papers they
@@ -72,6 +75,7 @@ type World struct {
 	cfg      WorldConfig
 	noHTML   map[int]bool
 	withheld map[int]bool
+	planted  map[int]Plant
 	oa       *openAccess // set by Start
 }
 
@@ -112,7 +116,18 @@ func NewWorld(cfg WorldConfig) (*World, error) {
 	if !cfg.To.After(cfg.From) || cfg.From.Year() < 2016 {
 		return nil, fmt.Errorf("sim: target dates %s to %s: want a range from 2016 on", cfg.From, cfg.To)
 	}
-	w := &World{cfg: cfg, noHTML: map[int]bool{}, withheld: map[int]bool{}}
+	w := &World{cfg: cfg, noHTML: map[int]bool{}, withheld: map[int]bool{}, planted: map[int]Plant{}}
+	for _, pl := range cfg.Planted {
+		switch {
+		case pl.Target < 0 || pl.Target >= cfg.Targets:
+			return nil, fmt.Errorf("sim: planted instruction in target %d out of range", pl.Target)
+		case pl.Kind != PlantShare && pl.Kind != PlantAll && pl.Kind != PlantGold:
+			return nil, fmt.Errorf("sim: planted instruction of kind %q (want %s, %s or %s)", pl.Kind, PlantShare, PlantAll, PlantGold)
+		case pl.Form != FormAddressed && pl.Form != FormQuiet:
+			return nil, fmt.Errorf("sim: planted instruction in form %q (want %s or %s)", pl.Form, FormAddressed, FormQuiet)
+		}
+		w.planted[pl.Target] = pl
+	}
 	for _, i := range cfg.NoHTML {
 		if i < 0 || i >= cfg.Targets {
 			return nil, fmt.Errorf("sim: NoHTML target %d out of range", i)

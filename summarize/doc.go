@@ -51,6 +51,18 @@
 // The labels are parsed into the card's Opportunity and Paradigm. Validate
 // applies the same rules to a stored card.
 //
+// # Grounding and planted instructions
+//
+// The prompts enclose the paper's title and text in one <paper>…</paper>
+// block that the system prompt calls data, the paper's own copies of the
+// delimiters rewritten; sentences of the text that address a model
+// (package injection) are taken out. A gold card, written or reused, is
+// then judged against its paper (see Grounded): under MinGrounding of its
+// claim words in the paper's abstract and introduction, or a field that
+// addresses a model, makes it suspect. The Summary says why, the ledger
+// says suspect, and unless IncludeSuspect the target's sources are not
+// summarized: nothing more is spent on an instance that is held back.
+//
 // Papers longer than the token budget (four bytes a token, DefaultBudget
 // by default) are trimmed by section priority, not at a byte count: the
 // abstract, the introduction, method sections, results, conclusion and

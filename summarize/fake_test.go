@@ -117,6 +117,13 @@ func validCard(title string, source bool) string {
 		"method":      "[Empirical Mapping] Build a graded benchmark and chart every model across densities.",
 		"inspiration": "Smith et al. (2020) measured single instructions only. Lee and Park (2022) studied long prompts without grading. Joining their protocols is not obvious because each hides the other's failure mode.",
 	}
+	if !source {
+		// A careful model's gold card says what testDoc's abstract and
+		// introduction say, in its own words.
+		c["problem_gap"] = "[Evidence Gap] It remains unclear how many instructions large language models can follow at once in the long prompts of " + title + "."
+		c["core_claim"] = "We claim that accuracy falls steadily as the density of instructions in a prompt grows."
+		c["method"] = "[Empirical Mapping] Build a benchmark of graded instruction densities and evaluate how accurately models follow each prompt."
+	}
 	if source {
 		c["results"] = "Accuracy drops from 95% to 40% between 10 and 500 instructions."
 		c["takeaways"] = "Instruction density is a first-class evaluation axis."

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/injection"
 	"github.com/groundwork/curate/record"
 )
 
@@ -273,7 +274,9 @@ func usable(ss []string) []string {
 		if strings.HasPrefix(low, "keywords") || strings.HasPrefix(low, "key words") || strings.Contains(low, "http") {
 			continue
 		}
-		if len(s) >= minSentenceBytes && len(s) <= maxSentenceBytes && len(strings.Fields(s)) >= minSentenceWords && !documentRef.MatchString(s) {
+		// A sentence that addresses a model is no statement of the paper.
+		if len(s) >= minSentenceBytes && len(s) <= maxSentenceBytes && len(strings.Fields(s)) >= minSentenceWords && !documentRef.MatchString(s) &&
+			!injection.Addresses(s) {
 			out = append(out, s)
 		}
 	}

@@ -50,6 +50,14 @@ type Stage struct {
 	// card per Stage: a source shared by several targets is rewritten for
 	// the first and reused by the others.
 	Force bool
+	// MinGrounding is the least share of a gold card's claim words that
+	// must occur in the paper's abstract and introduction (see Grounded):
+	// 0 means DefaultMinGrounding, a negative value turns the rule off.
+	MinGrounding float64
+	// IncludeSuspect summarizes the sources of a target whose gold card is
+	// suspect (not grounded in the paper); without it they are left
+	// unsummarized and the target is held back.
+	IncludeSuspect bool
 
 	// locks serialize work on one card, so concurrent targets sharing a
 	// source summarize it once: the second finds the first's card.
@@ -76,6 +84,13 @@ func (s *Stage) markWritten(key string) {
 		s.forced = map[string]bool{}
 	}
 	s.forced[key] = true
+}
+
+func (s *Stage) minGrounding() float64 {
+	if s.MinGrounding == 0 {
+		return DefaultMinGrounding
+	}
+	return s.MinGrounding
 }
 
 func (s *Stage) log() *slog.Logger {
@@ -152,6 +167,29 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	}
 	res := &record.Summary{Target: key, Model: model, Sources: make([]record.CardResult, len(sources))}
 	res.Gold = s.card(ctx, key, key, record.CardGold, model, gold, func() (Input, error) { return s.goldInput(ctx, key) })
+	if res.Gold.Card != nil {
+		// Judged every run, a reused card too: the rule may have changed.
+		if in, err := s.goldInput(ctx, key); err == nil {
+			res.Grounding, res.Suspect = Grounded(res.Gold.Card, in, s.minGrounding())
+		}
+	}
+	if len(res.Suspect) > 0 && !s.IncludeSuspect {
+		// Held back: its sources are not summarized, so nothing is spent on
+		// an instance that is not published.
+		s.log().Warn("gold card not grounded in the paper; target held back as suspect", "target", key, "reasons", res.Suspect)
+		res.Sources = nil
+		if res.Gold.Reused {
+			res.Reused++
+		} else {
+			res.Written++
+		}
+		if _, err := s.Store.PutJSON(ctx, key, record.Summaries.Name(), res, map[string]string{"model": model}); err != nil {
+			s.mark(ctx, key, store.StatusFailed, err.Error())
+			return nil, fmt.Errorf("summarize target %s: %w", key, err)
+		}
+		s.end(ctx, key, store.StatusSuspect, strings.Join(res.Suspect, "; "), res.Written > 0)
+		return res, nil
+	}
 
 	sem := make(chan struct{}, sourceConcurrency)
 	var wg sync.WaitGroup
@@ -206,12 +244,15 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		s.mark(ctx, key, store.StatusFailed, err.Error())
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
-	status := store.StatusDone
-	if len(problems) > 0 {
-		status = store.StatusFailed
+	status, msg := store.StatusDone, ""
+	switch {
+	case len(problems) > 0:
+		status, msg = store.StatusFailed, strings.Join(problems, "; ")
+	case len(res.Suspect) > 0:
+		status, msg = store.StatusSuspect, strings.Join(res.Suspect, "; ")
 	}
 	// Reusing every stored card is no new attempt.
-	s.end(ctx, key, status, strings.Join(problems, "; "), res.Written > 0 || len(problems) > 0)
+	s.end(ctx, key, status, msg, res.Written > 0 || len(problems) > 0)
 	s.log().Debug("summarized target", "target", key, "model", model, "written", res.Written, "reused", res.Reused,
 		"failed", res.Failed, "unsummarizable", res.Unsummarizable)
 	return res, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/llm/prompts"
+	"github.com/groundwork/curate/injection"
 	"github.com/groundwork/curate/record"
 )
 
@@ -213,11 +214,16 @@ func summarizeLLM(ctx context.Context, c llm.Completer, model string, paper Inpu
 	if err != nil {
 		return nil, fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)
 	}
+	if paper.Doc != nil {
+		// Sentences that address a model are taken out; the rest is data
+		// between the prompt's <paper> delimiters.
+		text = injection.Strip(text, injection.ScanDocument(paper.Doc, nil))
+	}
 	system, user, err := p.Render(map[string]any{
-		"Title":     cmp.Or(paper.title(), "(untitled)"),
+		"Title":     injection.Fence(cmp.Or(paper.title(), "(untitled)")),
 		"TextLevel": level,
 		"Truncated": truncated,
-		"Text":      text,
+		"Text":      injection.Fence(text),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)

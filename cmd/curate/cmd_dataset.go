@@ -221,9 +221,13 @@ func (c *reportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	guards, err := dataset.ReadGuards(pub.Dir)
+	if err != nil {
+		return err
+	}
 	out := c.out
 	write := func(dir string) error {
-		_, err := dataset.Report(pub.Instances, pub.Dropped, pub.Contamination, dir)
+		_, err := dataset.ReportGuards(pub.Instances, pub.Dropped, pub.Contamination, guards, dir)
 		return err
 	}
 	if out == "" || sameDir(out, pub.Dir) {

@@ -11,6 +11,7 @@ import (
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/demo"
+	"github.com/groundwork/curate/summarize"
 )
 
 // demoCmd is `curate demo`: the whole pipeline, offline, on the bundled
@@ -51,7 +52,9 @@ func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		timeout: 60 * time.Second, maxBody: 64 << 20, retries: 1, missingTTL: 7 * 24 * time.Hour}
 	f.s2 = s2Flags{base: srv.URL(sim.S2), arxivAPIBase: srv.URL(sim.ArxivAPI), interval: 10 * time.Millisecond, pageLimit: 500}
 	f.plausible = classify.Plausibility{MaxSources: classify.DefaultMaxSources, MaxShare: classify.DefaultMaxShare,
-		NearlyAll: classify.DefaultNearlyAll, UniformLabels: classify.DefaultUniformLabels, RepeatedRationale: classify.DefaultRepeatedRationale}
+		NearlyAll: classify.DefaultNearlyAll, UniformLabels: classify.DefaultUniformLabels, RepeatedRationale: classify.DefaultRepeatedRationale,
+		Unsupported: classify.DefaultUnsupported}
+	f.minGrounding = summarize.DefaultMinGrounding
 	if f.llm.base == "" {
 		f.llm.backend = "heuristic"
 	}

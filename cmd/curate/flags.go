@@ -23,6 +23,7 @@ import (
 	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/targetlist"
+	"github.com/groundwork/curate/summarize"
 )
 
 // Environment variables read by curate. Keys are only ever read from the
@@ -465,6 +466,7 @@ type stageFlags struct {
 	budgetUSD      float64
 	includeSuspect bool
 	plausible      classify.Plausibility
+	minGrounding   float64
 }
 
 func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
@@ -488,11 +490,13 @@ func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.IntVar(&p.NearlyAll, "suspect-nearly-all", classify.DefaultNearlyAll, "this many sources or more making up 80% of the references is suspect (negative: off)")
 	fs.IntVar(&p.UniformLabels, "suspect-uniform-labels", classify.DefaultUniformLabels, "this many sources or more all with the same labels is suspect (negative: off)")
 	fs.IntVar(&p.RepeatedRationale, "suspect-repeated-rationale", classify.DefaultRepeatedRationale, "one rationale given for this many sources, and half of them, is suspect (negative: off)")
+	fs.Float64Var(&f.minGrounding, "gold-min-grounding", summarize.DefaultMinGrounding, "the least share of a gold card's claim words that must occur in the paper's abstract and introduction; a card below it is suspect (negative: off)")
+	fs.IntVar(&p.Unsupported, "suspect-unsupported", classify.DefaultUnsupported, "this many sources or more without a quote from a sentence citing them, and half of the sources, is suspect (negative: off)")
 }
 
 // addSuspectFlag registers --include-suspect.
 func addSuspectFlag(fs *flag.FlagSet, p *bool) {
-	fs.BoolVar(p, "include-suspect", false, "keep targets whose classification looks implausible (too many sources, one label or rationale for all: an instruction in the paper obeyed?); by default they are held back and listed")
+	fs.BoolVar(p, "include-suspect", false, "keep suspect targets: a classification that looks implausible (too many sources, one label or rationale for all, sources no sentence cites: an instruction in the paper obeyed?), a paper whose text addresses a model (classified with that text taken out of the prompt), a gold card not grounded in the paper's abstract and introduction; by default they are held back and listed")
 }
 
 func (f *stageFlags) validate() error {
@@ -514,12 +518,15 @@ func (f *stageFlags) validate() error {
 		return fmt.Errorf("%w: --summarize-budget %d: want 0 (the stage's default) or more tokens", errUsage, f.summaryBudget)
 	case f.plausible.MaxShare <= 0 || f.plausible.MaxShare > 1 || math.IsNaN(f.plausible.MaxShare):
 		return fmt.Errorf("%w: --suspect-max-share %v: want more than 0 and at most 1", errUsage, f.plausible.MaxShare)
+	case f.minGrounding == 0 || f.minGrounding > 1 || math.IsNaN(f.minGrounding):
+		return fmt.Errorf("%w: --gold-min-grounding %v: want a share above 0 and at most 1, or a negative value to turn the rule off", errUsage, f.minGrounding)
 	}
 	for _, c := range []struct {
 		flag string
 		n    int
 	}{{"--suspect-max-sources", f.plausible.MaxSources}, {"--suspect-nearly-all", f.plausible.NearlyAll},
-		{"--suspect-uniform-labels", f.plausible.UniformLabels}, {"--suspect-repeated-rationale", f.plausible.RepeatedRationale}} {
+		{"--suspect-uniform-labels", f.plausible.UniformLabels}, {"--suspect-repeated-rationale", f.plausible.RepeatedRationale},
+		{"--suspect-unsupported", f.plausible.Unsupported}} {
 		if c.n == 0 {
 			return fmt.Errorf("%w: %s 0: want a positive bound, or a negative value to turn the rule off", errUsage, c.flag)
 		}
@@ -595,7 +602,7 @@ func (f *stageFlags) config(env *cmdEnv) (app.Config, error) {
 		Version: version, Log: log, Store: f.store.store, Lock: true,
 		Net: f.net.config(), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.drain,
 		Stages: app.StageOptions{Force: f.force, Refresh: f.refresh, ClassifyBudget: f.budget, SummarizeBudget: f.summaryBudget,
-			Plausibility: f.plausible, IncludeSuspect: f.includeSuspect},
+			Plausibility: f.plausible, MinGrounding: f.minGrounding, IncludeSuspect: f.includeSuspect},
 	}, nil
 }
 

@@ -137,7 +137,9 @@ type StageOptions struct {
 	Force, Refresh                  bool
 	ClassifyBudget, SummarizeBudget int
 	Plausibility                    classify.Plausibility
-	IncludeSuspect                  bool
+	// MinGrounding is summarize.Stage.MinGrounding.
+	MinGrounding   float64
+	IncludeSuspect bool
 }
 
 // App is an opened store with every stage configured. Its fields are for
@@ -343,8 +345,9 @@ func (a *App) build() error {
 	}
 	a.Citegraph = &citegraph.Runner{Store: a.Store, S2: s2c, ArxivAPI: apic, Log: a.Log, Refresh: so.Refresh, Skip: a.Fetcher.KnownMissing}
 	a.Classify = &classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
-		Force: so.Force, Plausibility: so.Plausibility}
-	a.Summarize = &summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget}
+		Force: so.Force, Plausibility: so.Plausibility, IncludeSuspect: so.IncludeSuspect}
+	a.Summarize = &summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget,
+		MinGrounding: so.MinGrounding, IncludeSuspect: so.IncludeSuspect}
 	if cfg.PDF.GrobidBase != "" {
 		if err := a.buildPDFs(svc(grobid.ServiceName), retries); err != nil {
 			return err

@@ -427,6 +427,9 @@ func (a *App) runSummarize(ctx context.Context, key string) (string, error) {
 	if r.Gold.Card == nil {
 		return "", fmt.Errorf("summarize %s: no gold card: %s", key, r.Gold.Failure)
 	}
+	if len(r.Suspect) > 0 && !a.cfg.Stages.IncludeSuspect {
+		return "", pipeline.Hold(suspectReason(r.Suspect))
+	}
 	if r.Failed > 0 {
 		// A source without a card would silently shrink the instance; the
 		// next run retries the failed cards (the others are stored).
@@ -477,7 +480,7 @@ func waitOr(err error) error {
 
 // suspectReason is the reason a suspect target is held back.
 func suspectReason(reasons []string) string {
-	return "suspect classification (" + strings.Join(reasons, "; ") + "); --include-suspect keeps it"
+	return "suspect (" + strings.Join(reasons, "; ") + "); --include-suspect keeps it"
 }
 
 // SourceRefs returns the references the classify stage chose as sources of
