@@ -119,6 +119,10 @@ type Config struct {
 	// address; the rest of the policy stays as it is.
 	Resolve   func(ctx context.Context, host string) ([]netip.Addr, error)
 	AllowAddr func(netip.Addr) bool
+	// Secrets are redacted from every answer and error (httpx's
+	// Config.Secrets): the run's keys, which a host or a proxy in front
+	// of it may echo though they are never sent to it.
+	Secrets []string
 }
 
 // Robots applies a host's robots.txt to the service that asks it
@@ -226,6 +230,7 @@ func New(cfg Config) (*Fetcher, error) {
 		RetryWaitMax: cfg.RetryWaitMax,
 		Logger:       cfg.Logger,
 		Transport:    transport,
+		Secrets:      cfg.Secrets,
 	}, services...)
 	if err != nil {
 		return nil, fmt.Errorf("oapdf: new fetcher: %w", err)

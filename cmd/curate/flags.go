@@ -22,6 +22,7 @@ import (
 	"github.com/groundwork/curate/client/oapdf"
 	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/redact"
 	"github.com/groundwork/curate/internal/targetlist"
 	"github.com/groundwork/curate/summarize"
 )
@@ -148,10 +149,35 @@ func (f *netFlags) validate() error {
 	return nil
 }
 
-func (f *netFlags) config() app.Net {
+func (f *netFlags) config(env *cmdEnv) app.Net {
 	return app.Net{Mailto: f.mailto, ArxivBase: f.arxivBase, Ar5ivBase: f.ar5ivBase, ArxivInterval: f.arxivInterval,
 		Timeout: f.timeout, MaxBody: f.maxBody, Retries: f.retries, MissingTTL: f.missingTTL,
-		IgnoreCrawlDelay: f.ignoreCrawlDelay, HTMLArchives: f.htmlArchives}
+		IgnoreCrawlDelay: f.ignoreCrawlDelay, HTMLArchives: f.htmlArchives, Secrets: secrets(env.getenv)}
+}
+
+// keyEnv are the variables that hold API keys, and proxyEnv those that may
+// carry a proxy's credentials (http://user:password@host). Every such
+// value is redacted from what the services send back, whichever service
+// it is for: a shared proxy or gateway may echo any of them.
+var (
+	keyEnv   = []string{envS2Key, "LLM_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+	proxyEnv = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"}
+)
+
+// secrets returns the credentials in the environment.
+func secrets(getenv func(string) string) []string {
+	var out []string
+	for _, k := range keyEnv {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			out = append(out, v)
+		}
+	}
+	for _, k := range proxyEnv {
+		if u, err := url.Parse(getenv(k)); err == nil {
+			out = append(out, redact.UserInfo(u)...)
+		}
+	}
+	return out
 }
 
 // s2Flags: Semantic Scholar and the arXiv API.
@@ -600,7 +626,7 @@ func (f *stageFlags) config(env *cmdEnv) (app.Config, error) {
 	lc.BudgetTokens, lc.BudgetUSD = f.budgetTokens, f.budgetUSD
 	return app.Config{
 		Version: version, Log: log, Store: f.store.store, Lock: true,
-		Net: f.net.config(), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.drain,
+		Net: f.net.config(env), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.drain,
 		Stages: app.StageOptions{Force: f.force, Refresh: f.refresh, ClassifyBudget: f.budget, SummarizeBudget: f.summaryBudget,
 			Plausibility: f.plausible, MinGrounding: f.minGrounding, IncludeSuspect: f.includeSuspect},
 	}, nil

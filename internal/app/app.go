@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,10 @@ type Net struct {
 	// HTMLArchives are local page archives (directories of saved pages,
 	// ar5iv bulk zips) asked before any request.
 	HTMLArchives []string
+	// Secrets are credentials to redact from everything the services
+	// send back (see httpx.Config.Secrets), besides the configured S2 and
+	// LLM keys: the environment's other keys, a proxy's password.
+	Secrets []string
 }
 
 // S2 configures Semantic Scholar and the arXiv API.
@@ -297,6 +302,7 @@ func (a *App) build() error {
 		MaxBody:   cfg.Net.MaxBody,
 		RetryMax:  retries,
 		Logger:    a.Log,
+		Secrets:   a.secrets(),
 	}, services...)
 	if err != nil {
 		return err
@@ -354,6 +360,13 @@ func (a *App) build() error {
 		}
 	}
 	return nil
+}
+
+// secrets are every credential of the run, for both HTTP clients to
+// redact: a PDF host or a proxy in front of it may echo the keys of the
+// other services too.
+func (a *App) secrets() []string {
+	return append(slices.Clone(a.cfg.Net.Secrets), a.cfg.S2.Key, a.cfg.LLM.Client.APIKey)
 }
 
 // Close releases the store's lock, if taken, and closes the store.

@@ -35,7 +35,7 @@ func (a *App) buildPDFs(svc *httpx.Service, retries int) error {
 	f, err := oapdf.New(oapdf.Config{
 		UserAgent: ua,
 		Hosts:     pc.Hosts, MaxSize: pc.MaxSize, Interval: pc.Interval, RetryMax: retries,
-		Logger: a.Log, Resolve: pc.Resolve, AllowAddr: pc.AllowAddr, Robots: rb,
+		Logger: a.Log, Resolve: pc.Resolve, AllowAddr: pc.AllowAddr, Robots: rb, Secrets: a.secrets(),
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)

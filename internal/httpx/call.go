@@ -169,8 +169,17 @@ func (c *call) readBody(resp *http.Response) (int64, error) {
 	if n > limit {
 		return n, fmt.Errorf("%w: body exceeds the limit of %d bytes", ErrTooLarge, limit)
 	}
-	resp.Body = &bufferedBody{Reader: bytes.NewReader(buf.Bytes()), b: buf.Bytes()}
-	resp.ContentLength = n
+	// An endpoint or proxy may echo the request, keys included: nothing
+	// past this point sees them (redirects follow the redacted Location).
+	red := c.svc.c.red
+	body := red.Bytes(buf.Bytes())
+	for k, vs := range resp.Header {
+		for i, v := range vs {
+			resp.Header[k][i] = red.String(v)
+		}
+	}
+	resp.Body = &bufferedBody{Reader: bytes.NewReader(body), b: body}
+	resp.ContentLength = int64(len(body))
 	return n, nil
 }
 
@@ -314,8 +323,8 @@ func (c *call) fail(resp *http.Response, err error) error {
 		if d, ok := retryAfter(resp); ok {
 			se.RetryAfter = d
 		}
-		body := bodyBytes(resp)
-		se.Body = []byte(s.scrub(string(body[:min(len(body), errorBodySize)])))
+		body := bodyBytes(resp) // redacted as it was read
+		se.Body = bytes.Clone(body[:min(len(body), errorBodySize)])
 		s.log.LogAttrs(context.Background(), slog.LevelWarn, "http give up",
 			slog.String("method", c.method), slog.String("url", c.url),
 			slog.Int("status", se.Status), slog.Int("attempts", se.Attempts),

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/groundwork/curate/internal/redact"
 )
 
 var (
@@ -75,10 +77,6 @@ func (e *StatusError) Error() string {
 	return b.String()
 }
 
-// minSecretLen is the shortest header value treated as a secret to scrub;
-// shorter values would garble unrelated text and are no real secret.
-const minSecretLen = 6
-
 // redact renders u for logs and errors: password and secret-looking query
 // values replaced, and any secret header value scrubbed.
 func (s *Service) redact(u *url.URL) string {
@@ -88,7 +86,7 @@ func (s *Service) redact(u *url.URL) string {
 		for k, vs := range q {
 			if secretParam(k) {
 				for i := range vs {
-					vs[i] = "REDACTED"
+					vs[i] = redact.Mask
 				}
 				changed = true
 			}
@@ -112,10 +110,5 @@ func secretParam(name string) bool {
 	return false
 }
 
-// scrub replaces the service's secret header values in text.
-func (s *Service) scrub(text string) string {
-	for _, v := range s.secrets {
-		text = strings.ReplaceAll(text, v, "REDACTED")
-	}
-	return text
-}
+// scrub replaces every secret of the Client in text.
+func (s *Service) scrub(text string) string { return s.c.red.String(text) }

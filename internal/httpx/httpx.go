@@ -10,7 +10,10 @@
 // layer under a size cap, so a truncated body is a retryable transport error
 // rather than silently short data. Redirects are followed only between the
 // configured hosts, and a service's secret headers go only to that service's
-// own origin; they are never logged or put into errors.
+// own origin. Every secret the Client knows (its services' secret headers
+// and Config.Secrets) is redacted from what comes back, in every form an
+// echo may write it in (see package redact): response bodies and headers,
+// URLs, errors and log lines, so nothing past httpx sees a key.
 package httpx
 
 import (
@@ -29,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/groundwork/curate/internal/redact"
 	"github.com/hashicorp/go-retryablehttp"
 )
 
@@ -80,6 +84,11 @@ type Config struct {
 	// quick. Tests check a limiter's own schedule with it, which scheduling
 	// delay cannot disturb, rather than arrival times at a server.
 	OnGrant func(Grant)
+	// Secrets are more values to redact from what comes back, besides
+	// the services' secret headers: the keys of services on other
+	// Clients, a proxy's credentials (see redact.UserInfo). A proxy or a
+	// shared gateway may echo any of them.
+	Secrets []string
 }
 
 // Grant is one decision of a service's limiter: a request may start.
@@ -130,6 +139,7 @@ type Client struct {
 	rt       http.RoundTripper
 	services map[string]*Service
 	byHost   map[string]*Service // first service configured for each host
+	red      *redact.Redactor    // every secret of the Client, see Config.Secrets
 }
 
 // Service is one remote service of a Client. It is safe for concurrent use.
@@ -138,7 +148,6 @@ type Service struct {
 	name    string
 	base    *url.URL
 	header  http.Header // secret, see ServiceConfig.Header
-	secrets []string    // header values, scrubbed from anything we emit
 	limiter *limiter
 	gate    chan struct{} // serialises limiter waits, see wait
 	slots   chan struct{} // nil when MaxInFlight is 0
@@ -210,6 +219,7 @@ func New(cfg Config, services ...ServiceConfig) (*Client, error) {
 		t.MaxIdleConnsPerHost = 16 // several workers per service reuse connections
 		c.rt = t
 	}
+	secrets := slices.Clone(cfg.Secrets)
 	for _, sc := range services {
 		s, err := c.newService(sc)
 		if err != nil {
@@ -219,7 +229,13 @@ func New(cfg Config, services ...ServiceConfig) (*Client, error) {
 		if h := hostKey(s.base); c.byHost[h] == nil {
 			c.byHost[h] = s
 		}
+		for _, vs := range s.header {
+			for _, v := range vs {
+				secrets = append(secrets, redact.Credentials(v)...)
+			}
+		}
 	}
+	c.red = redact.New(secrets...)
 	return c, nil
 }
 
@@ -268,9 +284,6 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 				return nil, fmt.Errorf("httpx: service %q: header %s: value contains a line break", sc.Name, k)
 			}
 			s.header[k] = append(s.header[k], v)
-			if len(v) >= minSecretLen {
-				s.secrets = append(s.secrets, v)
-			}
 		}
 	}
 	if sc.MaxInFlight > 0 {
@@ -278,6 +291,11 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 	}
 	return s, nil
 }
+
+// Redact returns text with every secret the Client knows replaced (see
+// package redact), for text about its services that did not come out of
+// httpx already redacted.
+func (c *Client) Redact(text string) string { return c.red.String(text) }
 
 // Service returns the service configured under name.
 func (c *Client) Service(name string) (*Service, error) {
@@ -376,8 +394,11 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 	resp, err := s.do(ctx, req)
 	if err != nil {
 		s.stats.errors.Add(1)
+		// Whatever made it (a transport, a guard, a server's words), the
+		// error's text is redacted before anyone sees it.
+		return nil, s.c.red.Error(err)
 	}
-	return resp, err
+	return resp, nil
 }
 
 func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
@@ -424,11 +445,11 @@ func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
 		Status: resp.StatusCode,
 		Header: resp.Header,
 		Body:   bodyBytes(resp),
-		URL:    resp.Request.URL.String(),
+		URL:    s.scrub(resp.Request.URL.String()),
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		if loc, err := resp.Location(); err == nil {
-			out.Location = loc.String()
+			out.Location = s.scrub(loc.String())
 		}
 	}
 	return out, nil
