@@ -215,6 +215,9 @@ func (cfg Config) ServiceConfig() httpx.ServiceConfig {
 		Name:    cmp.Or(cfg.Service, DefaultService),
 		BaseURL: cfg.BaseURL,
 		Timeout: cmp.Or(cfg.AttemptTimeout, DefaultAttemptTimeout),
+		// The call's deadline (Timeout) spans the attempts; a hung
+		// attempt is retried within it.
+		TimeoutPerAttempt: true,
 	}
 	p := cfg.provider()
 	if p == ProviderAnthropic && sc.BaseURL != "" && !strings.HasSuffix(strings.TrimRight(sc.BaseURL, "/"), "/v1") {

@@ -113,7 +113,7 @@ func (f *netFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.StringVar(&f.arxivBase, "arxiv-base", get(envArxivBase, "https://arxiv.org"), "arXiv base URL (env "+envArxivBase+")")
 	fs.StringVar(&f.ar5ivBase, "ar5iv-base", get(envAr5ivBase, "https://ar5iv.labs.arxiv.org"), "ar5iv base URL (env "+envAr5ivBase+")")
 	fs.DurationVar(&f.arxivInterval, "arxiv-interval", 3*time.Second, "minimum time between requests to arXiv and to ar5iv (arXiv asks for 3s; 0: none)")
-	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "timeout of one HTTP attempt (more than 0)")
+	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "time one HTTP request may wait on the server, over all its attempts: a retry has what the earlier attempts left, and a timed-out attempt is not retried (more than 0)")
 	fs.Int64Var(&f.maxBody, "max-body", 64<<20, "largest response body accepted, in bytes (more than 0)")
 	fs.IntVar(&f.retries, "retries", 5, "retries of a failed request (429, 5xx, resets); 0: none")
 	fs.DurationVar(&f.missingTTL, "missing-ttl", 7*24*time.Hour, "a paper found without HTML on arXiv and ar5iv is not asked about again for this long (0 or negative: always ask)")
@@ -417,7 +417,7 @@ const defaultHosts = "default"
 func (f *pdfFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 	fs.StringVar(&f.grobid, "grobid", "", "GROBID service (e.g. http://localhost:8070) that converts the open-access PDFs of sources without an arXiv page into full text; without it no PDF is fetched")
 	fs.IntVar(&f.capacity, "grobid-capacity", grobid.DefaultCapacity, "PDFs sent to GROBID at once: the server's concurrency setting (grobid.yaml; 10 by default)")
-	fs.DurationVar(&f.timeout, "grobid-timeout", grobid.DefaultTimeout, "time one GROBID conversion may take (more than 0; long PDFs take minutes)")
+	fs.DurationVar(&f.timeout, "grobid-timeout", grobid.DefaultTimeout, "time one GROBID conversion may take, its retries included (more than 0; long PDFs take minutes)")
 	fs.StringVar(&f.hosts, "pdf-hosts", defaultHosts, "comma-separated hosts (host or host:port) PDFs may be downloaded from; default stands for the built-in list of open-access hosts (ACL Anthology, OpenReview, PMC, publishers' open-access sites), e.g. default,repo.example.org")
 	fs.Int64Var(&f.maxSize, "pdf-max-size", oapdf.DefaultMaxSize, "largest PDF downloaded, in bytes (more than 0)")
 	fs.DurationVar(&f.interval, "pdf-interval", oapdf.DefaultInterval, "minimum time between requests to one PDF host (more than 0)")

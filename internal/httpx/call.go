@@ -29,6 +29,10 @@ type call struct {
 
 	attempt int   // 1 for the first attempt, set before each attempt
 	lastErr error // transport error of the latest attempt, for the retry log
+	// spent is the time the attempts and hops so far were on the wire:
+	// what is left of the service's timeout for the next (see
+	// Config.Timeout).
+	spent time.Duration
 }
 
 // beforeAttempt is retryablehttp's RequestLogHook; n is 0 for the first
@@ -65,7 +69,15 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 
-	actx, cancel := context.WithTimeout(ctx, s.timeout)
+	limit := s.timeout
+	if !s.perAttempt {
+		limit -= c.spent
+		if limit <= 0 {
+			closeBody(req)
+			return nil, fmt.Errorf("%w: %s on the wire over %d attempts", errRequestTimeout, c.spent.Round(time.Millisecond), c.attempt-1)
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	out := req.Clone(actx) // RoundTrippers must not modify the request
 	out.Header.Set("User-Agent", s.c.cfg.UserAgent)
@@ -95,13 +107,18 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 		n, err = c.readBody(resp)
 		s.stats.bytes.Add(n)
 	}
-	s.stats.elapsed.Add(int64(time.Since(start)))
+	took := time.Since(start)
+	c.spent += took
+	s.stats.elapsed.Add(int64(took))
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		err = ctx.Err()
-	case actx.Err() != nil:
+	case actx.Err() != nil && s.perAttempt:
 		err = fmt.Errorf("%w after %s", errAttemptTimeout, s.timeout)
+	case actx.Err() != nil:
+		// The request's time is spent: another attempt would have none.
+		err = fmt.Errorf("%w: no answer within %s", errRequestTimeout, s.timeout)
 	}
 
 	attrs := []slog.Attr{
@@ -208,7 +225,7 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 		}
 		// Not context.DeadlineExceeded: net reports dial timeouts as that,
 		// and those deserve a retry.
-		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, ErrPolicy, ErrPaused, errTooManyRedirects, errWaitPastDeadline} {
+		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, ErrPolicy, ErrPaused, errTooManyRedirects, errWaitPastDeadline, errRequestTimeout} {
 			if errors.Is(err, final) {
 				return false, err
 			}

@@ -34,6 +34,7 @@ var (
 var (
 	errTooManyRedirects  = errors.New("too many redirects")
 	errAttemptTimeout    = errors.New("attempt timed out")
+	errRequestTimeout    = errors.New("timed out")
 	errRetriesExhausted  = errors.New("retries exhausted")
 	errRetryAfterTooLong = errors.New("retry-after too long")
 	errWaitPastDeadline  = errors.New("rate limit wait would pass the deadline")

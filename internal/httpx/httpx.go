@@ -53,9 +53,13 @@ const (
 type Config struct {
 	// UserAgent is sent on every request; required. See UserAgent.
 	UserAgent string
-	// Timeout bounds one attempt, from sending the request to the end of the
-	// body; the limiter wait is not included (default 60s). The caller's ctx
-	// bounds the whole call.
+	// Timeout bounds the time one request may spend on the wire, from
+	// sending it to the end of the body, over all its attempts and
+	// redirect hops: a retry has what the earlier attempts left, and an
+	// attempt that timed out is not retried, for it spent it all (a host
+	// that holds its connections would otherwise hold each request for
+	// RetryMax+1 timeouts). Waits for the limiter and the backoffs are not
+	// counted (default 60s). The caller's ctx bounds the whole call.
 	Timeout time.Duration
 	// MaxBody caps a response body in bytes (default 64 MiB).
 	MaxBody int64
@@ -116,10 +120,15 @@ type ServiceConfig struct {
 	// MaxInFlight caps concurrent requests to the service (arXiv asks for a
 	// single connection at a time); 0 means no cap.
 	MaxInFlight int
-	// Timeout bounds one attempt to this service, overriding Config.Timeout
-	// (an LLM generation may take minutes where a page takes seconds); 0
-	// means Config.Timeout.
+	// Timeout bounds a request to this service as Config.Timeout does,
+	// overriding it (a GROBID conversion or an LLM generation may take
+	// minutes where a page takes seconds); 0 means Config.Timeout.
 	Timeout time.Duration
+	// TimeoutPerAttempt makes Timeout bound each attempt instead, and a
+	// timed-out attempt is retried like a reset: for a caller that keeps
+	// its own deadline over the whole call in ctx (the LLM client), and
+	// for which a hung answer deserves another try within it.
+	TimeoutPerAttempt bool
 	// NoRetry lists statuses that httpx would retry (429, 5xx) but that
 	// this service means as final: they are returned as they are, for the
 	// caller to map. GROBID's 500 is a failed conversion of one PDF, which
@@ -152,7 +161,9 @@ type Service struct {
 	gate    chan struct{} // serialises limiter waits, see wait
 	slots   chan struct{} // nil when MaxInFlight is 0
 	noRetry []int         // see ServiceConfig.NoRetry
-	timeout time.Duration // per attempt
+	timeout time.Duration // per request, or per attempt with perAttempt
+	// perAttempt: see ServiceConfig.TimeoutPerAttempt
+	perAttempt bool
 	log     *slog.Logger
 	stats   counters
 	guard   atomic.Pointer[Guard] // see SetGuard
@@ -275,6 +286,8 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 		log:     c.log.With(slog.String("service", sc.Name)),
 		timeout: cmp.Or(sc.Timeout, c.cfg.Timeout),
 		noRetry: slices.Clone(sc.NoRetry),
+
+		perAttempt: sc.TimeoutPerAttempt,
 	}
 	for k, vs := range sc.Header {
 		k = http.CanonicalHeaderKey(k)
