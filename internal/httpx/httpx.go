@@ -164,9 +164,9 @@ type Service struct {
 	timeout time.Duration // per request, or per attempt with perAttempt
 	// perAttempt: see ServiceConfig.TimeoutPerAttempt
 	perAttempt bool
-	log     *slog.Logger
-	stats   counters
-	guard   atomic.Pointer[Guard] // see SetGuard
+	log        *slog.Logger
+	stats      counters
+	guard      atomic.Pointer[Guard] // see SetGuard
 }
 
 // Guard decides whether a request may be sent at all; an error refuses it.
