@@ -214,6 +214,35 @@ func TestRedirectBetweenAllowedHosts(t *testing.T) {
 	}
 }
 
+// TestRedirectWithCredentials: a redirect to user:pass@ an allowed host
+// is followed without them: no Basic auth is sent, and the URL the PDF is
+// stored under does not keep them.
+func TestRedirectWithCredentials(t *testing.T) {
+	var e *env
+	var auth atomic.Value
+	e = newEnv(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect" {
+			u, _ := url.Parse(e.at("aclanthology.org", "/P19-1.pdf"))
+			u.User = url.UserPassword("someone", "hunter2")
+			w.Header().Set("Location", u.String())
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		auth.Store(r.Header.Get("Authorization"))
+		servePDF(w, r)
+	}, Config{}, nil)
+	pdf, err := e.f.Fetch(context.Background(), e.at("www.aclweb.org", "/redirect"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := auth.Load().(string); a != "" {
+		t.Errorf("the redirect's credentials were sent: %q", a)
+	}
+	if pdf.FinalURL != e.at("aclanthology.org", "/P19-1.pdf") {
+		t.Errorf("final url %q", pdf.FinalURL)
+	}
+}
+
 // TestSSRF: URLs and redirects that lead to loopback, private, link-local
 // or unlisted hosts are never fetched; the fakes count what reaches them.
 func TestSSRF(t *testing.T) {

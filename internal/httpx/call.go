@@ -208,6 +208,13 @@ func (c *call) checkRedirect(req *http.Request, via []*http.Request) error {
 	if !c.svc.c.allowed(req.URL) {
 		return fmt.Errorf("%w %s", ErrForeignRedirect, req.URL.Host)
 	}
+	if req.URL.User != nil {
+		// http.Client would send them as Basic auth, and the final URL
+		// (stored as where a page or PDF came from) would keep them:
+		// credentials a server puts in a redirect are not curate's to use.
+		req.URL.User = nil
+		c.svc.log.LogAttrs(req.Context(), slog.LevelDebug, "http redirect credentials dropped", slog.String("url", c.svc.redact(req.URL)))
+	}
 	if len(via) > maxRedirects {
 		return fmt.Errorf("%w: more than %d", errTooManyRedirects, maxRedirects)
 	}

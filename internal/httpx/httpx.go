@@ -418,7 +418,11 @@ func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
 	method := cmp.Or(r.Method, http.MethodGet)
 	u, err := s.resolve(r.Path, r.Query)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s %s: %w", s.name, method, s.scrub(r.Path), err)
+		shown := s.scrub(r.Path)
+		if u, perr := url.Parse(r.Path); perr == nil {
+			shown = s.redact(u)
+		}
+		return nil, fmt.Errorf("%s: %s %s: %w", s.name, method, shown, err)
 	}
 	var body any // a nil []byte would still become a zero-length body
 	if r.Body != nil {
@@ -462,6 +466,7 @@ func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		if loc, err := resp.Location(); err == nil {
+			loc.User = nil // as a followed redirect's, see checkRedirect
 			out.Location = s.scrub(loc.String())
 		}
 	}
@@ -479,6 +484,9 @@ func (s *Service) resolve(p string, q url.Values) (*url.URL, error) {
 	case ref.IsAbs():
 		if !s.c.allowed(ref) {
 			return nil, fmt.Errorf("host %s is not a configured service", ref.Host)
+		}
+		if ref.User != nil {
+			return nil, errors.New("credentials in the url are not sent")
 		}
 		u = ref
 	case ref.Host != "":

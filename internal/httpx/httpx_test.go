@@ -529,6 +529,54 @@ func TestTooLarge(t *testing.T) {
 	}
 }
 
+// TestRedirectCredentials: a redirect to user:pass@ an allowed host is
+// followed without the credentials (http.Client would send them as Basic
+// auth), and no URL handed back keeps them; a request naming credentials
+// itself is refused before it is sent.
+func TestRedirectCredentials(t *testing.T) {
+	var final atomic.Pointer[http.Request]
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		switch r.URL.Path {
+		case "/to-creds":
+			u, _ := url.Parse("http://" + r.Host + "/final")
+			u.User = url.UserPassword("someone", "hunter2-PLANTED")
+			w.Header().Set("Location", u.String())
+			w.WriteHeader(http.StatusFound)
+		case "/final":
+			final.Store(r)
+			io.WriteString(w, "ok")
+		}
+	})
+	s := newService(t, srv.URL, testConfig{})
+	resp, err := s.Get(context.Background(), "/to-creds", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := final.Load()
+	if r == nil {
+		t.Fatal("the redirect was not followed")
+	}
+	if a := r.Header.Get("Authorization"); a != "" {
+		t.Errorf("the redirect's credentials were sent: Authorization %q", a)
+	}
+	if strings.Contains(resp.URL, "hunter2") || strings.Contains(resp.URL, "someone") || !strings.HasSuffix(resp.URL, "/final") {
+		t.Errorf("final URL %q", resp.URL)
+	}
+	resp, err = s.Do(context.Background(), httpx.Request{Path: "/to-creds", NoRedirect: true})
+	if err != nil || resp.Location == "" || strings.Contains(resp.Location, "hunter2") {
+		t.Errorf("unfollowed redirect: location %q, err %v", resp.Location, err)
+	}
+	n := srv.count()
+	u, _ := url.Parse(srv.URL + "/final")
+	u.User = url.UserPassword("someone", "hunter2-PLANTED")
+	if _, err := s.Get(context.Background(), u.String(), nil); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("a URL with credentials: err %v, want a refusal that does not repeat them", err)
+	}
+	if srv.count() != n {
+		t.Error("a URL with credentials was sent")
+	}
+}
+
 func TestRedirects(t *testing.T) {
 	b := newServer(t, reply(200, "from b"))
 	foreign := newServer(t, reply(200, "from foreign"))
