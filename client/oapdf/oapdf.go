@@ -286,14 +286,8 @@ func hostEntry(h string) (string, error) {
 }
 
 // urlKey returns the allow-list key of a URL: its host, with its port
-// unless the scheme's default.
-func urlKey(u *url.URL) string {
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if port == "" || port == "80" && u.Scheme == "http" || port == "443" && u.Scheme == "https" {
-		return host
-	}
-	return net.JoinHostPort(host, port)
-}
+// unless the scheme's default (httpx.HostKey).
+func urlKey(u *url.URL) string { return httpx.HostKey(u) }
 
 // Check validates a URL without fetching it: absolute http or https, no
 // credentials, a host name (no IP address) on the allow-list.

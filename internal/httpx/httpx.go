@@ -568,15 +568,22 @@ func UserAgent(version, mailto string) string {
 	return "curate/" + version + " (+https://github.com/groundwork/curate; mailto:" + mailto + ")"
 }
 
-// hostKey normalises u's host for comparison: lower case, default port
-// dropped.
-func hostKey(u *url.URL) string {
-	host, port := strings.ToLower(u.Hostname()), u.Port()
+// HostKey is u's host as curate compares hosts, the one rule for it:
+// lower case, without a trailing dot, and without the port when it is
+// the scheme's default (https://arxiv.org:443/x is https://arxiv.org/x;
+// http://arxiv.org:443/x is not).
+func HostKey(u *url.URL) string {
+	host, port := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.Port()
 	if port == "" || port == "80" && u.Scheme == "http" || port == "443" && u.Scheme == "https" {
+		if strings.Contains(host, ":") {
+			return "[" + host + "]" // an IPv6 address, as a URL's host writes it
+		}
 		return host
 	}
 	return net.JoinHostPort(host, port)
 }
+
+func hostKey(u *url.URL) string { return HostKey(u) }
 
 // sameOrigin reports whether u has the service's scheme and host; only then
 // are the secret headers attached.

@@ -1198,3 +1198,28 @@ func TestGuard(t *testing.T) {
 		t.Errorf("guard removed, still refused: %v", err)
 	}
 }
+
+// TestHostKey: the one rule by which hosts are compared: a scheme's
+// default port is no port, case and a trailing dot do not matter.
+func TestHostKey(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://arxiv.org/pdf/1":      "arxiv.org",
+		"https://arxiv.org:443/pdf/1":  "arxiv.org",
+		"https://ARXIV.org./pdf/1":     "arxiv.org",
+		"http://arxiv.org:80/":         "arxiv.org",
+		"http://arxiv.org:443/":        "arxiv.org:443",
+		"https://arxiv.org:80/":        "arxiv.org:80",
+		"https://arxiv.org:8443/":      "arxiv.org:8443",
+		"http://[::1]:80/":             "[::1]",
+		"http://[::1]:8080/":           "[::1]:8080",
+		"http://127.0.0.1:8080/robots": "127.0.0.1:8080",
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := httpx.HostKey(u); got != want {
+			t.Errorf("HostKey(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -260,11 +260,16 @@ func New(cfg Config) (*Checker, error) {
 }
 
 // robotsURL is the robots.txt of the service's host: at the root,
-// whatever the service's base path.
+// whatever the service's base path, the host as httpx compares hosts (a
+// default port written out is the same file).
 func robotsURL(svc *httpx.Service) *url.URL {
 	u := svc.BaseURL()
-	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
+	return &url.URL{Scheme: u.Scheme, Host: httpx.HostKey(u), Path: "/robots.txt"}
 }
+
+// FileURL returns the URL of the robots.txt that applies to svc's host,
+// the key its copy is cached under.
+func FileURL(svc *httpx.Service) string { return robotsURL(svc).String() }
 
 func (c *Checker) host(key string) *host {
 	c.mu.Lock()

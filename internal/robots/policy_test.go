@@ -498,3 +498,24 @@ func TestGuardByScheme(t *testing.T) {
 		t.Errorf("http robots.txt asked %d times, want 1", n)
 	}
 }
+
+// TestFileURL: the file of a host is one whichever way its service's base
+// writes the host (a default port, case), so a copy cached for one is the
+// copy of the other.
+func TestFileURL(t *testing.T) {
+	for base, want := range map[string]string{
+		"https://arxiv.org":          "https://arxiv.org/robots.txt",
+		"https://arxiv.org:443/abs/": "https://arxiv.org/robots.txt",
+		"https://ArXiv.org/":         "https://arxiv.org/robots.txt",
+		"http://127.0.0.1:8080/x":    "http://127.0.0.1:8080/robots.txt",
+	} {
+		hc, err := httpx.New(httpx.Config{UserAgent: ua}, httpx.ServiceConfig{Name: "s", BaseURL: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, _ := hc.Service("s")
+		if got := robots.FileURL(svc); got != want {
+			t.Errorf("FileURL(%s) = %s, want %s", base, got, want)
+		}
+	}
+}
