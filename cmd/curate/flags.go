@@ -414,6 +414,13 @@ type pdfFlags struct {
 // defaultHosts stands for oapdf's built-in allow-list in --pdf-hosts.
 const defaultHosts = "default"
 
+// defaultPDFFlags are the PDF flags' defaults, for commands that set the
+// flags themselves (the demo).
+func defaultPDFFlags() pdfFlags {
+	return pdfFlags{capacity: grobid.DefaultCapacity, timeout: grobid.DefaultTimeout, hosts: defaultHosts,
+		maxSize: oapdf.DefaultMaxSize, interval: oapdf.DefaultInterval}
+}
+
 func (f *pdfFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 	fs.StringVar(&f.grobid, "grobid", "", "GROBID service (e.g. http://localhost:8070) that converts the open-access PDFs of sources without an arXiv page into full text; without it no PDF is fetched")
 	fs.IntVar(&f.capacity, "grobid-capacity", grobid.DefaultCapacity, "PDFs sent to GROBID at once: the server's concurrency setting (grobid.yaml; 10 by default)")
@@ -423,12 +430,13 @@ func (f *pdfFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 	fs.DurationVar(&f.interval, "pdf-interval", oapdf.DefaultInterval, "minimum time between requests to one PDF host (more than 0)")
 }
 
+// validate checks every PDF flag, with --grobid or without: a mistake is
+// named now rather than on the day --grobid is added.
 func (f *pdfFlags) validate() error {
-	if f.grobid == "" {
-		return nil
-	}
-	if err := checkBaseURL("--grobid", f.grobid); err != nil {
-		return err
+	if f.grobid != "" {
+		if err := checkBaseURL("--grobid", f.grobid); err != nil {
+			return err
+		}
 	}
 	switch {
 	case f.capacity < 1:
