@@ -322,7 +322,9 @@ func New(hc *httpx.Client, cfg Config) (*Client, error) {
 	if cfg.RequestsPerMinute > 0 {
 		svc.SetInterval(time.Minute / time.Duration(cfg.RequestsPerMinute))
 	}
-	c.pace = &pacer{base: svc.Interval(), seen: svc.Stats().Status429, get: svc.Interval, set: svc.SetInterval}
+	// The pacer works on configured spacings; httpx keeps each with its
+	// margin.
+	c.pace = &pacer{base: svc.Configured(), seen: svc.Stats().Status429, get: svc.Configured, set: svc.SetInterval}
 	return c, nil
 }
 

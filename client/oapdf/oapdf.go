@@ -127,8 +127,8 @@ type Config struct {
 
 // Robots applies a host's robots.txt to the service that asks it
 // (*robots.Checker): its Disallow rules refuse requests before they are
-// sent, and its Crawl-delay (with robots.Margin) replaces configured
-// when longer, unless override.
+// sent, and its Crawl-delay replaces configured when longer, unless
+// override (either kept with httpx's margin).
 type Robots interface {
 	Guard(svc *httpx.Service, configured time.Duration, override bool)
 }

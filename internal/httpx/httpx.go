@@ -109,7 +109,8 @@ type ServiceConfig struct {
 	Name    string // "arxiv", "ar5iv", "s2", "arxiv-api", "llm", ...
 	BaseURL string // absolute http(s) URL, e.g. "https://arxiv.org"
 	// Interval is the minimum spacing between request starts, retries and
-	// redirect hops included (arXiv: 3s); 0 means unlimited.
+	// redirect hops included (arXiv: 3s), to which httpx adds its Margin;
+	// 0 means unlimited.
 	Interval time.Duration
 	// Burst is how many requests may start back to back before Interval
 	// applies (default 1).
@@ -158,7 +159,10 @@ type Service struct {
 	base    *url.URL
 	header  http.Header // secret, see ServiceConfig.Header
 	limiter *limiter
-	gate    chan struct{} // serialises limiter waits, see wait
+	// configured is the spacing asked for, before its margin (see
+	// Configured).
+	configured atomic.Int64
+	gate       chan struct{} // serialises limiter waits, see wait
 	slots   chan struct{} // nil when MaxInFlight is 0
 	noRetry []int         // see ServiceConfig.NoRetry
 	timeout time.Duration // per request, or per attempt with perAttempt
@@ -281,7 +285,7 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 		name:    sc.Name,
 		base:    base,
 		header:  make(http.Header, len(sc.Header)),
-		limiter: newLimiter(sc.Interval, sc.Burst, sc.Pacing),
+		limiter: newLimiter(Paced(sc.Interval), sc.Burst, sc.Pacing),
 		gate:    make(chan struct{}, 1),
 		log:     c.log.With(slog.String("service", sc.Name)),
 		timeout: cmp.Or(sc.Timeout, c.cfg.Timeout),
@@ -302,6 +306,7 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 	if sc.MaxInFlight > 0 {
 		s.slots = make(chan struct{}, sc.MaxInFlight)
 	}
+	s.configured.Store(int64(sc.Interval))
 	return s, nil
 }
 
@@ -348,15 +353,21 @@ func (s *Service) BaseURL() *url.URL {
 }
 
 // SetInterval changes the configured minimum spacing between requests,
-// e.g. to a robots.txt Crawl-delay; d <= 0 removes the limit. The interval
-// in force starts from d again, and adapting to 429s never takes it below
-// d.
+// e.g. to a robots.txt Crawl-delay; d <= 0 removes the limit. Requests are
+// then spaced by Paced(d), d and its margin. The interval in force starts
+// from there again, and adapting to 429s never takes it below.
 func (s *Service) SetInterval(d time.Duration) {
-	s.limiter.set(d)
+	s.configured.Store(int64(max(d, 0)))
+	s.limiter.set(Paced(d))
 }
 
+// Configured returns the spacing last configured (ServiceConfig.Interval
+// or SetInterval), without its margin or any slowdown after 429s.
+func (s *Service) Configured() time.Duration { return time.Duration(s.configured.Load()) }
+
 // Interval returns the minimum spacing between requests in force now: the
-// configured one, or longer after 429s. 0 means unlimited.
+// configured one with its margin, or longer after 429s. 0 means
+// unlimited.
 func (s *Service) Interval() time.Duration {
 	return s.limiter.snapshot().interval
 }

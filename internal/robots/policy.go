@@ -147,42 +147,48 @@ type Pace struct {
 }
 
 // Effective chooses a host's interval: the larger of the configured
-// interval and the robots.txt Crawl-delay with its Margin. With override
-// the configured interval wins even when it is shorter than the delay;
-// Source then says so.
+// interval and the robots.txt Crawl-delay, kept with httpx's margin (see
+// httpx.Margin). With override the configured interval wins even when it
+// is shorter than the delay; Source then says so.
 func Effective(host string, configured time.Duration, p *Policy, override bool) Pace {
-	pace := Pace{Host: host, Interval: configured, Source: SourceConfigured, Configured: configured, RobotsURL: p.URL, Robots: p.Reason}
+	pace := Pace{Host: host, Source: SourceConfigured, Configured: configured, RobotsURL: p.URL, Robots: p.Reason}
 	pace.CrawlDelay, pace.HasDelay = p.CrawlDelay()
-	switch need := pace.CrawlDelay + Margin(pace.CrawlDelay); {
+	switch {
 	case !pace.HasDelay:
 	case override && pace.CrawlDelay > configured:
 		pace.Source = SourceOverride
-	case !override && need > configured:
-		pace.Interval, pace.Source = need, SourceCrawlDelay
+	case !override && pace.CrawlDelay >= configured:
+		// At the delay itself, too: the delay is what the pace keeps to.
+		pace.Source = SourceCrawlDelay
 	}
+	pace.Interval = httpx.Paced(pace.spacing())
 	return pace
 }
 
-// Margin is what an interval set by a Crawl-delay adds to the delay: the
-// host sees when requests arrive, not when they were sent, and a request
-// the network or a busy machine holds up a little brings the next one
-// closer than the delay on arrival. A fiftieth of the delay, from 5 ms to
-// 250 ms: at arxiv.org's 15 s, 250 ms (1.7%).
-func Margin(delay time.Duration) time.Duration {
-	return min(max(delay/50, 5*time.Millisecond), 250*time.Millisecond)
+// spacing is the interval chosen, before its margin: what the service is
+// configured with.
+func (p Pace) spacing() time.Duration {
+	if p.Source == SourceCrawlDelay {
+		return p.CrawlDelay
+	}
+	return p.Configured
 }
 
 func (p Pace) String() string {
+	margin := ""
+	if m := p.Interval - p.spacing(); m > 0 {
+		margin = fmt.Sprintf(" and a %s margin", m)
+	}
 	switch p.Source {
 	case SourceCrawlDelay:
-		return fmt.Sprintf("%s: %s from the Crawl-delay in %s (%s and a %s margin; configured %s)", p.Host, p.Interval, p.RobotsURL, p.CrawlDelay, p.Interval-p.CrawlDelay, p.Configured)
+		return fmt.Sprintf("%s: %s from the Crawl-delay in %s (%s%s; configured %s)", p.Host, p.Interval, p.RobotsURL, p.CrawlDelay, margin, p.Configured)
 	case SourceOverride:
-		return fmt.Sprintf("%s: %s by override, faster than the Crawl-delay of %s in %s", p.Host, p.Interval, p.CrawlDelay, p.RobotsURL)
+		return fmt.Sprintf("%s: %s by override (%s%s), faster than the Crawl-delay of %s in %s", p.Host, p.Interval, p.Configured, margin, p.CrawlDelay, p.RobotsURL)
 	}
 	if p.HasDelay {
-		return fmt.Sprintf("%s: %s configured (the Crawl-delay in %s is %s)", p.Host, p.Interval, p.RobotsURL, p.CrawlDelay)
+		return fmt.Sprintf("%s: %s configured (%s%s; the Crawl-delay in %s is %s)", p.Host, p.Interval, p.Configured, margin, p.RobotsURL, p.CrawlDelay)
 	}
-	return fmt.Sprintf("%s: %s configured (%s)", p.Host, p.Interval, p.Robots)
+	return fmt.Sprintf("%s: %s configured (%s%s; %s)", p.Host, p.Interval, p.Configured, margin, p.Robots)
 }
 
 // Config configures a Checker. Zero fields take the documented defaults.
@@ -445,7 +451,7 @@ func (c *Checker) pace(ctx context.Context, svc *httpx.Service, h *host, pol *Po
 	h.pace = p
 	c.mu.Unlock()
 	if changed {
-		svc.SetInterval(p.Interval)
+		svc.SetInterval(p.spacing()) // httpx adds the margin
 		c.log.LogAttrs(ctx, slog.LevelInfo, "robots interval", slog.String("host", p.Host),
 			slog.Duration("interval", p.Interval), slog.String("source", p.Source), slog.String("pace", p.String()))
 	}
