@@ -163,9 +163,9 @@ type Service struct {
 	// Configured).
 	configured atomic.Int64
 	gate       chan struct{} // serialises limiter waits, see wait
-	slots   chan struct{} // nil when MaxInFlight is 0
-	noRetry []int         // see ServiceConfig.NoRetry
-	timeout time.Duration // per request, or per attempt with perAttempt
+	slots      chan struct{} // nil when MaxInFlight is 0
+	noRetry    []int         // see ServiceConfig.NoRetry
+	timeout    time.Duration // per request, or per attempt with perAttempt
 	// perAttempt: see ServiceConfig.TimeoutPerAttempt
 	perAttempt bool
 	log        *slog.Logger
