@@ -363,3 +363,16 @@ func TestStuckConversion(t *testing.T) {
 		t.Errorf("%d conversions asked for, want 1", n)
 	}
 }
+
+// TestBusyWaitStops: the first interrupt ends a busy wait at once (an hour
+// here): the document is not asked for again.
+func TestBusyWaitStops(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	if err := sleep(context.Background(), stop, time.Hour); !errors.Is(err, httpx.ErrStopped) {
+		t.Errorf("err %v, want httpx.ErrStopped", err)
+	}
+	if err := sleep(context.Background(), nil, time.Millisecond); err != nil {
+		t.Errorf("without a stop: %v", err)
+	}
+}

@@ -119,6 +119,9 @@ type Config struct {
 	// address; the rest of the policy stays as it is.
 	Resolve   func(ctx context.Context, host string) ([]netip.Addr, error)
 	AllowAddr func(netip.Addr) bool
+	// Stop, when closed, makes downloads give up rather than retry
+	// (httpx's Config.Stop).
+	Stop <-chan struct{}
 	// Secrets are redacted from every answer and error (httpx's
 	// Config.Secrets): the run's keys, which a host or a proxy in front
 	// of it may echo though they are never sent to it.
@@ -231,6 +234,7 @@ func New(cfg Config) (*Fetcher, error) {
 		Logger:       cfg.Logger,
 		Transport:    transport,
 		Secrets:      cfg.Secrets,
+		Stop:         cfg.Stop,
 	}, services...)
 	if err != nil {
 		return nil, fmt.Errorf("oapdf: new fetcher: %w", err)

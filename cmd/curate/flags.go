@@ -152,7 +152,7 @@ func (f *netFlags) validate() error {
 func (f *netFlags) config(env *cmdEnv) app.Net {
 	return app.Net{Mailto: f.mailto, ArxivBase: f.arxivBase, Ar5ivBase: f.ar5ivBase, ArxivInterval: f.arxivInterval,
 		Timeout: f.timeout, MaxBody: f.maxBody, Retries: f.retries, MissingTTL: f.missingTTL,
-		IgnoreCrawlDelay: f.ignoreCrawlDelay, HTMLArchives: f.htmlArchives, Secrets: secrets(env.getenv)}
+		IgnoreCrawlDelay: f.ignoreCrawlDelay, HTMLArchives: f.htmlArchives, Secrets: secrets(env.getenv), Dial: env.dial}
 }
 
 // keyEnv are the variables that hold API keys, and proxyEnv those that may

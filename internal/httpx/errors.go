@@ -1,8 +1,10 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -29,7 +31,34 @@ var (
 	// a Retry-After longer than Config.MaxRetryAfter. Service.PausedUntil
 	// says until when.
 	ErrPaused = errors.New("service paused by the server's retry-after")
+	// ErrStopped means a request gave up rather than retry: the run is
+	// stopping (Config.Stop). It wraps context.Canceled: the request did
+	// not fail, it was not finished.
+	ErrStopped = fmt.Errorf("stopped before a retry: the run is stopping: %w", context.Canceled)
 )
+
+// NoSuchHostError is a host whose name does not resolve: DNS says it does
+// not exist. It is not retried (asking again does not make it exist; on a
+// machine that is offline every name fails so), and a caller tells a
+// mistyped or unreachable service from a transient failure by it.
+type NoSuchHostError struct {
+	Service string // the service whose request it was
+	Host    string
+	Err     error // the resolver's error
+}
+
+func (e *NoSuchHostError) Error() string { return "cannot reach " + e.Host + ": no such host" }
+func (e *NoSuchHostError) Unwrap() error { return e.Err }
+
+// noSuchHost returns err as a *NoSuchHostError when it is a resolver's
+// "no such host" for host.
+func noSuchHost(service, host string, err error) error {
+	var de *net.DNSError
+	if errors.As(err, &de) && de.IsNotFound {
+		return &NoSuchHostError{Service: service, Host: host, Err: err}
+	}
+	return err
+}
 
 var (
 	errTooManyRedirects  = errors.New("too many redirects")

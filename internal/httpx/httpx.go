@@ -88,6 +88,11 @@ type Config struct {
 	// quick. Tests check a limiter's own schedule with it, which scheduling
 	// delay cannot disturb, rather than arrival times at a server.
 	OnGrant func(Grant)
+	// Stop, when closed (the first interrupt), makes requests give up
+	// rather than retry: a request waiting to retry (its backoff, a
+	// Retry-After pause) or about to, ends at once with ErrStopped; an
+	// attempt on the wire finishes. Nil: never.
+	Stop <-chan struct{}
 	// Secrets are more values to redact from what comes back, besides
 	// the services' secret headers: the keys of services on other
 	// Clients, a proxy's credentials (see redact.UserInfo). A proxy or a
@@ -439,6 +444,8 @@ func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
 	if r.Body != nil {
 		body = r.Body
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	rreq, err := retryablehttp.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s %s: %w", s.name, method, s.redact(u), err)
@@ -447,7 +454,8 @@ func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
 		rreq.Header[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
 	}
 
-	cl := &call{svc: s, method: method, url: s.redact(u), noRedirect: r.NoRedirect}
+	cl := &call{svc: s, ctx: ctx, cancel: cancel, method: method, url: s.redact(u), noRedirect: r.NoRedirect}
+	defer cl.watchStop(s.c.cfg.Stop)()
 	// A Client per call lets the callbacks share the call's state (attempt,
 	// last error) without context values; the shared parts (transport pool,
 	// limiters) live in the Service and Client.

@@ -333,6 +333,10 @@ func (c *Checker) load(ctx context.Context, svc *httpx.Service, key string, now 
 	if ctx.Err() != nil {
 		return nil, time.Time{}, fmt.Errorf("robots: fetch %s: %w", key, ctx.Err())
 	}
+	if errors.Is(err, httpx.ErrStopped) {
+		// The run is stopping: no answer, and no news of the host.
+		return nil, time.Time{}, fmt.Errorf("robots: fetch %s: %w", key, err)
+	}
 	var why string
 	var cause error
 	switch {
@@ -392,7 +396,8 @@ func (c *Checker) fromEntry(e Entry, stale bool) *Policy {
 	return p
 }
 
-// Apply reads the host's robots.txt and applies it to svc: the interval
+// Apply reads the host's robots.txt and applies it to svc (a name that
+// does not resolve is an error wrapping *httpx.NoSuchHostError): the interval
 // becomes Effective's choice (override lets a configured interval shorter
 // than the Crawl-delay stand, with a warning logged once per host), and a
 // guard (httpx.Service.SetGuard) refuses every request the file
@@ -404,6 +409,12 @@ func (c *Checker) Apply(ctx context.Context, svc *httpx.Service, configured time
 	pol, _, err := c.policy(ctx, svc, key)
 	if err != nil {
 		return Pace{}, err
+	}
+	if nh := (*httpx.NoSuchHostError)(nil); pol.unreachable && errors.As(pol.cause, &nh) {
+		// Not a host that is down but a name that does not exist, or a
+		// machine that is offline: nothing of the host can be had, and
+		// the caller is told rather than handed a host that refuses all.
+		return Pace{}, fmt.Errorf("robots: %s: %w", key, pol.cause)
 	}
 	h := c.host(key)
 	c.mu.Lock()
