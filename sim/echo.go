@@ -48,12 +48,6 @@ func (s *Service) SetEcho(e Echo) {
 	s.echo = e
 }
 
-func (s *Service) echoNow() Echo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.echo
-}
-
 // echoed reports whether the request with identity key gets the echo
 // error.
 func (s *Service) echoed(e Echo, key string) bool {
