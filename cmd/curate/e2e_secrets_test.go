@@ -86,7 +86,7 @@ func TestE2ESecretsRedacted(t *testing.T) {
 				{l.service: 1},
 				{sim.PDFHost: 3, sim.GrobidService: 2},
 			}
-			cfg := sim.WorldConfig{Seed: 26, Targets: 12, NoHTML: []int{1}, OpenAccess: &sim.OpenAccess{}}
+			cfg := sim.WorldConfig{Seed: 26, Targets: 8, NoHTML: []int{1}, OpenAccess: &sim.OpenAccess{}}
 			s := e2eSim(t, cfg, sim.Options{S2Key: plantedS2Key})
 			dir := t.TempDir()
 			env := map[string]string{"SOURCE_DATE_EPOCH": e2eEpoch, "S2_API_KEY": plantedS2Key, l.keyEnv: plantedLLMKey,
