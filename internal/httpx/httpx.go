@@ -13,7 +13,10 @@
 // own origin. Every secret the Client knows (its services' secret headers
 // and Config.Secrets) is redacted from what comes back, in every form an
 // echo may write it in (see package redact): response bodies and headers,
-// URLs, errors and log lines, so nothing past httpx sees a key.
+// URLs, errors and log lines, so nothing past httpx sees a key. A
+// service's timeout spans a request's attempts; a name that does not
+// resolve is not retried (NoSuchHostError); once Config.Stop closes, no
+// request waits to be retried.
 package httpx
 
 import (
