@@ -209,7 +209,7 @@ func TestFetchRobotsDisallow(t *testing.T) {
 		t.Fatal(err)
 	}
 	pace, err := chk.Apply(context.Background(), s.arxiv, 0, false)
-	if err != nil || pace.Interval != delay+robots.Margin(delay) || pace.Source != robots.SourceCrawlDelay {
+	if err != nil || pace.Interval != delay+httpx.Margin(delay) || pace.Source != robots.SourceCrawlDelay {
 		t.Fatalf("pace %+v, err %v", pace, err)
 	}
 	if _, err := chk.Apply(context.Background(), s.ar5iv, 0, false); err != nil {

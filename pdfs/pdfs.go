@@ -270,10 +270,12 @@ func candidates(src Source, p *s2.Paper) []oapdf.Candidate {
 // "" for any other URL.
 func arxivPDF(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.User != nil || u.Port() != "" {
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.User != nil {
 		return ""
 	}
-	switch strings.ToLower(u.Hostname()) {
+	// The scheme's default port is no port (arxiv.org:443 is arXiv, to be
+	// paced as arXiv); another port is some other service.
+	switch httpx.HostKey(u) {
 	case "arxiv.org", "www.arxiv.org", "export.arxiv.org":
 	default:
 		return ""

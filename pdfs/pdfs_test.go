@@ -439,12 +439,17 @@ func TestRetry(t *testing.T) {
 
 func TestArxivPDF(t *testing.T) {
 	for raw, want := range map[string]string{
-		"https://arxiv.org/pdf/2401.00001":                "2401.00001",
-		"https://arxiv.org/pdf/2401.00001v3":              "2401.00001",
-		"http://export.arxiv.org/pdf/2401.00001v1.pdf":    "2401.00001",
-		"https://arxiv.org/pdf/hep-th/9901001v2":          "hep-th/9901001",
-		"https://arxiv.org/abs/2401.00001":                "",
-		"https://arxiv.org:8443/pdf/2401.00001":           "",
+		"https://arxiv.org/pdf/2401.00001":             "2401.00001",
+		"https://arxiv.org/pdf/2401.00001v3":           "2401.00001",
+		"http://export.arxiv.org/pdf/2401.00001v1.pdf": "2401.00001",
+		"https://arxiv.org/pdf/hep-th/9901001v2":       "hep-th/9901001",
+		"https://arxiv.org/abs/2401.00001":             "",
+		"https://arxiv.org:8443/pdf/2401.00001":        "",
+		// A scheme's default port is no port: through the arXiv service.
+		"https://arxiv.org:443/pdf/2401.00001":            "2401.00001",
+		"http://export.arxiv.org:80/pdf/2401.00001":       "2401.00001",
+		"https://ARXIV.ORG./pdf/2401.00001":               "2401.00001",
+		"http://arxiv.org:443/pdf/2401.00001":             "",
 		"https://user@arxiv.org/pdf/2401.00001":           "",
 		"https://arxiv.org.evil.test/pdf/2401.00001":      "",
 		"https://aclanthology.org/pdf/2401.00001":         "",

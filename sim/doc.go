@@ -74,7 +74,10 @@
 // service's own error body, Retry-After, a redirect, a reset connection or
 // a truncated body. Every request is logged as a Call with its identity,
 // path, query and outcome, and counted in Stats, so tests can assert what
-// was asked, how often, and what was asked again (Repeats).
+// was asked, how often, and what was asked again (Repeats). A service may
+// also echo the request as an endpoint or proxy that leaks it would
+// (Echo): its credential headers and planted keys, in every encoding, in
+// errors for a share of requests and in its real answers.
 //
 // The world itself holds two kinds of misbehaviour, by target index:
 // WorldConfig.NoHTML (no page on arXiv or ar5iv) and WorldConfig.Withheld

@@ -68,6 +68,9 @@ type Options struct {
 	OAIPageSize int
 	// Grobid configures the GROBID service (its Convert is the world's).
 	Grobid GrobidConfig
+	// Echo, by service name, makes a service echo the requests it gets
+	// (see Echo).
+	Echo map[string]Echo
 }
 
 // Servers are the simulated services of a Literature, each listening on
@@ -197,6 +200,7 @@ func buildService(name string, lit Literature, opt Options) (*Service, *Grobid, 
 	}
 	svc.SetLimits(opt.Limits[name])
 	svc.SetFaults(opt.Faults[name])
+	svc.SetEcho(opt.Echo[name])
 	return svc, grobid, nil
 }
 

@@ -85,6 +85,7 @@ const (
 	OutcomeReset     = "reset"     // an injected connection reset
 	OutcomeAborted   = "aborted"   // the client went away before the answer
 	OutcomeScripted  = "scripted"  // a fault scripted for the path (see Service.Script)
+	OutcomeEcho      = "echo"      // an error echoing the request (see Echo)
 	// OutcomeOverloaded is Anthropic's 529, injected.
 	OutcomeOverloaded = "overloaded"
 )
@@ -137,7 +138,8 @@ type Stats struct {
 	Resets      int `json:"resets"`
 	Aborted     int `json:"aborted"`
 	Scripted    int `json:"scripted,omitempty"`
-	MaxInFlight int `json:"max_in_flight"` // most requests handled at once
+	Echoed      int `json:"echoed,omitempty"` // errors echoing the request (see Echo)
+	MaxInFlight int `json:"max_in_flight"`    // most requests handled at once
 }
 
 // Sent429 is the number of 429 answers.
@@ -224,6 +226,7 @@ type Service struct {
 	script   map[string][]scriptStep // path -> faults to come
 	// intercept may answer a request in the handler's place.
 	intercept func(w http.ResponseWriter, r *http.Request, c Call) bool
+	echo      Echo // see SetEcho
 }
 
 func newService(name string, seed uint64, h handlerFunc) *Service {
@@ -455,6 +458,8 @@ func (s *Service) finish(seq int, outcome string, status int, inFlight bool) {
 		s.stats.Aborted++
 	case OutcomeScripted:
 		s.stats.Scripted++
+	case OutcomeEcho:
+		s.stats.Echoed++
 	}
 }
 
@@ -520,9 +525,16 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// sends its next request the moment it reads this answer finds it free.
 	dw := &deferredWriter{rec: rec, before: func() { s.finish(seq, outcome, rec.status, true) }}
 	s.mu.Lock()
-	ic, call := s.intercept, s.calls[seq]
+	ic, call, echo := s.intercept, s.calls[seq], s.echo
 	s.mu.Unlock()
-	if ic == nil || !ic(dw, r, call) {
+	switch {
+	case ic != nil && ic(dw, r, call):
+	case s.echoed(echo, key):
+		outcome = OutcomeEcho
+		s.serveEchoError(dw, r, echo)
+	case echo.Answers:
+		s.serveEchoed(dw, r, body, invalid, echo)
+	default:
 		s.handler(dw, r, body, invalid)
 	}
 	dw.once.Do(dw.before) // a handler that wrote nothing

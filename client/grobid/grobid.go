@@ -103,6 +103,10 @@ type Options struct {
 	BusyWait    time.Duration
 	// Logger receives a line per busy wait; nil discards.
 	Logger *slog.Logger
+	// Stop, when closed (the first interrupt), ends a busy wait at once:
+	// the document is not asked for again (the error wraps
+	// httpx.ErrStopped). Nil: never.
+	Stop <-chan struct{}
 }
 
 // Client converts PDFs through an httpx.Service. It is safe for
@@ -131,7 +135,8 @@ func New(svc *httpx.Service, opts Options) (*Client, error) {
 	if opts.BusyWait < 0 {
 		return nil, fmt.Errorf("grobid: new client: negative busy wait %s", opts.BusyWait)
 	}
-	c := &Client{svc: svc, opts: opts, log: opts.Logger, sleep: sleep}
+	c := &Client{svc: svc, opts: opts, log: opts.Logger}
+	c.sleep = func(ctx context.Context, d time.Duration) error { return sleep(ctx, opts.Stop, d) }
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -373,7 +378,7 @@ func looksTEI(body []byte) bool {
 	return bytes.Contains(head, []byte("<TEI")) || bytes.Contains(head, []byte(":TEI"))
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+func sleep(ctx context.Context, stop <-chan struct{}, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -381,5 +386,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-stop:
+		return httpx.ErrStopped
 	}
 }

@@ -338,3 +338,41 @@ func TestFileName(t *testing.T) {
 		}
 	}
 }
+
+// TestStuckConversion: a conversion that never ends is given the
+// conversion timeout once, retries included, not once per retry.
+func TestStuckConversion(t *testing.T) {
+	g := sim.NewGrobid(sim.GrobidConfig{Latency: time.Hour})
+	srv := httptest.NewServer(g)
+	hc, err := httpx.New(httpx.Config{UserAgent: httpx.UserAgent("test", ""), RetryMax: 5, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond},
+		ServiceConfig(srv.URL, 2, 100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := hc.Service(ServiceName)
+	c, err := New(svc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ProcessFulltext(context.Background(), "a.pdf", pdfA)
+	if err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Fatalf("err %v, want a timeout", err)
+	}
+	srv.Close() // waits for the handlers, which log the calls
+	if n := len(g.Calls()); n != 1 {
+		t.Errorf("%d conversions asked for, want 1", n)
+	}
+}
+
+// TestBusyWaitStops: the first interrupt ends a busy wait at once (an hour
+// here): the document is not asked for again.
+func TestBusyWaitStops(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	if err := sleep(context.Background(), stop, time.Hour); !errors.Is(err, httpx.ErrStopped) {
+		t.Errorf("err %v, want httpx.ErrStopped", err)
+	}
+	if err := sleep(context.Background(), nil, time.Millisecond); err != nil {
+		t.Errorf("without a stop: %v", err)
+	}
+}

@@ -215,6 +215,9 @@ func (cfg Config) ServiceConfig() httpx.ServiceConfig {
 		Name:    cmp.Or(cfg.Service, DefaultService),
 		BaseURL: cfg.BaseURL,
 		Timeout: cmp.Or(cfg.AttemptTimeout, DefaultAttemptTimeout),
+		// The call's deadline (Timeout) spans the attempts; a hung
+		// attempt is retried within it.
+		TimeoutPerAttempt: true,
 	}
 	p := cfg.provider()
 	if p == ProviderAnthropic && sc.BaseURL != "" && !strings.HasSuffix(strings.TrimRight(sc.BaseURL, "/"), "/v1") {
@@ -319,7 +322,9 @@ func New(hc *httpx.Client, cfg Config) (*Client, error) {
 	if cfg.RequestsPerMinute > 0 {
 		svc.SetInterval(time.Minute / time.Duration(cfg.RequestsPerMinute))
 	}
-	c.pace = &pacer{base: svc.Interval(), seen: svc.Stats().Status429, get: svc.Interval, set: svc.SetInterval}
+	// The pacer works on configured spacings; httpx keeps each with its
+	// margin.
+	c.pace = &pacer{base: svc.Configured(), seen: svc.Stats().Status429, get: svc.Configured, set: svc.SetInterval}
 	return c, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/client/s2"
+	"github.com/groundwork/curate/internal/httpx"
 )
 
 // Origins of a Candidate.
@@ -77,7 +78,7 @@ func sameAnthologyPDF(raw, id string) bool {
 	if err != nil {
 		return false
 	}
-	host := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	host := strings.TrimPrefix(httpx.HostKey(u), "www.")
 	p := strings.TrimSuffix(strings.TrimPrefix(u.Path, "/anthology"), "/")
 	return (host == "aclanthology.org" || host == "aclweb.org") && (p == "/"+id+".pdf" || p == "/"+id)
 }

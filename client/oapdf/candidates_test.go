@@ -54,6 +54,10 @@ func TestCandidates(t *testing.T) {
 			[]Candidate{{URL: "https://aclanthology.org/D17-1230.pdf", Origin: OriginACL, Status: "HYBRID", License: "CCBY"}}},
 		{"acl then another copy", yes("N06-1015", &s2.OpenAccessPDF{URL: "https://dl.acm.org/doi/pdf/10.3115/1220835.1220850"}),
 			[]Candidate{{URL: "https://aclanthology.org/N06-1015.pdf", Origin: OriginACL}, {URL: "https://dl.acm.org/doi/pdf/10.3115/1220835.1220850", Origin: OriginS2}}},
+		{"acl and its copy at the default port are one", yes("D17-1230", &s2.OpenAccessPDF{URL: "https://aclanthology.org:443/D17-1230.pdf", Status: "HYBRID"}),
+			[]Candidate{{URL: "https://aclanthology.org/D17-1230.pdf", Origin: OriginACL, Status: "HYBRID"}}},
+		{"acl and a copy at another port are two", yes("D17-1230", &s2.OpenAccessPDF{URL: "https://aclanthology.org:8443/D17-1230.pdf"}),
+			[]Candidate{{URL: "https://aclanthology.org/D17-1230.pdf", Origin: OriginACL}, {URL: "https://aclanthology.org:8443/D17-1230.pdf", Origin: OriginS2}}},
 		{"a bad acl id is ignored", yes("not-an-id", nil), nil},
 	}
 	for _, c := range cases {

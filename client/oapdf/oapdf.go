@@ -119,12 +119,19 @@ type Config struct {
 	// address; the rest of the policy stays as it is.
 	Resolve   func(ctx context.Context, host string) ([]netip.Addr, error)
 	AllowAddr func(netip.Addr) bool
+	// Stop, when closed, makes downloads give up rather than retry
+	// (httpx's Config.Stop).
+	Stop <-chan struct{}
+	// Secrets are redacted from every answer and error (httpx's
+	// Config.Secrets): the run's keys, which a host or a proxy in front
+	// of it may echo though they are never sent to it.
+	Secrets []string
 }
 
 // Robots applies a host's robots.txt to the service that asks it
 // (*robots.Checker): its Disallow rules refuse requests before they are
-// sent, and its Crawl-delay (with robots.Margin) replaces configured
-// when longer, unless override.
+// sent, and its Crawl-delay replaces configured when longer, unless
+// override (either kept with httpx's margin).
 type Robots interface {
 	Guard(svc *httpx.Service, configured time.Duration, override bool)
 }
@@ -226,6 +233,8 @@ func New(cfg Config) (*Fetcher, error) {
 		RetryWaitMax: cfg.RetryWaitMax,
 		Logger:       cfg.Logger,
 		Transport:    transport,
+		Secrets:      cfg.Secrets,
+		Stop:         cfg.Stop,
 	}, services...)
 	if err != nil {
 		return nil, fmt.Errorf("oapdf: new fetcher: %w", err)
@@ -281,14 +290,8 @@ func hostEntry(h string) (string, error) {
 }
 
 // urlKey returns the allow-list key of a URL: its host, with its port
-// unless the scheme's default.
-func urlKey(u *url.URL) string {
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if port == "" || port == "80" && u.Scheme == "http" || port == "443" && u.Scheme == "https" {
-		return host
-	}
-	return net.JoinHostPort(host, port)
-}
+// unless the scheme's default (httpx.HostKey).
+func urlKey(u *url.URL) string { return httpx.HostKey(u) }
 
 // Check validates a URL without fetching it: absolute http or https, no
 // credentials, a host name (no IP address) on the allow-list.

@@ -214,6 +214,35 @@ func TestRedirectBetweenAllowedHosts(t *testing.T) {
 	}
 }
 
+// TestRedirectWithCredentials: a redirect to user:pass@ an allowed host
+// is followed without them: no Basic auth is sent, and the URL the PDF is
+// stored under does not keep them.
+func TestRedirectWithCredentials(t *testing.T) {
+	var e *env
+	var auth atomic.Value
+	e = newEnv(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect" {
+			u, _ := url.Parse(e.at("aclanthology.org", "/P19-1.pdf"))
+			u.User = url.UserPassword("someone", "hunter2")
+			w.Header().Set("Location", u.String())
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		auth.Store(r.Header.Get("Authorization"))
+		servePDF(w, r)
+	}, Config{}, nil)
+	pdf, err := e.f.Fetch(context.Background(), e.at("www.aclweb.org", "/redirect"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := auth.Load().(string); a != "" {
+		t.Errorf("the redirect's credentials were sent: %q", a)
+	}
+	if pdf.FinalURL != e.at("aclanthology.org", "/P19-1.pdf") {
+		t.Errorf("final url %q", pdf.FinalURL)
+	}
+}
+
 // TestSSRF: URLs and redirects that lead to loopback, private, link-local
 // or unlisted hosts are never fetched; the fakes count what reaches them.
 func TestSSRF(t *testing.T) {
@@ -446,9 +475,9 @@ func TestRobotsOnRedirect(t *testing.T) {
 	}
 }
 
-// TestCrawlDelay: a host's Crawl-delay, with robots.Margin, becomes its
-// interval when longer than the configured one, before the first PDF
-// request; a shorter one leaves the configured interval.
+// TestCrawlDelay: a host's Crawl-delay becomes its interval when longer
+// than the configured one, before the first PDF request; a shorter one
+// leaves the configured interval. Either is kept with httpx's margin.
 func TestCrawlDelay(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -456,10 +485,10 @@ func TestCrawlDelay(t *testing.T) {
 		configured time.Duration
 		want       time.Duration
 	}{
-		{"longer delay", "User-agent: *\nCrawl-delay: 0.05\n", time.Millisecond, 50*time.Millisecond + robots.Margin(50*time.Millisecond)},
-		{"curate's group", "User-agent: curate\nCrawl-delay: 0.04\n\nUser-agent: *\nCrawl-delay: 9\n", time.Millisecond, 40*time.Millisecond + robots.Margin(40*time.Millisecond)},
-		{"shorter delay", "User-agent: *\nCrawl-delay: 0.001\n", 30 * time.Millisecond, 30 * time.Millisecond},
-		{"no delay", "User-agent: *\nDisallow: /private/\n", 2 * time.Millisecond, 2 * time.Millisecond},
+		{"longer delay", "User-agent: *\nCrawl-delay: 0.05\n", time.Millisecond, httpx.Paced(50 * time.Millisecond)},
+		{"curate's group", "User-agent: curate\nCrawl-delay: 0.04\n\nUser-agent: *\nCrawl-delay: 9\n", time.Millisecond, httpx.Paced(40 * time.Millisecond)},
+		{"shorter delay", "User-agent: *\nCrawl-delay: 0.001\n", 30 * time.Millisecond, httpx.Paced(30 * time.Millisecond)},
+		{"no delay", "User-agent: *\nDisallow: /private/\n", 2 * time.Millisecond, httpx.Paced(2 * time.Millisecond)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cr, err := robots.New(robots.Config{UserAgent: httpx.UserAgent("test", "")})
@@ -469,7 +498,7 @@ func TestCrawlDelay(t *testing.T) {
 			e := newEnv(t, servePDF, Config{Interval: tc.configured, Robots: cr}, nil)
 			e.main.setRobots(0, tc.robots)
 			svc := e.f.byHost["aclanthology.org:"+e.port]
-			if d := svc.Interval(); d != tc.configured {
+			if d := svc.Interval(); d != httpx.Paced(tc.configured) {
 				t.Fatalf("interval %s before the host was asked, want the configured %s", d, tc.configured)
 			}
 			for range 2 {
@@ -508,7 +537,7 @@ func TestRobotsCachedAcrossFetchers(t *testing.T) {
 		if _, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/private/x.pdf")); !errors.Is(err, ErrRobots) {
 			t.Errorf("run %d: disallowed path: %v, want ErrRobots", run, err)
 		}
-		if d, want := e.f.byHost["aclanthology.org:"+e.port].Interval(), 20*time.Millisecond+robots.Margin(20*time.Millisecond); d != want {
+		if d, want := e.f.byHost["aclanthology.org:"+e.port].Interval(), 20*time.Millisecond+httpx.Margin(20*time.Millisecond); d != want {
 			t.Errorf("run %d: interval %s, want %s from the cached Crawl-delay", run, d, want)
 		}
 	}

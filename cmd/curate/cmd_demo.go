@@ -50,6 +50,7 @@ func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	f := &c.run.flags
 	f.net = netFlags{arxivBase: srv.URL(sim.Arxiv), ar5ivBase: srv.URL(sim.Ar5iv), arxivInterval: 20 * time.Millisecond,
 		timeout: 60 * time.Second, maxBody: 64 << 20, retries: 1, missingTTL: 7 * 24 * time.Hour}
+	f.pdf = defaultPDFFlags()
 	f.s2 = s2Flags{base: srv.URL(sim.S2), arxivAPIBase: srv.URL(sim.ArxivAPI), interval: 10 * time.Millisecond, pageLimit: 500}
 	f.plausible = classify.Plausibility{MaxSources: classify.DefaultMaxSources, MaxShare: classify.DefaultMaxShare,
 		NearlyAll: classify.DefaultNearlyAll, UniformLabels: classify.DefaultUniformLabels, RepeatedRationale: classify.DefaultRepeatedRationale,

@@ -158,7 +158,7 @@ func (c *sftCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 			// with what is submitted and not answered yet counted.
 			lc.BudgetUSD = budget
 		}
-		a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Net: c.net.config(), LLM: lc, Drain: env.drain})
+		a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Net: c.net.config(env), LLM: lc, Drain: env.drain})
 		if err != nil {
 			return err
 		}

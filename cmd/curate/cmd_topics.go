@@ -90,7 +90,7 @@ func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	defer cancel()
 	log, _ := c.flags.store.logger(env.stderr)
 	a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true,
-		Net: c.flags.net.config(), S2: c.flags.s2.config(env), LLM: c.flags.llm.config(env), Drain: env.drain,
+		Net: c.flags.net.config(env), S2: c.flags.s2.config(env), LLM: c.flags.llm.config(env), Drain: env.drain,
 		Stages: app.StageOptions{Refresh: c.flags.refresh}})
 	if err != nil {
 		return err

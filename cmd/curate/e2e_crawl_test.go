@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/record"
@@ -121,7 +122,7 @@ func TestE2ECrawl(t *testing.T) {
 	if !strings.Contains(stderr, "row 5 (line 5), column pair_id: \"not-a-paper\"") {
 		t.Errorf("the bad row is not named with its row:\n%s", stderr)
 	}
-	crawl := "crawl: " + strings.TrimPrefix(s.URL(sim.Arxiv), "http://") + ": 25ms from the Crawl-delay"
+	crawl := "crawl: " + strings.TrimPrefix(s.URL(sim.Arxiv), "http://") + ": " + httpx.Paced(20*time.Millisecond).String() + " from the Crawl-delay"
 	if n := strings.Count(stderr, crawl); n != 2 {
 		t.Errorf("%q told %d times, want at the start and in the summary:\n%s", crawl, n, stderr)
 	}
@@ -210,7 +211,7 @@ func TestE2ECrawl(t *testing.T) {
 	if n := strings.Count(stderr, "going faster than robots.txt asks"); n != 1 {
 		t.Errorf("override warned %d times, want once:\n%s", n, stderr)
 	}
-	if !strings.Contains(stderr, "1ms by override, faster than the Crawl-delay of 20ms") {
+	if !strings.Contains(stderr, httpx.Paced(time.Millisecond).String()+" by override (1ms and a 100µs margin), faster than the Crawl-delay of 20ms") {
 		t.Errorf("the override is not shown:\n%s", stderr)
 	}
 	for _, name := range []string{sim.Arxiv, sim.Ar5iv} {

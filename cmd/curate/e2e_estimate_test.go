@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/sim"
 )
 
@@ -87,7 +87,7 @@ func TestE2EEstimate(t *testing.T) {
 	got := map[string]int{}
 	for _, se := range est.Services {
 		got[se.Name] = se.Requests
-		if want := 20*time.Millisecond + robots.Margin(20*time.Millisecond); se.Name == sim.Arxiv && (se.Source != "crawl-delay" || math.Abs(se.Interval.Seconds-want.Seconds()) > 1e-9) {
+		if want := 20*time.Millisecond + httpx.Margin(20*time.Millisecond); se.Name == sim.Arxiv && (se.Source != "crawl-delay" || math.Abs(se.Interval.Seconds-want.Seconds()) > 1e-9) {
 			t.Errorf("arxiv paced at %vs from %q, want the stored Crawl-delay of 20ms and its margin", se.Interval.Seconds, se.Source)
 		}
 	}

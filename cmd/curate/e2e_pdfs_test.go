@@ -409,9 +409,10 @@ func mustItems(t *testing.T, st *store.Store, kind string) []string {
 	return items
 }
 
-// TestPDFFlagsChecked: a bad --grobid, --grobid-* or --pdf-* value, the
-// pdfs stage asked for without --grobid, and a GROBID service that is not
-// alive each stop curate with exit 2 before anything else is requested.
+// TestPDFFlagsChecked: a bad --grobid, --grobid-* or --pdf-* value (with
+// --grobid or without), the pdfs stage asked for without --grobid, and a
+// GROBID service that is not alive each stop curate with exit 2 before
+// anything else is requested.
 func TestPDFFlagsChecked(t *testing.T) {
 	s := e2eSim(t, sim.WorldConfig{Seed: 2, Targets: 3, OpenAccess: &sim.OpenAccess{}}, sim.Options{})
 	g := s.URL(sim.GrobidService)
@@ -428,6 +429,13 @@ func TestPDFFlagsChecked(t *testing.T) {
 		{[]string{"--grobid", g, "--pdf-hosts", "default,a/b"}, `allow-list entry "a/b"`},
 		{[]string{"--grobid", g, "--pdf-hosts", ""}, "empty host allow-list"},
 		{[]string{"--stages", "pdfs"}, "the pdfs stage needs --grobid URL"},
+		// Checked without --grobid too: a mistake is named now, not on
+		// the day --grobid is added.
+		{[]string{"--grobid-capacity", "0"}, "--grobid-capacity 0: want 1 or more"},
+		{[]string{"--grobid-timeout", "-1s"}, "--grobid-timeout -1s: want more than 0"},
+		{[]string{"--pdf-max-size", "0"}, "--pdf-max-size 0: want 1 to"},
+		{[]string{"--pdf-interval", "0s"}, "--pdf-interval 0s: want more than 0"},
+		{[]string{"--pdf-hosts", "127.0.0.1"}, `--pdf-hosts: oapdf: new fetcher: allow-list entry "127.0.0.1": an IP address`},
 	} {
 		dir := t.TempDir()
 		code, _, stderr := runCLI(t, nil, e2eRunArgs(t, s, dir+"/store", dir+"/out", tt.flags...)...)

@@ -22,6 +22,7 @@ import (
 	"github.com/groundwork/curate/client/oapdf"
 	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/redact"
 	"github.com/groundwork/curate/internal/targetlist"
 	"github.com/groundwork/curate/summarize"
 )
@@ -112,7 +113,7 @@ func (f *netFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.StringVar(&f.arxivBase, "arxiv-base", get(envArxivBase, "https://arxiv.org"), "arXiv base URL (env "+envArxivBase+")")
 	fs.StringVar(&f.ar5ivBase, "ar5iv-base", get(envAr5ivBase, "https://ar5iv.labs.arxiv.org"), "ar5iv base URL (env "+envAr5ivBase+")")
 	fs.DurationVar(&f.arxivInterval, "arxiv-interval", 3*time.Second, "minimum time between requests to arXiv and to ar5iv (arXiv asks for 3s; 0: none)")
-	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "timeout of one HTTP attempt (more than 0)")
+	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "time one HTTP request may wait on the server, over all its attempts: a retry has what the earlier attempts left, and a timed-out attempt is not retried (more than 0)")
 	fs.Int64Var(&f.maxBody, "max-body", 64<<20, "largest response body accepted, in bytes (more than 0)")
 	fs.IntVar(&f.retries, "retries", 5, "retries of a failed request (429, 5xx, resets); 0: none")
 	fs.DurationVar(&f.missingTTL, "missing-ttl", 7*24*time.Hour, "a paper found without HTML on arXiv and ar5iv is not asked about again for this long (0 or negative: always ask)")
@@ -148,10 +149,35 @@ func (f *netFlags) validate() error {
 	return nil
 }
 
-func (f *netFlags) config() app.Net {
+func (f *netFlags) config(env *cmdEnv) app.Net {
 	return app.Net{Mailto: f.mailto, ArxivBase: f.arxivBase, Ar5ivBase: f.ar5ivBase, ArxivInterval: f.arxivInterval,
 		Timeout: f.timeout, MaxBody: f.maxBody, Retries: f.retries, MissingTTL: f.missingTTL,
-		IgnoreCrawlDelay: f.ignoreCrawlDelay, HTMLArchives: f.htmlArchives}
+		IgnoreCrawlDelay: f.ignoreCrawlDelay, HTMLArchives: f.htmlArchives, Secrets: secrets(env.getenv), Dial: env.dial}
+}
+
+// keyEnv are the variables that hold API keys, and proxyEnv those that may
+// carry a proxy's credentials (http://user:password@host). Every such
+// value is redacted from what the services send back, whichever service
+// it is for: a shared proxy or gateway may echo any of them.
+var (
+	keyEnv   = []string{envS2Key, "LLM_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+	proxyEnv = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"}
+)
+
+// secrets returns the credentials in the environment.
+func secrets(getenv func(string) string) []string {
+	var out []string
+	for _, k := range keyEnv {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			out = append(out, v)
+		}
+	}
+	for _, k := range proxyEnv {
+		if u, err := url.Parse(getenv(k)); err == nil {
+			out = append(out, redact.UserInfo(u)...)
+		}
+	}
+	return out
 }
 
 // s2Flags: Semantic Scholar and the arXiv API.
@@ -388,21 +414,29 @@ type pdfFlags struct {
 // defaultHosts stands for oapdf's built-in allow-list in --pdf-hosts.
 const defaultHosts = "default"
 
+// defaultPDFFlags are the PDF flags' defaults, for commands that set the
+// flags themselves (the demo).
+func defaultPDFFlags() pdfFlags {
+	return pdfFlags{capacity: grobid.DefaultCapacity, timeout: grobid.DefaultTimeout, hosts: defaultHosts,
+		maxSize: oapdf.DefaultMaxSize, interval: oapdf.DefaultInterval}
+}
+
 func (f *pdfFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 	fs.StringVar(&f.grobid, "grobid", "", "GROBID service (e.g. http://localhost:8070) that converts the open-access PDFs of sources without an arXiv page into full text; without it no PDF is fetched")
 	fs.IntVar(&f.capacity, "grobid-capacity", grobid.DefaultCapacity, "PDFs sent to GROBID at once: the server's concurrency setting (grobid.yaml; 10 by default)")
-	fs.DurationVar(&f.timeout, "grobid-timeout", grobid.DefaultTimeout, "time one GROBID conversion may take (more than 0; long PDFs take minutes)")
+	fs.DurationVar(&f.timeout, "grobid-timeout", grobid.DefaultTimeout, "time one GROBID conversion may take, its retries included (more than 0; long PDFs take minutes)")
 	fs.StringVar(&f.hosts, "pdf-hosts", defaultHosts, "comma-separated hosts (host or host:port) PDFs may be downloaded from; default stands for the built-in list of open-access hosts (ACL Anthology, OpenReview, PMC, publishers' open-access sites), e.g. default,repo.example.org")
 	fs.Int64Var(&f.maxSize, "pdf-max-size", oapdf.DefaultMaxSize, "largest PDF downloaded, in bytes (more than 0)")
 	fs.DurationVar(&f.interval, "pdf-interval", oapdf.DefaultInterval, "minimum time between requests to one PDF host (more than 0)")
 }
 
+// validate checks every PDF flag, with --grobid or without: a mistake is
+// named now rather than on the day --grobid is added.
 func (f *pdfFlags) validate() error {
-	if f.grobid == "" {
-		return nil
-	}
-	if err := checkBaseURL("--grobid", f.grobid); err != nil {
-		return err
+	if f.grobid != "" {
+		if err := checkBaseURL("--grobid", f.grobid); err != nil {
+			return err
+		}
 	}
 	switch {
 	case f.capacity < 1:
@@ -600,7 +634,7 @@ func (f *stageFlags) config(env *cmdEnv) (app.Config, error) {
 	lc.BudgetTokens, lc.BudgetUSD = f.budgetTokens, f.budgetUSD
 	return app.Config{
 		Version: version, Log: log, Store: f.store.store, Lock: true,
-		Net: f.net.config(), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.drain,
+		Net: f.net.config(env), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.drain,
 		Stages: app.StageOptions{Force: f.force, Refresh: f.refresh, ClassifyBudget: f.budget, SummarizeBudget: f.summaryBudget,
 			Plausibility: f.plausible, MinGrounding: f.minGrounding, IncludeSuspect: f.includeSuspect},
 	}, nil

@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -49,6 +50,9 @@ type cmdEnv struct {
 	// loopback, which curate never dials for a PDF), never a flag.
 	pdfResolve   func(ctx context.Context, host string) ([]netip.Addr, error)
 	pdfAllowAddr func(netip.Addr) bool
+	// dial replaces the dialer of the services' connections; only tests
+	// set it (a machine that is offline), never a flag.
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func (e *cmdEnv) stdinReader() io.Reader {

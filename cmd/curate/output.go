@@ -75,6 +75,8 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 	tw.Flush()
 	state := "completed"
 	switch {
+	case out.Unreachable != "":
+		state = "stopped: cannot reach " + out.Unreachable
 	case sum.Fatal != "":
 		state = "stopped: the store's disk is full"
 	case sum.Interrupted:

@@ -14,7 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +78,14 @@ type Net struct {
 	// HTMLArchives are local page archives (directories of saved pages,
 	// ar5iv bulk zips) asked before any request.
 	HTMLArchives []string
+	// Dial, when set, replaces the dialer of the services' connections;
+	// only tests set it (a machine that is offline, a name that does not
+	// resolve).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Secrets are credentials to redact from everything the services
+	// send back (see httpx.Config.Secrets), besides the configured S2 and
+	// LLM keys: the environment's other keys, a proxy's password.
+	Secrets []string
 }
 
 // S2 configures Semantic Scholar and the arXiv API.
@@ -291,12 +302,22 @@ func (a *App) build() error {
 	}
 	var err error
 	ua := httpx.UserAgent(cfg.Version, cfg.Net.Mailto)
+	var transport http.RoundTripper
+	if cfg.Net.Dial != nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DialContext, t.Proxy = cfg.Net.Dial, nil
+		transport = t
+	}
 	a.HTTP, err = httpx.New(httpx.Config{
 		UserAgent: ua,
 		Timeout:   cfg.Net.Timeout,
 		MaxBody:   cfg.Net.MaxBody,
 		RetryMax:  retries,
 		Logger:    a.Log,
+		Secrets:   a.secrets(),
+		Transport: transport,
+		// The first interrupt: no request sleeps before a retry.
+		Stop: cfg.Drain,
 	}, services...)
 	if err != nil {
 		return err
@@ -354,6 +375,33 @@ func (a *App) build() error {
 		}
 	}
 	return nil
+}
+
+// secrets are every credential of the run, for both HTTP clients to
+// redact: a PDF host or a proxy in front of it may echo the keys of the
+// other services too.
+func (a *App) secrets() []string {
+	return append(slices.Clone(a.cfg.Net.Secrets), a.cfg.S2.Key, a.cfg.LLM.Client.APIKey)
+}
+
+// unreachable reports a request to one of the run's configured services
+// (not a PDF host from remote data) whose host name does not resolve: the
+// run cannot go on, and the error that ends it names the host.
+func (a *App) unreachable(err error) (*httpx.NoSuchHostError, bool) {
+	var nh *httpx.NoSuchHostError
+	if !errors.As(err, &nh) {
+		return nil, false
+	}
+	if _, e := a.HTTP.Service(nh.Service); e != nil {
+		return nil, false
+	}
+	return nh, true
+}
+
+// offline is the error of a run stopped by a host that does not resolve:
+// exit 2, once, with the host named.
+func offlineError(nh *httpx.NoSuchHostError) error {
+	return Fail(ErrCannotRun, fmt.Errorf("cannot reach %s: no such host; is the machine online? (the %s service)", nh.Host, nh.Service))
 }
 
 // Close releases the store's lock, if taken, and closes the store.

@@ -41,8 +41,7 @@ func (c robotsStore) Save(ctx context.Context, e robots.Entry) error {
 // store holds it, without asking the host (for estimates); ok is false
 // when no copy is stored.
 func StoredRobots(ctx context.Context, st *store.Store, svc *httpx.Service, userAgent string) (*robots.Policy, bool, error) {
-	u := svc.BaseURL()
-	key := u.Scheme + "://" + u.Host + "/robots.txt"
+	key := robots.FileURL(svc)
 	f, ok, err := record.RobotsFiles.Lookup(ctx, st, key)
 	if err != nil || !ok {
 		return nil, false, err

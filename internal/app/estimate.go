@@ -224,12 +224,13 @@ func (e *estimator) pace(ctx context.Context, name string) (time.Duration, strin
 	}
 	if !ok {
 		host := svc.BaseURL().Host
-		if need := arxivCrawlDelay + robots.Margin(arxivCrawlDelay); host == arxivHost && !e.a.cfg.Net.IgnoreCrawlDelay && configured < need {
+		// Kept as a run keeps them, with httpx's margin.
+		if host == arxivHost && !e.a.cfg.Net.IgnoreCrawlDelay && configured < arxivCrawlDelay {
 			e.note("%s: no robots.txt stored: its Crawl-delay is taken to be %s, as the file says at the time of writing", host, arxivCrawlDelay)
-			return need, robots.SourceCrawlDelay + " (assumed)", 1, nil
+			return httpx.Paced(arxivCrawlDelay), robots.SourceCrawlDelay + " (assumed)", 1, nil
 		}
 		e.note("%s: no robots.txt stored, so its Crawl-delay is unknown: the configured %s is used", host, configured)
-		return configured, robots.SourceConfigured, 1, nil
+		return httpx.Paced(configured), robots.SourceConfigured, 1, nil
 	}
 	p := robots.Effective(svc.BaseURL().Host, configured, pol, e.a.cfg.Net.IgnoreCrawlDelay)
 	ttl := e.a.cfg.Net.RobotsTTL

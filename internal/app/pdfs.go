@@ -23,7 +23,7 @@ import (
 // than --pdf-interval) with a dialer that reaches only public addresses.
 func (a *App) buildPDFs(svc *httpx.Service, retries int) error {
 	pc := a.cfg.PDF
-	gc, err := grobid.New(svc, grobid.Options{IncludeRawCitations: true, SegmentSentences: true, Logger: a.Log})
+	gc, err := grobid.New(svc, grobid.Options{IncludeRawCitations: true, SegmentSentences: true, Logger: a.Log, Stop: a.cfg.Drain})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -35,7 +35,7 @@ func (a *App) buildPDFs(svc *httpx.Service, retries int) error {
 	f, err := oapdf.New(oapdf.Config{
 		UserAgent: ua,
 		Hosts:     pc.Hosts, MaxSize: pc.MaxSize, Interval: pc.Interval, RetryMax: retries,
-		Logger: a.Log, Resolve: pc.Resolve, AllowAddr: pc.AllowAddr, Robots: rb,
+		Logger: a.Log, Resolve: pc.Resolve, AllowAddr: pc.AllowAddr, Robots: rb, Secrets: a.secrets(), Stop: a.cfg.Drain,
 	})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
@@ -57,6 +57,9 @@ func (a *App) CheckGrobid(ctx context.Context) error {
 		return nil
 	}
 	if err := a.Grobid.Alive(ctx); err != nil {
+		if nh, ok := a.unreachable(err); ok {
+			return offlineError(nh)
+		}
 		return Fail(ErrCannotRun, fmt.Errorf("%w; start the service (docker run --rm --init --ulimit core=0 -p 8070:8070 grobid/grobid:0.8.1) or run without --grobid", err))
 	}
 	v, err := a.Grobid.Version(ctx)

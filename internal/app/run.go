@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/fetch"
+	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/parse/arxiv"
@@ -91,6 +94,9 @@ type Outcome struct {
 	// and not had, by target and source: their cards are written from the
 	// abstract.
 	NoPDF []NoPDF
+	// Unreachable is the host of a configured service whose name did not
+	// resolve, which stopped the run (the error says so too).
+	Unreachable string
 }
 
 // NoPDF is a source whose PDF full text a run asked for and did not get.
@@ -115,6 +121,7 @@ type NoPDF struct {
 // are listed; the next run collects them); ErrInterrupted; ErrCannotRun
 // when the disk filled (the run stopped at once and started nothing more).
 func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome, error) {
+	started := time.Now() // the summary's times are the run's, not only its pipeline's
 	names, _, err := Select(opt.Stages)
 	if err != nil {
 		return nil, err
@@ -140,11 +147,18 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	}
 	if slices.Contains(names, Fetch) || slices.Contains(names, Sources) {
 		paces, err := a.prepareFetch(ctx, keys)
+		nh, offline := a.unreachable(err)
 		switch {
 		case store.IsDiskFull(err):
 			return out, a.diskFull(err)
 		case ctx.Err() != nil:
 			return out, ErrInterrupted
+		case offline:
+			out.Unreachable = nh.Host
+			return out, offlineError(nh)
+		case errors.Is(err, httpx.ErrStopped):
+			// Stopped while robots.txt waited for a retry: the pipeline
+			// stops at once, and says what was not reached.
 		case err != nil:
 			return out, err
 		}
@@ -165,9 +179,18 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 		settle = a.Settle
 		a.CollectBatches(ctx)
 	}
+	var unreachable atomic.Pointer[httpx.NoSuchHostError]
 	out.Summary = pipeline.Run(ctx, keys, steps, pipeline.Options{
-		Drain:  a.cfg.Drain,
-		Fatal:  store.IsDiskFull,
+		Drain:   a.cfg.Drain,
+		Started: started,
+		Fatal: func(err error) bool {
+			if nh, ok := a.unreachable(err); ok {
+				// Every target would fail the same way.
+				unreachable.CompareAndSwap(nil, nh)
+				return true
+			}
+			return store.IsDiskFull(err)
+		},
 		Settle: settle,
 		OnEvent: func(ev pipeline.Event) {
 			if ev.Err != nil && store.IsDiskFull(ev.Err) && a.stopping.CompareAndSwap(false, true) {
@@ -194,16 +217,21 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	slices.SortFunc(out.NoPDF, func(x, y NoPDF) int {
 		return cmp.Or(strings.Compare(x.Target, y.Target), strings.Compare(x.Source, y.Source))
 	})
-	if sum.Fatal != "" {
+	nh := unreachable.Load()
+	if sum.Fatal != "" && nh == nil {
 		return out, a.diskFull(errors.New(sum.Fatal))
 	}
 	if slices.Contains(names, Citegraph) {
 		out.WithoutMeta = a.withoutArxivMeta(ctx, keys, sum)
 	}
+	sum.Wall = time.Since(started)
 	if err := a.saveRun(context.WithoutCancel(ctx), out); err != nil {
 		a.Log.Warn("could not store the run summary", "err", err)
 	}
 	switch {
+	case nh != nil:
+		out.Unreachable = nh.Host
+		return out, offlineError(nh)
 	case sum.Interrupted:
 		return out, ErrInterrupted
 	case len(sum.Waiting) > 0:
@@ -346,8 +374,8 @@ func (a *App) ledger(ctx context.Context, key, stage, outcome string, err error)
 	switch {
 	case errors.As(err, &held):
 		status, msg = store.StatusSkipped, held.Reason
-	case err != nil && ctx.Err() != nil:
-		return err
+	case err != nil && (ctx.Err() != nil || errors.Is(err, httpx.ErrStopped)):
+		return err // not done, not failed: the next run does it
 	case err != nil:
 		status, msg = store.StatusFailed, err.Error()
 	case outcome == pipeline.Skipped:

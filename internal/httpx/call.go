@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -23,12 +24,44 @@ import (
 // no locking.
 type call struct {
 	svc        *Service
+	ctx        context.Context // the call's, cancelled with ErrStopped by watchStop
 	method     string
 	url        string // redacted, for logs and errors
 	noRedirect bool
 
 	attempt int   // 1 for the first attempt, set before each attempt
 	lastErr error // transport error of the latest attempt, for the retry log
+	// spent is the time the attempts and hops so far were on the wire:
+	// what is left of the service's timeout for the next (see
+	// Config.Timeout).
+	spent time.Duration
+
+	// Config.Stop: stopped is set when it closes; retrying once a retry
+	// was decided; onWire while an attempt is sent and read. The watcher
+	// of Stop cancels the call's context (cause ErrStopped) when it is
+	// retrying and not on the wire, which ends a backoff at once.
+	stopped, retrying, onWire atomic.Bool
+	cancel                    context.CancelCauseFunc
+}
+
+// watchStop arranges for the call to give up rather than retry once stop
+// closes; the returned function ends the watch.
+func (c *call) watchStop(stop <-chan struct{}) (end func()) {
+	if stop == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-stop:
+			c.stopped.Store(true)
+			if c.retrying.Load() && !c.onWire.Load() {
+				c.cancel(ErrStopped)
+			}
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
 }
 
 // beforeAttempt is retryablehttp's RequestLogHook; n is 0 for the first
@@ -48,6 +81,10 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 	s := c.svc
 	p := s.c.pacer(req.URL, s)
 	ctx := req.Context()
+	if c.retrying.Load() && c.stopped.Load() {
+		closeBody(req)
+		return nil, ErrStopped
+	}
 	if g := p.guard.Load(); g != nil {
 		if err := (*g)(ctx, req.URL); err != nil {
 			closeBody(req)
@@ -65,7 +102,15 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 
-	actx, cancel := context.WithTimeout(ctx, s.timeout)
+	limit := s.timeout
+	if !s.perAttempt {
+		limit -= c.spent
+		if limit <= 0 {
+			closeBody(req)
+			return nil, fmt.Errorf("%w: %s on the wire over %d attempts", errRequestTimeout, c.spent.Round(time.Millisecond), c.attempt-1)
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	out := req.Clone(actx) // RoundTrippers must not modify the request
 	out.Header.Set("User-Agent", s.c.cfg.UserAgent)
@@ -88,20 +133,29 @@ func (c *call) roundTrip(req *http.Request) (*http.Response, error) {
 
 	s.stats.requests.Add(1)
 	start := time.Now()
+	c.onWire.Store(true)
 	resp, err := s.c.rt.RoundTrip(out)
 	var n int64
 	if err == nil {
 		resp.Request = req // out carries the secret headers; keep it from callers
 		n, err = c.readBody(resp)
 		s.stats.bytes.Add(n)
+	} else {
+		err = noSuchHost(p.name, req.URL.Hostname(), err)
 	}
-	s.stats.elapsed.Add(int64(time.Since(start)))
+	c.onWire.Store(false)
+	took := time.Since(start)
+	c.spent += took
+	s.stats.elapsed.Add(int64(took))
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		err = ctx.Err()
-	case actx.Err() != nil:
+	case actx.Err() != nil && s.perAttempt:
 		err = fmt.Errorf("%w after %s", errAttemptTimeout, s.timeout)
+	case actx.Err() != nil:
+		// The request's time is spent: another attempt would have none.
+		err = fmt.Errorf("%w: no answer within %s", errRequestTimeout, s.timeout)
 	}
 
 	attrs := []slog.Attr{
@@ -169,8 +223,17 @@ func (c *call) readBody(resp *http.Response) (int64, error) {
 	if n > limit {
 		return n, fmt.Errorf("%w: body exceeds the limit of %d bytes", ErrTooLarge, limit)
 	}
-	resp.Body = &bufferedBody{Reader: bytes.NewReader(buf.Bytes()), b: buf.Bytes()}
-	resp.ContentLength = n
+	// An endpoint or proxy may echo the request, keys included: nothing
+	// past this point sees them (redirects follow the redacted Location).
+	red := c.svc.c.red
+	body := red.Bytes(buf.Bytes())
+	for k, vs := range resp.Header {
+		for i, v := range vs {
+			resp.Header[k][i] = red.String(v)
+		}
+	}
+	resp.Body = &bufferedBody{Reader: bytes.NewReader(body), b: body}
+	resp.ContentLength = int64(len(body))
 	return n, nil
 }
 
@@ -182,6 +245,13 @@ func (c *call) checkRedirect(req *http.Request, via []*http.Request) error {
 	if !c.svc.c.allowed(req.URL) {
 		return fmt.Errorf("%w %s", ErrForeignRedirect, req.URL.Host)
 	}
+	if req.URL.User != nil {
+		// http.Client would send them as Basic auth, and the final URL
+		// (stored as where a page or PDF came from) would keep them:
+		// credentials a server puts in a redirect are not curate's to use.
+		req.URL.User = nil
+		c.svc.log.LogAttrs(req.Context(), slog.LevelDebug, "http redirect credentials dropped", slog.String("url", c.svc.redact(req.URL)))
+	}
 	if len(via) > maxRedirects {
 		return fmt.Errorf("%w: more than %d", errTooManyRedirects, maxRedirects)
 	}
@@ -192,6 +262,19 @@ func (c *call) checkRedirect(req *http.Request, via []*http.Request) error {
 // errors are retried, unless the server asks to wait longer than
 // MaxRetryAfter or the error cannot improve on a retry.
 func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	retry, err := c.retryPolicy(ctx, resp, err)
+	if retry {
+		c.retrying.Store(true)
+		if c.stopped.Load() {
+			// Set after retrying, read after stopped by the watcher: one
+			// of the two sees the other.
+			return false, ErrStopped
+		}
+	}
+	return retry, err
+}
+
+func (c *call) retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	c.lastErr = unwrapURLError(err)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -199,12 +282,15 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 		}
 		// Not context.DeadlineExceeded: net reports dial timeouts as that,
 		// and those deserve a retry.
-		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, ErrPolicy, ErrPaused, errTooManyRedirects, errWaitPastDeadline} {
+		for _, final := range []error{ErrTooLarge, ErrForeignRedirect, ErrPolicy, ErrPaused, errTooManyRedirects, errWaitPastDeadline, errRequestTimeout, ErrStopped} {
 			if errors.Is(err, final) {
 				return false, err
 			}
 		}
 		if r := (*refusal)(nil); errors.As(err, &r) {
+			return false, err
+		}
+		if nh := (*NoSuchHostError)(nil); errors.As(err, &nh) {
 			return false, err
 		}
 		// Keeps retryablehttp's judgement on bad schemes, headers and
@@ -314,8 +400,8 @@ func (c *call) fail(resp *http.Response, err error) error {
 		if d, ok := retryAfter(resp); ok {
 			se.RetryAfter = d
 		}
-		body := bodyBytes(resp)
-		se.Body = []byte(s.scrub(string(body[:min(len(body), errorBodySize)])))
+		body := bodyBytes(resp) // redacted as it was read
+		se.Body = bytes.Clone(body[:min(len(body), errorBodySize)])
 		s.log.LogAttrs(context.Background(), slog.LevelWarn, "http give up",
 			slog.String("method", c.method), slog.String("url", c.url),
 			slog.Int("status", se.Status), slog.Int("attempts", se.Attempts),
@@ -323,6 +409,9 @@ func (c *call) fail(resp *http.Response, err error) error {
 		return se
 	}
 	err = unwrapURLError(err)
+	if errors.Is(err, context.Canceled) && errors.Is(context.Cause(c.ctx), ErrStopped) {
+		err = ErrStopped // the backoff was cut short, see watchStop
+	}
 	if c.attempt > 1 {
 		return fmt.Errorf("%s: %s %s: giving up after %d attempts: %w", s.name, c.method, c.url, c.attempt, err)
 	}
@@ -373,6 +462,10 @@ func (s *Service) wait(ctx context.Context, req *http.Request) (time.Time, error
 			}
 			return now, nil
 		}
+		var stop <-chan struct{}
+		if sl.paused {
+			stop = s.c.cfg.Stop // a pause is a retry's wait, whoever asked for it
+		}
 		if sl.paused && sl.wait > s.c.cfg.MaxRetryAfter {
 			until := now.Add(sl.wait)
 			return time.Time{}, fmt.Errorf("%w until %s (%s from now)", ErrPaused, until.Format(time.RFC3339), sl.wait.Round(time.Second))
@@ -387,6 +480,9 @@ func (s *Service) wait(ctx context.Context, req *http.Request) (time.Time, error
 		case <-ctx.Done():
 			t.Stop()
 			return time.Time{}, ctx.Err()
+		case <-stop:
+			t.Stop()
+			return time.Time{}, ErrStopped
 		}
 	}
 }

@@ -1,12 +1,16 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/groundwork/curate/internal/redact"
 )
 
 var (
@@ -27,11 +31,39 @@ var (
 	// a Retry-After longer than Config.MaxRetryAfter. Service.PausedUntil
 	// says until when.
 	ErrPaused = errors.New("service paused by the server's retry-after")
+	// ErrStopped means a request gave up rather than retry: the run is
+	// stopping (Config.Stop). It wraps context.Canceled: the request did
+	// not fail, it was not finished.
+	ErrStopped = fmt.Errorf("stopped before a retry: the run is stopping: %w", context.Canceled)
 )
+
+// NoSuchHostError is a host whose name does not resolve: DNS says it does
+// not exist. It is not retried (asking again does not make it exist; on a
+// machine that is offline every name fails so), and a caller tells a
+// mistyped or unreachable service from a transient failure by it.
+type NoSuchHostError struct {
+	Service string // the service whose request it was
+	Host    string
+	Err     error // the resolver's error
+}
+
+func (e *NoSuchHostError) Error() string { return "cannot reach " + e.Host + ": no such host" }
+func (e *NoSuchHostError) Unwrap() error { return e.Err }
+
+// noSuchHost returns err as a *NoSuchHostError when it is a resolver's
+// "no such host" for host.
+func noSuchHost(service, host string, err error) error {
+	var de *net.DNSError
+	if errors.As(err, &de) && de.IsNotFound {
+		return &NoSuchHostError{Service: service, Host: host, Err: err}
+	}
+	return err
+}
 
 var (
 	errTooManyRedirects  = errors.New("too many redirects")
 	errAttemptTimeout    = errors.New("attempt timed out")
+	errRequestTimeout    = errors.New("timed out")
 	errRetriesExhausted  = errors.New("retries exhausted")
 	errRetryAfterTooLong = errors.New("retry-after too long")
 	errWaitPastDeadline  = errors.New("rate limit wait would pass the deadline")
@@ -75,10 +107,6 @@ func (e *StatusError) Error() string {
 	return b.String()
 }
 
-// minSecretLen is the shortest header value treated as a secret to scrub;
-// shorter values would garble unrelated text and are no real secret.
-const minSecretLen = 6
-
 // redact renders u for logs and errors: password and secret-looking query
 // values replaced, and any secret header value scrubbed.
 func (s *Service) redact(u *url.URL) string {
@@ -88,7 +116,7 @@ func (s *Service) redact(u *url.URL) string {
 		for k, vs := range q {
 			if secretParam(k) {
 				for i := range vs {
-					vs[i] = "REDACTED"
+					vs[i] = redact.Mask
 				}
 				changed = true
 			}
@@ -112,10 +140,5 @@ func secretParam(name string) bool {
 	return false
 }
 
-// scrub replaces the service's secret header values in text.
-func (s *Service) scrub(text string) string {
-	for _, v := range s.secrets {
-		text = strings.ReplaceAll(text, v, "REDACTED")
-	}
-	return text
-}
+// scrub replaces every secret of the Client in text.
+func (s *Service) scrub(text string) string { return s.c.red.String(text) }

@@ -10,7 +10,13 @@
 // layer under a size cap, so a truncated body is a retryable transport error
 // rather than silently short data. Redirects are followed only between the
 // configured hosts, and a service's secret headers go only to that service's
-// own origin; they are never logged or put into errors.
+// own origin. Every secret the Client knows (its services' secret headers
+// and Config.Secrets) is redacted from what comes back, in every form an
+// echo may write it in (see package redact): response bodies and headers,
+// URLs, errors and log lines, so nothing past httpx sees a key. A
+// service's timeout spans a request's attempts; a name that does not
+// resolve is not retried (NoSuchHostError); once Config.Stop closes, no
+// request waits to be retried.
 package httpx
 
 import (
@@ -29,6 +35,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/groundwork/curate/internal/redact"
 	"github.com/hashicorp/go-retryablehttp"
 )
 
@@ -49,9 +56,13 @@ const (
 type Config struct {
 	// UserAgent is sent on every request; required. See UserAgent.
 	UserAgent string
-	// Timeout bounds one attempt, from sending the request to the end of the
-	// body; the limiter wait is not included (default 60s). The caller's ctx
-	// bounds the whole call.
+	// Timeout bounds the time one request may spend on the wire, from
+	// sending it to the end of the body, over all its attempts and
+	// redirect hops: a retry has what the earlier attempts left, and an
+	// attempt that timed out is not retried, for it spent it all (a host
+	// that holds its connections would otherwise hold each request for
+	// RetryMax+1 timeouts). Waits for the limiter and the backoffs are not
+	// counted (default 60s). The caller's ctx bounds the whole call.
 	Timeout time.Duration
 	// MaxBody caps a response body in bytes (default 64 MiB).
 	MaxBody int64
@@ -80,6 +91,16 @@ type Config struct {
 	// quick. Tests check a limiter's own schedule with it, which scheduling
 	// delay cannot disturb, rather than arrival times at a server.
 	OnGrant func(Grant)
+	// Stop, when closed (the first interrupt), makes requests give up
+	// rather than retry: a request waiting to retry (its backoff, a
+	// Retry-After pause) or about to, ends at once with ErrStopped; an
+	// attempt on the wire finishes. Nil: never.
+	Stop <-chan struct{}
+	// Secrets are more values to redact from what comes back, besides
+	// the services' secret headers: the keys of services on other
+	// Clients, a proxy's credentials (see redact.UserInfo). A proxy or a
+	// shared gateway may echo any of them.
+	Secrets []string
 }
 
 // Grant is one decision of a service's limiter: a request may start.
@@ -96,7 +117,8 @@ type ServiceConfig struct {
 	Name    string // "arxiv", "ar5iv", "s2", "arxiv-api", "llm", ...
 	BaseURL string // absolute http(s) URL, e.g. "https://arxiv.org"
 	// Interval is the minimum spacing between request starts, retries and
-	// redirect hops included (arXiv: 3s); 0 means unlimited.
+	// redirect hops included (arXiv: 3s), to which httpx adds its Margin;
+	// 0 means unlimited.
 	Interval time.Duration
 	// Burst is how many requests may start back to back before Interval
 	// applies (default 1).
@@ -107,10 +129,15 @@ type ServiceConfig struct {
 	// MaxInFlight caps concurrent requests to the service (arXiv asks for a
 	// single connection at a time); 0 means no cap.
 	MaxInFlight int
-	// Timeout bounds one attempt to this service, overriding Config.Timeout
-	// (an LLM generation may take minutes where a page takes seconds); 0
-	// means Config.Timeout.
+	// Timeout bounds a request to this service as Config.Timeout does,
+	// overriding it (a GROBID conversion or an LLM generation may take
+	// minutes where a page takes seconds); 0 means Config.Timeout.
 	Timeout time.Duration
+	// TimeoutPerAttempt makes Timeout bound each attempt instead, and a
+	// timed-out attempt is retried like a reset: for a caller that keeps
+	// its own deadline over the whole call in ctx (the LLM client), and
+	// for which a hung answer deserves another try within it.
+	TimeoutPerAttempt bool
 	// NoRetry lists statuses that httpx would retry (429, 5xx) but that
 	// this service means as final: they are returned as they are, for the
 	// caller to map. GROBID's 500 is a failed conversion of one PDF, which
@@ -130,6 +157,7 @@ type Client struct {
 	rt       http.RoundTripper
 	services map[string]*Service
 	byHost   map[string]*Service // first service configured for each host
+	red      *redact.Redactor    // every secret of the Client, see Config.Secrets
 }
 
 // Service is one remote service of a Client. It is safe for concurrent use.
@@ -138,15 +166,19 @@ type Service struct {
 	name    string
 	base    *url.URL
 	header  http.Header // secret, see ServiceConfig.Header
-	secrets []string    // header values, scrubbed from anything we emit
 	limiter *limiter
-	gate    chan struct{} // serialises limiter waits, see wait
-	slots   chan struct{} // nil when MaxInFlight is 0
-	noRetry []int         // see ServiceConfig.NoRetry
-	timeout time.Duration // per attempt
-	log     *slog.Logger
-	stats   counters
-	guard   atomic.Pointer[Guard] // see SetGuard
+	// configured is the spacing asked for, before its margin (see
+	// Configured).
+	configured atomic.Int64
+	gate       chan struct{} // serialises limiter waits, see wait
+	slots      chan struct{} // nil when MaxInFlight is 0
+	noRetry    []int         // see ServiceConfig.NoRetry
+	timeout    time.Duration // per request, or per attempt with perAttempt
+	// perAttempt: see ServiceConfig.TimeoutPerAttempt
+	perAttempt bool
+	log        *slog.Logger
+	stats      counters
+	guard      atomic.Pointer[Guard] // see SetGuard
 }
 
 // Guard decides whether a request may be sent at all; an error refuses it.
@@ -210,6 +242,7 @@ func New(cfg Config, services ...ServiceConfig) (*Client, error) {
 		t.MaxIdleConnsPerHost = 16 // several workers per service reuse connections
 		c.rt = t
 	}
+	secrets := slices.Clone(cfg.Secrets)
 	for _, sc := range services {
 		s, err := c.newService(sc)
 		if err != nil {
@@ -219,7 +252,13 @@ func New(cfg Config, services ...ServiceConfig) (*Client, error) {
 		if h := hostKey(s.base); c.byHost[h] == nil {
 			c.byHost[h] = s
 		}
+		for _, vs := range s.header {
+			for _, v := range vs {
+				secrets = append(secrets, redact.Credentials(v)...)
+			}
+		}
 	}
+	c.red = redact.New(secrets...)
 	return c, nil
 }
 
@@ -254,11 +293,13 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 		name:    sc.Name,
 		base:    base,
 		header:  make(http.Header, len(sc.Header)),
-		limiter: newLimiter(sc.Interval, sc.Burst, sc.Pacing),
+		limiter: newLimiter(Paced(sc.Interval), sc.Burst, sc.Pacing),
 		gate:    make(chan struct{}, 1),
 		log:     c.log.With(slog.String("service", sc.Name)),
 		timeout: cmp.Or(sc.Timeout, c.cfg.Timeout),
 		noRetry: slices.Clone(sc.NoRetry),
+
+		perAttempt: sc.TimeoutPerAttempt,
 	}
 	for k, vs := range sc.Header {
 		k = http.CanonicalHeaderKey(k)
@@ -268,16 +309,19 @@ func (c *Client) newService(sc ServiceConfig) (*Service, error) {
 				return nil, fmt.Errorf("httpx: service %q: header %s: value contains a line break", sc.Name, k)
 			}
 			s.header[k] = append(s.header[k], v)
-			if len(v) >= minSecretLen {
-				s.secrets = append(s.secrets, v)
-			}
 		}
 	}
 	if sc.MaxInFlight > 0 {
 		s.slots = make(chan struct{}, sc.MaxInFlight)
 	}
+	s.configured.Store(int64(sc.Interval))
 	return s, nil
 }
+
+// Redact returns text with every secret the Client knows replaced (see
+// package redact), for text about its services that did not come out of
+// httpx already redacted.
+func (c *Client) Redact(text string) string { return c.red.String(text) }
 
 // Service returns the service configured under name.
 func (c *Client) Service(name string) (*Service, error) {
@@ -317,15 +361,21 @@ func (s *Service) BaseURL() *url.URL {
 }
 
 // SetInterval changes the configured minimum spacing between requests,
-// e.g. to a robots.txt Crawl-delay; d <= 0 removes the limit. The interval
-// in force starts from d again, and adapting to 429s never takes it below
-// d.
+// e.g. to a robots.txt Crawl-delay; d <= 0 removes the limit. Requests are
+// then spaced by Paced(d), d and its margin. The interval in force starts
+// from there again, and adapting to 429s never takes it below.
 func (s *Service) SetInterval(d time.Duration) {
-	s.limiter.set(d)
+	s.configured.Store(int64(max(d, 0)))
+	s.limiter.set(Paced(d))
 }
 
+// Configured returns the spacing last configured (ServiceConfig.Interval
+// or SetInterval), without its margin or any slowdown after 429s.
+func (s *Service) Configured() time.Duration { return time.Duration(s.configured.Load()) }
+
 // Interval returns the minimum spacing between requests in force now: the
-// configured one, or longer after 429s. 0 means unlimited.
+// configured one with its margin, or longer after 429s. 0 means
+// unlimited.
 func (s *Service) Interval() time.Duration {
 	return s.limiter.snapshot().interval
 }
@@ -376,20 +426,29 @@ func (s *Service) Do(ctx context.Context, req Request) (*Response, error) {
 	resp, err := s.do(ctx, req)
 	if err != nil {
 		s.stats.errors.Add(1)
+		// Whatever made it (a transport, a guard, a server's words), the
+		// error's text is redacted before anyone sees it.
+		return nil, s.c.red.Error(err)
 	}
-	return resp, err
+	return resp, nil
 }
 
 func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
 	method := cmp.Or(r.Method, http.MethodGet)
 	u, err := s.resolve(r.Path, r.Query)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s %s: %w", s.name, method, s.scrub(r.Path), err)
+		shown := s.scrub(r.Path)
+		if u, perr := url.Parse(r.Path); perr == nil {
+			shown = s.redact(u)
+		}
+		return nil, fmt.Errorf("%s: %s %s: %w", s.name, method, shown, err)
 	}
 	var body any // a nil []byte would still become a zero-length body
 	if r.Body != nil {
 		body = r.Body
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	rreq, err := retryablehttp.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s %s: %w", s.name, method, s.redact(u), err)
@@ -398,7 +457,8 @@ func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
 		rreq.Header[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
 	}
 
-	cl := &call{svc: s, method: method, url: s.redact(u), noRedirect: r.NoRedirect}
+	cl := &call{svc: s, ctx: ctx, cancel: cancel, method: method, url: s.redact(u), noRedirect: r.NoRedirect}
+	defer cl.watchStop(s.c.cfg.Stop)()
 	// A Client per call lets the callbacks share the call's state (attempt,
 	// last error) without context values; the shared parts (transport pool,
 	// limiters) live in the Service and Client.
@@ -424,11 +484,12 @@ func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
 		Status: resp.StatusCode,
 		Header: resp.Header,
 		Body:   bodyBytes(resp),
-		URL:    resp.Request.URL.String(),
+		URL:    s.scrub(resp.Request.URL.String()),
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		if loc, err := resp.Location(); err == nil {
-			out.Location = loc.String()
+			loc.User = nil // as a followed redirect's, see checkRedirect
+			out.Location = s.scrub(loc.String())
 		}
 	}
 	return out, nil
@@ -445,6 +506,9 @@ func (s *Service) resolve(p string, q url.Values) (*url.URL, error) {
 	case ref.IsAbs():
 		if !s.c.allowed(ref) {
 			return nil, fmt.Errorf("host %s is not a configured service", ref.Host)
+		}
+		if ref.User != nil {
+			return nil, errors.New("credentials in the url are not sent")
 		}
 		u = ref
 	case ref.Host != "":
@@ -526,15 +590,22 @@ func UserAgent(version, mailto string) string {
 	return "curate/" + version + " (+https://github.com/groundwork/curate; mailto:" + mailto + ")"
 }
 
-// hostKey normalises u's host for comparison: lower case, default port
-// dropped.
-func hostKey(u *url.URL) string {
-	host, port := strings.ToLower(u.Hostname()), u.Port()
+// HostKey is u's host as curate compares hosts, the one rule for it:
+// lower case, without a trailing dot, and without the port when it is
+// the scheme's default (https://arxiv.org:443/x is https://arxiv.org/x;
+// http://arxiv.org:443/x is not).
+func HostKey(u *url.URL) string {
+	host, port := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.Port()
 	if port == "" || port == "80" && u.Scheme == "http" || port == "443" && u.Scheme == "https" {
+		if strings.Contains(host, ":") {
+			return "[" + host + "]" // an IPv6 address, as a URL's host writes it
+		}
 		return host
 	}
 	return net.JoinHostPort(host, port)
 }
+
+func hostKey(u *url.URL) string { return HostKey(u) }
 
 // sameOrigin reports whether u has the service's scheme and host; only then
 // are the secret headers attached.

@@ -34,6 +34,28 @@ type Pacing struct {
 	Fixed bool
 }
 
+// Margin is what a configured interval d gets in hand, the one rule for
+// every interval curate keeps (--arxiv-interval, --s2-interval,
+// --pdf-interval, a robots.txt Crawl-delay, a requests-per-minute limit):
+// a server sees when requests arrive, not when they were sent, and one the
+// network or a busy machine holds up a little brings the next closer than
+// d on arrival, which a server that enforces the rate with no burst
+// answers with a 429. A fiftieth of d, at least 5 ms and at most 250 ms,
+// and never more than a tenth of d: at arxiv.org's 15 s Crawl-delay,
+// 250 ms (1.7%); at 3 s, 60 ms; at 1 s, 20 ms.
+func Margin(d time.Duration) time.Duration {
+	return min(max(d/50, 5*time.Millisecond), 250*time.Millisecond, max(d, 0)/10)
+}
+
+// Paced is the spacing kept for a configured interval d: d and its
+// Margin; 0 (unlimited) stays 0.
+func Paced(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return d + Margin(d)
+}
+
 const (
 	defaultPaceFactor   = 1.1
 	defaultRecoverAfter = 20

@@ -233,3 +233,26 @@ func TestLimiterSpacesFromSend(t *testing.T) {
 	u.sent(at(time.Millisecond))
 	mustGrant(t, u, at(time.Millisecond))
 }
+
+// TestMargin: every configured interval keeps a fiftieth of itself in
+// hand, at least 5 ms and at most 250 ms, never more than a tenth of it;
+// none is unlimited.
+func TestMargin(t *testing.T) {
+	for _, tt := range []struct{ d, want time.Duration }{
+		{0, 0},
+		{time.Millisecond, 100 * time.Microsecond},
+		{20 * time.Millisecond, 2 * time.Millisecond},
+		{50 * time.Millisecond, 5 * time.Millisecond},
+		{time.Second, 20 * time.Millisecond},
+		{3 * time.Second, 60 * time.Millisecond},
+		{15 * time.Second, 250 * time.Millisecond},
+		{time.Minute, 250 * time.Millisecond},
+	} {
+		if got := Margin(tt.d); got != tt.want {
+			t.Errorf("Margin(%s) = %s, want %s", tt.d, got, tt.want)
+		}
+		if got, want := Paced(tt.d), tt.d+tt.want; got != want {
+			t.Errorf("Paced(%s) = %s, want %s", tt.d, got, want)
+		}
+	}
+}

@@ -119,6 +119,10 @@ type Options struct {
 	// moving on to their next step; work in progress finishes. Cancelling
 	// ctx instead abandons work in progress.
 	Drain <-chan struct{}
+	// Started is when the run began, if before Run was called (a run that
+	// read robots.txt first): Summary.Started and Wall count from it.
+	// Zero: when Run is called.
+	Started time.Time
 	// OnEvent is called after each step of each target (progress).
 	OnEvent func(Event)
 	// Fatal, when set, says which step errors stop the whole run (a full
@@ -136,7 +140,10 @@ type Options struct {
 
 // Run sends every key through the steps in order and returns what happened.
 func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary {
-	sum := &Summary{Targets: len(keys), Started: time.Now()}
+	sum := &Summary{Targets: len(keys), Started: opt.Started}
+	if sum.Started.IsZero() {
+		sum.Started = time.Now()
+	}
 	if len(steps) == 0 {
 		return sum
 	}
@@ -239,7 +246,10 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 					case err != nil:
 						ev.Outcome = "failed"
 						st.Failed++
-						if !errors.Is(err, context.Canceled) || ctx.Err() == nil {
+						// Abandoned (ctx) or cut short by the drain (a
+						// request that gave up rather than retry) is not
+						// a failure to list: the next run does it.
+						if !errors.Is(err, context.Canceled) || ctx.Err() == nil && !draining() {
 							sum.Failures = append(sum.Failures, Failure{Key: key, Step: s.Name, Reason: err.Error()})
 						}
 					case outcome == Skipped:

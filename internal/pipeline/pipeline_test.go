@@ -167,6 +167,51 @@ func TestRunDrain(t *testing.T) {
 	}
 }
 
+// TestRunStartedEarlier: a run that began before its pipeline (robots.txt
+// first, a Ctrl-C during it) reports its own times, not the pipeline's:
+// "interrupted … in 1ms" was the pipeline's millisecond after a minute of
+// retries.
+func TestRunStartedEarlier(t *testing.T) {
+	drain := make(chan struct{})
+	close(drain)
+	began := time.Now().Add(-time.Minute)
+	before := time.Since(began)
+	sum := Run(context.Background(), keys(3), []Step{{Name: "a", Workers: 1, Run: (&recorder{}).run}}, Options{Drain: drain, Started: began})
+	if !sum.Interrupted || !sum.Started.Equal(began) || sum.Wall < before {
+		t.Errorf("interrupted %v, started %s, wall %s; want the run's start %s and at least %s", sum.Interrupted, sum.Started, sum.Wall, began, before)
+	}
+	if sum.Steps[0].Pending != 3 {
+		t.Errorf("steps %+v, want every target not reached", sum.Steps)
+	}
+}
+
+// TestRunDrainCutsShort: a step whose work the drain cut short (a request
+// that gave up rather than retry: an error wrapping context.Canceled) is
+// not listed as a failure; a real failure during the drain is.
+func TestRunDrainCutsShort(t *testing.T) {
+	drain := make(chan struct{})
+	started := make(chan struct{}, 2)
+	step := func(_ context.Context, key string) (string, error) {
+		started <- struct{}{}
+		<-drain
+		if key == "t00" {
+			return "", fmt.Errorf("fetch %s: %w", key, context.Canceled)
+		}
+		return "", errors.New("fetch " + key + ": status 500")
+	}
+	done := make(chan *Summary)
+	go func() {
+		done <- Run(context.Background(), keys(2), []Step{{Name: "a", Workers: 2, Run: step}}, Options{Drain: drain})
+	}()
+	<-started
+	<-started
+	close(drain)
+	sum := <-done
+	if len(sum.Failures) != 1 || sum.Failures[0].Key != "t01" {
+		t.Errorf("failures %+v, want only t01's", sum.Failures)
+	}
+}
+
 func TestRunCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	gate := make(chan struct{}) // never opened: work in flight is abandoned

@@ -147,42 +147,48 @@ type Pace struct {
 }
 
 // Effective chooses a host's interval: the larger of the configured
-// interval and the robots.txt Crawl-delay with its Margin. With override
-// the configured interval wins even when it is shorter than the delay;
-// Source then says so.
+// interval and the robots.txt Crawl-delay, kept with httpx's margin (see
+// httpx.Margin). With override the configured interval wins even when it
+// is shorter than the delay; Source then says so.
 func Effective(host string, configured time.Duration, p *Policy, override bool) Pace {
-	pace := Pace{Host: host, Interval: configured, Source: SourceConfigured, Configured: configured, RobotsURL: p.URL, Robots: p.Reason}
+	pace := Pace{Host: host, Source: SourceConfigured, Configured: configured, RobotsURL: p.URL, Robots: p.Reason}
 	pace.CrawlDelay, pace.HasDelay = p.CrawlDelay()
-	switch need := pace.CrawlDelay + Margin(pace.CrawlDelay); {
+	switch {
 	case !pace.HasDelay:
 	case override && pace.CrawlDelay > configured:
 		pace.Source = SourceOverride
-	case !override && need > configured:
-		pace.Interval, pace.Source = need, SourceCrawlDelay
+	case !override && pace.CrawlDelay >= configured:
+		// At the delay itself, too: the delay is what the pace keeps to.
+		pace.Source = SourceCrawlDelay
 	}
+	pace.Interval = httpx.Paced(pace.spacing())
 	return pace
 }
 
-// Margin is what an interval set by a Crawl-delay adds to the delay: the
-// host sees when requests arrive, not when they were sent, and a request
-// the network or a busy machine holds up a little brings the next one
-// closer than the delay on arrival. A fiftieth of the delay, from 5 ms to
-// 250 ms: at arxiv.org's 15 s, 250 ms (1.7%).
-func Margin(delay time.Duration) time.Duration {
-	return min(max(delay/50, 5*time.Millisecond), 250*time.Millisecond)
+// spacing is the interval chosen, before its margin: what the service is
+// configured with.
+func (p Pace) spacing() time.Duration {
+	if p.Source == SourceCrawlDelay {
+		return p.CrawlDelay
+	}
+	return p.Configured
 }
 
 func (p Pace) String() string {
+	margin := ""
+	if m := p.Interval - p.spacing(); m > 0 {
+		margin = fmt.Sprintf(" and a %s margin", m)
+	}
 	switch p.Source {
 	case SourceCrawlDelay:
-		return fmt.Sprintf("%s: %s from the Crawl-delay in %s (%s and a %s margin; configured %s)", p.Host, p.Interval, p.RobotsURL, p.CrawlDelay, p.Interval-p.CrawlDelay, p.Configured)
+		return fmt.Sprintf("%s: %s from the Crawl-delay in %s (%s%s; configured %s)", p.Host, p.Interval, p.RobotsURL, p.CrawlDelay, margin, p.Configured)
 	case SourceOverride:
-		return fmt.Sprintf("%s: %s by override, faster than the Crawl-delay of %s in %s", p.Host, p.Interval, p.CrawlDelay, p.RobotsURL)
+		return fmt.Sprintf("%s: %s by override (%s%s), faster than the Crawl-delay of %s in %s", p.Host, p.Interval, p.Configured, margin, p.CrawlDelay, p.RobotsURL)
 	}
 	if p.HasDelay {
-		return fmt.Sprintf("%s: %s configured (the Crawl-delay in %s is %s)", p.Host, p.Interval, p.RobotsURL, p.CrawlDelay)
+		return fmt.Sprintf("%s: %s configured (%s%s; the Crawl-delay in %s is %s)", p.Host, p.Interval, p.Configured, margin, p.RobotsURL, p.CrawlDelay)
 	}
-	return fmt.Sprintf("%s: %s configured (%s)", p.Host, p.Interval, p.Robots)
+	return fmt.Sprintf("%s: %s configured (%s%s; %s)", p.Host, p.Interval, p.Configured, margin, p.Robots)
 }
 
 // Config configures a Checker. Zero fields take the documented defaults.
@@ -260,11 +266,16 @@ func New(cfg Config) (*Checker, error) {
 }
 
 // robotsURL is the robots.txt of the service's host: at the root,
-// whatever the service's base path.
+// whatever the service's base path, the host as httpx compares hosts (a
+// default port written out is the same file).
 func robotsURL(svc *httpx.Service) *url.URL {
 	u := svc.BaseURL()
-	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
+	return &url.URL{Scheme: u.Scheme, Host: httpx.HostKey(u), Path: "/robots.txt"}
 }
+
+// FileURL returns the URL of the robots.txt that applies to svc's host,
+// the key its copy is cached under.
+func FileURL(svc *httpx.Service) string { return robotsURL(svc).String() }
 
 func (c *Checker) host(key string) *host {
 	c.mu.Lock()
@@ -321,6 +332,10 @@ func (c *Checker) load(ctx context.Context, svc *httpx.Service, key string, now 
 	resp, err := svc.Get(ctx, key, nil)
 	if ctx.Err() != nil {
 		return nil, time.Time{}, fmt.Errorf("robots: fetch %s: %w", key, ctx.Err())
+	}
+	if errors.Is(err, httpx.ErrStopped) {
+		// The run is stopping: no answer, and no news of the host.
+		return nil, time.Time{}, fmt.Errorf("robots: fetch %s: %w", key, err)
 	}
 	var why string
 	var cause error
@@ -381,7 +396,8 @@ func (c *Checker) fromEntry(e Entry, stale bool) *Policy {
 	return p
 }
 
-// Apply reads the host's robots.txt and applies it to svc: the interval
+// Apply reads the host's robots.txt and applies it to svc (a name that
+// does not resolve is an error wrapping *httpx.NoSuchHostError): the interval
 // becomes Effective's choice (override lets a configured interval shorter
 // than the Crawl-delay stand, with a warning logged once per host), and a
 // guard (httpx.Service.SetGuard) refuses every request the file
@@ -393,6 +409,12 @@ func (c *Checker) Apply(ctx context.Context, svc *httpx.Service, configured time
 	pol, _, err := c.policy(ctx, svc, key)
 	if err != nil {
 		return Pace{}, err
+	}
+	if nh := (*httpx.NoSuchHostError)(nil); pol.unreachable && errors.As(pol.cause, &nh) {
+		// Not a host that is down but a name that does not exist, or a
+		// machine that is offline: nothing of the host can be had, and
+		// the caller is told rather than handed a host that refuses all.
+		return Pace{}, fmt.Errorf("robots: %s: %w", key, pol.cause)
 	}
 	h := c.host(key)
 	c.mu.Lock()
@@ -440,7 +462,7 @@ func (c *Checker) pace(ctx context.Context, svc *httpx.Service, h *host, pol *Po
 	h.pace = p
 	c.mu.Unlock()
 	if changed {
-		svc.SetInterval(p.Interval)
+		svc.SetInterval(p.spacing()) // httpx adds the margin
 		c.log.LogAttrs(ctx, slog.LevelInfo, "robots interval", slog.String("host", p.Host),
 			slog.Duration("interval", p.Interval), slog.String("source", p.Source), slog.String("pace", p.String()))
 	}

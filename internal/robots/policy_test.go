@@ -176,7 +176,7 @@ func TestFetchedOnce(t *testing.T) {
 	if n := s.asked.Load(); n != 1 {
 		t.Errorf("robots.txt asked %d times in one run, want 1", n)
 	}
-	if d := svc.Interval(); d != 10*time.Millisecond+robots.Margin(10*time.Millisecond) {
+	if d := svc.Interval(); d != 10*time.Millisecond+httpx.Margin(10*time.Millisecond) {
 		t.Errorf("interval %s, want the 10ms Crawl-delay and its margin", d)
 	}
 
@@ -294,9 +294,9 @@ func TestEffectiveInterval(t *testing.T) {
 	}{
 		{"crawl delay longer", 3 * time.Second, false, 15*time.Second + 250*time.Millisecond, robots.SourceCrawlDelay, false},
 		{"configured the delay", 15 * time.Second, false, 15*time.Second + 250*time.Millisecond, robots.SourceCrawlDelay, false},
-		{"configured longer", 20 * time.Second, false, 20 * time.Second, robots.SourceConfigured, false},
-		{"override", time.Second, true, time.Second, robots.SourceOverride, true},
-		{"override not needed", 20 * time.Second, true, 20 * time.Second, robots.SourceConfigured, false},
+		{"configured longer", 20 * time.Second, false, 20*time.Second + 250*time.Millisecond, robots.SourceConfigured, false},
+		{"override", time.Second, true, time.Second + 20*time.Millisecond, robots.SourceOverride, true},
+		{"override not needed", 20 * time.Second, true, 20*time.Second + 250*time.Millisecond, robots.SourceConfigured, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -332,7 +332,7 @@ func TestEffectiveInterval(t *testing.T) {
 	// No Crawl-delay: the configured interval, and the reason says why.
 	s2 := newSite(t, 404, "")
 	pace, err := checker(t, robots.Config{}).Apply(ctx, service(t, s2.URL, 0), 3*time.Second, false)
-	if err != nil || pace.Interval != 3*time.Second || pace.Source != robots.SourceConfigured || pace.HasDelay || !strings.Contains(pace.String(), "404") {
+	if err != nil || pace.Interval != 3*time.Second+60*time.Millisecond || pace.Source != robots.SourceConfigured || pace.HasDelay || !strings.Contains(pace.String(), "404") {
 		t.Errorf("no robots.txt: %v %+v", err, pace)
 	}
 }
@@ -372,10 +372,10 @@ func TestSimulatedArxiv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pace.Interval != delay+robots.Margin(delay) || pace.Source != robots.SourceCrawlDelay {
+	if pace.Interval != delay+httpx.Margin(delay) || pace.Source != robots.SourceCrawlDelay {
 		t.Fatalf("arxiv pace %+v, want the simulated Crawl-delay %s", pace, delay)
 	}
-	if pace, err := c.Apply(ctx, a5, time.Millisecond, false); err != nil || pace.Interval != time.Millisecond || pace.HasDelay {
+	if pace, err := c.Apply(ctx, a5, time.Millisecond, false); err != nil || pace.Interval != httpx.Paced(time.Millisecond) || pace.HasDelay {
 		t.Fatalf("ar5iv pace %+v %v, want the configured interval", pace, err)
 	}
 	var wg sync.WaitGroup
@@ -423,22 +423,6 @@ func TestNewChecker(t *testing.T) {
 	}
 }
 
-// TestMargin: a Crawl-delay interval keeps a fiftieth of the delay in
-// hand, at least 5 ms and at most 250 ms.
-func TestMargin(t *testing.T) {
-	for _, tt := range []struct{ delay, want time.Duration }{
-		{0, 5 * time.Millisecond},
-		{50 * time.Millisecond, 5 * time.Millisecond},
-		{time.Second, 20 * time.Millisecond},
-		{15 * time.Second, 250 * time.Millisecond},
-		{time.Minute, 250 * time.Millisecond},
-	} {
-		if got := robots.Margin(tt.delay); got != tt.want {
-			t.Errorf("Margin(%s) = %s, want %s", tt.delay, got, tt.want)
-		}
-	}
-}
-
 // TestGuardReadsOnFirstRequest: Guard asks nothing until the host is
 // asked; the first request reads the file once, sets the interval from
 // its Crawl-delay before it is sent and obeys its rules; a second Checker
@@ -463,7 +447,7 @@ func TestGuardReadsOnFirstRequest(t *testing.T) {
 		if _, err := svc.Get(ctx, "/open/a.pdf", nil); err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
-		if d := svc.Interval(); d != delay+robots.Margin(delay) {
+		if d := svc.Interval(); d != delay+httpx.Margin(delay) {
 			t.Errorf("run %d: interval %s, want the 20ms Crawl-delay and its margin", run, d)
 		}
 		p := c.Paces()
@@ -496,5 +480,26 @@ func TestGuardByScheme(t *testing.T) {
 	}
 	if n := s.asked.Load(); n != 1 {
 		t.Errorf("http robots.txt asked %d times, want 1", n)
+	}
+}
+
+// TestFileURL: the file of a host is one whichever way its service's base
+// writes the host (a default port, case), so a copy cached for one is the
+// copy of the other.
+func TestFileURL(t *testing.T) {
+	for base, want := range map[string]string{
+		"https://arxiv.org":          "https://arxiv.org/robots.txt",
+		"https://arxiv.org:443/abs/": "https://arxiv.org/robots.txt",
+		"https://ArXiv.org/":         "https://arxiv.org/robots.txt",
+		"http://127.0.0.1:8080/x":    "http://127.0.0.1:8080/robots.txt",
+	} {
+		hc, err := httpx.New(httpx.Config{UserAgent: ua}, httpx.ServiceConfig{Name: "s", BaseURL: base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, _ := hc.Service("s")
+		if got := robots.FileURL(svc); got != want {
+			t.Errorf("FileURL(%s) = %s, want %s", base, got, want)
+		}
 	}
 }
