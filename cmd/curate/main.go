@@ -24,6 +24,7 @@ import (
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/publish"
 )
 
 // version is the pipeline version recorded in provenance; set at build time
@@ -224,7 +225,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, app.ErrPending):
 		return exitPending
-	case errors.Is(err, app.ErrUsage), errors.Is(err, app.ErrCannotRun):
+	case errors.Is(err, app.ErrUsage), errors.Is(err, app.ErrCannotRun), errors.Is(err, publish.ErrNotOurs):
 		return exitUsage
 	}
 	return exitFailed
