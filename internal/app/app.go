@@ -259,6 +259,18 @@ func OpenStore(ctx context.Context, dir string, existing bool) (*store.Store, er
 	return st, err
 }
 
+// OpenStoreReadOnly opens the store in dir for reading only
+// (store.OpenReadOnly): nothing there is created or changed. A path
+// without a store, another program's ledger.db or a ledger this curate
+// cannot read without migrating it is ErrCannotRun.
+func OpenStoreReadOnly(ctx context.Context, dir string) (*store.Store, error) {
+	st, err := store.OpenReadOnly(ctx, dir)
+	if err != nil {
+		return nil, Fail(ErrCannotRun, err)
+	}
+	return st, nil
+}
+
 // LockStore takes st's lock, refusing (ErrCannotRun) a store another
 // process holds.
 func LockStore(st *store.Store) (unlock func() error, err error) {
