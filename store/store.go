@@ -281,6 +281,11 @@ func checkLedger(ctx context.Context, path string) error {
 	defer db.Close()
 	var id int64
 	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&id); err != nil {
+		if !notADatabase(err) {
+			// A full disk (no room for the -shm file), an I/O error: the
+			// file may well be curate's.
+			return fmt.Errorf("read %s: %w", path, err)
+		}
 		return fmt.Errorf("%s is not a SQLite database curate can read (%v): %w", path, err, ErrForeign)
 	}
 	switch id {
@@ -317,6 +322,18 @@ func checkLedger(ctx context.Context, path string) error {
 		}
 	}
 	return fmt.Errorf("%s holds tables curate did not create and no curate mark: %w", path, ErrForeign)
+}
+
+// notADatabase reports whether err is SQLite saying a file is no database
+// it can read (SQLITE_NOTADB, SQLITE_CORRUPT) rather than failing to read
+// it.
+func notADatabase(err error) bool {
+	var coded interface{ Code() int }
+	if !errors.As(err, &coded) {
+		return true // not SQLite's error: nothing says the file is readable
+	}
+	c := coded.Code() & 0xff
+	return c == 26 || c == 11
 }
 
 // makeTree creates dir, dir/blobs and the 256 blob prefix directories, and
