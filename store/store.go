@@ -56,8 +56,9 @@ type Store struct {
 	dir      string
 	runID    string
 	readOnly bool
-	w        *sql.DB // a single connection: writers queue in Go, not in SQLite's busy handler
-	r        *sql.DB // read-only pool; WAL lets these read while w writes
+	heal     *healing // nil: a lost record is an error only
+	w        *sql.DB  // a single connection: writers queue in Go, not in SQLite's busy handler
+	r        *sql.DB  // read-only pool; WAL lets these read while w writes
 	enc      *zstd.Encoder
 	dec      *zstd.Decoder
 }

@@ -48,6 +48,11 @@ type Config struct {
 	// the App (commands that write).
 	Store          string
 	Existing, Lock bool
+	// Heal reads a stored record whose blob is lost or damaged as absent
+	// (store.Heal), logged once, for commands that run the stages: they
+	// ask for it again or make it again. Commands that only read what a
+	// store holds leave it off and fail on such a record, naming it.
+	Heal bool
 
 	Net Net
 	S2  S2
@@ -222,6 +227,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	st, err := OpenStore(ctx, cfg.Store, cfg.Existing)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Heal {
+		st.Heal(log)
 	}
 	a := &App{Log: log, Store: st, Meter: &llm.Meter{}, Prices: cfg.LLM.Prices, Model: llm.HeuristicModel, cfg: cfg, stopping: stopping}
 	ok := false

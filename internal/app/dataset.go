@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/parquetcodec"
@@ -55,14 +56,14 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 	res := &DatasetOutcome{Out: out}
 	digest, err := InputsDigest(ctx, st, version, opt.Keys, opt.Options, opt.Compression)
 	if err != nil {
-		return nil, err
+		return nil, lostInput(err)
 	}
 	if publish.UpToDate(out, dataset.ManifestKind, version, digest) {
 		res.UpToDate = true
 		return res, nil
 	}
 	if res.Result, err = LoadAndBuild(ctx, st, opt.Keys, opt.Options); err != nil {
-		return nil, err
+		return nil, lostInput(err)
 	}
 	// The counts, dropped targets and contamination report outlive it.
 	defer res.Result.Close()
@@ -82,6 +83,18 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 	}
 	res.UpToDate = !published
 	return res, nil
+}
+
+// lostInput makes a lost or damaged record the dataset reads (which it
+// cannot ask for again) ErrCannotRun, saying what makes it again.
+func lostInput(err error) error {
+	if !errors.Is(err, store.ErrCorrupt) {
+		return err
+	}
+	if !strings.Contains(err.Error(), "curate run") {
+		err = fmt.Errorf("%w; curate run makes it again", err)
+	}
+	return Fail(ErrCannotRun, err)
 }
 
 // DatasetDir is where the dataset of a store is published: out, or

@@ -264,7 +264,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	undated.CreatedAt = time.Time{}
 	digest, err := InputsDigest(ctx, st, version, opt.Keys, undated, opt.Compression)
 	if err != nil {
-		return nil, err
+		return nil, lostInput(err)
 	}
 	digestKey := "refresh/inputs/" + root
 	if prevDir != "" {
@@ -302,7 +302,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	}
 	res, err := LoadAndBuild(ctx, st, opt.Keys, opt.Options)
 	if err != nil {
-		return nil, err
+		return nil, lostInput(err)
 	}
 	defer res.Close()
 	lic, err := Licenses(ctx, st, res)
