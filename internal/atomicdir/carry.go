@@ -145,7 +145,10 @@ func carry(out, tmp string, es []entry) error {
 	for _, e := range es {
 		src := filepath.Join(out, filepath.FromSlash(e.rel))
 		dst := filepath.Join(tmp, filepath.FromSlash(e.rel))
-		if _, err := os.Lstat(dst); err == nil {
+		if fi, err := os.Lstat(dst); err == nil {
+			if e.mode.IsDir() && fi.IsDir() {
+				continue // an empty directory the new publication has too
+			}
 			return fmt.Errorf("keep %s: %w: the new publication writes a file of that name; move yours away", src, ErrNotOurs)
 		}
 		if err := mkdirLike(out, tmp, path.Dir(e.rel)); err != nil {

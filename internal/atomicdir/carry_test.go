@@ -264,6 +264,37 @@ func snapshot(t *testing.T, dir string) []string {
 	return out
 }
 
+// An empty directory the old publication had (a split without rows) that
+// the new one writes into is no clash.
+func TestReplaceEmptyDirectoryWrittenAgain(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	empty := func(tmp string) error {
+		if err := build("old")(tmp); err != nil {
+			return err
+		}
+		return os.Mkdir(filepath.Join(tmp, "rows"), 0o755)
+	}
+	if err := Replace(context.Background(), out, Options{Written: written}, empty); err != nil {
+		t.Fatal(err)
+	}
+	full := func(tmp string) error {
+		if err := build("new")(tmp); err != nil {
+			return err
+		}
+		if err := os.Mkdir(filepath.Join(tmp, "rows"), 0o755); err != nil {
+			return err
+		}
+		return WriteFileSync(filepath.Join(tmp, "rows", "1"), []byte("row"))
+	}
+	if err := Replace(context.Background(), out, Options{Written: written, KeepPrev: true}, full); err != nil {
+		t.Fatalf("Replace: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "rows", "1")); err != nil || string(b) != "row" {
+		t.Errorf("rows/1: %q %v", b, err)
+	}
+}
+
 // A file the user writes into OUT while the new publication is built is
 // carried too.
 func TestReplaceKeepsFileWrittenDuringBuild(t *testing.T) {
