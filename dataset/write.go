@@ -110,6 +110,10 @@ type WriteOptions struct {
 // was already up to date (WriteOptions.Inputs).
 func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (published bool, err error) {
 	opts = opts.withDefaults()
+	if opts.Version == "" {
+		// The manifest's curate version is the rows' pipeline version.
+		opts.Version = r.Options.PipelineVersion
+	}
 	hook := opts.hook
 	if hook == nil {
 		hook = func(string) error { return nil }
