@@ -41,7 +41,7 @@ func storeFiles(t *testing.T, dir string) string {
 	return strings.Join(lines, "\n")
 }
 
-// curate status only reads: an empty ledger.db stays empty (it said
+// curate status (and show and stats) only read: an empty ledger.db stays empty (it said
 // "nothing done yet" after writing a schema into it), a store's files are
 // byte for byte what they were, a ledger of an older schema is not
 // migrated (exit 2, saying which command does), and a path without a store
@@ -90,6 +90,16 @@ func TestStatusNeverWrites(t *testing.T) {
 					t.Errorf("status changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
 				}
 			})
+		}
+	}
+	// show and stats only look too.
+	for _, args := range [][]string{{"show", "--store", dir + "/store", "2503.07215"}, {"stats", "labels", "--store", dir + "/store"}} {
+		before := storeFiles(t, dir+"/store")
+		if code, _, stderr := runCLI(t, nil, args...); code != 0 {
+			t.Errorf("curate %s: exit %d\n%s", args[0], code, stderr)
+		}
+		if after := storeFiles(t, dir+"/store"); after != before {
+			t.Errorf("curate %s changed the store", args[0])
 		}
 	}
 	if fi, err := os.Stat(empty + "/ledger.db"); err != nil || fi.Size() != 0 {
