@@ -83,6 +83,9 @@ func TestLostRecordsAreAskedAgain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, how := range []string{"lost", "damaged"} {
+			if how == "damaged" && tt.name != "robots.txt" {
+				continue // the store tells a garbled blob as it tells a lost one (store.TestLostRecord)
+			}
 			t.Run(tt.name+"/"+how, func(t *testing.T) {
 				dir := t.TempDir()
 				if err := os.CopyFS(dir+"/store", os.DirFS(base+"/store")); err != nil {
