@@ -66,6 +66,20 @@ bench-e2e: build
 bench-providers: build
 	$(GO) run ./cmd/curate-bench -curate $(BIN) providers
 
+# The chaos harness (package internal/chaos): ROUNDS seeded rounds of
+# misfortune aimed at a published dataset (SIGKILL of dataset and run at
+# random moments, two writers on one --out, usage errors, damaged published
+# files and blobs, a truncated WAL, a user's files in the output directory,
+# a lost robots.txt, a copied gold card), against the simulated services
+# on loopback; each round checks that the dataset passes --check or is the
+# one published before, that no command panicked or hung. Exit 1 when a
+# round failed. CHAOS_FLAGS adds flags (-kinds, -timeout, -json FILE).
+ROUNDS ?= 100
+SEED   ?= 1
+.PHONY: chaos
+chaos: build
+	$(GO) run ./cmd/curate-chaos -curate $(BIN) -rounds $(ROUNDS) -seed $(SEED) $(CHAOS_FLAGS)
+
 # The JavaScript Parquet readers (hyparquet with only its built-in codecs,
 # and DuckDB) that the readback tests run beside Arrow's Go reader; `go
 # test` skips them, saying so, when they are not installed.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -234,6 +235,11 @@ type CheckReport struct {
 	Problems []string `json:"problems"`
 	// Violations break the contamination rules (Rules).
 	Violations []Violation `json:"violations"`
+
+	// What the files say that the manifest's own fields must agree with:
+	// the rows' pipeline versions and the splits with shards.
+	versions map[string]bool
+	splits   []string
 }
 
 // describe lists the report's problems and violations after a colon, for
@@ -286,6 +292,8 @@ func Check(ctx context.Context, dir string) (*CheckReport, error) {
 		problems = []string{fmt.Sprintf("no readable %s: %v", publish.ManifestFile, merr)}
 	case m.Kind != ManifestKind:
 		problems = append(problems, fmt.Sprintf("%s says this is %q, not a dataset", publish.ManifestFile, m.Kind))
+	default:
+		problems = append(problems, manifestProblems(m, rep)...)
 	}
 	if len(problems) == 0 {
 		return rep, err
@@ -297,6 +305,31 @@ func Check(ctx context.Context, dir string) (*CheckReport, error) {
 	return rep, err
 }
 
+// sha256Hex matches a SHA-256 digest written as Manifest.Inputs is.
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// manifestProblems compares the manifest's own fields with what the files
+// say: a manifest copied from another dataset, or edited, describes files
+// it did not come with. The inputs digest digests the store's records,
+// which the files cannot give back: only its form is checked.
+func manifestProblems(m *publish.Manifest, rep *CheckReport) []string {
+	var out []string
+	versions := slices.Sorted(maps.Keys(rep.versions))
+	switch {
+	case m.CurateVersion == "":
+		out = append(out, fmt.Sprintf("%s has no curate_version", publish.ManifestFile))
+	case len(versions) > 0 && (len(versions) > 1 || versions[0] != m.CurateVersion):
+		out = append(out, fmt.Sprintf("%s says curate_version %q; the rows say pipeline_version %q", publish.ManifestFile, m.CurateVersion, strings.Join(versions, ", ")))
+	}
+	if got := slices.Sorted(slices.Values(m.Splits)); !slices.Equal(got, slices.Sorted(slices.Values(rep.splits))) {
+		out = append(out, fmt.Sprintf("%s lists splits %v; the shards hold %v", publish.ManifestFile, m.Splits, rep.splits))
+	}
+	if m.Inputs != "" && !sha256Hex.MatchString(m.Inputs) {
+		out = append(out, fmt.Sprintf("%s's inputs_digest %q is not a SHA-256", publish.ManifestFile, m.Inputs))
+	}
+	return out
+}
+
 // CheckTree is Check without the manifest: the files of a dataset that is
 // being built (Write checks its temporary directory with it before
 // publishing).
@@ -305,13 +338,17 @@ func CheckTree(ctx context.Context, dir string) (*CheckReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("check %s: %w", dir, err)
 	}
-	rep := &CheckReport{Dir: dir, Problems: problems}
+	rep := &CheckReport{Dir: dir, Problems: problems, versions: map[string]bool{}}
 	var files []string
 	for _, split := range []string{record.SplitTrain, record.SplitTest} {
 		files = append(files, splitFiles(dir, p.Files[split]...)...)
+		if len(p.Files[split]) > 0 {
+			rep.splits = append(rep.splits, split)
+		}
 	}
 	rows := parquetSet{files: files}
 	if err := rows.each(func(_ int, in *record.Instance) error {
+		rep.versions[in.Provenance.PipelineVersion] = true
 		if in.Split == record.SplitTest {
 			rep.Counts.Test++
 		} else {

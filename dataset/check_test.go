@@ -3,12 +3,16 @@ package dataset
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -172,6 +176,181 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// remanifest rewrites dir's manifest to match its files, as someone who
+// edited the files and covered it up would: the manifest verifies again.
+func remanifest(t *testing.T, dir string) {
+	t.Helper()
+	p := filepath.Join(dir, publish.ManifestFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m publish.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range m.Files {
+		body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(body)
+		m.Files[i].Size, m.Files[i].SHA256 = int64(len(body)), hex.EncodeToString(sum[:])
+	}
+	writeManifest(t, dir, m)
+}
+
+func writeManifest(t *testing.T, dir string, m publish.Manifest) {
+	t.Helper()
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, publish.ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editManifest changes the manifest's own fields (its file list still
+// verifies).
+func editManifest(t *testing.T, dir string, edit func(m *publish.Manifest)) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, publish.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m publish.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(&m)
+	writeManifest(t, dir, m)
+}
+
+// --check with the manifest kept consistent (a copy covered up by
+// rewriting it): a test target's gold card reused as a training gold,
+// exactly or nearly, is a violation; and the manifest's own fields must
+// agree with the files: curate_version with the rows' pipeline version,
+// splits with the shards, inputs_digest a SHA-256.
+func TestCheckCopiedGoldAndManifestFields(t *testing.T) {
+	ctx := context.Background()
+	r := mustBuild(t, corpus(), fixedOptions())
+	var testIn record.Instance
+	for _, in := range r.Instances {
+		if in.Split == record.SplitTest {
+			testIn = in
+			break
+		}
+	}
+	// near rewrites a field keeping most of it: a word put before it, its
+	// last word changed.
+	near := func(s string) string {
+		ws := strings.Fields(s)
+		ws[len(ws)-1] = "altered."
+		return "Briefly, " + strings.Join(ws, " ")
+	}
+	tests := []struct {
+		name    string
+		doctor  func(t *testing.T, dir string)
+		kind    string
+		problem string
+	}{
+		{name: "a test gold copied as a train gold", doctor: func(t *testing.T, dir string) {
+			doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance {
+				rows[1].Gold = testIn.Gold
+				return rows
+			})
+			remanifest(t, dir)
+		}, kind: KindTestGoldInTrainGold},
+		{name: "a test gold nearly copied as a train gold", doctor: func(t *testing.T, dir string) {
+			doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance {
+				g := testIn.Gold
+				for _, v := range g.IdeaFields() {
+					*v = near(*v)
+				}
+				rows[0].Gold = g
+				return rows
+			})
+			remanifest(t, dir)
+		}, kind: KindTestGoldInTrainGold},
+		{name: "one field of a test gold in a train gold", doctor: func(t *testing.T, dir string) {
+			doctor(t, dir, trainShard, func(rows []record.Instance) []record.Instance {
+				rows[2].Gold.Method = testIn.Gold.Method
+				return rows
+			})
+			remanifest(t, dir)
+		}, kind: KindTestGoldInTrainGold},
+		{name: "another curate version", doctor: func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *publish.Manifest) { m.CurateVersion = "9.9.9" })
+		}, problem: `manifest.json says curate_version "9.9.9"; the rows say pipeline_version "test"`},
+		{name: "no curate version", doctor: func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *publish.Manifest) { m.CurateVersion = "" })
+		}, problem: "manifest.json has no curate_version"},
+		{name: "splits it does not hold", doctor: func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *publish.Manifest) { m.Splits = []string{"train"} })
+		}, problem: `manifest.json lists splits [train]; the shards hold [train test]`},
+		{name: "a digest that is none", doctor: func(t *testing.T, dir string) {
+			editManifest(t, dir, func(m *publish.Manifest) { m.Inputs = "latest" })
+		}, problem: `manifest.json's inputs_digest "latest" is not a SHA-256`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "ds")
+			writeTestDataset(t, dir, r, WriteOptions{Inputs: strings.Repeat("ab", 32)})
+			if _, err := Check(ctx, dir); err != nil {
+				t.Fatalf("as written: %v", err)
+			}
+			tt.doctor(t, dir)
+			if _, problems, err := publish.Verify(dir); err != nil || len(problems) > 0 {
+				t.Fatalf("the manifest does not verify: %v %v", problems, err)
+			}
+			rep, err := Check(ctx, dir)
+			if err == nil || rep == nil {
+				t.Fatalf("Check passed: %+v", rep)
+			}
+			if tt.kind != "" {
+				if !errors.Is(err, ErrContaminated) || !hasKind(rep.Violations, tt.kind) {
+					t.Errorf("Check: %v; violations %+v lack %s", err, rep.Violations, tt.kind)
+				}
+				for _, v := range rep.Violations {
+					if v.Kind == tt.kind && (v.Split != record.SplitTrain || v.OtherID != testIn.InstanceID || v.OtherSplit != record.SplitTest) {
+						t.Errorf("violation %+v: want the train instance, leaking from %s", v, testIn.InstanceID)
+					}
+				}
+			}
+			if tt.problem != "" && (!errors.Is(err, ErrInvalid) || !strings.Contains(strings.Join(rep.Problems, "\n"), tt.problem)) {
+				t.Errorf("Check: %v; problems %q lack %q", err, rep.Problems, tt.problem)
+			}
+		})
+	}
+}
+
+// Building a dataset drops the training instance whose gold reuses a
+// test gold (PolicyDropTrain), as it does any train/test violation.
+func TestBuildDropsCopiedGold(t *testing.T) {
+	targets := corpus()
+	var test, train int
+	for i, tg := range targets {
+		if tg.Graph.Meta.Published >= "2026" {
+			test = i
+		} else {
+			train = i
+		}
+	}
+	g := *targets[test].Gold
+	targets[train].Gold = &g
+	r := mustBuild(t, targets, fixedOptions())
+	if r.Contamination.Counts[KindTestGoldInTrainGold] == 0 {
+		t.Fatalf("no %s violation: %+v", KindTestGoldInTrainGold, r.Contamination.Violations)
+	}
+	for _, d := range r.Dropped {
+		if d.TargetID == targets[train].Graph.Meta.ArxivID && d.Reason == DropContaminated {
+			return
+		}
+	}
+	t.Errorf("the train target was not dropped: %+v", r.Dropped)
 }
 
 func hasKind(vs []Violation, kind string) bool {

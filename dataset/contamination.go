@@ -58,6 +58,11 @@ const (
 	// KindSplitDate: an instance is in the wrong split for its v1 date
 	// (found by Check).
 	KindSplitDate = "split_date"
+	// KindTestGoldInTrainGold: a test instance's gold card reused as a
+	// training instance's gold, whole or a field of it, exactly or nearly
+	// (the rule of KindGoldInPrompt, with the training gold for the
+	// prompt): training on it teaches the held-out answer.
+	KindTestGoldInTrainGold = "test_gold_in_train_gold"
 )
 
 // Violation is one breach of the contamination rules. Instance is where
@@ -120,6 +125,7 @@ func Rules() []string {
 		"no target appears twice within a split (" + KindDuplicate + "); the earliest-dated copy, then the lowest ID, is kept",
 		fmt.Sprintf("no gold text in a prompt (%s): an instance's own gold card, or a test target's gold card in a training prompt; a field leaks when it occurs verbatim (%d+ words) or when %.0f%% of its word %d-grams, or a passage of %d+ words, occur in the prompt outside the fixed instruction",
 			KindGoldInPrompt, minExactWords, 100*minOverlap, shingleWords, minRunWords),
+		"no test target's gold card is a training gold (" + KindTestGoldInTrainGold + "): a field of a test gold leaks into a training gold by the gold-in-prompt rule",
 		"test = arXiv v1 date on or after test_from, train = before (" + KindSplitDate + ")",
 	}
 }
@@ -272,7 +278,7 @@ type finding struct {
 // and an instance's own gold always drop the instance where they show.
 func (f finding) crossSplit(meta []instMeta) bool {
 	switch f.Kind {
-	case KindTestTargetInTrain, KindTestTargetAsSource, KindGoldInPrompt:
+	case KindTestTargetInTrain, KindTestTargetAsSource, KindGoldInPrompt, KindTestGoldInTrainGold:
 		return f.here != f.other && meta[f.here].split != meta[f.other].split
 	}
 	return false
@@ -388,7 +394,7 @@ func findViolations(set instanceSet, testFrom *time.Time, tmpl *modelinput.Templ
 	}
 
 	// Gold text in a prompt: the instance's own gold anywhere, a test
-	// gold in a training prompt.
+	// gold in a training prompt or a training gold.
 	gold, err := goldInPrompts(set, meta, tmpl, goldChunk)
 	if err != nil {
 		return nil, nil, err
@@ -416,12 +422,13 @@ func findViolations(set instanceSet, testFrom *time.Time, tmpl *modelinput.Templ
 
 // goldInPrompts finds gold card text in prompts: each instance's own gold
 // in its prompt (one pass), then the golds of test instances, chunk at a
-// time, in training prompts (a pass per chunk). Findings come in instance
-// order, then by the gold's owner and field.
+// time, in training prompts and in training golds (a pass per chunk).
+// Findings come in instance order, then by kind, the gold's owner and
+// field.
 func goldInPrompts(set instanceSet, meta []instMeta, tmpl *modelinput.Template, chunk int) ([]finding, error) {
 	type hit struct {
-		at, owner, field int
-		f                finding
+		at, kind, owner, field int
+		f                      finding
 	}
 	var hits []hit
 	boiler := map[int]map[uint64]bool{}
@@ -435,6 +442,11 @@ func goldInPrompts(set instanceSet, meta []instMeta, tmpl *modelinput.Template, 
 		f := newFinding(KindGoldInPrompt, meta, i, h.owner, identity{}, h.String())
 		f.Match = h.field
 		hits = append(hits, hit{at: i, owner: h.owner, field: fieldRank(h.field), f: f})
+	}
+	addGold := func(i int, h leakHit) {
+		f := newFinding(KindTestGoldInTrainGold, meta, i, h.owner, identity{}, strings.Replace(h.String(), "in the prompt", "in the training gold", 1))
+		f.Match = h.field
+		hits = append(hits, hit{at: i, kind: 1, owner: h.owner, field: fieldRank(h.field), f: f})
 	}
 	if err := set.eachLeak(func(i int, v *leakView) error {
 		x := &leakIndex{}
@@ -475,8 +487,12 @@ func goldInPrompts(set instanceSet, meta []instMeta, tmpl *modelinput.Template, 
 			if v.Split != record.SplitTrain {
 				return nil
 			}
-			for _, h := range x.find(v.Prompt, boilerOf(v.NumIdeas), func(owner int) bool { return owner >= first && owner <= last }) {
+			want := func(owner int) bool { return owner >= first && owner <= last }
+			for _, h := range x.find(v.Prompt, boilerOf(v.NumIdeas), want) {
 				add(i, h)
+			}
+			for _, h := range x.find(ideaText(&v.Gold), nil, want) {
+				addGold(i, h)
 			}
 			return nil
 		}); err != nil {
@@ -484,13 +500,23 @@ func goldInPrompts(set instanceSet, meta []instMeta, tmpl *modelinput.Template, 
 		}
 	}
 	slices.SortStableFunc(hits, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.owner, b.owner), cmp.Compare(a.field, b.field))
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.kind, b.kind), cmp.Compare(a.owner, b.owner), cmp.Compare(a.field, b.field))
 	})
 	out := make([]finding, len(hits))
 	for i, h := range hits {
 		out[i] = h.f
 	}
 	return out, nil
+}
+
+// ideaText is a card's idea fields, one a line: what a gold teaches.
+func ideaText(c *record.Card) string {
+	var b strings.Builder
+	for _, v := range c.IdeaFields() {
+		b.WriteString(*v)
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // fieldRank orders a card's idea fields as the card lists them.
@@ -529,7 +555,7 @@ func s2Conflict(a, b string) bool {
 
 func countKinds(vs []Violation) map[string]int {
 	c := map[string]int{
-		KindTestTargetInTrain: 0, KindTestTargetAsSource: 0, KindDuplicate: 0, KindGoldInPrompt: 0, KindSplitDate: 0,
+		KindTestTargetInTrain: 0, KindTestTargetAsSource: 0, KindDuplicate: 0, KindGoldInPrompt: 0, KindSplitDate: 0, KindTestGoldInTrainGold: 0,
 	}
 	for _, v := range vs {
 		c[v.Kind]++
@@ -540,7 +566,7 @@ func countKinds(vs []Violation) map[string]int {
 func kindSummary(vs []Violation) string {
 	c := countKinds(vs)
 	var parts []string
-	for _, k := range []string{KindTestTargetInTrain, KindTestTargetAsSource, KindDuplicate, KindGoldInPrompt, KindSplitDate} {
+	for _, k := range []string{KindTestTargetInTrain, KindTestTargetAsSource, KindDuplicate, KindGoldInPrompt, KindTestGoldInTrainGold, KindSplitDate} {
 		if c[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c[k], k))
 		}

@@ -162,6 +162,11 @@ func stageWith(ctx context.Context, st Records, key string, writers Writers, sta
 func loadTarget(ctx context.Context, st Records, key string, writers Writers) (t TargetInputs, missing string, err error) {
 	get := func(kind string, v any) (bool, error) {
 		_, err := st.GetJSON(ctx, key, kind, v)
+		if errors.Is(err, store.ErrCorrupt) {
+			// Lost or damaged, not absent: building without it would
+			// publish a different dataset.
+			return false, fmt.Errorf("load dataset target %s: %w; the %s stage makes it again (curate run)", key, err, writers[kind])
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			missing = fmt.Sprintf("no %s record: run the %s stage", kind, writers[kind])
 			return false, nil

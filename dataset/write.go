@@ -64,6 +64,9 @@ type WriteOptions struct {
 	// published from the same inputs by the same version whose files all
 	// verify is left as it is (Write returns false).
 	Version, Inputs string
+	// Locked says the caller holds out's publishing lock (publish.Lock),
+	// as a run does from its start.
+	Locked bool
 
 	// hook, when set (by tests), runs at each step of a write ("write
 	// FILE", then atomicdir's steps); an error aborts the write there.
@@ -98,12 +101,19 @@ type WriteOptions struct {
 // the new dataset; elsewhere out is briefly absent between two renames,
 // with the old dataset complete in out.prev. A crash before the swap
 // leaves out untouched and a temporary directory that the next Write
-// removes. Write refuses to replace a directory that is neither empty nor
-// a dataset, and a second writer of the same out while one is writing
+// removes. What the user keeps in out beside the files its manifest lists
+// (a .git/ history, notes) is carried into the new dataset and never
+// deleted. Write refuses (publish.ErrNotOurs) a directory that is neither
+// empty nor a dataset, or that holds the user's files among its shards,
+// and a second writer of the same out while one is writing
 // (publish.ErrLocked). It reports whether it published: false when out
 // was already up to date (WriteOptions.Inputs).
 func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (published bool, err error) {
 	opts = opts.withDefaults()
+	if opts.Version == "" {
+		// The manifest's curate version is the rows' pipeline version.
+		opts.Version = r.Options.PipelineVersion
+	}
 	hook := opts.hook
 	if hook == nil {
 		hook = func(string) error { return nil }
@@ -112,15 +122,7 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (publi
 	if err != nil {
 		return false, fmt.Errorf("write dataset %s: %w", out, err)
 	}
-	published, err = publish.Dir(ctx, out, publish.Options{
-		Kind: ManifestKind, Version: opts.Version, Inputs: opts.Inputs,
-		Splits:   []string{record.SplitTrain, record.SplitTest},
-		Owns:     atomicdir.HasAll(ReadmeFile, DataDir+"/"),
-		Describe: fmt.Sprintf("a dataset (no %s and %s/)", ReadmeFile, DataDir),
-		KeepPrev: true,
-		Hook:     opts.hook,
-		Exchange: opts.exchange,
-	}, func(tmp string) error {
+	published, err = publish.Dir(ctx, out, publishOptions(opts), func(tmp string) error {
 		rep, err := writeTree(ctx, tmp, r, opts, hook)
 		if err != nil {
 			return err
@@ -149,6 +151,27 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (publi
 
 // ManifestKind is the kind a dataset's manifest names.
 const ManifestKind = "dataset"
+
+// CheckOut says, writing nothing, whether Write could publish at out: nil
+// for an absent or empty directory or a dataset (the user's files in it
+// are kept), an error wrapping publish.ErrNotOurs for a directory it would
+// refuse (see publish.Check).
+func CheckOut(out string) error {
+	return publish.Check(out, publishOptions(WriteOptions{}))
+}
+
+// publishOptions are the publish.Options of a dataset written with opts.
+func publishOptions(opts WriteOptions) publish.Options {
+	return publish.Options{
+		Kind: ManifestKind, Version: opts.Version, Inputs: opts.Inputs,
+		Splits:   []string{record.SplitTrain, record.SplitTest},
+		Describe: fmt.Sprintf("a dataset (no %s of kind %s)", publish.ManifestFile, ManifestKind),
+		KeepPrev: true,
+		Locked:   opts.Locked,
+		Hook:     opts.hook,
+		Exchange: opts.exchange,
+	}
+}
 
 // writeTree writes every file of the dataset into dir, each synced,
 // reading the instances once (twice with JSONL), and returns the report's

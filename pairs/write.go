@@ -108,8 +108,7 @@ func Write(ctx context.Context, out string, r *Result, o WriteOptions) error {
 	}
 	_, err := publish.Dir(ctx, out, publish.Options{
 		Kind: ManifestKind, Version: o.Version, Splits: []string{"train"},
-		Owns:     atomicdir.HasAll(PairsParquet, ReadmeFile),
-		Describe: fmt.Sprintf("a pairs directory (no %s and %s)", PairsParquet, ReadmeFile),
+		Describe: fmt.Sprintf("a pairs directory (no %s of kind %s)", publish.ManifestFile, ManifestKind),
 	}, func(tmp string) error {
 		for _, f := range files {
 			if err := atomicdir.WriteFileFunc(filepath.Join(tmp, f.name), f.write); err != nil {

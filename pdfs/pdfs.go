@@ -323,6 +323,11 @@ func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate)
 	for _, r := range recs {
 		has[r.Kind] = true
 	}
+	// A Document whose blob is lost (the store reads it as absent) is
+	// made again from the TEI or the PDF, or asked for again.
+	if has[record.PDFDocuments.Name()] && !record.PDFDocuments.Has(ctx, s.Store, item) {
+		has[record.PDFDocuments.Name()] = false
+	}
 	_, arxivErr := arxiv.Parse(strings.TrimSpace(src.ArxivID))
 	switch {
 	case has[record.Documents.Name()]:
@@ -355,6 +360,14 @@ func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate)
 	case has[record.PDF]:
 		err = p.fromPDF(ctx)
 	default:
+		err = p.download(ctx)
+	}
+	// A stored TEI or PDF whose blob is lost reads as absent: the PDF is
+	// converted again, or downloaded again.
+	if errors.Is(err, store.ErrNotFound) && has[record.TEI] && has[record.PDF] {
+		err = p.fromPDF(ctx)
+	}
+	if errors.Is(err, store.ErrNotFound) {
 		err = p.download(ctx)
 	}
 	res.Requested = p.requested

@@ -568,3 +568,59 @@ func TestFailureOncePerRun(t *testing.T) {
 		t.Errorf("the next run asked %d times in all, want 4", n)
 	}
 }
+
+// A stored PDF, TEI or Document whose blob is lost or damaged (the store
+// heals: it reads as absent) is made again from what is left, or asked
+// for again: never a target failing on it run after run.
+func TestLostRecordsMadeAgain(t *testing.T) {
+	ctx := context.Background()
+	for _, lose := range [][]string{
+		{record.PDFDocuments.Name()},
+		{record.PDFDocuments.Name(), record.TEI},
+		{record.PDFDocuments.Name(), record.TEI, record.PDF},
+		{record.TEI, record.PDF}, // the Document stands: nothing to do
+	} {
+		t.Run(strings.Join(lose, ","), func(t *testing.T) {
+			e := newEnv(t)
+			e.st.Heal(slog.New(slog.NewTextHandler(t.Output(), nil)))
+			e.edges(t, map[string]string{"later": e.at("/later.pdf")})
+			if res, err := e.stage.ProcessTarget(ctx, target, []Source{src("later")}); err != nil || res.Converted != 1 {
+				t.Fatalf("first run: %v %+v", err, res)
+			}
+			for _, kind := range lose {
+				_, rec, err := e.st.GetBytes(ctx, "s2:later", kind)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Remove(filepath.Join(e.st.Dir(), "blobs", string(rec.Blob[:2]), string(rec.Blob)+".zst")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			calls := e.g.Count(0)
+			e.rerun()
+			res, err := e.stage.ProcessTarget(ctx, target, []Source{src("later")})
+			if err != nil || res.Failed != 0 {
+				t.Fatalf("after losing %v: %v %+v", lose, err, res)
+			}
+			wantDownloads, wantConversions := 1, 0
+			switch {
+			case !slices.Contains(lose, record.PDFDocuments.Name()):
+			case slices.Contains(lose, record.PDF):
+				wantDownloads, wantConversions = 2, 1
+			case slices.Contains(lose, record.TEI):
+				wantConversions = 1
+			}
+			if n := e.pdfs.count("/later.pdf"); n != wantDownloads {
+				t.Errorf("downloads: %d, want %d", n, wantDownloads)
+			}
+			if n := e.g.Count(0) - calls; n != wantConversions {
+				t.Errorf("conversions: %d, want %d", n, wantConversions)
+			}
+			if slices.Contains(lose, record.PDFDocuments.Name()) {
+				if doc, ok, err := record.PDFDocuments.Lookup(ctx, e.st, "s2:later"); err != nil || !ok || doc == nil {
+					t.Errorf("the Document was not made again: %v %v", ok, err)
+				}
+			}
+		})
+	}
+}

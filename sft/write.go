@@ -108,8 +108,7 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 	}
 	_, err = publish.Dir(ctx, out, publish.Options{
 		Kind: ManifestKind, Version: opts.Version, Splits: r.Report.Splits,
-		Owns:     atomicdir.HasAll(ReadmeFile, ReportFile),
-		Describe: fmt.Sprintf("an SFT output (no %s and %s)", ReadmeFile, ReportFile),
+		Describe: fmt.Sprintf("an SFT output (no %s of kind %s)", publish.ManifestFile, ManifestKind),
 		KeepPrev: true,
 	}, func(tmp string) error {
 		return writeTree(ctx, tmp, r, cmp.Or(max(opts.ShardRows, 0), defaultShard), opts.Compression)

@@ -39,6 +39,9 @@ func (s *Store) blobPath(h Hash) string {
 // intact is not rewritten; a corrupt one is replaced.
 func (s *Store) PutBlob(data []byte) (Hash, error) {
 	h := HashOf(data)
+	if s.readOnly {
+		return "", fmt.Errorf("put blob %s in %s: %w", h, s.dir, ErrReadOnly)
+	}
 	path := s.blobPath(h)
 	if _, err := s.readBlob(h, path); err == nil {
 		return h, nil

@@ -12,7 +12,14 @@ func IsDiskFull(err error) bool {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
 		return true
 	}
-	// SQLite's SQLITE_FULL (13): "database or disk is full".
+	// SQLite's SQLITE_FULL (13): "database or disk is full"; and
+	// SQLITE_IOERR_SHMSIZE (10 | 19<<8), which it returns when it cannot
+	// grow the -shm file: the write SQLite makes to extend it fails with
+	// ENOSPC on a full disk (unixShmMap in SQLite's os_unix.c).
 	var coded interface{ Code() int }
-	return errors.As(err, &coded) && coded.Code()&0xff == 13
+	if !errors.As(err, &coded) {
+		return false
+	}
+	c := coded.Code()
+	return c&0xff == 13 || c == 10|19<<8
 }

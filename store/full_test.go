@@ -23,6 +23,8 @@ func TestIsDiskFull(t *testing.T) {
 		{fmt.Errorf("set status: %w", sqliteErr(13)), true},
 		{fmt.Errorf("set status: %w", sqliteErr(13|(1<<8))), true}, // an extended SQLITE_FULL code
 		{fmt.Errorf("set status: %w", sqliteErr(5)), false},        // SQLITE_BUSY
+		{fmt.Errorf("open: %w", sqliteErr(10|19<<8)), true},        // SQLITE_IOERR_SHMSIZE: the -shm file cannot grow
+		{fmt.Errorf("read: %w", sqliteErr(10|2<<8)), false},        // SQLITE_IOERR_SHORT_READ
 		{errors.New("no space"), false},
 		{nil, false},
 	}

@@ -19,6 +19,9 @@ import (
 // stale. If another process holds the lock, the error wraps ErrLocked and
 // names its pid.
 func (s *Store) Lock() (unlock func() error, err error) {
+	if s.readOnly {
+		return nil, fmt.Errorf("lock store %s: %w", s.dir, ErrReadOnly)
+	}
 	path := filepath.Join(s.dir, "lock")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

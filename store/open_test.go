@@ -185,3 +185,71 @@ func TestLockHeld(t *testing.T) {
 		t.Error("LockHeld after unlock")
 	}
 }
+
+// A store opened read-only reads what a writer stored (while the writer
+// has it open too), refuses every write, and leaves the ledger as it was;
+// an empty ledger reads as an empty store and stays empty.
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	w, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.PutBytes(ctx, "2401.00001", "raw", []byte("page"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetStatus(ctx, "2401.00001", "fetch", StatusDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(dir, "ledger.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenReadOnly(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if b, _, err := r.GetBytes(ctx, "2401.00001", "raw"); err != nil || string(b) != "page" {
+		t.Errorf("GetBytes: %q %v", b, err)
+	}
+	if c, err := r.Counts(ctx); err != nil || c["fetch"][StatusDone] != 1 {
+		t.Errorf("Counts: %v %v", c, err)
+	}
+	if _, err := r.PutBytes(ctx, "x", "raw", []byte("y"), nil); err == nil {
+		t.Error("PutBytes on a read-only store")
+	}
+	if err := r.SetValue(ctx, "k", []byte("v")); err == nil {
+		t.Error("SetValue on a read-only store")
+	}
+	if err := r.SetStatus(ctx, "x", "fetch", StatusDone, ""); err == nil {
+		t.Error("SetStatus on a read-only store")
+	}
+	if _, err := r.Lock(); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Lock: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "ledger.db")); !slices.Equal(after, before) {
+		t.Error("the ledger changed")
+	}
+
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "ledger.db"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := OpenReadOnly(ctx, empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := e.Counts(ctx); err != nil || len(c) != 0 {
+		t.Errorf("Counts of an empty ledger: %v %v", c, err)
+	}
+	e.Close()
+	if got := dirEntries(t, empty); !slices.Equal(got, []string{".", "ledger.db"}) {
+		t.Errorf("after a read-only open of an empty ledger: %v", got)
+	}
+	if _, err := OpenReadOnly(ctx, filepath.Join(empty, "none")); !errors.Is(err, ErrNoStore) {
+		t.Errorf("OpenReadOnly of no store: %v", err)
+	}
+}

@@ -30,8 +30,9 @@ func (s *Store) PutJSON(ctx context.Context, item, kind string, v any, meta map[
 }
 
 // GetJSON unmarshals the kind record of item into v. The error wraps
-// ErrNotFound if item has no such record, and ErrCorrupt if the record's blob
-// is missing or damaged (the work that produced it must be redone).
+// ErrNotFound if item has no such record, and is a *LostError wrapping
+// ErrCorrupt if the record's blob is missing or damaged (the work that
+// produced it must be redone; with Heal it wraps ErrNotFound too).
 func (s *Store) GetJSON(ctx context.Context, item, kind string, v any) (Record, error) {
 	data, rec, err := s.GetBytes(ctx, item, kind)
 	if err != nil {
@@ -93,11 +94,13 @@ func (s *Store) GetBytes(ctx context.Context, item, kind string) ([]byte, Record
 	}
 	rec := recs[0]
 	data, err := s.Blob(rec.Blob)
-	if errors.Is(err, ErrNotFound) {
+	switch {
+	case errors.Is(err, ErrNotFound):
 		// The row exists, so the blob was written and has since been lost.
-		err = fmt.Errorf("blob %s is missing: %w", rec.Blob, ErrCorrupt)
-	}
-	if err != nil {
+		return nil, rec, s.lost(rec, errMissing)
+	case errors.Is(err, ErrCorrupt):
+		return nil, rec, s.lost(rec, err)
+	case err != nil:
 		return nil, rec, fmt.Errorf("get %s record of %q: %w", kind, item, err)
 	}
 	return data, rec, nil

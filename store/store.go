@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -52,12 +53,14 @@ const timeLayout = "2006-01-02T15:04:05.000000000Z"
 
 // Store is an open store directory. Its methods are safe for concurrent use.
 type Store struct {
-	dir   string
-	runID string
-	w     *sql.DB // a single connection: writers queue in Go, not in SQLite's busy handler
-	r     *sql.DB // read-only pool; WAL lets these read while w writes
-	enc   *zstd.Encoder
-	dec   *zstd.Decoder
+	dir      string
+	runID    string
+	readOnly bool
+	heal     *healing // nil: a lost record is an error only
+	w        *sql.DB  // a single connection: writers queue in Go, not in SQLite's busy handler
+	r        *sql.DB  // read-only pool; WAL lets these read while w writes
+	enc      *zstd.Encoder
+	dec      *zstd.Decoder
 }
 
 // Open opens the store in dir, creating the directory tree and the ledger if
@@ -70,6 +73,89 @@ func Open(ctx context.Context, dir string) (*Store, error) { return open(ctx, di
 // store (status, show, stats) use it, so a mistyped --store creates no
 // store there.
 func OpenExisting(ctx context.Context, dir string) (*Store, error) { return open(ctx, dir, false) }
+
+// ErrReadOnly is returned by PutBlob and Lock of a store opened with
+// [OpenReadOnly] (its ledger refuses writes itself).
+var ErrReadOnly = errors.New("store is open read-only")
+
+// OpenReadOnly opens the store in dir for reading only, as commands that
+// only look at a store (status) need: nothing in the directory is created,
+// migrated or changed (SQLite's -wal and -shm files aside, which any reader
+// of a WAL database shares), and every writing method fails (the ledger's
+// connections are read-only; PutBlob and Lock return ErrReadOnly). A directory without a ledger is ErrNoStore; an empty
+// ledger.db (a store whose first open stopped before it was set up) reads
+// as a store with nothing in it; a ledger of an older schema is refused,
+// saying that a command that writes the store migrates it.
+func OpenReadOnly(ctx context.Context, dir string) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	ledger := filepath.Join(abs, "ledger.db")
+	fi, err := os.Stat(ledger)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open store %s: %w there (no ledger.db)", abs, ErrNoStore)
+	case err != nil:
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	if err := checkLedger(ctx, ledger); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
+	s := &Store{dir: abs, runID: newRunID(), readOnly: true}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
+	if fi.Size() == 0 {
+		// Nothing to read: an empty ledger of the current schema, in
+		// memory (one connection: each would have its own).
+		s.r, err = sql.Open("sqlite", "file::memory:")
+		if err == nil {
+			s.r.SetMaxOpenConns(1)
+			err = migrate(ctx, s.r, len(migrations))
+		}
+		if err == nil {
+			_, err = s.r.ExecContext(ctx, "PRAGMA query_only = 1")
+		}
+	} else {
+		s.r, err = sql.Open("sqlite", "file:"+sqlitePath(ledger)+"?mode=ro&_pragma=busy_timeout(10000)&_pragma=query_only(1)")
+		if err == nil {
+			s.r.SetMaxOpenConns(4)
+			err = checkSchema(ctx, s.r)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: ledger: %w", abs, err)
+	}
+	s.w = s.r // a write through it fails: the connections are read-only
+	s.dec, err = zstd.NewReader(nil)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: zstd decoder: %w", abs, err)
+	}
+	ok = true
+	return s, nil
+}
+
+// checkSchema refuses a ledger whose schema is not this curate's.
+func checkSchema(ctx context.Context, db *sql.DB) error {
+	var v string
+	err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	switch n, err := strconv.Atoi(v); {
+	case err != nil:
+		return fmt.Errorf("schema_version %q: %w", v, err)
+	case n > len(migrations):
+		return fmt.Errorf("schema version %d is newer than this curate supports (%d); use a newer curate", n, len(migrations))
+	case n < len(migrations):
+		return fmt.Errorf("schema version %d is older than this curate's (%d): a command that writes the store (curate run, curate fetch) migrates it; this one only reads", n, len(migrations))
+	}
+	return nil
+}
 
 func open(ctx context.Context, dir string, create bool) (*Store, error) {
 	abs, err := filepath.Abs(dir)
@@ -140,7 +226,7 @@ func (s *Store) Close() error {
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
-	if s.w != nil {
+	if s.w != nil && s.w != s.r {
 		errs = append(errs, s.w.Close())
 	}
 	if s.enc != nil {
@@ -196,6 +282,11 @@ func checkLedger(ctx context.Context, path string) error {
 	defer db.Close()
 	var id int64
 	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&id); err != nil {
+		if !notADatabase(err) {
+			// A full disk (no room for the -shm file), an I/O error: the
+			// file may well be curate's.
+			return fmt.Errorf("read %s: %w", path, err)
+		}
 		return fmt.Errorf("%s is not a SQLite database curate can read (%v): %w", path, err, ErrForeign)
 	}
 	switch id {
@@ -232,6 +323,18 @@ func checkLedger(ctx context.Context, path string) error {
 		}
 	}
 	return fmt.Errorf("%s holds tables curate did not create and no curate mark: %w", path, ErrForeign)
+}
+
+// notADatabase reports whether err is SQLite saying a file is no database
+// it can read (SQLITE_NOTADB, SQLITE_CORRUPT) rather than failing to read
+// it.
+func notADatabase(err error) bool {
+	var coded interface{ Code() int }
+	if !errors.As(err, &coded) {
+		return true // not SQLite's error: nothing says the file is readable
+	}
+	c := coded.Code() & 0xff
+	return c == 26 || c == 11
 }
 
 // makeTree creates dir, dir/blobs and the 256 blob prefix directories, and

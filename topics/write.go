@@ -59,8 +59,7 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 	}
 	_, err = publish.Dir(ctx, out, publish.Options{
 		Kind: ManifestKind, Version: opts.Version, Splits: r.Options.Splits,
-		Owns:     atomicdir.HasAll(TopicsParquet, ReportFile),
-		Describe: fmt.Sprintf("a topics directory (no %s and %s)", TopicsParquet, ReportFile),
+		Describe: fmt.Sprintf("a topics directory (no %s of kind %s)", publish.ManifestFile, ManifestKind),
 	}, func(tmp string) error {
 		for _, f := range files {
 			if err := ctx.Err(); err != nil {

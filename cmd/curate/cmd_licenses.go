@@ -152,7 +152,7 @@ func (c *licensesCmd) Run(ctx context.Context, env *cmdEnv, args []string) error
 	if err != nil {
 		return err
 	}
-	cfg := app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Net: c.net.config(env), LLM: app.LLM{Heuristic: true}, Drain: env.drain}
+	cfg := app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Heal: true, Net: c.net.config(env), LLM: app.LLM{Heuristic: true}, Drain: env.drain}
 	if len(ids) == 0 {
 		cfg.Existing = true // every target of a store that must be there
 	}

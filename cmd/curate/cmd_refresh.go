@@ -122,6 +122,12 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 		return err
 	}
 	defer a.Close()
+	// Held from before the first request to the publish.
+	release, err := app.HoldVersions(c.publish)
+	if err != nil {
+		return err
+	}
+	defer release()
 	discovered, sets, err := a.Discover(ctx, c.oai.options())
 	for _, s := range sets {
 		fmt.Fprintf(env.stderr, "curate refresh: set %s since %s: %d records, %d new papers, %d licences recorded\n", s.Set, s.From.Format("2006-01-02"), s.Records, s.New, s.Licenses)
@@ -147,7 +153,9 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	if stageErr == nil {
 		stageErr = licErr
 	}
-	v, err := app.PublishVersion(ctx, a.Store, a.Log, version, c.publish, c.run.data.build("", keys, dopts))
+	o := c.run.data.build("", keys, dopts)
+	o.Locked = true
+	v, err := app.PublishVersion(ctx, a.Store, a.Log, version, c.publish, o)
 	if err != nil {
 		return err
 	}

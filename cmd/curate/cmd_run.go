@@ -109,6 +109,15 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids, badRows []strin
 		return err
 	}
 	defer a.Close()
+	if withDataset {
+		// Held from before the first request to the publish: a second run
+		// aimed at the same --out is refused before it spends anything.
+		release, err := app.HoldOutput(app.DatasetDir(a.Store, c.out))
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	keys, invalid := app.Targets(ids)
 	invalid = append(badRows, invalid...)
 	var stageErr error
@@ -126,7 +135,9 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids, badRows []strin
 		stageErr = licErr
 	}
 	if withDataset {
-		out, err := app.BuildDataset(ctx, a.Store, version, c.data.build(c.out, keys, dopts))
+		o := c.data.build(c.out, keys, dopts)
+		o.Locked = true
+		out, err := app.BuildDataset(ctx, a.Store, version, o)
 		if err != nil {
 			return err
 		}

@@ -63,7 +63,7 @@ func (c *showCmd) Run(ctx context.Context, env *cmdEnv, ids []string) error {
 			return fmt.Errorf("%w: %q is not an arXiv ID (nor a store item such as s2:PAPERID)", errUsage, in)
 		}
 	}
-	st, err := app.OpenStore(ctx, c.store.store, true)
+	st, err := app.OpenStoreReadOnly(ctx, c.store.store)
 	if err != nil {
 		return err
 	}

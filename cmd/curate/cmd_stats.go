@@ -36,7 +36,7 @@ func (c *statsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if err := c.store.validate(); err != nil {
 		return err
 	}
-	st, err := app.OpenStore(ctx, c.store.store, true)
+	st, err := app.OpenStoreReadOnly(ctx, c.store.store)
 	if err != nil {
 		return err
 	}

@@ -89,13 +89,14 @@ type batchEntry struct {
 
 // Run prints the ledger's counts per stage and status, in pipeline order,
 // the failures and suspects with their reasons, and the last run's
-// summary. It only reads the store, so it works while a run holds its
-// lock, and creates nothing on a path without a store.
+// summary. It opens the store read-only, so it works while a run holds
+// its lock, and changes nothing: not an empty or older ledger (which a run
+// sets up or migrates), nor a path without a store.
 func (c *statusCmd) Run(ctx context.Context, env *cmdEnv, _ []string) error {
 	if err := c.store.validate(); err != nil {
 		return err
 	}
-	st, err := app.OpenStore(ctx, c.store.store, true)
+	st, err := app.OpenStoreReadOnly(ctx, c.store.store)
 	if err != nil {
 		return err
 	}

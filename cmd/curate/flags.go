@@ -633,7 +633,7 @@ func (f *stageFlags) config(env *cmdEnv) (app.Config, error) {
 	lc := f.llm.config(env)
 	lc.BudgetTokens, lc.BudgetUSD = f.budgetTokens, f.budgetUSD
 	return app.Config{
-		Version: version, Log: log, Store: f.store.store, Lock: true,
+		Version: version, Log: log, Store: f.store.store, Lock: true, Heal: true,
 		Net: f.net.config(env), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.drain,
 		Stages: app.StageOptions{Force: f.force, Refresh: f.refresh, ClassifyBudget: f.budget, SummarizeBudget: f.summaryBudget,
 			Plausibility: f.plausible, MinGrounding: f.minGrounding, IncludeSuspect: f.includeSuspect},

@@ -24,6 +24,8 @@ import (
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/store"
 )
 
 // version is the pipeline version recorded in provenance; set at build time
@@ -187,7 +189,14 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		code := exitCode(err)
 		var told *toldError
-		if err != nil && code != 0 && !errors.As(err, &told) {
+		switch {
+		case err == nil || code == 0 || errors.As(err, &told):
+		case store.IsDiskFull(err) && !strings.Contains(err.Error(), " is full ("):
+			// Wherever it struck (the store's disk, the output's), one
+			// status and one sentence.
+			fmt.Fprintf(env.stderr, "curate %s: a disk is full, so the command stopped and published nothing (%s); free some space and run it again\n",
+				c.name, strings.Join(strings.Split(err.Error(), "\n"), "; "))
+		default:
 			fmt.Fprintf(env.stderr, "curate %s: %v\n", c.name, err)
 		}
 		return code
@@ -200,7 +209,7 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 // Exit statuses, for scripts and cron (see the README).
 const (
 	exitFailed = 1 // done, but some items failed or were held back (listed), or a check failed
-	exitUsage  = 2 // a usage error, or a run that could not go on: nothing is published
+	exitUsage  = 2 // a usage error, a full disk (wherever), or a run that could not go on: nothing is published
 	// exitPending: not finished: work waits on LLM answers in a
 	// provider's batch (--llm-mode batch). What was finished is
 	// published; run the same command again later to collect the rest.
@@ -224,7 +233,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, app.ErrPending):
 		return exitPending
-	case errors.Is(err, app.ErrUsage), errors.Is(err, app.ErrCannotRun):
+	case errors.Is(err, app.ErrUsage), errors.Is(err, app.ErrCannotRun), errors.Is(err, publish.ErrNotOurs), store.IsDiskFull(err):
 		return exitUsage
 	}
 	return exitFailed

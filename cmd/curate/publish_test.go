@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -341,5 +342,58 @@ func TestExportSplits(t *testing.T) {
 	}
 	if _, problems, err := publish.Verify(out); err != nil || len(problems) > 0 {
 		t.Errorf("export does not verify: %v %v", problems, err)
+	}
+}
+
+// curate run takes its --out's publishing lock before its first request
+// and holds it to the end: a second run aimed at the same --out (from any
+// store) is refused with exit 2 before it asks anything, and while the
+// first is fetching, nobody else can publish there.
+func TestRunHoldsOutputLock(t *testing.T) {
+	dir := t.TempDir()
+	env, requests := demoWorld(t, dir)
+	out := dir + "/ds"
+	unlock, err := publish.Lock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, env, runArgs(dir, "--store", dir+"/other")...)
+	unlock()
+	if code != 2 || !strings.Contains(stderr, "another curate is publishing there") {
+		t.Errorf("a run while another holds --out: exit %d, want 2\n%s", code, stderr)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests before refusing", n)
+	}
+
+	// While the run asks the services, --out is locked.
+	var locked, tried atomic.Int32
+	probe := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tried.Add(1) == 1 {
+				if unlock, err := publish.Lock(out); errors.Is(err, publish.ErrLocked) {
+					locked.Add(1)
+				} else if err == nil {
+					unlock()
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	h, err := demo.ServiceHandler(sim.Arxiv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(probe(h))
+	defer srv.Close()
+	env["CURATE_ARXIV_BASE"] = srv.URL
+	if code, _, stderr := runCLI(t, env, runArgs(dir)...); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	if tried.Load() == 0 || locked.Load() != 1 {
+		t.Errorf("--out was not locked while the run asked arXiv (%d requests seen)", tried.Load())
+	}
+	if code, stdout, stderr := runCLI(t, nil, "dataset", "--check", out); code != 0 {
+		t.Errorf("check: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -48,6 +48,11 @@ type Config struct {
 	// the App (commands that write).
 	Store          string
 	Existing, Lock bool
+	// Heal reads a stored record whose blob is lost or damaged as absent
+	// (store.Heal), logged once, for commands that run the stages: they
+	// ask for it again or make it again. Commands that only read what a
+	// store holds leave it off and fail on such a record, naming it.
+	Heal bool
 
 	Net Net
 	S2  S2
@@ -223,6 +228,9 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Heal {
+		st.Heal(log)
+	}
 	a := &App{Log: log, Store: st, Meter: &llm.Meter{}, Prices: cfg.LLM.Prices, Model: llm.HeuristicModel, cfg: cfg, stopping: stopping}
 	ok := false
 	defer func() {
@@ -257,6 +265,18 @@ func OpenStore(ctx context.Context, dir string, existing bool) (*store.Store, er
 		return nil, Fail(ErrCannotRun, err)
 	}
 	return st, err
+}
+
+// OpenStoreReadOnly opens the store in dir for reading only
+// (store.OpenReadOnly): nothing there is created or changed. A path
+// without a store, another program's ledger.db or a ledger this curate
+// cannot read without migrating it is ErrCannotRun.
+func OpenStoreReadOnly(ctx context.Context, dir string) (*store.Store, error) {
+	st, err := store.OpenReadOnly(ctx, dir)
+	if err != nil {
+		return nil, Fail(ErrCannotRun, err)
+	}
+	return st, nil
 }
 
 // LockStore takes st's lock, refusing (ErrCannotRun) a store another

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/parquetcodec"
@@ -33,6 +34,8 @@ type DatasetOptions struct {
 	JSONL       bool
 	Report      bool
 	Compression parquetcodec.Codec
+	// Locked says the caller holds Out's publishing lock (HoldOutput).
+	Locked bool
 }
 
 // DatasetOutcome is what BuildDataset did.
@@ -49,21 +52,18 @@ type DatasetOutcome struct {
 // and with its report, unless Out already holds the dataset of the same
 // inputs. Another process publishing there is ErrCannotRun.
 func BuildDataset(ctx context.Context, st *store.Store, version string, opt DatasetOptions) (*DatasetOutcome, error) {
-	out := opt.Out
-	if out == "" {
-		out = filepath.Join(st.Dir(), "dataset")
-	}
+	out := DatasetDir(st, opt.Out)
 	res := &DatasetOutcome{Out: out}
 	digest, err := InputsDigest(ctx, st, version, opt.Keys, opt.Options, opt.Compression)
 	if err != nil {
-		return nil, err
+		return nil, lostInput(err)
 	}
 	if publish.UpToDate(out, dataset.ManifestKind, version, digest) {
 		res.UpToDate = true
 		return res, nil
 	}
 	if res.Result, err = LoadAndBuild(ctx, st, opt.Keys, opt.Options); err != nil {
-		return nil, err
+		return nil, lostInput(err)
 	}
 	// The counts, dropped targets and contamination report outlive it.
 	defer res.Result.Close()
@@ -73,7 +73,7 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 	}
 	published, err := dataset.Write(ctx, out, res.Result, dataset.WriteOptions{
 		ShardRows: opt.ShardRows, JSONL: opt.JSONL, Report: opt.Report, Version: version, Inputs: digest, Compression: opt.Compression,
-		Licenses: lic,
+		Licenses: lic, Locked: opt.Locked,
 	})
 	switch {
 	case errors.Is(err, publish.ErrLocked):
@@ -83,6 +83,45 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 	}
 	res.UpToDate = !published
 	return res, nil
+}
+
+// lostInput makes a lost or damaged record the dataset reads (which it
+// cannot ask for again) ErrCannotRun, saying what makes it again.
+func lostInput(err error) error {
+	if !errors.Is(err, store.ErrCorrupt) {
+		return err
+	}
+	if !strings.Contains(err.Error(), "curate run") {
+		err = fmt.Errorf("%w; curate run makes it again", err)
+	}
+	return Fail(ErrCannotRun, err)
+}
+
+// DatasetDir is where the dataset of a store is published: out, or
+// STORE/dataset when out is empty.
+func DatasetDir(st *store.Store, out string) string {
+	if out == "" {
+		return filepath.Join(st.Dir(), "dataset")
+	}
+	return out
+}
+
+// HoldOutput takes the publishing lock of the dataset directory out and
+// checks that a dataset can be published there, writing nothing else, so
+// that a run is refused before its first request, not after all its
+// spending: another process publishing there, or a directory curate
+// cannot publish over (publish.ErrNotOurs), is ErrCannotRun. The caller
+// holds the lock until it has published (DatasetOptions.Locked).
+func HoldOutput(out string) (release func() error, err error) {
+	unlock, err := publish.Lock(out)
+	if err != nil {
+		return nil, Fail(ErrCannotRun, err)
+	}
+	if err := dataset.CheckOut(out); err != nil {
+		unlock()
+		return nil, Fail(ErrCannotRun, fmt.Errorf("publish %s: %w", out, err))
+	}
+	return unlock, nil
 }
 
 // LoadAndBuild reads the dataset stage's inputs from the store one target

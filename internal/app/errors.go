@@ -11,8 +11,9 @@ var (
 	ErrUsage = errors.New("usage")
 	// ErrCannotRun: the command could not do its work (the store is locked
 	// by another run, is not curate's, is absent; the disk is full; an
-	// output is being published by another process). Exit 2; nothing is
-	// published.
+	// output is being published by another process, or holds files
+	// curate cannot keep). Exit 2; nothing is published. cmd/curate maps
+	// any error a full disk caused to exit 2 too, wherever it struck.
 	ErrCannotRun = errors.New("cannot run")
 	// ErrIncomplete: the run finished, but some targets failed, were held
 	// back as suspect or lack their metadata; each is listed. Exit 1; what

@@ -216,6 +216,25 @@ type VersionOutcome struct {
 	Unchanged string
 }
 
+// HoldVersions takes the publishing lock of ROOT, where refresh publishes
+// versions, and checks that ROOT/latest is absent or a symlink (a refresh
+// switches it by renaming a new link over it, which would delete a file of
+// the user's there): another process publishing there, or a latest that is
+// not curate's, is ErrCannotRun. A refresh holds it from before its first
+// request to its publish (DatasetOptions.Locked).
+func HoldVersions(root string) (release func() error, err error) {
+	unlock, err := publish.Lock(root)
+	if err != nil {
+		return nil, Fail(ErrCannotRun, err)
+	}
+	latest := filepath.Join(root, "latest")
+	if fi, err := os.Lstat(latest); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+		unlock()
+		return nil, Fail(ErrCannotRun, fmt.Errorf("refresh %s: %s is not the symlink refresh switches to the latest version: %w; move it away", root, latest, publish.ErrNotOurs))
+	}
+	return unlock, nil
+}
+
 // PublishVersion builds the dataset into ROOT/versions/<time>/ and switches
 // ROOT/latest to it in one step, with a changelog against the previous
 // version, under ROOT's publishing lock; the store is the caller's, locked.
@@ -226,11 +245,13 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	if err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
-	unlock, err := publish.Lock(root)
-	if err != nil {
-		return nil, Fail(ErrCannotRun, err)
+	if !opt.Locked {
+		release, err := HoldVersions(root)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 	}
-	defer unlock()
 	if err := os.MkdirAll(filepath.Join(root, "versions"), 0o755); err != nil {
 		return nil, fmt.Errorf("refresh: %w", err)
 	}
@@ -243,7 +264,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	undated.CreatedAt = time.Time{}
 	digest, err := InputsDigest(ctx, st, version, opt.Keys, undated, opt.Compression)
 	if err != nil {
-		return nil, err
+		return nil, lostInput(err)
 	}
 	digestKey := "refresh/inputs/" + root
 	if prevDir != "" {
@@ -281,7 +302,7 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 	}
 	res, err := LoadAndBuild(ctx, st, opt.Keys, opt.Options)
 	if err != nil {
-		return nil, err
+		return nil, lostInput(err)
 	}
 	defer res.Close()
 	lic, err := Licenses(ctx, st, res)

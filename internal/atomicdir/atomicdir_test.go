@@ -16,9 +16,13 @@ import (
 // the file "v".
 const mark = "mark"
 
-func owns(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, mark))
-	return err == nil
+// written is the tests' Options.Written: a directory holding mark is
+// ours, and we wrote what build writes.
+func written(dir string) ([]string, bool) {
+	if _, err := os.Stat(filepath.Join(dir, mark)); err != nil {
+		return nil, false
+	}
+	return []string{mark, "sub/x", "v"}, true
 }
 
 // put makes dir one of ours holding v.
@@ -127,7 +131,7 @@ func TestReplace(t *testing.T) {
 			if tt.prev != "" {
 				put(t, out+PrevSuffix, tt.prev)
 			}
-			opts := Options{Owns: owns, Describe: "a test directory", KeepPrev: tt.keepPrev, Exchange: tt.exchange,
+			opts := Options{Written: written, Describe: "a test directory", KeepPrev: tt.keepPrev, Exchange: tt.exchange,
 				Hook: func(s string) error {
 					if s == tt.step {
 						return tt.stepErr
@@ -161,7 +165,7 @@ func TestReplace(t *testing.T) {
 			}
 
 			// The next Replace removes what a crash left and publishes.
-			if err := Replace(context.Background(), out, Options{Owns: owns, KeepPrev: tt.keepPrev}, build("next")); err != nil {
+			if err := Replace(context.Background(), out, Options{Written: written, KeepPrev: tt.keepPrev}, build("next")); err != nil {
 				t.Fatalf("next Replace: %v", err)
 			}
 			if got := read(out); got != "next" {
@@ -198,7 +202,7 @@ func TestReplaceExchanges(t *testing.T) {
 	os.RemoveAll(probe)
 	var steps []string
 	hook := func(s string) error { steps = append(steps, s); return nil }
-	if err := Replace(context.Background(), out, Options{Owns: owns, KeepPrev: true, Hook: hook}, build("new")); err != nil {
+	if err := Replace(context.Background(), out, Options{Written: written, KeepPrev: true, Hook: hook}, build("new")); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"built", "swap", "exchanged"}; !slices.Equal(steps, want) {
@@ -230,7 +234,7 @@ func TestReplaceRefuses(t *testing.T) {
 			out := filepath.Join(dir, "out")
 			tt.setup(t, out)
 			built := false
-			err := Replace(context.Background(), out, Options{Owns: owns, Describe: "a test directory (no mark)", KeepPrev: tt.keepPrev},
+			err := Replace(context.Background(), out, Options{Written: written, Describe: "a test directory (no mark)", KeepPrev: tt.keepPrev},
 				func(tmp string) error { built = true; return build("new")(tmp) })
 			if tt.want == "" {
 				if err != nil || read(out) != "new" {
@@ -277,7 +281,7 @@ func TestReplaceRemovesStale(t *testing.T) {
 		put(t, filepath.Join(dir, s), "stale")
 	}
 	put(t, filepath.Join(dir, ".other.tmp-1"), "someone else's") // another output's
-	if err := Replace(context.Background(), out, Options{Owns: owns}, build("new")); err != nil {
+	if err := Replace(context.Background(), out, Options{Written: written}, build("new")); err != nil {
 		t.Fatal(err)
 	}
 	if got := beside(t, dir); !slices.Equal(got, []string{".other.tmp-1"}) {
@@ -290,7 +294,7 @@ func TestReplaceCanceled(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	put(t, out, "old")
 	ctx, cancel := context.WithCancel(context.Background())
-	err := Replace(ctx, out, Options{Owns: owns, KeepPrev: true}, func(tmp string) error {
+	err := Replace(ctx, out, Options{Written: written, KeepPrev: true}, func(tmp string) error {
 		cancel() // canceled while building: nothing moves
 		return build("new")(tmp)
 	})
@@ -305,10 +309,10 @@ func TestReplaceCanceled(t *testing.T) {
 func TestReplaceRelative(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	if err := Replace(context.Background(), "out", Options{Owns: owns, KeepPrev: true}, build("new")); err != nil {
+	if err := Replace(context.Background(), "out", Options{Written: written, KeepPrev: true}, build("new")); err != nil {
 		t.Fatal(err)
 	}
-	if err := Replace(context.Background(), "out", Options{Owns: owns, KeepPrev: true}, build("next")); err != nil {
+	if err := Replace(context.Background(), "out", Options{Written: written, KeepPrev: true}, build("next")); err != nil {
 		t.Fatal(err)
 	}
 	if read(filepath.Join(dir, "out")) != "next" || read(filepath.Join(dir, "out"+PrevSuffix)) != "new" {
@@ -338,28 +342,6 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := SyncDir(filepath.Join(dir, "absent")); err == nil {
 		t.Error("SyncDir of an absent directory")
-	}
-}
-
-func TestHasAll(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "README.md"), nil, 0o644)
-	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
-	os.Mkdir(filepath.Join(dir, "data"), 0o755)
-	tests := []struct {
-		names []string
-		want  bool
-	}{
-		{[]string{"README.md", "data/"}, true},
-		{[]string{"README.md", "data"}, true},
-		{[]string{"README.md", "file/"}, false}, // a file where a directory is wanted
-		{[]string{"README.md", "absent"}, false},
-		{nil, true},
-	}
-	for _, tt := range tests {
-		if got := HasAll(tt.names...)(dir); got != tt.want {
-			t.Errorf("HasAll(%q) = %v, want %v", tt.names, got, tt.want)
-		}
 	}
 }
 

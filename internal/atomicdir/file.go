@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // WriteFileSync creates path (mode 0644, never replacing a file), writes
@@ -61,20 +60,6 @@ func EncodeJSONL[T any](w io.Writer, rows []T) error {
 		}
 	}
 	return nil
-}
-
-// HasAll returns an Options.Owns that owns a directory holding every one
-// of names; a name ending in "/" must be a directory.
-func HasAll(names ...string) func(dir string) bool {
-	return func(dir string) bool {
-		for _, n := range names {
-			fi, err := os.Stat(filepath.Join(dir, n))
-			if err != nil || (strings.HasSuffix(n, "/") && !fi.IsDir()) {
-				return false
-			}
-		}
-		return true
-	}
 }
 
 // SyncDir syncs the directory dir, making the names in it durable.

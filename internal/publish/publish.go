@@ -6,7 +6,8 @@
 // The manifest makes a publication checkable from its files alone: a
 // missing, truncated or garbled file no longer verifies, so "up to date"
 // (same inputs, same curate version, a manifest that verifies) can never
-// keep a damaged directory.
+// keep a damaged directory. It also says what curate wrote: anything else
+// in the directory is the user's, kept across every republish.
 package publish
 
 import (
@@ -18,7 +19,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,15 +61,16 @@ type Options struct {
 	// publication of the same Kind, Version and Inputs that verifies.
 	Inputs string
 	Splits []string
-	// Owns and Describe say which existing directories may be replaced
-	// (atomicdir.Options); a directory with a manifest of this Kind is
-	// always owned.
-	Owns     func(dir string) bool
+	// Describe completes the refusal to publish over a directory that is
+	// no publication of Kind: "it is not empty and not <Describe>".
 	Describe string
 	// KeepPrev keeps the replaced directory as OUT.prev.
 	KeepPrev bool
 	// Force builds even when out is up to date with Inputs.
 	Force bool
+	// Locked says the caller holds out's lock already (Lock), as a run
+	// does from its start; Dir then takes none.
+	Locked bool
 	// Hook and Exchange are atomicdir's test hooks.
 	Hook     func(step string) error
 	Exchange func(a, b string) error
@@ -76,34 +80,36 @@ type Options struct {
 // directory.
 var ErrLocked = errors.New("another curate is publishing there")
 
-// Dir publishes a directory at out: it takes out's lock, returns
-// (false, nil) without building when opts.Inputs is set and out is an up
-// to date publication, and otherwise lets build fill a temporary directory
-// (syncing each file it writes, see atomicdir.WriteFileSync), adds the
-// manifest and swaps the directory into place. A failure at any point
-// leaves out as it was.
+// ErrNotOurs is wrapped by the refusal to publish over a directory that
+// holds what curate cannot keep or did not write (atomicdir.ErrNotOurs).
+var ErrNotOurs = atomicdir.ErrNotOurs
+
+// Dir publishes a directory at out: it takes out's lock (unless
+// opts.Locked), returns (false, nil) without building when opts.Inputs is
+// set and out is an up to date publication, and otherwise lets build fill
+// a temporary directory (syncing each file it writes, see
+// atomicdir.WriteFileSync), adds the manifest, carries the user's files
+// (what out holds beside the files its manifest lists) and swaps the
+// directory into place. A failure at any point leaves out as it was; a
+// directory it cannot publish over (no publication of Kind, or the user's
+// files inside the directories it writes) is refused with ErrNotOurs
+// before anything is built.
 func Dir(ctx context.Context, out string, opts Options, build func(tmp string) error) (published bool, err error) {
 	out, err = filepath.Abs(out)
 	if err != nil {
 		return false, fmt.Errorf("publish %s: %w", out, err)
 	}
-	unlock, err := Lock(out)
-	if err != nil {
-		return false, err
+	if !opts.Locked {
+		unlock, err := Lock(out)
+		if err != nil {
+			return false, err
+		}
+		defer unlock()
 	}
-	defer unlock()
 	if opts.Inputs != "" && !opts.Force && UpToDate(out, opts.Kind, opts.Version, opts.Inputs) {
 		return false, nil
 	}
-	owns := func(dir string) bool {
-		if m, err := readManifest(dir); err == nil && m.Kind == opts.Kind {
-			return true
-		}
-		return opts.Owns != nil && opts.Owns(dir)
-	}
-	err = atomicdir.Replace(ctx, out, atomicdir.Options{
-		Owns: owns, Describe: opts.Describe, KeepPrev: opts.KeepPrev, Hook: opts.Hook, Exchange: opts.Exchange,
-	}, func(tmp string) error {
+	err = atomicdir.Replace(ctx, out, replaceOptions(opts), func(tmp string) error {
 		if err := build(tmp); err != nil {
 			return err
 		}
@@ -115,12 +121,52 @@ func Dir(ctx context.Context, out string, opts Options, build func(tmp string) e
 		if err != nil {
 			return err
 		}
+		// Last: a temporary directory without its manifest holds nothing
+		// but what build wrote (atomicdir clears it whole).
 		return atomicdir.WriteFileSync(filepath.Join(tmp, ManifestFile), append(data, '\n'))
 	})
 	if err != nil {
 		return false, err
 	}
 	return true, nil
+}
+
+func replaceOptions(opts Options) atomicdir.Options {
+	describe := opts.Describe
+	if describe == "" {
+		describe = fmt.Sprintf("a %s publication (no %s of kind %q)", opts.Kind, ManifestFile, opts.Kind)
+	}
+	return atomicdir.Options{
+		Written:  func(dir string) ([]string, bool) { return written(dir, opts.Kind) },
+		Describe: describe, KeepPrev: opts.KeepPrev, Hook: opts.Hook, Exchange: opts.Exchange,
+	}
+}
+
+// written lists what curate wrote in dir, a publication of kind: the files
+// its manifest lists and the manifest.
+func written(dir, kind string) ([]string, bool) {
+	m, err := readManifest(dir)
+	if err != nil || m.Kind != kind {
+		return nil, false
+	}
+	files := []string{ManifestFile}
+	for _, f := range m.Files {
+		files = append(files, f.Path)
+	}
+	return files, true
+}
+
+// Check says, writing nothing, whether Dir could publish at out with
+// opts: nil when out is absent, empty or a publication of opts.Kind (the
+// user's files in it kept), and an error wrapping ErrNotOurs when it would
+// be refused. It does not look at the lock (Lock does). A run checks its
+// --out with it before any request.
+func Check(out string, opts Options) error {
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", out, err)
+	}
+	return atomicdir.Check(out, replaceOptions(opts))
 }
 
 // UpToDate reports whether dir is a publication of kind by version built
@@ -131,9 +177,11 @@ func UpToDate(dir, kind, version, inputs string) bool {
 }
 
 // Verify reads dir's manifest and checks every file against it: present,
-// of its size and hash, and no file the manifest does not list. It returns
-// the problems found; the error is for a directory without a readable
-// manifest.
+// of its size and hash, and nothing else inside the directories the
+// publication writes (an unlisted shard in data/ would be read as part of
+// it). What the user keeps elsewhere in dir (a .git/ history, notes) is
+// not a problem. It returns the problems found; the error is for a
+// directory without a readable manifest.
 func Verify(dir string) (*Manifest, []string, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real // a "latest" link: walk what it points at
@@ -143,9 +191,13 @@ func Verify(dir string) (*Manifest, []string, error) {
 		return nil, nil, err
 	}
 	var problems []string
+	own := map[string]bool{} // the directories holding listed files
 	listed := map[string]bool{ManifestFile: true}
 	for _, f := range m.Files {
 		listed[f.Path] = true
+		for d := path.Dir(f.Path); d != "." && d != "/"; d = path.Dir(d) {
+			own[d] = true
+		}
 		got, err := describe(dir, f.Path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -158,13 +210,26 @@ func Verify(dir string) (*Manifest, []string, error) {
 			problems = append(problems, fmt.Sprintf("%s does not match its SHA-256 in the manifest", f.Path))
 		}
 	}
-	all, err := listPaths(dir)
-	if err != nil {
-		return m, append(problems, err.Error()), nil
-	}
-	for _, p := range all {
-		if !listed[p] {
-			problems = append(problems, fmt.Sprintf("%s is not in the manifest", p))
+	// Only the files directly or deeper under a directory holding listed
+	// files; the top level is shared with the user.
+	seen := map[string]bool{}
+	for _, d := range slices.Sorted(maps.Keys(own)) {
+		err := filepath.WalkDir(filepath.Join(dir, filepath.FromSlash(d)), func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(dir, p)
+			if err != nil || e.IsDir() {
+				return err
+			}
+			if rel = filepath.ToSlash(rel); !listed[rel] && !seen[rel] {
+				seen[rel] = true
+				problems = append(problems, fmt.Sprintf("%s is not in the manifest", rel))
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			problems = append(problems, fmt.Sprintf("list %s: %v", d, err))
 		}
 	}
 	return m, problems, nil
