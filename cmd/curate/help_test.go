@@ -13,10 +13,10 @@ func TestHelpNamesOnlyRealFlags(t *testing.T) {
 	named := regexp.MustCompile(`--([a-z][a-z0-9-]*)`)
 	defined := regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`)
 	for _, c := range commands() {
-		code, _, stderr := runCLI(t, nil, c.name, "-h")
-		usage, flags, _ := strings.Cut(stderr, "\nflags:\n")
+		code, stdout, _ := runCLI(t, nil, c.name, "-h")
+		usage, flags, _ := strings.Cut(stdout, "\nflags:\n")
 		if code != 0 || !strings.HasPrefix(usage, "usage: curate "+c.name) {
-			t.Errorf("curate %s -h: exit %d\n%s", c.name, code, stderr)
+			t.Errorf("curate %s -h: exit %d\n%s", c.name, code, stdout)
 			continue
 		}
 		have := map[string]bool{}
@@ -54,6 +54,44 @@ func TestOneLine(t *testing.T) {
 	} {
 		if got := oneLine(in); got != want {
 			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestHelpToStdout: asked for, help is the command's output: it goes to
+// stdout and exits 0, for curate as a whole (-h, --help, help) and for
+// each command (CMD -h, CMD --help, help CMD, which is CMD -h); only a
+// usage error (no command, an unknown one, a bad flag) prints the usage
+// to stderr, with exit status 2.
+func TestHelpToStdout(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}} {
+		code, stdout, stderr := runCLI(t, nil, args...)
+		if code != 0 || !strings.HasPrefix(stdout, "usage: curate <command>") || stderr != "" {
+			t.Errorf("curate %v: exit %d\nstdout %q\nstderr %q", args, code, stdout, stderr)
+		}
+	}
+	for _, c := range commands() {
+		_, want, _ := runCLI(t, nil, c.name, "-h")
+		for _, args := range [][]string{{c.name, "-h"}, {c.name, "--help"}, {"help", c.name}} {
+			code, stdout, stderr := runCLI(t, nil, args...)
+			if code != 0 || !strings.HasPrefix(stdout, "usage: curate "+c.name+" ") || !strings.Contains(stdout, "\nflags:\n") || stderr != "" || stdout != want {
+				t.Errorf("curate %v: exit %d\nstdout %q\nstderr %q", args, code, stdout, stderr)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage: curate <command>"},
+		{[]string{"nope"}, `unknown command "nope"`},
+		{[]string{"help", "nope"}, `unknown command "nope"`},
+		{[]string{"help", "run", "fetch"}, "help takes one command"},
+		{[]string{"fetch", "--bogus"}, "flag provided but not defined: -bogus\nusage: curate fetch "},
+	} {
+		code, stdout, stderr := runCLI(t, nil, tt.args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tt.want) {
+			t.Errorf("curate %v: exit %d, want 2\nstdout %q\nstderr %q", tt.args, code, stdout, stderr)
 		}
 	}
 }
