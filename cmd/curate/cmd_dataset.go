@@ -217,7 +217,7 @@ func (c *reportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("%w: give one dataset directory", errUsage)
 	}
-	pub, err := dataset.ReadDataset(ctx, args[0])
+	pub, err := readDataset(ctx, args[0])
 	if err != nil {
 		return err
 	}
@@ -244,6 +244,17 @@ func (c *reportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "curate report: %s\n", filepath.Join(out, dataset.ReportHTML))
 	return nil
+}
+
+// readDataset reads a published dataset for a command that works from
+// one: a dataset that is not there or cannot be read is a run that could
+// not go on (exit 2), not a failed target.
+func readDataset(ctx context.Context, dir string) (*dataset.Published, error) {
+	pub, err := dataset.ReadDataset(ctx, dir)
+	if err != nil {
+		return nil, app.Fail(app.ErrCannotRun, err)
+	}
+	return pub, nil
 }
 
 // sameDir reports whether a and b name one directory.
@@ -299,7 +310,7 @@ func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		counter, counterName = tok, "the tokenizer "+filepath.Base(c.tokenizer)
 	}
-	pub, err := dataset.ReadDataset(ctx, args[0])
+	pub, err := readDataset(ctx, args[0])
 	if err != nil {
 		return err
 	}

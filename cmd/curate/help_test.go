@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,6 +94,34 @@ func TestHelpToStdout(t *testing.T) {
 		code, stdout, stderr := runCLI(t, nil, tt.args...)
 		if code != 2 || stdout != "" || !strings.Contains(stderr, tt.want) {
 			t.Errorf("curate %v: exit %d, want 2\nstdout %q\nstderr %q", tt.args, code, stdout, stderr)
+		}
+	}
+}
+
+// TestMissingInputExits2: a dataset, file or store that is not there is a
+// run that could not go on (exit 2, naming it), never "some targets
+// failed" (1); and a command that only reads a store never creates one.
+func TestMissingInputExits2(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nonexistent")
+	for _, args := range [][]string{
+		{"report", missing},
+		{"export", "--format", "verl-rl", "--out", filepath.Join(dir, "x"), missing},
+		{"pairs", "--out", filepath.Join(dir, "p"), "--dataset", missing},
+		{"sft", "--dataset", missing, "--out", filepath.Join(dir, "s")},
+		{"gate", missing},
+		{"topics", "--store", missing, "--out", filepath.Join(dir, "t")},
+		{"pairs", "--store", missing, "--out", filepath.Join(dir, "p")},
+		{"status", "--store", missing},
+		{"show", "--store", missing, "2503.07215"},
+		{"stats", "labels", "--store", missing},
+	} {
+		code, _, stderr := runCLI(t, nil, args...)
+		if code != 2 || !strings.Contains(stderr, missing) {
+			t.Errorf("curate %v: exit %d, want 2 naming %s\n%s", args, code, missing, stderr)
+		}
+		if _, err := os.Stat(missing); err == nil {
+			t.Fatalf("curate %v created %s", args, missing)
 		}
 	}
 }

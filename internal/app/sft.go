@@ -16,7 +16,7 @@ import (
 func SFT(ctx context.Context, datasetDir, out string, opts sft.Options, wopts sft.WriteOptions) (*sft.Result, error) {
 	pub, err := dataset.ReadDataset(ctx, datasetDir)
 	if err != nil {
-		return nil, fmt.Errorf("sft: %w", err)
+		return nil, Fail(ErrCannotRun, fmt.Errorf("sft: %w", err))
 	}
 	if opts.Dataset == "" {
 		opts.Dataset = datasetDir
