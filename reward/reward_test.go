@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/gate"
+	"github.com/groundwork/curate/internal/testneeds"
 	"github.com/groundwork/curate/record"
 )
 
@@ -123,7 +124,7 @@ func (s *judgeServer) calls() (impact, similarity int) {
 func TestScoreWithJudges(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skip("no python3 on PATH: the Python reward is not run")
+		testneeds.Skip(t, testneeds.Python, "the Python reward is not run: %v", err)
 	}
 	cards := []record.Card{
 		{ProblemGap: "[Evidence Gap] DUP nobody audits spans.", CoreClaim: "We claim that STRONG audits expose errors.", Method: "[Empirical Mapping] Build a benchmark.", Inspiration: "Document 1 and Document 2."},
