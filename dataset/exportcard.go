@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/gate"
+	"github.com/groundwork/curate/holdout"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/reward"
 )
@@ -111,8 +112,8 @@ func rlAnswer(gold string, k int) string {
 // against.
 const (
 	checkedVerl = "volcengine/verl at b178a3c (2026-01-29): verl/utils/dataset/rl_dataset.py, sft_dataset.py and multiturn_sft_dataset.py; " +
-		"verl/trainer/config/data/legacy_data.yaml, ppo_trainer.yaml, sft_trainer.yaml and sft_trainer_engine.yaml; " +
-		"verl/trainer/fsdp_sft_trainer.py and sft_trainer.py; verl/trainer/ppo/reward.py; verl/workers/reward_manager/naive.py and batch.py; " +
+		"verl/trainer/config/data/legacy_data.yaml, ppo_trainer.yaml, _generated_ppo_trainer.yaml (main_ppo's composed configuration), reward_model/reward_model.yaml, sft_trainer.yaml and sft_trainer_engine.yaml; " +
+		"verl/trainer/fsdp_sft_trainer.py and sft_trainer.py; verl/trainer/ppo/reward.py; verl/experimental/reward_loop/reward_loop.py and its reward_manager registry; verl/workers/reward_manager (the legacy registry); " +
 		"verl/utils/reward_score/__init__.py"
 	checkedTRL = "huggingface/trl at f2cd577 (1.10.0.dev0, 2026-07-24): trl/trainer/sft_trainer.py and sft_config.py, trl/trainer/grpo_trainer.py and grpo_config.py, trl/data_utils.py"
 )
@@ -124,6 +125,7 @@ type exportCardData struct {
 	Splits   []string
 	Counter  string // "" for TokenEstimate
 	Encoding string
+	ValRows  int // rows of the validation split, in its file or the all file
 }
 
 // exportCard is the README of an export: what each file holds, which
@@ -154,18 +156,30 @@ func exportCard(d exportCardData) string {
 		b.WriteString(" For these RL prompts the \"completion\" is the least room a rollout's answer needs: K cards, each as long as the row's gold card, in an empty think block; the thinking you allow comes on top.")
 	}
 	b.WriteString("\n")
-	if slices.Contains(d.Splits, record.SplitTest) {
-		b.WriteString("\nThe test split holds the targets first published on or after the dataset's cutoff: it is for evaluation only; never train on it.")
-		if mixed {
-			where := "`split`"
-			if d.Format == FormatVerlRL || d.Format == FormatVerlSFT {
-				where = "`extra_info.split`"
-			}
-			fmt.Fprintf(&b, " In the `all` file each row keeps its split (%s).", where)
-		}
-		b.WriteString("\n")
+	val, hasVal := splitFile(d.Files, holdout.SplitValidation)
+	if all, ok := splitFile(d.Files, SplitAll); ok {
+		val, hasVal = all, true // the rows keep their split
 	}
-	train, eval := fileFor(d.Files, record.SplitTrain), fileFor(d.Files, record.SplitTest)
+	b.WriteString("\n")
+	if d.ValRows > 0 {
+		fmt.Fprintf(&b, "The validation split holds %d of the dataset's train instances, held out of training (those whose IDs hash lowest, at most half: the rule `curate sft` draws its validation rows by; `--val-size` sets how many): validate and choose checkpoints on it.", d.ValRows)
+	}
+	if slices.Contains(d.Splits, record.SplitTest) {
+		b.WriteString(" The test split holds the targets first published on or after the dataset's cutoff: it is for the final evaluation only; never train on it or choose checkpoints with it.")
+	}
+	if mixed {
+		where := "`split`, the dataset's in `dataset_split`"
+		if d.Format == FormatVerlRL || d.Format == FormatVerlSFT {
+			where = "`extra_info.split`, the dataset's in `extra_info.dataset_split`"
+		}
+		fmt.Fprintf(&b, " In the `all` file each row keeps its split (%s).", where)
+	}
+	b.WriteString("\n")
+	if !hasVal {
+		val = "VALIDATION_FILE"
+		b.WriteString("\nThis export has no validation file (`--split`, or `--val-size 0`): `curate export --split validation` writes the held-out train instances; the settings below name it VALIDATION_FILE.\n")
+	}
+	train, eval := fileFor(d.Files, record.SplitTrain), val
 	l := longest(d.Files)
 	b.WriteString("\n## Trainer\n\nFile paths below are relative to this directory (run from it, or give full paths; EXPORT_DIR is this directory). Lengths are the longest rows of these files.\n\n")
 	switch d.Format {
@@ -175,12 +189,12 @@ func exportCard(d exportCardData) string {
 			train, eval, l.Prompt, l.Completion, reward.ExportName)
 		fmt.Fprintf(&b, "- `data.max_prompt_length` must be at least %d: the default (512) rejects (`truncation: error`) or, with `filter_overlong_prompts`, silently drops every longer prompt.\n", l.Prompt)
 		fmt.Fprintf(&b, "- `data.max_response_length` of %d fits only a K-card answer with an empty think block; add the thinking budget (the default 512 truncates the answer, and a truncated rollout fails the gate: reward 0).\n", l.Completion)
-		b.WriteString("- The reward reads K from `extra_info.num_ideas` and the gold card from `reward_model.ground_truth`. With `reward_model.reward_manager=batch`, use `custom_reward_function.name=compute_score_batch` to score a batch's rollouts in parallel.\n")
+		b.WriteString("- The reward reads K from `extra_info.num_ideas` and the gold card from `reward_model.ground_truth`. verl's default reward loop (`reward_model.use_reward_loop`, true, with its `naive` manager) calls `compute_score` for the rollouts of a batch concurrently, each in a worker thread: no reward manager needs setting. On verl's legacy reward path, `reward_model.use_reward_loop=False reward_manager.name=batch custom_reward_function.name=compute_score_batch` scores a batch in one call, in parallel threads.\n")
 		b.WriteString("- verl decodes rollouts with `skip_special_tokens=True`: a tokenizer whose `<think>` tags are special tokens loses them, and every rollout fails the gate. A chat template that writes the opening of the think block into the generation prompt (DeepSeek-R1's, Qwen3's thinking-only models', Qwen3's with `enable_thinking=False`) leaves it out of the rollout, which then fails the gate: check a few rollouts with `curate gate`.\n")
 	case FormatTRLGRPO:
 		fmt.Fprintf(&b, "TRL's `GRPOTrainer` (conversational prompt-only: `prompt` is the user turn as messages). GRPOTrainer keeps the extra columns (`remove_unused_columns` defaults to False) and passes `gold` and `num_ideas` to the reward functions; the reward shipped here, `%s`, scores a rollout with the recipe's schema gate, the ε = %.2f bonus and the set-level score (its docstring says how to configure the judges):\n\n", reward.ExportName, reward.Epsilon)
-		fmt.Fprintf(&b, "```python\nimport sys; sys.path.insert(0, \"EXPORT_DIR\")\nimport reward  # %s\nfrom datasets import load_dataset\nfrom trl import GRPOConfig, GRPOTrainer\n\nds = load_dataset(\"parquet\", data_files={\"train\": \"EXPORT_DIR/%s\"})[\"train\"]\nargs = GRPOConfig(max_completion_length=%d,  # an empty-think K-card answer; add the thinking budget\n                  vllm_max_model_length=%d)  # prompt + completion, when generating with vLLM\ntrainer = GRPOTrainer(model=\"MODEL\", reward_funcs=[reward.grpo_reward], args=args, train_dataset=ds)\n```\n\n",
-			reward.ExportName, train, l.Completion, l.Total)
+		fmt.Fprintf(&b, "```python\nimport sys; sys.path.insert(0, \"EXPORT_DIR\")\nimport reward  # %s\nfrom datasets import load_dataset\nfrom trl import GRPOConfig, GRPOTrainer\n\nds = load_dataset(\"parquet\", data_files={\"train\": \"EXPORT_DIR/%s\", \"validation\": \"EXPORT_DIR/%s\"})\nargs = GRPOConfig(max_completion_length=%d,  # an empty-think K-card answer; add the thinking budget\n                  vllm_max_model_length=%d)  # prompt + completion, when generating with vLLM\ntrainer = GRPOTrainer(model=\"MODEL\", reward_funcs=[reward.grpo_reward], args=args,\n                      train_dataset=ds[\"train\"], eval_dataset=ds[\"validation\"])\n```\n\n",
+			reward.ExportName, train, eval, l.Completion, l.Total)
 		fmt.Fprintf(&b, "- `max_completion_length` defaults to 512: set it to at least %d plus the thinking budget, or truncated rollouts fail the gate (reward 0).\n", l.Completion)
 		b.WriteString("- The judges: `GROUNDWORK_QUALITY_URL`, `GROUNDWORK_QUALITY_MODEL` (and `GROUNDWORK_DISTANCE_*`) for OpenAI-compatible endpoints, or `reward.make_grpo_reward(quality_judge, distance_judge)` with your own.\n")
 	case FormatVerlSFT:
@@ -196,7 +210,7 @@ func exportCard(d exportCardData) string {
 		fmt.Fprintf(&b, "- TRL's `SFTTrainer` reads `messages` as a conversational language-modeling dataset and computes the loss on the whole sequence unless `assistant_only_loss=True` (which needs a chat template with `{%% generation %%}`); its default `max_length=1024` keeps the start and cuts every row before the answer. Prefer `--format trl-sft`, or set `SFTConfig(max_length=%d)`.\n", l.Total)
 	case FormatTRLSFT:
 		fmt.Fprintf(&b, "TRL's `SFTTrainer` (conversational prompt-completion: `prompt` is the user turn, `completion` the assistant turn, both as messages). For this type SFTTrainer computes the loss on the completion only (`completion_only_loss` defaults to it):\n\n")
-		fmt.Fprintf(&b, "```python\nfrom datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n\nds = load_dataset(\"parquet\", data_files={\"train\": \"EXPORT_DIR/%s\", \"test\": \"EXPORT_DIR/%s\"})\nargs = SFTConfig(max_length=%d)  # the default 1024 keeps the start and cuts the answer off\ntrainer = SFTTrainer(model=\"MODEL\", args=args, train_dataset=ds[\"train\"])\n```\n\n", train, eval, l.Total)
+		fmt.Fprintf(&b, "```python\nfrom datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n\nds = load_dataset(\"parquet\", data_files={\"train\": \"EXPORT_DIR/%s\", \"validation\": \"EXPORT_DIR/%s\"})\nargs = SFTConfig(max_length=%d)  # the default 1024 keeps the start and cuts the answer off\ntrainer = SFTTrainer(model=\"MODEL\", args=args, train_dataset=ds[\"train\"], eval_dataset=ds[\"validation\"])\n```\n\n", train, eval, l.Total)
 		fmt.Fprintf(&b, "- `max_length` defaults to 1024 with `truncation_mode=\"keep_start\"`: a longer row loses its end, the answer, without an error. Set it to at least %d.\n", l.Total)
 	}
 	b.WriteString("\n## Columns\n\n")
@@ -204,7 +218,7 @@ func exportCard(d exportCardData) string {
 	if !isRL(d.Format) {
 		fmt.Fprintf(&b, "\nThe SFT rows hold the one answer an instance has, its gold card: the prompt is rendered for K = 1 (`num_ideas` 1) and the completion is the no-think format `<think>\\n</think>\\n<answer>` a JSON array of one card `</answer>`. `curate sft` writes K-card rows with hindsight traces. `curate gate FILE` applies the schema gate to this file or to any model's generations in these layouts.\n")
 	}
-	fmt.Fprintf(&b, "\n## Checked against\n\nThe column names and config keys above were checked against the trainers' loaders:\n\n- verl: %s.\n- TRL: %s.\n", checkedVerl, checkedTRL)
+	fmt.Fprintf(&b, "\n## Checked against\n\nThe column names and config keys above were checked against the trainers' loaders, and curate's tests check every setting printed here against excerpts of their configuration files and registries recorded at these commits:\n\n- verl: %s.\n- TRL: %s.\n", checkedVerl, checkedTRL)
 	return b.String()
 }
 
@@ -245,6 +259,16 @@ func formatColumns(format string) string {
 		return "- `prompt` (list of {role, content}): the user turn.\n- `completion` (list of {role, content}): the assistant turn.\n- `instance_id`, `split` (strings), `num_ideas` (int).\n"
 	}
 	return ""
+}
+
+// splitFile names the file of split, if the export has one.
+func splitFile(files []ExportFile, split string) (string, bool) {
+	for _, f := range files {
+		if f.Split == split {
+			return f.Name, true
+		}
+	}
+	return "", false
 }
 
 // fileFor names the file that holds split, or the all file.

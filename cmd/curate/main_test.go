@@ -251,9 +251,9 @@ func TestDemoEndToEnd(t *testing.T) {
 		}
 	}
 	rows := 0
-	for _, split := range []string{"train", "test"} {
+	for _, split := range []string{"train", "validation", "test"} {
 		rl, err := os.ReadFile(dir + "/rl/" + split + ".jsonl")
-		if err != nil || !strings.Contains(string(rl), `"reward_model"`) || strings.Contains(string(rl), `"split":"`+map[string]string{"train": "test", "test": "train"}[split]+`"`) {
+		if err != nil || !strings.Contains(string(rl), `"reward_model"`) || !strings.Contains(string(rl), `"split":"`+split+`"`) {
 			t.Errorf("verl-rl export of %s: %v\n%.300s", split, err, rl)
 		}
 		rows += strings.Count(string(rl), "\n")

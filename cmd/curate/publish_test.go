@@ -306,18 +306,22 @@ func TestExportSplits(t *testing.T) {
 		if code, _, stderr := runCLI(t, nil, "export", "--format", format, "--encoding", "jsonl", "--out", out, dir+"/ds"); code != 0 {
 			t.Fatalf("export %s: exit %d\n%s", format, code, stderr)
 		}
-		for _, split := range []string{"train", "test"} {
+		for _, split := range []string{"train", "validation", "test"} {
 			b, err := os.ReadFile(out + "/" + split + ".jsonl")
 			if err != nil {
 				t.Fatal(err)
 			}
-			other := map[string]string{"train": "test", "test": "train"}[split]
-			if strings.Contains(string(b), `"split":"`+other+`"`) || !strings.Contains(string(b), `"split":"`+split+`"`) {
-				t.Errorf("%s %s file holds other rows:\n%.400s", format, split, b)
+			for _, other := range []string{"train", "validation", "test"} {
+				if other != split && strings.Contains(string(b), `"split":"`+other+`"`) {
+					t.Errorf("%s %s file holds %s rows:\n%.400s", format, split, other, b)
+				}
+			}
+			if !strings.Contains(string(b), `"split":"`+split+`"`) {
+				t.Errorf("%s %s file holds no %s row:\n%.400s", format, split, split, b)
 			}
 		}
 		card, _ := os.ReadFile(out + "/README.md")
-		if !strings.Contains(string(card), "train and test splits") || !strings.Contains(string(card), "never train on it") {
+		if !strings.Contains(string(card), "train and test splits") || !strings.Contains(string(card), "never train on it") || !strings.Contains(string(card), "data.val_files=validation.jsonl") {
 			t.Errorf("%s card does not say which splits it draws on:\n%s", format, card)
 		}
 	}
@@ -331,7 +335,7 @@ func TestExportSplits(t *testing.T) {
 			t.Errorf("index %d is not unique in the all file:\n%s", i, b)
 		}
 	}
-	for _, bad := range []string{"val", "validation", "both"} {
+	for _, bad := range []string{"val", "valid", "both"} {
 		code, _, stderr := runCLI(t, nil, "export", "--split", bad, "--out", dir+"/bad", dir+"/ds")
 		if code != 2 || !strings.Contains(stderr, bad) {
 			t.Errorf("--split %s: exit %d, %q", bad, code, stderr)
