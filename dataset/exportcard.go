@@ -118,6 +118,12 @@ const (
 	checkedTRL = "huggingface/trl at f2cd577 (1.10.0.dev0, 2026-07-24): trl/trainer/sft_trainer.py and sft_config.py, trl/trainer/grpo_trainer.py and grpo_config.py, trl/data_utils.py"
 )
 
+// rewardRange says what the shipped reward's scores are.
+var rewardRange = fmt.Sprintf("The reward of a rollout is 0 when it fails the schema gate, else ε + Σ q·d with each of the K cards adding at most 1: 0 ≤ reward ≤ ε + K (ε = %.2f, K = the row's `num_ideas`).", reward.Epsilon)
+
+// rewardChecks says when the shipped reward checks its judges.
+const rewardChecks = "- The reward checks its judges once, at its first call and before any rollout is scored: without judge settings (and not `GROUNDWORK_REWARD_MODE=gate`), with an endpoint that does not answer, a key it refuses or a model it does not serve, that first call raises `JudgeError` naming the settings to fix, and the run stops at its first batch.\n"
+
 // exportCardData is what the export's README says.
 type exportCardData struct {
 	Format   string
@@ -190,6 +196,8 @@ func exportCard(d exportCardData) string {
 		fmt.Fprintf(&b, "- `data.max_prompt_length` must be at least %d: the default (512) rejects (`truncation: error`) or, with `filter_overlong_prompts`, silently drops every longer prompt.\n", l.Prompt)
 		fmt.Fprintf(&b, "- `data.max_response_length` of %d fits only a K-card answer with an empty think block; add the thinking budget (the default 512 truncates the answer, and a truncated rollout fails the gate: reward 0).\n", l.Completion)
 		b.WriteString("- The reward reads K from `extra_info.num_ideas` and the gold card from `reward_model.ground_truth`. verl's default reward loop (`reward_model.use_reward_loop`, true, with its `naive` manager) calls `compute_score` for the rollouts of a batch concurrently, each in a worker thread: no reward manager needs setting. On verl's legacy reward path, `reward_model.use_reward_loop=False reward_manager.name=batch custom_reward_function.name=compute_score_batch` scores a batch in one call, in parallel threads.\n")
+		fmt.Fprintf(&b, "- %s `custom_reward_function.name=compute_score_normalized` divides it by ε + K (0 … 1, whatever a row's K).\n", rewardRange)
+		b.WriteString(rewardChecks)
 		b.WriteString("- verl decodes rollouts with `skip_special_tokens=True`: a tokenizer whose `<think>` tags are special tokens loses them, and every rollout fails the gate. A chat template that writes the opening of the think block into the generation prompt (DeepSeek-R1's, Qwen3's thinking-only models', Qwen3's with `enable_thinking=False`) leaves it out of the rollout, which then fails the gate: check a few rollouts with `curate gate`.\n")
 	case FormatTRLGRPO:
 		fmt.Fprintf(&b, "TRL's `GRPOTrainer` (conversational prompt-only: `prompt` is the user turn as messages). GRPOTrainer keeps the extra columns (`remove_unused_columns` defaults to False) and passes `gold` and `num_ideas` to the reward functions; the reward shipped here, `%s`, scores a rollout with the recipe's schema gate, the ε = %.2f bonus and the set-level score (its docstring says how to configure the judges):\n\n", reward.ExportName, reward.Epsilon)
@@ -197,6 +205,8 @@ func exportCard(d exportCardData) string {
 			reward.ExportName, train, eval, l.Completion, l.Total)
 		fmt.Fprintf(&b, "- `max_completion_length` defaults to 512: set it to at least %d plus the thinking budget, or truncated rollouts fail the gate (reward 0).\n", l.Completion)
 		b.WriteString("- The judges: `GROUNDWORK_QUALITY_URL`, `GROUNDWORK_QUALITY_MODEL` (and `GROUNDWORK_DISTANCE_*`) for OpenAI-compatible endpoints, or `reward.make_grpo_reward(quality_judge, distance_judge)` with your own.\n")
+		fmt.Fprintf(&b, "- %s `reward_funcs=[reward.grpo_reward_normalized]` divides it by ε + K (0 … 1, whatever a row's K).\n", rewardRange)
+		b.WriteString(rewardChecks)
 	case FormatVerlSFT:
 		fmt.Fprintf(&b, "verl's legacy SFT trainer, `verl.trainer.fsdp_sft_trainer` (SFTDataset: the prompt becomes a user turn, the response the assistant's, with the EOS token). Its YAML defaults are `prompt_key: question`, `response_key: answer` and `max_length: 1024` with `truncation: error`, which fail on these rows:\n\n")
 		fmt.Fprintf(&b, "```\ntorchrun -m verl.trainer.fsdp_sft_trainer \\\n  data.train_files=%s data.val_files=%s \\\n  data.prompt_key=prompt data.response_key=response \\\n  data.max_length=%d data.truncation=error ...\n```\n\n", train, eval, l.Total)
