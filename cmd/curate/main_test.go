@@ -197,10 +197,10 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Fatalf("demo: exit %d\n%s", code, stderr)
 	}
 	// The run's account on stderr, what it made on stdout.
-	if !strings.Contains(stderr, "6 of 6 targets through every stage") {
+	if !strings.Contains(stderr, "9 of 9 targets through every stage") {
 		t.Errorf("demo's stderr lacks the run summary:\n%s", stderr)
 	}
-	for _, want := range []string{"2 train and 3 test instances", "test_target_as_train_source 1", "the dataset is in " + dir + "/ds"} {
+	for _, want := range []string{"5 train and 3 test instances", "test_target_as_train_source 1", "the dataset is in " + dir + "/ds"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo's stdout lacks %q:\n%s", want, stdout)
 		}
@@ -215,7 +215,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Fatalf("second demo: exit %d\n%s", code, stderr)
 	}
 	for _, stage := range []string{"fetch", "citegraph", "classify", "summarize"} {
-		if !strings.Contains(stderr, stage+strings.Repeat(" ", 11-len(stage))+"0     6") {
+		if !strings.Contains(stderr, stage+strings.Repeat(" ", 11-len(stage))+"0     9") {
 			t.Errorf("second run redid %s work:\n%s", stage, stderr)
 		}
 	}
@@ -228,7 +228,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	items, err := st.Items(context.Background(), record.Documents.Name())
-	if err != nil || len(items) < 6 {
+	if err != nil || len(items) < 9 {
 		t.Fatalf("stored documents: %v %v", items, err)
 	}
 	for _, item := range items {
@@ -258,8 +258,8 @@ func TestDemoEndToEnd(t *testing.T) {
 		}
 		rows += strings.Count(string(rl), "\n")
 	}
-	if rows != 5 {
-		t.Errorf("verl-rl export: %d rows, want 5", rows)
+	if rows != 8 {
+		t.Errorf("verl-rl export: %d rows, want 8", rows)
 	}
 	if _, problems, err := publish.Verify(dir + "/rl"); err != nil || len(problems) > 0 {
 		t.Errorf("export does not verify: %v %v", problems, err)
@@ -270,7 +270,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	if html, err := os.ReadFile(dir + "/rep/report.html"); err != nil || !strings.Contains(string(html), "<svg") {
 		t.Errorf("report.html: %v", err)
 	}
-	if code, out, stderr := runCLI(t, nil, "stats", "labels", "--store", dir+"/store"); code != 0 || !strings.Contains(out, "Label health over 27 cards") {
+	if code, out, stderr := runCLI(t, nil, "stats", "labels", "--store", dir+"/store"); code != 0 || !strings.Contains(out, "Label health over 38 cards") {
 		t.Errorf("stats labels: exit %d\n%s%s", code, out, stderr)
 	}
 	if !strings.Contains(stdout, "is up to date") {
