@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/store"
 )
 
 // TestHelpNamesOnlyRealFlags: every --flag a command's usage line names
@@ -123,5 +127,31 @@ func TestMissingInputExits2(t *testing.T) {
 		if _, err := os.Stat(missing); err == nil {
 			t.Fatalf("curate %v created %s", args, missing)
 		}
+	}
+}
+
+// TestIDsAsTargetsFromReadsThem: a paper named on the command line may be
+// written in any form --targets-from accepts: an ID with or without its
+// version or "arXiv:", an arxiv.org or ar5iv URL, a file-name form.
+func TestIDsAsTargetsFromReadsThem(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutJSON(context.Background(), "2503.07215", record.Documents.Name(), record.Document{ID: "2503.07215v1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, id := range []string{"2503.07215", "2503.07215v1", "arXiv:2503.07215", "https://arxiv.org/abs/2503.07215v1", "http://arxiv.org/pdf/2503.07215v1.pdf",
+		"https://ar5iv.labs.arxiv.org/html/2503.07215", "https://arxiv.org/html/2503.07215v1?x=1#S2"} {
+		code, stdout, stderr := runCLI(t, nil, "show", "--store", dir, id)
+		if code != 0 || !strings.Contains(stdout, `"id": "2503.07215"`) {
+			t.Errorf("show %s: exit %d\n%s%s", id, code, stdout, stderr)
+		}
+	}
+	code, _, stderr := runCLI(t, nil, "show", "--store", dir, "https://example.org/abs/2503.07215")
+	if code != 2 || !strings.Contains(stderr, "example.org") {
+		t.Errorf("show of a URL that is not arXiv's: exit %d\n%s", code, stderr)
 	}
 }
