@@ -31,8 +31,10 @@ func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, fi
 	if id := mix.hfID(); id != "" {
 		fmt.Fprintf(&b, "license: %s\n", id)
 	} else {
-		// Hugging Face's way to name a licence it has no identifier for.
-		b.WriteString("license: other\nlicense_name: mixed-paper-licenses\n")
+		// Hugging Face's way to name a licence it has no identifier for:
+		// license_link names the file that states it (the dataset card
+		// spec: "LICENSE" or "LICENSE.md" in the repository, or a URL).
+		fmt.Fprintf(&b, "license: other\nlicense_name: mixed-paper-licenses\nlicense_link: %s\n", LicenseFile)
 	}
 	fmt.Fprintf(&b, "size_categories:\n- %s\n", sizeCategory(counts.Train+counts.Test))
 	b.WriteString("language:\n- en\n")
@@ -387,6 +389,11 @@ func (m paperLicenses) hfID() string {
 		return hfLicenses[licenseKey(l)]
 	}
 	return ""
+}
+
+// licenseText is LICENSE.md: the licence section of the card, on its own.
+func licenseText(m paperLicenses) string {
+	return "# Licences of the Groundwork ideation dataset\n\n" + m.text()
 }
 
 func (m paperLicenses) text() string {
