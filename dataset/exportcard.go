@@ -8,6 +8,7 @@ import (
 
 	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/holdout"
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/reward"
 )
@@ -18,14 +19,13 @@ type TokenCounter interface {
 	Count(text string) int
 }
 
-// TokenEstimate counts tokens without a tokenizer, on the long side: one
-// token per three bytes of UTF-8, rounded up (byte-level BPE tokenizers
-// average about four bytes a token on English prose, fewer on JSON), so a
-// length set from it rarely truncates a row.
+// TokenEstimate counts tokens without a tokenizer, on the long side, as
+// every curate output does (modelinput.EstimateTokens), so a length set
+// from it rarely truncates a row.
 type TokenEstimate struct{}
 
-// Count returns ⌈len(text)/3⌉.
-func (TokenEstimate) Count(text string) int { return (len(text) + 2) / 3 }
+// Count returns modelinput.EstimateTokens(text).
+func (TokenEstimate) Count(text string) int { return modelinput.EstimateTokens(text) }
 
 // TemplateOverhead is added to every prompt's count for the chat template
 // a trainer wraps around the turns (role markers, turn ends, the
@@ -147,7 +147,7 @@ func exportCard(d exportCardData) string {
 		}
 	}
 	fmt.Fprintf(&b, "# Groundwork export: %s\n\n%s\n\nDrawn from %s.\n\n", d.Format, formatSummary(d.Format), drawn)
-	counted := "estimated at one token per 3 bytes, on the long side (no tokenizer was given: `curate export --tokenizer tokenizer.json` counts exactly)"
+	counted := fmt.Sprintf("estimated at one token per %d bytes, on the long side, as the dataset report estimates (no tokenizer was given: `curate export --tokenizer tokenizer.json` counts exactly)", modelinput.BytesPerToken)
 	if d.Counter != "" {
 		counted = "counted with " + d.Counter
 	}
