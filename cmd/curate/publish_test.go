@@ -401,3 +401,39 @@ func TestRunHoldsOutputLock(t *testing.T) {
 		t.Errorf("check: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestNothingToPublishKeepsDataset: a run in which every target failed,
+// or a dataset build that keeps no instance, publishes nothing: the
+// previous dataset stays as it was (an empty one is never worth more),
+// the command says why and exits 1.
+func TestNothingToPublishKeepsDataset(t *testing.T) {
+	dir := t.TempDir()
+	env, _ := demoWorld(t, dir)
+	if code, _, stderr := runCLI(t, env, runArgs(dir)...); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	before := treeDigest(t, dir+"/ds", dir+"/ds.prev")
+	// Papers the demo's arXiv does not know: every target fails.
+	args := []string{"run", "--out", dir + "/ds", "--arxiv-interval", "1ms", "--s2-interval", "1ms", "--retries", "0", "2101.00001", "2101.00002"}
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"a run whose every target failed", args},
+		{"a dataset of targets the store lacks", []string{"dataset", "--out", dir + "/ds", "2101.00001"}},
+	} {
+		code, stdout, stderr := runCLI(t, env, tt.args...)
+		if code != 1 || !strings.Contains(stdout+stderr, "no instance to publish") || !strings.Contains(stdout+stderr, dir+"/ds is left as it was") {
+			t.Errorf("%s: exit %d, want 1 saying why\nstdout:\n%s\nstderr:\n%s", tt.name, code, stdout, stderr)
+		}
+		if after := treeDigest(t, dir+"/ds", dir+"/ds.prev"); after != before {
+			t.Errorf("%s: the published dataset changed", tt.name)
+		}
+	}
+	// Without a previous dataset there is nothing to keep: still nothing
+	// is published.
+	code, _, _ := runCLI(t, env, "dataset", "--out", dir+"/none", "2101.00001")
+	if _, err := os.Stat(dir + "/none"); code != 1 || err == nil {
+		t.Errorf("an empty dataset at a new place: exit %d, published: %v", code, err == nil)
+	}
+}

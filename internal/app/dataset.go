@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,6 +68,11 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 	}
 	// The counts, dropped targets and contamination report outlive it.
 	defer res.Result.Close()
+	if c := res.Result.Counts(); c.Train+c.Test == 0 {
+		// An empty dataset is never better than the one published (every
+		// target failed, or was dropped): publish nothing, and say why.
+		return nil, Fail(ErrIncomplete, fmt.Errorf("no instance to publish (%s); %s is left as it was", droppedText(res.Result.Dropped), out))
+	}
 	lic, err := Licenses(ctx, st, res.Result)
 	if err != nil {
 		return nil, err
@@ -252,4 +258,21 @@ func digestTarget(ctx context.Context, h io.Writer, st *store.Store, k string, u
 		fmt.Fprintf(h, "%s %s\n", e.Stage, e.Status)
 	}
 	return nil
+}
+
+// droppedText counts dropped targets by reason: "2 targets dropped:
+// incomplete 2".
+func droppedText(dropped []dataset.Dropped) string {
+	if len(dropped) == 0 {
+		return "no target given"
+	}
+	n := map[string]int{}
+	for _, d := range dropped {
+		n[d.Reason]++
+	}
+	var parts []string
+	for _, r := range slices.Sorted(maps.Keys(n)) {
+		parts = append(parts, fmt.Sprintf("%s %d", r, n[r]))
+	}
+	return Plural(len(dropped), "target") + " dropped: " + strings.Join(parts, ", ") + "; see curate status"
 }
