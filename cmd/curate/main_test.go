@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -196,6 +199,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s", code, stderr)
 	}
+	firstStderr := stderr
 	// The run's account on stderr, what it made on stdout.
 	if !strings.Contains(stderr, "9 of 9 targets through every stage") {
 		t.Errorf("demo's stderr lacks the run summary:\n%s", stderr)
@@ -218,6 +222,17 @@ func TestDemoEndToEnd(t *testing.T) {
 		if !strings.Contains(stderr, stage+strings.Repeat(" ", 11-len(stage))+"0     9") {
 			t.Errorf("second run redid %s work:\n%s", stage, stderr)
 		}
+	}
+	// Nothing is asked, robots.txt included: the demo's services come back
+	// at the addresses of the first run, whose robots.txt answers the
+	// store holds within their TTL.
+	// (Unless another process took one of those ports meanwhile: the demo
+	// then moves, and asks that host's robots.txt again.)
+	crawl := regexp.MustCompile(`(?m)^crawl: (\S+):`)
+	if fmt.Sprint(crawl.FindAllStringSubmatch(firstStderr, -1)) != fmt.Sprint(crawl.FindAllStringSubmatch(stderr, -1)) {
+		t.Logf("the demo's services moved:\n%s", stderr)
+	} else if !strings.Contains(stderr, "requests: arxiv 0 (0.00 per target), ar5iv 0 (0.00 per target), s2 0 (0.00 per target), arxiv-api 0 (0.00 per target)") {
+		t.Errorf("the second demo run made requests:\n%s", stderr)
 	}
 	if second := readShards(t, dir+"/ds"); !reflect.DeepEqual(first, second) {
 		t.Errorf("second run wrote a different dataset")
@@ -412,5 +427,36 @@ func TestParseCommandBound(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, nil, "parse", "--max-mb", "-1", page); code != 2 || !strings.Contains(stderr, "--max-mb") {
 		t.Errorf("--max-mb -1: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestDemoAddressesKept: the demo's services come back where they were on
+// the store's last demo run (so the robots.txt answers the store keeps by
+// URL still apply), unless an address is taken.
+func TestDemoAddressesKept(t *testing.T) {
+	dir := t.TempDir()
+	first, err := startDemo(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	was := map[string]string{}
+	for _, name := range demo.Services() {
+		was[name] = first.URL(name)
+	}
+	first.Close()
+	again, err := startDemo(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	for name, u := range was {
+		if again.URL(name) == u {
+			continue
+		}
+		// Moved: only because another process holds the address now.
+		if ln, err := net.Listen("tcp", strings.TrimPrefix(u, "http://")); err == nil {
+			ln.Close()
+			t.Errorf("%s moved from %s to %s although %s is free", name, u, again.URL(name), u)
+		}
 	}
 }
