@@ -403,9 +403,9 @@ func TestRunHoldsOutputLock(t *testing.T) {
 }
 
 // TestNothingToPublishKeepsDataset: a run in which every target failed,
-// or a dataset build that keeps no instance, publishes nothing: the
-// previous dataset stays as it was (an empty one is never worth more),
-// the command says why and exits 1.
+// or a dataset build that keeps no instance, does not replace a published
+// dataset with an empty one: it stays as it was, the command says why
+// and exits 1.
 func TestNothingToPublishKeepsDataset(t *testing.T) {
 	dir := t.TempDir()
 	env, _ := demoWorld(t, dir)
@@ -430,10 +430,12 @@ func TestNothingToPublishKeepsDataset(t *testing.T) {
 			t.Errorf("%s: the published dataset changed", tt.name)
 		}
 	}
-	// Without a previous dataset there is nothing to keep: still nothing
-	// is published.
-	code, _, _ := runCLI(t, env, "dataset", "--out", dir+"/none", "2101.00001")
-	if _, err := os.Stat(dir + "/none"); code != 1 || err == nil {
-		t.Errorf("an empty dataset at a new place: exit %d, published: %v", code, err == nil)
+	// Without a previous dataset there is nothing to keep: the empty one
+	// is published, its dropped.json saying why each target is missing.
+	if code, _, stderr := runCLI(t, env, "dataset", "--out", dir+"/none", "2101.00001"); code != 0 {
+		t.Errorf("an empty dataset at a new place: exit %d\n%s", code, stderr)
+	}
+	if b, err := os.ReadFile(dir + "/none/dropped.json"); err != nil || !strings.Contains(string(b), "2101.00001") {
+		t.Errorf("the empty dataset does not say why: %v\n%s", err, b)
 	}
 }

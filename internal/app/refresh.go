@@ -305,9 +305,10 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 		return nil, lostInput(err)
 	}
 	defer res.Close()
-	if c := res.Counts(); c.Train+c.Test == 0 {
-		// A night on which every target failed publishes no empty version.
-		return nil, Fail(ErrIncomplete, fmt.Errorf("no instance to publish (%s); %s is left as it was", droppedText(res.Dropped), out.Latest))
+	if c := res.Counts(); c.Train+c.Test == 0 && prevDir != "" {
+		// A night on which every target failed (or waits) publishes no
+		// empty version over the latest.
+		return nil, Fail(ErrIncomplete, fmt.Errorf("%w (%s); %s is left as it was", ErrNothingToPublish, droppedText(res.Dropped), out.Latest))
 	}
 	lic, err := Licenses(ctx, st, res)
 	if err != nil {
