@@ -328,3 +328,13 @@ func TestMaxBytes(t *testing.T) {
 		t.Errorf("MaxBytes: %d %d %d", MaxBytes(0), MaxBytes(-5), MaxBytes(7))
 	}
 }
+
+// TestIndexFrom checks the search that starts from a rare byte of the
+// pattern against bytes.Index.
+func TestIndexFrom(t *testing.T) {
+	for _, s := range []string{"", "ar5iv", "xar5iv-footer", "5iv-footer ar5iv-footer", "aar5iv-footer", "ar5iv-foote", "5iv-footer", "r5iv-footer ar5iv-footer!"} {
+		if got, want := indexFrom([]byte(s), "ar5iv-footer", 2), strings.Index(s, "ar5iv-footer"); got != want {
+			t.Errorf("indexFrom(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
