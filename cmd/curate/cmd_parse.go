@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/groundwork/curate/parse/latexml"
+	"github.com/groundwork/curate/parse/tei"
 	"github.com/groundwork/curate/record"
 )
 
@@ -49,8 +50,9 @@ func (c *parseCmd) Run(ctx context.Context, env *cmdEnv, files []string) error {
 	return runParse(ctx, env.stdout, env.stdinReader(), opt)
 }
 
-// runParse parses each file and writes its Document as JSON to w. It goes on
-// after a bad file and reports how many failed.
+// runParse parses each file (a LaTeXML page, or a GROBID TEI by its root
+// element) and writes its Document as JSON to w. It goes on after a bad
+// file and reports how many failed.
 func runParse(_ context.Context, w io.Writer, stdin io.Reader, opt parseOptions) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -67,7 +69,11 @@ func runParse(_ context.Context, w io.Writer, stdin io.Reader, opt parseOptions)
 		page, err := readPage(name, stdin, limit)
 		if err == nil {
 			var doc *record.Document
-			doc, err = latexml.Parse(page, latexml.Options{ID: opt.id, Source: opt.source, URL: opt.url, MaxBytes: limit})
+			if tei.Sniff(page) {
+				doc, err = tei.Parse(page, tei.Options{ID: opt.id, URL: opt.url})
+			} else {
+				doc, err = latexml.Parse(page, latexml.Options{ID: opt.id, Source: opt.source, URL: opt.url, MaxBytes: limit})
+			}
 			if err == nil {
 				err = enc.Encode(doc)
 			}

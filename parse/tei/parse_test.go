@@ -325,3 +325,22 @@ func TestTrimArxivIdno(t *testing.T) {
 		}
 	}
 }
+
+func TestSniff(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{`<?xml version="1.0"?>` + "\n" + `<TEI xmlns="http://www.tei-c.org/ns/1.0">`, true},
+		{`<TEI>`, true},
+		{`<!-- GROBID --><TEI xml:space="preserve">`, true},
+		{`<!DOCTYPE html><html><body><p>&lt;TEI&gt; <TEI></p>`, false},
+		{`<TEIx>`, false},
+		{`<html>`, false},
+		{``, false},
+	} {
+		if got := Sniff([]byte(tt.in)); got != tt.want {
+			t.Errorf("Sniff(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
