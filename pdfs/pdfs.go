@@ -31,6 +31,7 @@ import (
 	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/keylock"
+	"github.com/groundwork/curate/internal/membudget"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/parse/tei"
 	"github.com/groundwork/curate/record"
@@ -97,6 +98,10 @@ type Stage struct {
 	// Concurrency bounds the sources of one target at once
 	// (DefaultConcurrency when 0).
 	Concurrency int
+	// ParseBudget, when set, bounds the memory the parses of all the
+	// goroutines sharing it hold at once (each weighs tei.Cost of its
+	// TEI); nil bounds nothing.
+	ParseBudget *membudget.Budget
 
 	mu sync.Mutex
 	// locks serialize work on one paper, so concurrent targets sharing a
@@ -573,7 +578,12 @@ func (p *paper) fromTEI(ctx context.Context) error {
 
 // parse makes the Document of the TEI and stores it.
 func (p *paper) parse(ctx context.Context, data []byte, url string) error {
+	release, err := p.s.ParseBudget.Acquire(ctx, tei.Cost(data))
+	if err != nil {
+		return err
+	}
 	doc, err := tei.Parse(data, tei.Options{ID: p.item, URL: url})
+	release()
 	if err != nil {
 		p.none("%v", err)
 		return nil
