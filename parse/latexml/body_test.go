@@ -56,6 +56,64 @@ func TestSwallowedSections(t *testing.T) {
 	}
 }
 
+// TestSectionsByID covers pages whose HTML nests sections where LaTeXML
+// did not put them: each section inside the last subsection of the one
+// before (a page of severity fatal), a paragraph left open around a
+// section, an appendix that closes right after its heading with its
+// subsections and text after it, and a subsection whose id names a
+// section the page lacks (it stays where it is). The tree follows the
+// ids and ranks, and every move is counted.
+func TestSectionsByID(t *testing.T) {
+	d := parseFile(t, "broken-ids.html")
+	want := []string{"0:S1", "0:S2", "1:S2.SS1", "1:S2.SS2", "1:S2.SS3", "1:S2.SS4", "0:S3", "1:S3.SS1", "1:S3.SS2",
+		"2:S3.SS2.SSS1", "2:S3.SS2.SSS2", "3:S3.SS2.SSS2.Px1", "0:S4", "1:S4.SS1", "0:S5", "1:S9.SS1",
+		"0:A1", "1:A1.SS1", "1:A1.SS2", "1:A1.SS3", "1:A1.SS4"}
+	if got := flatSections(d.Sections, 0); !reflect.DeepEqual(got, want) {
+		t.Errorf("sections\n got %v\nwant %v", got, want)
+	}
+	if d.Conversion.RepairedSections != 7 {
+		t.Errorf("repaired sections = %d, want 7 (S3, S4, S5, A1.SS1-A1.SS4): %q", d.Conversion.RepairedSections, d.Conversion.Notes)
+	}
+	a := d.Sections[len(d.Sections)-1]
+	var numbers []string
+	for _, s := range a.Sections {
+		numbers = append(numbers, s.Number)
+	}
+	if !a.Appendix || a.Number != "A" || !reflect.DeepEqual(numbers, []string{"A.1", "A.2", "A.3", "A.4"}) ||
+		!reflect.DeepEqual(a.Paragraphs, []string{"The proofs follow."}) || len(d.Preamble) != 0 {
+		t.Errorf("appendix %s %q with subsections %v, paragraphs %q; preamble %q", a.ID, a.Number, numbers, a.Paragraphs, d.Preamble)
+	}
+	if !inOrder(d.FullText, "2.4 Background part 4", "3 Method", "3.2.2 Loss", "Weights", "4 Results", "4.1 Main results",
+		"A paragraph left open.", "5 Conclusion", "9.1 Stray", "References", "A Proofs", "The proofs follow.", "A.1 Proof of lemma 1") {
+		t.Errorf("full text out of order:\n%s", d.FullText)
+	}
+	if len(d.Mentions) != 1 || d.Mentions[0].SectionID != "S3" {
+		t.Errorf("mentions %+v: want the method's citation, in S3", d.Mentions)
+	}
+
+	// Parts and chapters: a section goes under the chapter its id names,
+	// and a section of a one-part id stays in the chapter around it.
+	page := hostilePage("")
+	body := `<section class="ltx_part" id="Pt1"><h1 class="ltx_title ltx_title_part">Part I</h1>` +
+		`<section class="ltx_chapter" id="Ch1"><h1 class="ltx_title ltx_title_chapter">Chapter 1</h1>` +
+		`<section class="ltx_section" id="Ch1.S1"><h2 class="ltx_title ltx_title_section">1.1 One</h2>` +
+		`<section class="ltx_subsection" id="Ch1.S1.SS1"><h3 class="ltx_title ltx_title_subsection">1.1.1 Sub</h3>` +
+		`<section class="ltx_section" id="Ch1.S2"><h2 class="ltx_title ltx_title_section">1.2 Two</h2><p>Two.</p></section>` +
+		`</section></section></section>` +
+		`<section class="ltx_chapter" id="Ch2"><h1 class="ltx_title ltx_title_chapter">Chapter 2</h1>` +
+		`<section class="ltx_section" id="S7"><h2 class="ltx_title ltx_title_section">Seven</h2><p>Seven.</p></section></section></section>`
+	page = []byte(strings.Replace(string(page), `<section class="ltx_section" id="S1"><h2 class="ltx_title ltx_title_section">1 Intro</h2>`, body+"<div>", 1))
+	page = []byte(strings.Replace(string(page), `</section></article>`, `</div></article>`, 1))
+	d, err := Parse(page, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"0:Pt1", "1:Ch1", "2:Ch1.S1", "3:Ch1.S1.SS1", "2:Ch1.S2", "1:Ch2", "2:S7"}
+	if got := flatSections(d.Sections, 0); !reflect.DeepEqual(got, want) || d.Conversion.RepairedSections != 1 {
+		t.Errorf("sections %v (repaired %d), want %v (repaired 1)", got, d.Conversion.RepairedSections, want)
+	}
+}
+
 // TestSectionsOutsideArticle covers a stray end tag that closes the
 // article early: the sections after it are moved back in.
 func TestSectionsOutsideArticle(t *testing.T) {
