@@ -291,6 +291,29 @@ func TestFrontMatterVariants(t *testing.T) {
 	}
 }
 
+// TestAuthorLayouts covers author blocks whose names the layout, not a
+// separator, tells from the rest: the JMLR class's \name, \email, \addr
+// and \AND left unconverted (names with and without a footnote, e-mails
+// as plain text, an address on the name's line); a name, a line of
+// affiliation and "& Name" on the next line, in one personname; and an
+// organisation set smaller under the names. Names only: no affiliation,
+// address, e-mail or macro.
+func TestAuthorLayouts(t *testing.T) {
+	for _, tt := range []struct {
+		page string
+		want []string
+	}{
+		{"authors-jmlr.html", []string{"Ada Lovelace", "Charles Babbage", "Mary Somerville", "Alan Turing"}},
+		{"authors-breaks.html", []string{"Ada Lovelace", "Charles Babbage", "Mary Somerville"}},
+		{"authors-org.html", []string{"Ada Lovelace", "Charles Babbage", "Mary Somerville"}},
+	} {
+		d := parseFile(t, tt.page)
+		if !reflect.DeepEqual(d.Authors, tt.want) {
+			t.Errorf("%s: authors %q, want %q", tt.page, d.Authors, tt.want)
+		}
+	}
+}
+
 // inOrder reports whether every part occurs in text, each after the one
 // before.
 func inOrder(text string, parts ...string) bool {
