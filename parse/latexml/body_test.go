@@ -154,6 +154,27 @@ func TestBoxesNotesFootnotes(t *testing.T) {
 	}
 }
 
+// TestMinipageTables covers tables that LaTeXML wraps in a minipage: a
+// table float around a figure.ltx_figure.ltx_minipage holding the tabular
+// and the caption, one around a span minipage in a flex cell, and a
+// \captionof{table} minipage beside a figure's. Each keeps its number,
+// caption and rows.
+func TestMinipageTables(t *testing.T) {
+	d := parseFile(t, "tables-minipage.html")
+	want := []record.Table{
+		{ID: "S1.T1", Number: "1", Caption: "Accuracy on the test set.", Rows: [][]string{{"Model", "Accuracy"}, {"Baseline", "71.2"}, {"Ours", "78.9"}}},
+		{ID: "S1.T2", Number: "2", Caption: "Sizes of the splits.", Rows: [][]string{{"Split", "Size"}, {"Train", "9000"}, {"Test", "1000"}}},
+		{ID: "S1.T3", Number: "3", Caption: "The learning rate, beside a figure.", Rows: [][]string{{"Rate", "0.1"}}},
+	}
+	if !reflect.DeepEqual(d.Tables, want) {
+		t.Errorf("tables\n got %+v\nwant %+v", d.Tables, want)
+	}
+	if !inOrder(d.FullText, "Ours | 78.9", "Table 1: Accuracy on the test set.", "Test | 1000", "Table 2: Sizes",
+		"Rate | 0.1", "Table 3: The learning rate", "Figure 1: The loss curve.") {
+		t.Errorf("full text out of order:\n%s", d.FullText)
+	}
+}
+
 // TestTableKinds covers tables LaTeXML writes in other shapes than a
 // figure holding a <table>: rotated floats (a div around a bare figure),
 // sideways tabulars, span tables in running text and in layout cells,
