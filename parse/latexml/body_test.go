@@ -175,6 +175,27 @@ func TestMinipageTables(t *testing.T) {
 	}
 }
 
+// TestListingLineNumbers checks that a code listing's line numbers stay
+// out of its text, in running text and in a float.
+func TestListingLineNumbers(t *testing.T) {
+	listing := func(id string) string {
+		return `<div class="ltx_listing ltx_lst_numbers_left ltx_listing" id="` + id + `">` +
+			`<div class="ltx_listingline" id="` + id + `.l1"><span class="ltx_tag ltx_tag_listingline">1</span><span class="ltx_text ltx_lst_keyword ltx_font_bold">def</span><span class="ltx_text ltx_lst_space"> </span>rank(x):</div>` +
+			`<div class="ltx_listingline" id="` + id + `.l3"><span class="ltx_tag ltx_tag_listingline">3</span><span class="ltx_text ltx_lst_comment">#Based on the rule</span></div>` +
+			`<div class="ltx_listingline" id="` + id + `.l4"><span class="ltx_tag ltx_tag_listingline">4</span>return<span class="ltx_text ltx_lst_space"> </span>x</div></div>`
+	}
+	d, err := Parse(hostilePage(`<div class="ltx_para"><p class="ltx_p">The code:</p>`+listing("S1.p1.l")+`</div>`+
+		`<figure class="ltx_float ltx_lstlisting" id="S1.F1">`+listing("S1.F1.l")+
+		`<figcaption class="ltx_caption"><span class="ltx_tag ltx_tag_float">Listing 1: </span>Ranking.</figcaption></figure>`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(d.FullText, "1def") || strings.Contains(d.FullText, "3#Based") || strings.Contains(d.FullText, "4return") ||
+		strings.Count(d.FullText, "def rank(x): #Based on the rule return x") != 2 {
+		t.Errorf("line numbers in the listing's text:\n%s", d.FullText)
+	}
+}
+
 // TestTableKinds covers tables LaTeXML writes in other shapes than a
 // figure holding a <table>: rotated floats (a div around a bare figure),
 // sideways tabulars, span tables in running text and in layout cells,
