@@ -199,6 +199,7 @@ func (p *parser) run(root *node, truncated bool, opt Options) {
 		}
 	}
 	p.sections(containers)
+	p.metadata()
 	d.FullText = latexml.FullText(d)
 
 	switch {
