@@ -181,7 +181,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			res.Sources[i], errs[i] = s.source(ctx, src, candidates(src, papers[src.S2PaperID]))
+			res.Sources[i], errs[i] = s.source(ctx, src, papers[src.S2PaperID])
 		}()
 	}
 	wg.Wait()
@@ -238,6 +238,16 @@ func s2Papers(ctx context.Context, st *store.Store, targetKey string) (map[strin
 				}
 				if p.ExternalIDs == nil {
 					p.ExternalIDs = b.ExternalIDs
+				}
+				// The record's metadata, to correct GROBID's (reconcile).
+				if p.Title == "" {
+					p.Title = b.Title
+				}
+				if len(p.Authors) == 0 {
+					p.Authors = b.Authors
+				}
+				if p.Abstract == nil || *p.Abstract == "" {
+					p.Abstract = b.Abstract
 				}
 			}
 		}
@@ -308,8 +318,10 @@ func (s *Stage) fetch(ctx context.Context, c *record.PDFCandidate) (*oapdf.PDF, 
 	return s.Fetcher.Fetch(ctx, c.URL)
 }
 
-// source works on one source; the error fails the target.
-func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate) (PaperResult, error) {
+// source works on one source, whose Semantic Scholar record is rec (nil
+// when citegraph has none); the error fails the target.
+func (s *Stage) source(ctx context.Context, src Source, rec *s2.Paper) (PaperResult, error) {
+	cands := candidates(src, rec)
 	res := PaperResult{Key: src.Key, Outcome: NotNeeded}
 	items := record.PaperItems(src.ArxivID, src.S2PaperID, src.Title)
 	if len(items) == 0 {
@@ -349,7 +361,7 @@ func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate)
 	if err != nil {
 		return res, err
 	}
-	p := &paper{s: s, item: item, prev: prev, out: &record.PDFOutcome{Paper: item, Candidates: toRecord(cands)}}
+	p := &paper{s: s, item: item, prev: prev, rec: rec, out: &record.PDFOutcome{Paper: item, Candidates: toRecord(cands)}}
 	if prev != nil {
 		p.out.Attempts = prev.Attempts
 	}
@@ -444,6 +456,7 @@ func toRecord(cands []oapdf.Candidate) []record.PDFCandidate {
 type paper struct {
 	s         *Stage
 	item      string
+	rec       *s2.Paper // the paper's Semantic Scholar record, or nil
 	prev      *record.PDFOutcome
 	out       *record.PDFOutcome
 	requested bool
@@ -588,6 +601,7 @@ func (p *paper) parse(ctx context.Context, data []byte, url string) error {
 		p.none("%v", err)
 		return nil
 	}
+	reconcile(doc, p.rec)
 	meta := map[string]string{"source": doc.Source, "served_by": doc.ServedBy, "converter_version": doc.ConverterVersion, "url": url}
 	if _, err := record.PDFDocuments.Put(ctx, p.s.Store, p.item, doc, meta); err != nil {
 		return err
