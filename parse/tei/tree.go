@@ -125,12 +125,12 @@ func readTree(data []byte) (root *node, truncated bool, err error) {
 	// pieces are gathered here and set when the next tag comes (adding
 	// them one by one to a string made a TEI of "a<!---->" quadratic).
 	var open *node
-	var pieces []byte
+	var pieces []byte // open's text once a second piece came
 	flush := func() {
-		if open != nil {
+		if open != nil && len(pieces) > 0 {
 			open.text = string(pieces)
-			open, pieces = nil, pieces[:0]
 		}
+		open, pieces = nil, pieces[:0]
 	}
 	defer flush()
 	for {
@@ -188,11 +188,14 @@ func readTree(data []byte) (root *node, truncated bool, err error) {
 			}
 			p := stack[len(stack)-1]
 			if k := len(p.children); k > 0 && p.children[k-1] == open {
-				pieces = append(pieces, t...) // text after a comment, CDATA next to text
+				// Text after a comment, CDATA next to text.
+				if len(pieces) == 0 {
+					pieces = append(pieces, open.text...)
+				}
+				pieces = append(pieces, t...)
 			} else {
 				flush()
-				open = &node{}
-				pieces = append(pieces, t...)
+				open = &node{text: string(t)}
 				p.children = append(p.children, open)
 			}
 		}
