@@ -15,10 +15,10 @@ import (
 // cost is bounded from above, from counts that take a fraction of a
 // millisecond per megabyte, and a page that would pass MaxTreeBytes is
 // parsed only up to where it stays within it: the Document says so
-// (Conversion.Truncated and a note). Real papers cost 13 to 16 bytes of
-// estimate per byte of markup (math bodies are cut before): the bound
-// leaves pages of 25 MB of markup whole, 40 times the largest recorded
-// page.
+// (Conversion.Truncated and a note). The recorded pages cost 20 to 28
+// bytes of estimate per byte of markup (math bodies are cut before): the
+// bound leaves pages of 14 MB of markup whole, 24 times the largest of
+// them.
 //
 // The estimate is an upper bound because every node needs a '<' (an
 // element, a text node after it, and at most one element the HTML rules

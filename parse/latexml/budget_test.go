@@ -172,7 +172,11 @@ func TestParseBudget(t *testing.T) {
 	if got == 0 || got >= all/2 {
 		t.Errorf("budgeted page kept %d of %d letters; want a part, about a quarter", got, all)
 	}
-	if _, err := Parse(page, Options{MaxTree: -1}); err != nil {
+	free, err := Parse(page, Options{MaxTree: -1})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if free.Conversion.Truncated || free.FullText != whole.FullText {
+		t.Errorf("no bound: truncated %v, %d of %d bytes of text", free.Conversion.Truncated, len(free.FullText), len(whole.FullText))
 	}
 }
