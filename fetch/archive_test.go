@@ -6,14 +6,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/archive"
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/membudget"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/internal/testutil"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
@@ -255,4 +258,51 @@ type failingArchive struct{ t *testing.T }
 func (a failingArchive) Lookup(id string) (*archive.Page, error) {
 	a.t.Errorf("archive asked for %s", id)
 	return nil, archive.ErrNotFound
+}
+
+// TestFetchParseBudget checks that the fetcher's parses ask the parse
+// budget for their page's weight: fetched at once, archived pages never
+// hold more than the budget in flight, and all of them get through.
+func TestFetchParseBudget(t *testing.T) {
+	s := newSimFetcher(t, sim.Options{})
+	w := s.world
+	onArxiv, _ := targetsBySite(t, w)
+	dir := t.TempDir()
+	var ids []string
+	var largest, smallest int64
+	for _, i := range onArxiv[:3] {
+		p := w.Target(i)
+		page := w.Page(&p, sim.HTMLArxiv)
+		if err := os.WriteFile(filepath.Join(dir, p.ArxivID+".html"), page, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ArxivID)
+		c := latexml.Cost(page)
+		largest = max(largest, c)
+		if smallest == 0 || c < smallest {
+			smallest = c
+		}
+	}
+	idx, err := archive.Open(archive.Options{}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	s.f.Archive = idx
+	s.f.ParseBudget = membudget.New(largest) // one parse at a time, at most
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := s.f.Fetch(context.Background(), id); r.Outcome != fetch.Archived {
+				t.Errorf("%s: %s %v", id, r.Outcome, r.Err)
+			}
+		}()
+	}
+	wg.Wait()
+	now, peak := s.f.ParseBudget.InFlight()
+	if now != 0 || peak > largest || peak < smallest {
+		t.Errorf("budget of %d: %d in flight after, peak %d; want a peak within it, of a page's weight (%d to %d)", largest, now, peak, smallest, largest)
+	}
 }

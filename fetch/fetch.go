@@ -27,6 +27,7 @@ import (
 	"github.com/groundwork/curate/internal/archive"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/keylock"
+	"github.com/groundwork/curate/internal/membudget"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/parse/latexml"
@@ -135,6 +136,10 @@ type Fetcher struct {
 	MissingTTL time.Duration
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
+	// ParseBudget, when set, bounds the memory the parses of all the
+	// goroutines sharing it hold at once (each weighs latexml.Cost of its
+	// page); nil bounds nothing.
+	ParseBudget *membudget.Budget
 
 	// locks serialise fetches of one paper: a target and another
 	// target's source may be the same paper, asked for at the same moment.
@@ -267,9 +272,9 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 	}
 	var doc *record.Document
 	if rec.Meta["source"] == record.SourceArchive {
-		doc, err = parseArchived(page, id, rec.Meta["archive"], rec.Meta["entry"])
+		doc, err = f.parseArchived(ctx, page, id, rec.Meta["archive"], rec.Meta["entry"])
 	} else {
-		doc, err = Parse(page, id, rec.Meta["source"], rec.Meta["url"])
+		doc, err = f.parse(ctx, page, id, rec.Meta["source"], rec.Meta["url"])
 	}
 	if err != nil {
 		return nil, false
@@ -332,7 +337,7 @@ func (f *Fetcher) download(ctx context.Context, id arxiv.ID) (*record.Document, 
 	if _, err := f.Store.PutBytes(ctx, key, record.Raw, page, meta); err != nil {
 		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
 	}
-	doc, err := Parse(page, id, source, pageURL)
+	doc, err := f.parse(ctx, page, id, source, pageURL)
 	if err != nil {
 		return nil, source, fmt.Errorf("fetch %s from %s: %w", id, source, err)
 	}
@@ -369,7 +374,7 @@ func (f *Fetcher) fromArchive(ctx context.Context, id arxiv.ID) (*record.Documen
 		f.log().Warn("archived page unreadable; fetching the paper instead", "id", id.String(), "err", err)
 		return nil, false, nil
 	}
-	doc, err := parseArchived(page.Body, id, page.Archive, page.Entry)
+	doc, err := f.parseArchived(ctx, page.Body, id, page.Archive, page.Entry)
 	if err != nil {
 		f.log().Warn("archived page unusable; fetching the paper instead", "id", id.String(), "archive", page.Archive, "entry", page.Entry, "err", err)
 		return nil, false, nil
@@ -398,13 +403,23 @@ func (f *Fetcher) fromArchive(ctx context.Context, id arxiv.ID) (*record.Documen
 // parseArchived parses a page read from an archive: the site that made it
 // (arXiv or ar5iv) is read from the page, and the Document says it was
 // served by the archive.
-func parseArchived(page []byte, id arxiv.ID, archiveName, entry string) (*record.Document, error) {
-	doc, err := Parse(page, id, "", "")
+func (f *Fetcher) parseArchived(ctx context.Context, page []byte, id arxiv.ID, archiveName, entry string) (*record.Document, error) {
+	doc, err := f.parse(ctx, page, id, "", "")
 	if err != nil {
 		return nil, err
 	}
 	doc.Source, doc.Archive, doc.ArchiveEntry = record.SourceArchive, archiveName, entry
 	return doc, nil
+}
+
+// parse is Parse within the parse budget.
+func (f *Fetcher) parse(ctx context.Context, page []byte, id arxiv.ID, source, pageURL string) (*record.Document, error) {
+	release, err := f.ParseBudget.Acquire(ctx, latexml.Cost(page))
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return Parse(page, id, source, pageURL)
 }
 
 // Parse parses a page fetched for id. The page's own ID (arXiv's base href

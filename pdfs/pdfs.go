@@ -31,6 +31,7 @@ import (
 	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/keylock"
+	"github.com/groundwork/curate/internal/membudget"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/parse/tei"
 	"github.com/groundwork/curate/record"
@@ -97,6 +98,10 @@ type Stage struct {
 	// Concurrency bounds the sources of one target at once
 	// (DefaultConcurrency when 0).
 	Concurrency int
+	// ParseBudget, when set, bounds the memory the parses of all the
+	// goroutines sharing it hold at once (each weighs tei.Cost of its
+	// TEI); nil bounds nothing.
+	ParseBudget *membudget.Budget
 
 	mu sync.Mutex
 	// locks serialize work on one paper, so concurrent targets sharing a
@@ -176,7 +181,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			res.Sources[i], errs[i] = s.source(ctx, src, candidates(src, papers[src.S2PaperID]))
+			res.Sources[i], errs[i] = s.source(ctx, src, papers[src.S2PaperID])
 		}()
 	}
 	wg.Wait()
@@ -233,6 +238,16 @@ func s2Papers(ctx context.Context, st *store.Store, targetKey string) (map[strin
 				}
 				if p.ExternalIDs == nil {
 					p.ExternalIDs = b.ExternalIDs
+				}
+				// The record's metadata, to correct GROBID's (reconcile).
+				if p.Title == "" {
+					p.Title = b.Title
+				}
+				if len(p.Authors) == 0 {
+					p.Authors = b.Authors
+				}
+				if p.Abstract == nil || *p.Abstract == "" {
+					p.Abstract = b.Abstract
 				}
 			}
 		}
@@ -303,8 +318,10 @@ func (s *Stage) fetch(ctx context.Context, c *record.PDFCandidate) (*oapdf.PDF, 
 	return s.Fetcher.Fetch(ctx, c.URL)
 }
 
-// source works on one source; the error fails the target.
-func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate) (PaperResult, error) {
+// source works on one source, whose Semantic Scholar record is rec (nil
+// when citegraph has none); the error fails the target.
+func (s *Stage) source(ctx context.Context, src Source, rec *s2.Paper) (PaperResult, error) {
+	cands := candidates(src, rec)
 	res := PaperResult{Key: src.Key, Outcome: NotNeeded}
 	items := record.PaperItems(src.ArxivID, src.S2PaperID, src.Title)
 	if len(items) == 0 {
@@ -344,7 +361,7 @@ func (s *Stage) source(ctx context.Context, src Source, cands []oapdf.Candidate)
 	if err != nil {
 		return res, err
 	}
-	p := &paper{s: s, item: item, prev: prev, out: &record.PDFOutcome{Paper: item, Candidates: toRecord(cands)}}
+	p := &paper{s: s, item: item, prev: prev, rec: rec, out: &record.PDFOutcome{Paper: item, Candidates: toRecord(cands)}}
 	if prev != nil {
 		p.out.Attempts = prev.Attempts
 	}
@@ -439,6 +456,7 @@ func toRecord(cands []oapdf.Candidate) []record.PDFCandidate {
 type paper struct {
 	s         *Stage
 	item      string
+	rec       *s2.Paper // the paper's Semantic Scholar record, or nil
 	prev      *record.PDFOutcome
 	out       *record.PDFOutcome
 	requested bool
@@ -573,11 +591,17 @@ func (p *paper) fromTEI(ctx context.Context) error {
 
 // parse makes the Document of the TEI and stores it.
 func (p *paper) parse(ctx context.Context, data []byte, url string) error {
+	release, err := p.s.ParseBudget.Acquire(ctx, tei.Cost(data))
+	if err != nil {
+		return err
+	}
 	doc, err := tei.Parse(data, tei.Options{ID: p.item, URL: url})
+	release()
 	if err != nil {
 		p.none("%v", err)
 		return nil
 	}
+	reconcile(doc, p.rec)
 	meta := map[string]string{"source": doc.Source, "served_by": doc.ServedBy, "converter_version": doc.ConverterVersion, "url": url}
 	if _, err := record.PDFDocuments.Put(ctx, p.s.Store, p.item, doc, meta); err != nil {
 		return err

@@ -21,6 +21,8 @@ import (
 	"github.com/groundwork/curate/client/oapdf"
 	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/membudget"
+	"github.com/groundwork/curate/parse/tei"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
@@ -166,7 +168,7 @@ func newEnv(t *testing.T) *env {
 func (e *env) rerun() {
 	old := e.stage
 	e.stage = &Stage{Store: old.Store, Fetcher: old.Fetcher, Arxiv: old.Arxiv, Converter: old.Converter, Log: old.Log,
-		RetryAfter: old.RetryAfter, Refresh: old.Refresh, Concurrency: old.Concurrency}
+		RetryAfter: old.RetryAfter, Refresh: old.Refresh, Concurrency: old.Concurrency, ParseBudget: old.ParseBudget}
 }
 
 func (e *env) at(path string) string { return "http://pdfs.test:" + e.pdfs.port + path }
@@ -622,5 +624,23 @@ func TestLostRecordsMadeAgain(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParseBudget checks that the parse of a TEI asks the parse budget
+// for the TEI's weight, and gives it back.
+func TestParseBudget(t *testing.T) {
+	e := newEnv(t)
+	e.stage.ParseBudget = membudget.New(1 << 30)
+	e.edges(t, map[string]string{"ok": e.at("/ok.pdf")})
+	if _, err := e.stage.ProcessTarget(context.Background(), target, []Source{src("ok")}); err != nil {
+		t.Fatal(err)
+	}
+	data, _, err := e.st.GetBytes(context.Background(), "s2:ok", record.TEI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now, peak := e.stage.ParseBudget.InFlight(); now != 0 || peak != tei.Cost(data) {
+		t.Errorf("budget: %d in flight after the parse, peak %d; want 0 and the TEI's weight %d", now, peak, tei.Cost(data))
 	}
 }

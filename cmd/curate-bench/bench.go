@@ -20,12 +20,13 @@ import (
 
 // results are every benchmark's figures.
 type results struct {
-	Machine  string          `json:"machine"`
-	Rate     []*rateResult   `json:"rate,omitempty"`
-	Estimate *estimateResult `json:"estimate,omitempty"`
-	Archive  *archiveResult  `json:"archive,omitempty"`
-	Memory   []*memoryResult `json:"memory,omitempty"`
-	Noop     *noopResult     `json:"noop,omitempty"`
+	Machine  string           `json:"machine"`
+	Rate     []*rateResult    `json:"rate,omitempty"`
+	Estimate *estimateResult  `json:"estimate,omitempty"`
+	Archive  *archiveResult   `json:"archive,omitempty"`
+	Memory   []*memoryResult  `json:"memory,omitempty"`
+	Noop     *noopResult      `json:"noop,omitempty"`
+	Hostile  []*hostileResult `json:"hostile,omitempty"`
 	// Providers: the same run through each simulated LLM API and mode.
 	Providers []*providerResult `json:"providers,omitempty"`
 }
@@ -517,6 +518,7 @@ func (r *results) print(w io.Writer) {
 		fmt.Fprintf(w, "Page archives: %d targets, %d papers held in a directory and an ar5iv-style zip; %d pages served from them, %d requests for archived papers; requests: %s\n\n",
 			a.Targets, a.Archived, a.Served, a.Asked, formatCounts(a.Requests))
 	}
+	printHostile(w, r.Hostile)
 	for i, m := range r.Memory {
 		fmt.Fprintf(w, "Memory, %d targets%s: peak RSS %.0f MB (%.0f MB when the per-target stages ended); wall %s (per-target stages %s); exit %d; %s; store %.0f MB\n",
 			m.Targets, cond(m.Env != "", ", "+m.Env, ""), float64(m.MaxRSSKB)/1024, float64(m.StagesKB)/1024,

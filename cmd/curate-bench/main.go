@@ -18,6 +18,10 @@
 //     GOMEMLIMIT (-memlimit).
 //   - noop: `curate run` again on the 5,000-target store: the requests it
 //     makes (zero is the aim) and its wall time.
+//   - hostile: the peak RSS of `curate parse` and `curate fetch` on pages
+//     (and TEI) built to cost a parser the most per byte (package
+//     hostile), each 62.9 MB (-hostile-bytes), and of two such pages
+//     fetched at once.
 //   - providers: the rate benchmark's world through the simulated OpenAI
 //     and Anthropic APIs, in sync mode without and with prompt caching
 //     and in batch mode: cost and wall time per stage, and the share of
@@ -29,7 +33,7 @@
 //
 // Usage:
 //
-//	curate-bench [flags] [rate|estimate|archive|memory|providers|all]
+//	curate-bench [flags] [rate|estimate|archive|memory|hostile|providers|all]
 //	curate-bench [flags] serve   # start the services, print curate's flags, wait
 package main
 
@@ -68,6 +72,9 @@ type options struct {
 	memLimit    string
 	keep        bool
 	verbose     bool
+	// hostileBytes is the size of each hostile input.
+	hostileBytes int
+	hostileKinds map[string]bool // nil: every kind
 }
 
 func main() {
@@ -92,10 +99,18 @@ func main() {
 	flag.IntVar(&opt.pilot, "pilot", 40, "targets of the pilot run before the estimate benchmark's estimate")
 	flag.StringVar(&opt.arxivLat, "arxiv-latency", "20ms,150ms", "latencies of the simulated arXiv and ar5iv, one rate run each")
 	flag.StringVar(&opt.memLimit, "memlimit", "250MiB", "also run the memory benchmark with this GOMEMLIMIT (empty: skip)")
+	flag.IntVar(&opt.hostileBytes, "hostile-bytes", 62_900_000, "size of each hostile page and TEI of the hostile benchmark (the issue's 62.9 MB page of tiny tags, under the 64 MiB cap)")
+	flag.Func("hostile-kinds", "only these hostile inputs, comma-separated (default: every one)", func(v string) error {
+		opt.hostileKinds = map[string]bool{}
+		for _, k := range strings.Split(v, ",") {
+			opt.hostileKinds[strings.TrimSpace(k)] = true
+		}
+		return nil
+	})
 	flag.BoolVar(&opt.keep, "keep", false, "keep the work directory")
 	flag.BoolVar(&opt.verbose, "v", false, "show curate's stderr")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: curate-bench [flags] [rate|estimate|archive|memory|providers|all|serve]\n\nflags:\n")
+		fmt.Fprintf(os.Stderr, "usage: curate-bench [flags] [rate|estimate|archive|memory|hostile|providers|all|serve]\n\nflags:\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -136,16 +151,16 @@ func run(ctx context.Context, opt *options, what string) error {
 	}
 	res := &results{Machine: machine()}
 	benches := map[string]func(context.Context, *options, *results) error{
-		"rate": benchRate, "estimate": benchEstimate, "archive": benchArchive, "memory": benchMemory, "providers": benchProviders,
+		"rate": benchRate, "estimate": benchEstimate, "archive": benchArchive, "memory": benchMemory, "hostile": benchHostile, "providers": benchProviders,
 	}
 	order := []string{what}
 	if what == "all" {
-		order = []string{"rate", "estimate", "archive", "memory", "providers"}
+		order = []string{"rate", "estimate", "archive", "memory", "hostile", "providers"}
 	}
 	for _, name := range order {
 		b, ok := benches[name]
 		if !ok {
-			return fmt.Errorf("unknown benchmark %q (rate, estimate, archive, memory, providers, all, serve)", what)
+			return fmt.Errorf("unknown benchmark %q (rate, estimate, archive, memory, hostile, providers, all, serve)", what)
 		}
 		if err := b(ctx, opt, res); err != nil {
 			return err

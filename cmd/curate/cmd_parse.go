@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/groundwork/curate/parse/latexml"
+	"github.com/groundwork/curate/parse/tei"
 	"github.com/groundwork/curate/record"
 )
 
@@ -29,7 +30,7 @@ func (c *parseCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 	fs.StringVar(&c.opt.id, "id", "", "arXiv ID of the paper (read from the page when empty)")
 	fs.StringVar(&c.opt.url, "url", "", "URL the page was fetched from")
 	fs.BoolVar(&c.opt.compact, "compact", false, "one JSON document per line instead of indented JSON")
-	fs.Int64Var(&c.opt.maxMB, "max-mb", latexml.MaxPageBytes>>20, "refuse a page longer than this many MiB (its node tree costs 5 to 16 times the page); 0: no bound")
+	fs.Int64Var(&c.opt.maxMB, "max-mb", latexml.MaxPageBytes>>20, "refuse a page longer than this many MiB; 0: no bound, and the page parsed whole whatever its tree costs (by default a page whose tree could pass 384 MB is parsed up to there, and says so)")
 }
 
 func (c *parseCmd) Run(ctx context.Context, env *cmdEnv, files []string) error {
@@ -49,17 +50,20 @@ func (c *parseCmd) Run(ctx context.Context, env *cmdEnv, files []string) error {
 	return runParse(ctx, env.stdout, env.stdinReader(), opt)
 }
 
-// runParse parses each file and writes its Document as JSON to w. It goes on
-// after a bad file and reports how many failed.
+// runParse parses each file (a LaTeXML page, or a GROBID TEI by its root
+// element) and writes its Document as JSON to w. It goes on after a bad
+// file and reports how many failed.
 func runParse(_ context.Context, w io.Writer, stdin io.Reader, opt parseOptions) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if !opt.compact {
 		enc.SetIndent("", "  ")
 	}
-	limit := int64(-1)
+	limit, tree := int64(-1), int64(0)
 	if opt.maxMB > 0 {
 		limit = opt.maxMB << 20
+	} else {
+		tree = -1 // no bound at all, as asked
 	}
 	failed := 0
 	var firstErr error
@@ -67,7 +71,11 @@ func runParse(_ context.Context, w io.Writer, stdin io.Reader, opt parseOptions)
 		page, err := readPage(name, stdin, limit)
 		if err == nil {
 			var doc *record.Document
-			doc, err = latexml.Parse(page, latexml.Options{ID: opt.id, Source: opt.source, URL: opt.url, MaxBytes: limit})
+			if tei.Sniff(page) {
+				doc, err = tei.Parse(page, tei.Options{ID: opt.id, URL: opt.url, MaxTree: tree})
+			} else {
+				doc, err = latexml.Parse(page, latexml.Options{ID: opt.id, Source: opt.source, URL: opt.url, MaxBytes: limit, MaxTree: tree})
+			}
 			if err == nil {
 				err = enc.Encode(doc)
 			}

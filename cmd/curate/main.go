@@ -110,7 +110,7 @@ func commands() []command {
 		{"licenses", "[--store DIR] [--targets FILE] [--oai-base URL] [--recheck-missing] [ID...]", "record each target's licence from arXiv's OAI-PMH metadata for the dataset card (one request per target not yet recorded)", func() runner { return &licensesCmd{} }},
 		{"pairs", "--out DIR [--store DIR] [--dataset DIR] [--from-year 2022] [--to-year 2023] [--max-months 4] [--min-ratio 3] [--min-gap 10] [--min-influential-gap 5] [--llm heuristic|endpoint]",
 			"build the impact judge's validation pairs: training targets of clearly different uptake, as idea-only summaries", func() runner { return newPairsCmd() }},
-		{"parse", "[--source arxiv|ar5iv] [--id ID] FILE|- ...", "parse a saved arXiv or ar5iv HTML page and print its Document as JSON", func() runner { return &parseCmd{} }},
+		{"parse", "[--source arxiv|ar5iv] [--id ID] FILE|- ...", "parse a saved arXiv or ar5iv HTML page, or a GROBID TEI, and print its Document as JSON", func() runner { return &parseCmd{} }},
 		{"refresh", "--out DIR [--targets FILE] [--oai-set SET ...] [--budget-usd X]", "nightly: discover new targets, redo only new or changed work, publish a new dataset version", func() runner { return &refreshCmd{} }},
 		{"report", "[--out DIR] DATASET", "write the HTML report of a published dataset", func() runner { return &reportCmd{} }},
 		{"run", "--targets FILE [--out DIR] [--stages LIST] [ID...]", "the whole pipeline for a list of targets: every stage, then the dataset", func() runner { return newRunCmd() }},

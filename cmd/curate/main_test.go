@@ -77,6 +77,11 @@ func TestParseCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"source":"ar5iv"`) || strings.Count(out, "\n") != 1 {
 		t.Errorf("--source/--compact after the file: exit %d, %q", code, out[:min(len(out), 200)])
 	}
+	// A GROBID TEI is told by its root element.
+	code, out, stderr = runCLI(t, nil, "parse", "--compact", "../../parse/tei/testdata/tei/edge-structure.tei.xml")
+	if code != 0 || !strings.Contains(out, `"source":"pdf"`) {
+		t.Errorf("parse of a TEI: exit %d, %q, %s", code, out[:min(len(out), 200)], stderr)
+	}
 }
 
 func TestFetchAndShow(t *testing.T) {

@@ -32,7 +32,9 @@ import (
 	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/membudget"
 	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/summarize"
@@ -212,7 +214,18 @@ type App struct {
 	archives    *archiveSet // nil without Config.Net.HTMLArchives
 	archiveMu   sync.Mutex
 	archiveOpen bool
+
+	// parseBudget bounds the memory of the parses of pages and TEI in
+	// flight at once, across the fetch, sources and pdfs workers.
+	parseBudget *membudget.Budget
 }
+
+// ParseBudget is the bound on the memory the parses in flight hold at
+// once, as latexml.Cost and tei.Cost weigh them: the largest single parse
+// (a tree at its bound, and its page at the download cap), so that such a
+// parse runs alone, while real papers' pages (a few MB of estimate each)
+// run many at a time.
+const ParseBudget = latexml.MaxTreeBytes + latexml.MaxPageBytes
 
 // Open builds the App of cfg: nothing is requested, and with Lock a store
 // another process holds is refused (ErrCannotRun) before anything is
@@ -379,7 +392,9 @@ func (a *App) build() error {
 		}
 	}
 	so := cfg.Stages
-	a.Fetcher = &fetch.Fetcher{Arxiv: svc(fetch.ServiceArxiv), Ar5iv: svc(fetch.ServiceAr5iv), Store: a.Store, Log: a.Log, MissingTTL: cfg.Net.MissingTTL}
+	a.parseBudget = membudget.New(ParseBudget)
+	a.Fetcher = &fetch.Fetcher{Arxiv: svc(fetch.ServiceArxiv), Ar5iv: svc(fetch.ServiceAr5iv), Store: a.Store, Log: a.Log, MissingTTL: cfg.Net.MissingTTL,
+		ParseBudget: a.parseBudget}
 	if len(cfg.Net.HTMLArchives) > 0 {
 		a.archives = newArchiveSet(cfg.Net.HTMLArchives, a.Log)
 		a.Fetcher.Archive = a.archives

@@ -2,6 +2,7 @@ package latexml
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -43,21 +44,43 @@ func authors(block *html.Node) []string {
 
 // personNames extracts the names inside one ltx_personname: the name
 // lines at the top of each "&"/"\And"-separated block (names may run over
-// several lines before the affiliations start), or the bold name spans when
-// those give more.
+// several lines before the affiliations start, when the personname is one
+// block; with several, each block is "Name \\ Affiliation ..."), or the
+// bold name spans when those give more. A line set smaller than the names
+// (an organisation under them) is never a name, nor an e-mail address. A
+// personname written with the JMLR class's \name, \email and \addr, which
+// LaTeXML leaves unconverted, gives the names after each \name.
 func personNames(pn *html.Node) []string {
+	if find(pn, func(x *html.Node) bool { return isMacro(x, `\name`) }) != nil {
+		return macroNames(pn)
+	}
 	var lines []string
-	text := authorText(pn)
-	for _, blk := range strings.Split(text, "&") {
+	text := authorLines(pn)
+	blocks := strings.Split(text, "&")
+	several := 0
+	for _, blk := range blocks {
+		if strings.TrimSpace(strings.Trim(unmark(blk), ";,\n ")) != "" {
+			several++
+		}
+	}
+	for _, blk := range blocks {
 		started := false
 		for _, line := range strings.Split(blk, "\n") {
+			small := smallLine(line)
+			line = dropEmails(unmark(line))
 			if strings.TrimSpace(strings.Trim(line, ";, ")) == "" {
 				continue
+			}
+			if started && small {
+				break // an organisation set under the names
 			}
 			names, all := nameLine(line)
 			if !started {
 				lines = append(lines, names...)
 				started = true
+				if several > 1 {
+					break // one name line per block; the rest is affiliation
+				}
 				continue
 			}
 			if !all || len(names) == 0 {
@@ -76,13 +99,96 @@ func personNames(pn *html.Node) []string {
 			continue // "Correspondence:"
 		}
 		for _, line := range strings.Split(t, "\n") {
-			bold = append(bold, splitNames(line)...)
+			bold = append(bold, splitNames(dropEmails(line))...)
 		}
 	}
 	if len(bold) > len(lines) {
 		return bold
 	}
 	return lines
+}
+
+// isMacro reports whether n is an unconverted macro (an ltx_ERROR span)
+// named name, in any case.
+func isMacro(n *html.Node, name string) bool {
+	return hasClass(n, "ltx_ERROR") && strings.EqualFold(strings.TrimSpace(plainTextRaw(n)), name)
+}
+
+// macroNames reads a personname in the JMLR class's markup: "\name Ada
+// Lovelace \email ada@x.org \\ \addr Department ... \AND \name ...".
+// A name is the text after a \name up to the next macro, line break,
+// footnote or mark; the rest (e-mails, addresses, affiliations) is not.
+func macroNames(pn *html.Node) []string {
+	var names []string
+	var cur strings.Builder
+	in := false
+	flush := func() {
+		if in {
+			for _, piece := range strings.Split(separateNames(dropEmails(cur.String())), ";") {
+				if n := cleanName(piece); n != "" && looksLikePerson(n) {
+					names = append(names, n)
+				}
+			}
+		}
+		cur.Reset()
+		in = false
+	}
+	var rec func(*html.Node)
+	rec = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			if in {
+				cur.WriteString(n.Data)
+			}
+			return
+		case html.ElementNode:
+		default:
+			return
+		}
+		switch {
+		case n.DataAtom == atom.Br || n.DataAtom == atom.Sup || n.DataAtom == atom.Script || n.DataAtom == atom.Style:
+			flush()
+			return
+		case n.DataAtom == atom.Math:
+			if in {
+				cur.WriteString(mathName(attr(n, "alttext")))
+			}
+			return
+		case hasClass(n, "ltx_ERROR"):
+			open := isMacro(n, `\name`)
+			flush()
+			in = open
+			return
+		case hasClass(n, "ltx_note"), hasClass(n, "ltx_font_typewriter"), hasClass(n, "ltx_author_notes"),
+			hasClass(n, "ltx_contact"), strings.HasPrefix(attr(n, "href"), "mailto:"):
+			flush()
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			rec(c)
+		}
+		if isBlock(n.DataAtom) {
+			flush()
+		}
+	}
+	rec(pn)
+	flush()
+	return names
+}
+
+// dropEmails removes the e-mail addresses from a line of an author block.
+func dropEmails(line string) string {
+	if !strings.Contains(line, "@") {
+		return line
+	}
+	f := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
+	kept := f[:0]
+	for _, w := range f {
+		if !strings.Contains(w, "@") {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
 }
 
 // nameLine returns the names on one line and whether every piece of the
@@ -111,7 +217,16 @@ func insideTable(n, root *html.Node) bool {
 // authorText renders an author block with line breaks kept, "\And"
 // separators turned into "&", affiliation marks (sup) into ";" and e-mail
 // addresses dropped.
-func authorText(n *html.Node) string {
+func authorText(n *html.Node) string { return renderAuthors(n, false) }
+
+// authorLines is authorText with the text set smaller than the rest (an
+// organisation under the names: style font-size below 100%, LaTeXML's
+// small font classes) between smallOpen and smallClose.
+func authorLines(n *html.Node) string { return renderAuthors(n, true) }
+
+const smallOpen, smallClose = '\x01', '\x02'
+
+func renderAuthors(n *html.Node, markSmall bool) string {
 	var b strings.Builder
 	var rec func(*html.Node)
 	rec = func(n *html.Node) {
@@ -151,8 +266,15 @@ func authorText(n *html.Node) string {
 		if strings.HasPrefix(attr(n, "href"), "mailto:") && strings.Contains(plainTextRaw(n), "@") {
 			return
 		}
+		small := markSmall && isSmallFont(n)
+		if small {
+			b.WriteByte(smallOpen)
+		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			rec(c)
+		}
+		if small {
+			b.WriteByte(smallClose)
 		}
 		if isBlock(n.DataAtom) {
 			b.WriteByte('\n')
@@ -160,6 +282,61 @@ func authorText(n *html.Node) string {
 	}
 	rec(n)
 	return b.String()
+}
+
+// isSmallFont reports whether n sets its text smaller than the text
+// around it: a font-size below 100% or one of LaTeXML's small classes.
+func isSmallFont(n *html.Node) bool {
+	cl := attr(n, "class")
+	if classListHas(cl, "ltx_font_small") || classListHas(cl, "ltx_font_footnote") || classListHas(cl, "ltx_font_script") ||
+		classListHas(cl, "ltx_font_tiny") {
+		return true
+	}
+	st := attr(n, "style")
+	i := strings.Index(st, "font-size:")
+	if i < 0 {
+		return false
+	}
+	v := strings.TrimSpace(st[i+len("font-size:"):])
+	j := strings.IndexByte(v, '%')
+	if j < 0 {
+		return false
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSpace(v[:j]), 64)
+	return err == nil && pct < 100
+}
+
+// smallLine reports whether the text of a line is all set small.
+func smallLine(line string) bool {
+	if !strings.ContainsRune(line, smallOpen) {
+		return false
+	}
+	var rest strings.Builder
+	depth := 0
+	for _, r := range line {
+		switch {
+		case r == smallOpen:
+			depth++
+		case r == smallClose:
+			depth = max(depth-1, 0)
+		case depth == 0:
+			rest.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(strings.Trim(rest.String(), ";,&")) == ""
+}
+
+// unmark drops the small-text marks of authorLines.
+func unmark(s string) string {
+	if !strings.ContainsAny(s, "\x01\x02") {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == smallOpen || r == smallClose {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 var (
@@ -289,6 +466,16 @@ func looksLikeName(s string) bool {
 		if institutionWords[strings.Trim(w, ".,;:()")] {
 			return false
 		}
+	}
+	return looksLikePerson(s)
+}
+
+// looksLikePerson is looksLikeName for text that the markup says is a
+// name (after the JMLR class's \name): words such as "Ai" or "Page" are
+// given names there, not institutions.
+func looksLikePerson(s string) bool {
+	if s == "" || utf8.RuneCountInString(s) > 60 || strings.ContainsAny(s, "@/") {
+		return false
 	}
 	words := strings.Fields(s)
 	if len(words) > 6 {

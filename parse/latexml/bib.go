@@ -257,7 +257,7 @@ func looksLikeTitle(s string) bool {
 	}
 	low := strings.ToLower(s)
 	for _, p := range []string{"in ", "in:", "proceedings", "arxiv", "http", "doi", "journal of", "vol.", "pp.", "accessed", "ed.", "eds.", "—", "–"} {
-		if strings.HasPrefix(low, p) {
+		if strings.HasPrefix(low, p) && !(p == "in " && inTitle(s)) {
 			return false
 		}
 	}

@@ -56,6 +56,64 @@ func TestSwallowedSections(t *testing.T) {
 	}
 }
 
+// TestSectionsByID covers pages whose HTML nests sections where LaTeXML
+// did not put them: each section inside the last subsection of the one
+// before (a page of severity fatal), a paragraph left open around a
+// section, an appendix that closes right after its heading with its
+// subsections and text after it, and a subsection whose id names a
+// section the page lacks (it stays where it is). The tree follows the
+// ids and ranks, and every move is counted.
+func TestSectionsByID(t *testing.T) {
+	d := parseFile(t, "broken-ids.html")
+	want := []string{"0:S1", "0:S2", "1:S2.SS1", "1:S2.SS2", "1:S2.SS3", "1:S2.SS4", "0:S3", "1:S3.SS1", "1:S3.SS2",
+		"2:S3.SS2.SSS1", "2:S3.SS2.SSS2", "3:S3.SS2.SSS2.Px1", "0:S4", "1:S4.SS1", "0:S5", "1:S9.SS1",
+		"0:A1", "1:A1.SS1", "1:A1.SS2", "1:A1.SS3", "1:A1.SS4"}
+	if got := flatSections(d.Sections, 0); !reflect.DeepEqual(got, want) {
+		t.Errorf("sections\n got %v\nwant %v", got, want)
+	}
+	if d.Conversion.RepairedSections != 7 {
+		t.Errorf("repaired sections = %d, want 7 (S3, S4, S5, A1.SS1-A1.SS4): %q", d.Conversion.RepairedSections, d.Conversion.Notes)
+	}
+	a := d.Sections[len(d.Sections)-1]
+	var numbers []string
+	for _, s := range a.Sections {
+		numbers = append(numbers, s.Number)
+	}
+	if !a.Appendix || a.Number != "A" || !reflect.DeepEqual(numbers, []string{"A.1", "A.2", "A.3", "A.4"}) ||
+		!reflect.DeepEqual(a.Paragraphs, []string{"The proofs follow."}) || len(d.Preamble) != 0 {
+		t.Errorf("appendix %s %q with subsections %v, paragraphs %q; preamble %q", a.ID, a.Number, numbers, a.Paragraphs, d.Preamble)
+	}
+	if !inOrder(d.FullText, "2.4 Background part 4", "3 Method", "3.2.2 Loss", "Weights", "4 Results", "4.1 Main results",
+		"A paragraph left open.", "5 Conclusion", "9.1 Stray", "References", "A Proofs", "The proofs follow.", "A.1 Proof of lemma 1") {
+		t.Errorf("full text out of order:\n%s", d.FullText)
+	}
+	if len(d.Mentions) != 1 || d.Mentions[0].SectionID != "S3" {
+		t.Errorf("mentions %+v: want the method's citation, in S3", d.Mentions)
+	}
+
+	// Parts and chapters: a section goes under the chapter its id names,
+	// and a section of a one-part id stays in the chapter around it.
+	page := hostilePage("")
+	body := `<section class="ltx_part" id="Pt1"><h1 class="ltx_title ltx_title_part">Part I</h1>` +
+		`<section class="ltx_chapter" id="Ch1"><h1 class="ltx_title ltx_title_chapter">Chapter 1</h1>` +
+		`<section class="ltx_section" id="Ch1.S1"><h2 class="ltx_title ltx_title_section">1.1 One</h2>` +
+		`<section class="ltx_subsection" id="Ch1.S1.SS1"><h3 class="ltx_title ltx_title_subsection">1.1.1 Sub</h3>` +
+		`<section class="ltx_section" id="Ch1.S2"><h2 class="ltx_title ltx_title_section">1.2 Two</h2><p>Two.</p></section>` +
+		`</section></section></section>` +
+		`<section class="ltx_chapter" id="Ch2"><h1 class="ltx_title ltx_title_chapter">Chapter 2</h1>` +
+		`<section class="ltx_section" id="S7"><h2 class="ltx_title ltx_title_section">Seven</h2><p>Seven.</p></section></section></section>`
+	page = []byte(strings.Replace(string(page), `<section class="ltx_section" id="S1"><h2 class="ltx_title ltx_title_section">1 Intro</h2>`, body+"<div>", 1))
+	page = []byte(strings.Replace(string(page), `</section></article>`, `</div></article>`, 1))
+	d, err := Parse(page, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"0:Pt1", "1:Ch1", "2:Ch1.S1", "3:Ch1.S1.SS1", "2:Ch1.S2", "1:Ch2", "2:S7"}
+	if got := flatSections(d.Sections, 0); !reflect.DeepEqual(got, want) || d.Conversion.RepairedSections != 1 {
+		t.Errorf("sections %v (repaired %d), want %v (repaired 1)", got, d.Conversion.RepairedSections, want)
+	}
+}
+
 // TestSectionsOutsideArticle covers a stray end tag that closes the
 // article early: the sections after it are moved back in.
 func TestSectionsOutsideArticle(t *testing.T) {
@@ -93,6 +151,48 @@ func TestBoxesNotesFootnotes(t *testing.T) {
 	}
 	if d.Conversion.MissingCitations != 1 {
 		t.Errorf("missing citations = %d, want the one in the table notes", d.Conversion.MissingCitations)
+	}
+}
+
+// TestMinipageTables covers tables that LaTeXML wraps in a minipage: a
+// table float around a figure.ltx_figure.ltx_minipage holding the tabular
+// and the caption, one around a span minipage in a flex cell, and a
+// \captionof{table} minipage beside a figure's. Each keeps its number,
+// caption and rows.
+func TestMinipageTables(t *testing.T) {
+	d := parseFile(t, "tables-minipage.html")
+	want := []record.Table{
+		{ID: "S1.T1", Number: "1", Caption: "Accuracy on the test set.", Rows: [][]string{{"Model", "Accuracy"}, {"Baseline", "71.2"}, {"Ours", "78.9"}}},
+		{ID: "S1.T2", Number: "2", Caption: "Sizes of the splits.", Rows: [][]string{{"Split", "Size"}, {"Train", "9000"}, {"Test", "1000"}}},
+		{ID: "S1.T3", Number: "3", Caption: "The learning rate, beside a figure.", Rows: [][]string{{"Rate", "0.1"}}},
+	}
+	if !reflect.DeepEqual(d.Tables, want) {
+		t.Errorf("tables\n got %+v\nwant %+v", d.Tables, want)
+	}
+	if !inOrder(d.FullText, "Ours | 78.9", "Table 1: Accuracy on the test set.", "Test | 1000", "Table 2: Sizes",
+		"Rate | 0.1", "Table 3: The learning rate", "Figure 1: The loss curve.") {
+		t.Errorf("full text out of order:\n%s", d.FullText)
+	}
+}
+
+// TestListingLineNumbers checks that a code listing's line numbers stay
+// out of its text, in running text and in a float.
+func TestListingLineNumbers(t *testing.T) {
+	listing := func(id string) string {
+		return `<div class="ltx_listing ltx_lst_numbers_left ltx_listing" id="` + id + `">` +
+			`<div class="ltx_listingline" id="` + id + `.l1"><span class="ltx_tag ltx_tag_listingline">1</span><span class="ltx_text ltx_lst_keyword ltx_font_bold">def</span><span class="ltx_text ltx_lst_space"> </span>rank(x):</div>` +
+			`<div class="ltx_listingline" id="` + id + `.l3"><span class="ltx_tag ltx_tag_listingline">3</span><span class="ltx_text ltx_lst_comment">#Based on the rule</span></div>` +
+			`<div class="ltx_listingline" id="` + id + `.l4"><span class="ltx_tag ltx_tag_listingline">4</span>return<span class="ltx_text ltx_lst_space"> </span>x</div></div>`
+	}
+	d, err := Parse(hostilePage(`<div class="ltx_para"><p class="ltx_p">The code:</p>`+listing("S1.p1.l")+`</div>`+
+		`<figure class="ltx_float ltx_lstlisting" id="S1.F1">`+listing("S1.F1.l")+
+		`<figcaption class="ltx_caption"><span class="ltx_tag ltx_tag_float">Listing 1: </span>Ranking.</figcaption></figure>`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(d.FullText, "1def") || strings.Contains(d.FullText, "3#Based") || strings.Contains(d.FullText, "4return") ||
+		strings.Count(d.FullText, "def rank(x): #Based on the rule return x") != 2 {
+		t.Errorf("line numbers in the listing's text:\n%s", d.FullText)
 	}
 }
 

@@ -52,6 +52,10 @@ type Options struct {
 	// MaxBytes bounds the page's length (0: MaxPageBytes; negative: no
 	// bound): a longer page is refused with ErrTooLarge before parsing.
 	MaxBytes int64
+	// MaxTree bounds the estimated cost of the page's node tree (0:
+	// MaxTreeBytes; negative: no bound): a page that would pass it is
+	// parsed only as far as it stays within it, and says so.
+	MaxTree int64
 }
 
 // MaxBytes returns the page bound an Options.MaxBytes of n sets (-1: none).
@@ -78,12 +82,22 @@ func Parse(page []byte, opt Options) (doc *record.Document, err error) {
 	if limit := MaxBytes(opt.MaxBytes); limit >= 0 && int64(len(page)) > limit {
 		return nil, fmt.Errorf("parse latexml page: %w: %d bytes, over the bound of %d", ErrTooLarge, len(page), limit)
 	}
-	stripped, mathErrors := stripMath(page)
-	root, err := html.Parse(bytes.NewReader(stripped))
-	stripped = nil
+	prepared, mathErrors := prepare(page)
+	limit := opt.MaxTree
+	switch {
+	case limit == 0:
+		limit = MaxTreeBytes
+	case limit < 0:
+		limit = -1
+	}
+	kept, cut := cutToBudget(prepared, limit)
+	parsed, total := len(kept), len(prepared)
+	root, err := html.Parse(bytes.NewReader(kept))
+	prepared, kept = nil, nil
 	if err != nil {
 		return nil, fmt.Errorf("parse latexml page: %w", err)
 	}
+	restoreFormatting(root)
 	p := &parser{
 		doc: &record.Document{
 			Authors:    []string{},
@@ -98,6 +112,10 @@ func Parse(page []byte, opt Options) (doc *record.Document, err error) {
 	}
 	if err := p.run(root, page, opt); err != nil {
 		return nil, err
+	}
+	if cut {
+		p.doc.Conversion.Truncated = true
+		p.note(budgetNote(parsed, total, limit))
 	}
 	return p.doc, nil
 }
@@ -335,14 +353,33 @@ func fragment(href string) string {
 // detectSource tells arXiv's pages from ar5iv's by their site chrome.
 func detectSource(page []byte) string {
 	switch {
-	case bytes.Contains(page, []byte("ar5iv-footer")) || bytes.Contains(page, []byte("ar5iv-severity-")) ||
-		bytes.Contains(page, []byte("ar5iv.labs.arxiv.org")):
+	case indexFrom(page, "ar5iv-footer", 2) >= 0 || indexFrom(page, "ar5iv-severity-", 2) >= 0 ||
+		indexFrom(page, "ar5iv.labs.arxiv.org", 2) >= 0:
 		return record.SourceAr5iv
-	case bytes.Contains(page, []byte(`<base href="/html/`)) || bytes.Contains(page, []byte("arxiv.org/html/")) ||
-		bytes.Contains(page, []byte("arxiv-html-papers")):
+	case bytes.Contains(page, []byte(`<base href="/html/`)) || indexFrom(page, "arxiv.org/html/", 2) >= 0 ||
+		indexFrom(page, "arxiv-html-papers", 2) >= 0:
 		return record.SourceArxiv
 	}
 	return record.SourceUnknown
+}
+
+// indexFrom is bytes.Index of pat in s, searching from pat's byte at r: a
+// byte rare in HTML ('5' of "ar5iv", 'x' of "arxiv") finds the candidates
+// faster than a common first one ('a').
+func indexFrom(s []byte, pat string, r int) int {
+	tail := []byte(pat[r:])
+	for off := r; off <= len(s); {
+		i := bytes.Index(s[off:], tail)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		if string(s[i-r:i]) == pat[:r] {
+			return i - r
+		}
+		off = i + 1
+	}
+	return -1
 }
 
 // pageID reads the arXiv ID from the page: arXiv's <base href="/html/ID/">
@@ -367,7 +404,7 @@ func (p *parser) pageID() string {
 func (p *parser) conversion(page []byte) {
 	c := &p.doc.Conversion
 	c.Severity = record.SeverityUnknown
-	if i := bytes.Index(page, []byte("ar5iv-severity-")); i >= 0 {
+	if i := indexFrom(page, "ar5iv-severity-", 2); i >= 0 {
 		rest := page[i+len("ar5iv-severity-"):]
 		j := 0
 		for j < len(rest) && rest[j] >= 'a' && rest[j] <= 'z' {

@@ -291,6 +291,29 @@ func TestFrontMatterVariants(t *testing.T) {
 	}
 }
 
+// TestAuthorLayouts covers author blocks whose names the layout, not a
+// separator, tells from the rest: the JMLR class's \name, \email, \addr
+// and \AND left unconverted (names with and without a footnote, e-mails
+// as plain text, an address on the name's line); a name, a line of
+// affiliation and "& Name" on the next line, in one personname; and an
+// organisation set smaller under the names. Names only: no affiliation,
+// address, e-mail or macro.
+func TestAuthorLayouts(t *testing.T) {
+	for _, tt := range []struct {
+		page string
+		want []string
+	}{
+		{"authors-jmlr.html", []string{"Ada Lovelace", "Charles Babbage", "Mary Somerville", "Alan Turing"}},
+		{"authors-breaks.html", []string{"Ada Lovelace", "Charles Babbage", "Mary Somerville"}},
+		{"authors-org.html", []string{"Ada Lovelace", "Charles Babbage", "Mary Somerville"}},
+	} {
+		d := parseFile(t, tt.page)
+		if !reflect.DeepEqual(d.Authors, tt.want) {
+			t.Errorf("%s: authors %q, want %q", tt.page, d.Authors, tt.want)
+		}
+	}
+}
+
 // inOrder reports whether every part occurs in text, each after the one
 // before.
 func inOrder(text string, parts ...string) bool {
@@ -326,5 +349,15 @@ func TestMaxBytes(t *testing.T) {
 	}
 	if MaxBytes(0) != MaxPageBytes || MaxBytes(-5) != -1 || MaxBytes(7) != 7 {
 		t.Errorf("MaxBytes: %d %d %d", MaxBytes(0), MaxBytes(-5), MaxBytes(7))
+	}
+}
+
+// TestIndexFrom checks the search that starts from a rare byte of the
+// pattern against bytes.Index.
+func TestIndexFrom(t *testing.T) {
+	for _, s := range []string{"", "ar5iv", "xar5iv-footer", "5iv-footer ar5iv-footer", "aar5iv-footer", "ar5iv-foote", "5iv-footer", "r5iv-footer ar5iv-footer!"} {
+		if got, want := indexFrom([]byte(s), "ar5iv-footer", 2), strings.Index(s, "ar5iv-footer"); got != want {
+			t.Errorf("indexFrom(%q) = %d, want %d", s, got, want)
+		}
 	}
 }

@@ -93,7 +93,9 @@ func (s titleScore) recall() float64 {
 // astronomy journal-volume-page styles, entries without a title) and of
 // the reference pages written for these tests (REVTeX, ApJ, MNRAS, IEEE,
 // APA, Chicago, Vancouver, LNCS, AMS, Nature, ACM, unconverted \bibinfo
-// markup). A title counts as right when it has the label's letters and
+// markup; the no-title styles of astronomy, with software records whose
+// authors include GitHub handles and whose title is "name/repo: version",
+// and titles that begin with "In"). A title counts as right when it has the label's letters and
 // digits; a title where the label has none, or another title, is wrong.
 func TestReferenceTitles(t *testing.T) {
 	sets := []struct {

@@ -61,3 +61,13 @@ func SentenceBounds(text string, cites [][2]int) [][2]int {
 	}
 	return sentenceBounds(text, spans)
 }
+
+// CutAbstractPrefix returns the text of a paragraph that opens with the
+// word "Abstract" as a label ("Abstract. We ...", "ABSTRACT: ...",
+// "Abstract — ..."), without it, and whether it does.
+func CutAbstractPrefix(t string) (string, bool) {
+	if !hasAbstractPrefix(t) {
+		return t, false
+	}
+	return trimAbstractPrefix(t), true
+}

@@ -34,11 +34,17 @@ const (
 // of their own) belong to the float around them, and so does the bare
 // <figure> a rotated float wraps its body in.
 func (p *parser) float(f *html.Node, sectionID string) {
+	p.floatAs(f, sectionID, isTableFloat(f))
+}
+
+// floatAs handles float f as a table float or not: a minipage holding a
+// table of its own is one whatever class LaTeXML gave it.
+func (p *parser) floatAs(f *html.Node, sectionID string, table bool) {
 	if p.seen[f] {
 		return
 	}
 	p.seen[f] = true
-	fl := floatBody{table: isTableFloat(f), sectionID: sectionID}
+	fl := floatBody{table: table, sectionID: sectionID}
 	slot := -1
 	if fl.table {
 		// Reserve the table's place before the floats nested in it.
@@ -106,7 +112,13 @@ func (p *parser) floatContent(n *html.Node, fl *floatBody, inPanel bool) {
 		case c.Type != html.ElementNode:
 		case isCaption(c):
 			p.caption(c, fl, inPanel)
-		case isPanel(c):
+		case !fl.table && isMinipageTable(c):
+			// A table in a minipage of a figure (\captionof{table}).
+			p.floatAs(c, sid, true)
+		case isPanel(c) || fl.table && hasClass(c, "ltx_minipage") && !isTableFloat(c):
+			// A panel, or the minipage a table float wraps its table and
+			// caption in (figure.ltx_figure.ltx_minipage).
+			p.seen[c] = true
 			p.floatContent(c, fl, true)
 		case fl.table && isTableFloat(c) && !numberedTable(c):
 			// A subtable ("(a) ...") or an uncaptioned part of this table.
@@ -195,6 +207,17 @@ func ownCaption(f *html.Node) *html.Node {
 		}
 	}
 	return nil
+}
+
+// isMinipageTable reports whether x is a minipage (of whatever element and
+// class) that is no table float but holds a table caption of its own
+// ("Table 2: ...", LaTeXML's ltx_tag_table).
+func isMinipageTable(x *html.Node) bool {
+	if !hasClass(x, "ltx_minipage") || isTableFloat(x) || isTabular(x) || x.DataAtom == atom.Table {
+		return false
+	}
+	c := ownCaption(x)
+	return c != nil && find(c, func(y *html.Node) bool { return hasClass(y, "ltx_tag_table") }) != nil
 }
 
 // isPanel reports whether x is a panel of a float (a minipage or subtable

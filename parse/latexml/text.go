@@ -182,8 +182,9 @@ func (w *textWriter) node(n *html.Node) {
 		case classListHas(cl, "ltx_phantom"):
 			// \phantom: space the size of invisible text, not text.
 			return
-		case classListHas(cl, "ltx_tag_equation"):
-			// An equation number "(11)" would open the next sentence.
+		case classListHas(cl, "ltx_tag_equation"), classListHas(cl, "ltx_tag_listingline"):
+			// An equation number "(11)" would open the next sentence, a
+			// code listing's line number run into its line ("3Based on").
 			return
 		case w.skipTags && classListHas(cl, "ltx_tag"):
 			return

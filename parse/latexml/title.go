@@ -111,6 +111,9 @@ func piecesTitle(text string, ps []piece, limit int, periodStyle bool) string {
 	if first == "" || nonTitle(first) || venueLike(first) || !looksLikeTitle(first) {
 		return ""
 	}
+	if journalHead(text, ps) {
+		return ""
+	}
 	end := min(ps[0].end, limit)
 	j := 0
 	for j+1 < len(ps) && ps[j+1].start < limit {
@@ -148,6 +151,21 @@ func piecesTitle(text string, ps []piece, limit int, periodStyle bool) string {
 		}
 	}
 	return cleanTitle(cutTitle(cutAtJournal(title), false))
+}
+
+// journalHead reports whether the first piece is one abbreviated word
+// that opens a journal's name, the rest split off at its full stop and
+// followed by numbers: "Astrophys. Space Sci., 320, 55".
+func journalHead(text string, ps []piece) bool {
+	first := text[ps[0].start:ps[0].end]
+	if ps[0].sep != '.' || strings.ContainsAny(first, " \n") || !abbreviationLike(first+".") || len(ps) < 3 {
+		return false
+	}
+	rest := text[ps[1].start:ps[1].end]
+	if ps[1].sep == '.' {
+		rest += "."
+	}
+	return venueLike(first+". "+rest) && isVolumePiece(text[ps[2].start:ps[2].end])
 }
 
 // cutAtJournal cuts a title that runs on into a journal abbreviation and
@@ -352,6 +370,22 @@ func authorsEnd(text string, ps []piece) (int, bool) {
 		if isYearPiece(t) {
 			return i, false
 		}
+		if groupBeforeYear(t) {
+			// "The pandas development team 2020, pandas-dev/pandas: ...".
+			return i + 1, false
+		}
+		if isHandle(t) {
+			// "Ginsburg A., bsipocz, keflavich, 2019, ...": the GitHub
+			// handles a software record lists among its authors, up to
+			// the year.
+			j := i
+			for j < len(ps) && isHandle(text[ps[j].start:ps[j].end]) {
+				j++
+			}
+			if j < len(ps) && isYearPiece(text[ps[j].start:ps[j].end]) {
+				return j, false
+			}
+		}
 		k, kind := namePrefix(t, isYearPiece(nextPieceText(text, ps, i)), surname)
 		if kind == nameNone && i == 0 && ps[0].sep == '.' && len(ps) > 1 && groupName(t) {
 			// "Intergovernmental Panel on Climate Change. Climate Change
@@ -405,6 +439,27 @@ func authorsEnd(text string, ps []piece) (int, bool) {
 		}
 	}
 	return len(ps), false
+}
+
+// isHandle reports whether piece t is a user name of a code host (a GitHub
+// handle: "bsipocz", "k-mensah", "adrn"): one word of lower-case letters,
+// digits, hyphens and underscores, with a letter.
+func isHandle(t string) bool {
+	if len(t) < 2 || len(t) > 39 || particles[t] || t == "and" || t == "et" || t == "al" {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			letter = true
+		case isDigit(c) || (c == '-' || c == '_') && i > 0:
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 func nextPieceText(text string, ps []piece, i int) string {
@@ -513,6 +568,15 @@ var groupWords = map[string]bool{
 	"collaboration": true, "consortium": true, "team": true, "group": true, "committee": true,
 	"organization": true, "organisation": true, "association": true, "society": true, "institute": true,
 	"project": true, "foundation": true, "council": true, "agency": true, "authors": true,
+	"developers": true, "contributors": true, "community": true,
+}
+
+// groupBeforeYear reports whether piece t is a body's name followed by
+// the year: "The pandas development team 2020", "Astropy Collaboration
+// 2018".
+func groupBeforeYear(t string) bool {
+	f := strings.Fields(t)
+	return len(f) >= 3 && isYearPiece(f[len(f)-1]) && groupWords[strings.ToLower(strings.Trim(f[len(f)-2], ".,;"))]
 }
 
 func endsWithGroup(t string) bool {
@@ -697,6 +761,9 @@ func nonTitle(s string) bool {
 				r, _ := utf8.DecodeRuneInString(s[3:])
 				return unicode.IsUpper(r)
 			}
+			if p == "in " && inTitle(s) {
+				return false
+			}
 			return true
 		}
 	}
@@ -705,6 +772,18 @@ func nonTitle(s string) bool {
 		return true
 	}
 	return reURL.MatchString(s) && strings.Count(s, " ") < 2
+}
+
+// inTitle reports whether s, which opens with "In ", is a title that
+// begins with the word ("In search of lost time", "In defense of ..."),
+// not the "In" before a venue ("In Proceedings of", "In ICML", "In J.
+// Smith (ed.)"): a venue's next word is capitalised.
+func inTitle(s string) bool {
+	if !strings.HasPrefix(s, "In ") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(strings.TrimLeft(s[3:], " "))
+	return unicode.IsLower(r)
 }
 
 // wordEnds reports whether a prefix of length n of s ends a word.

@@ -325,3 +325,70 @@ func TestTrimArxivIdno(t *testing.T) {
 		}
 	}
 }
+
+func TestSniff(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{`<?xml version="1.0"?>` + "\n" + `<TEI xmlns="http://www.tei-c.org/ns/1.0">`, true},
+		{`<TEI>`, true},
+		{`<!-- GROBID --><TEI xml:space="preserve">`, true},
+		{`<!DOCTYPE html><html><body><p>&lt;TEI&gt; <TEI></p>`, false},
+		{`<TEIx>`, false},
+		{`<html>`, false},
+		{``, false},
+	} {
+		if got := Sniff([]byte(tt.in)); got != tt.want {
+			t.Errorf("Sniff(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestMetadataMistakes covers GROBID's metadata mistakes that the TEI
+// itself shows: the abstract left as the body's opening "Abstract."
+// paragraph, in a section headed "Abstract" or as its first paragraph, and
+// an author repeated, or in a spelling cut where an accented letter stood.
+// Each correction is noted; a name that goes on in ASCII ("Wei Li", "Wei
+// Lin") is another author.
+func TestMetadataMistakes(t *testing.T) {
+	d := parseFile(t, "edge-metadata.tei.xml")
+	if want := "We study how small economies trade [1]. Exports rise with openness."; d.Abstract != want || len(d.Preamble) != 0 {
+		t.Errorf("abstract %q, preamble %q; want the opening paragraph as the abstract", d.Abstract, d.Preamble)
+	}
+	if want := []string{"Guy Paré", "Ana Silva", "Wei Li", "Wei Lin"}; !reflect.DeepEqual(d.Authors, want) {
+		t.Errorf("authors %q, want %q", d.Authors, want)
+	}
+	if len(d.Mentions) != 1 || d.Mentions[0].SectionID != SectionAbstract {
+		t.Errorf("mentions %+v: want the abstract's citation, in the abstract", d.Mentions)
+	}
+	notes := strings.Join(d.Conversion.Notes, "\n")
+	for _, want := range []string{"abstract read from the paragraph", `author "Guy Par" dropped`, `author "Ana Silva" dropped`} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if !strings.HasPrefix(d.FullText, "Munich Personal RePEc Archive\n\nAbstract\nWe study") {
+		t.Errorf("full text opens %q", d.FullText[:min(len(d.FullText), 80)])
+	}
+
+	// A section headed "Abstract", and an "Abstract:" first paragraph.
+	data, err := os.ReadFile(filepath.Join("testdata", "tei", "edge-metadata.tei.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ old, new string }{
+		{`<p><s>Abstract. We study`, `<div><head>Abstract</head><p><s>We study`},
+		{`<p><s>Abstract. We study`, `<div><head n="1">Introduction</head><p><s>ABSTRACT: We study`},
+	} {
+		page := strings.Replace(string(data), tt.old, tt.new, 1)
+		page = strings.Replace(page, `Exports rise with openness.</s></p>`, `Exports rise with openness.</s></p></div>`, 1)
+		d, err := Parse([]byte(page), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Abstract != "We study how small economies trade [1]. Exports rise with openness." || len(d.Sections) == 0 || d.Sections[0].Heading != "Introduction" {
+			t.Errorf("%s: abstract %q, first section %+v", tt.new, d.Abstract, d.Sections[0])
+		}
+	}
+}

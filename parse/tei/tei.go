@@ -16,6 +16,7 @@
 package tei
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -50,13 +51,45 @@ type Options struct {
 	ID string
 	// URL is where the PDF was fetched from.
 	URL string
+	// MaxTree bounds the estimated cost of the TEI's tree (0:
+	// MaxTreeBytes; negative: no bound): a TEI that would pass it is read
+	// only as far as it stays within it, and says so.
+	MaxTree int64
+}
+
+// Sniff reports whether data looks like a TEI document: a <TEI root
+// element near its start, after the XML declaration and comments.
+func Sniff(data []byte) bool {
+	head := data[:min(len(data), 4096)]
+	i := bytes.Index(head, []byte("<TEI"))
+	if i < 0 || i+4 < len(head) && !isXMLNameEnd(head[i+4]) {
+		return false
+	}
+	// Only a prolog before it: no element of another kind.
+	for j := 0; j < i; {
+		k := bytes.IndexByte(head[j:i], '<')
+		if k < 0 {
+			break
+		}
+		j += k
+		if j+1 < i && head[j+1] != '?' && head[j+1] != '!' {
+			return false
+		}
+		j++
+	}
+	return true
+}
+
+func isXMLNameEnd(c byte) bool {
+	return c == '>' || c == '/' || c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
 // Parse parses one GROBID TEI document. It never panics: a TEI without
 // content yields a Document whose Conversion says so; input that is not
 // TEI yields ErrNotTEI, and input over the bounds ErrTooLarge or
-// ErrTooDeep. A document cut short is parsed as far as it goes and marked
-// Conversion.Truncated.
+// ErrTooDeep. A document cut short, or one whose tree would pass the
+// parse budget (MaxTreeBytes), is parsed as far as it goes (or as the
+// budget allows) and marked Conversion.Truncated.
 func Parse(data []byte, opt Options) (doc *record.Document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -64,7 +97,18 @@ func Parse(data []byte, opt Options) (doc *record.Document, err error) {
 			err = fmt.Errorf("parse tei: internal error: %v\n%s", r, debug.Stack())
 		}
 	}()
-	root, truncated, err := readTree(data)
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("parse tei: %w: %d bytes exceed the limit of %d", ErrTooLarge, len(data), MaxSize)
+	}
+	limit := opt.MaxTree
+	switch {
+	case limit == 0:
+		limit = MaxTreeBytes
+	case limit < 0:
+		limit = -1
+	}
+	kept, cut := cutToBudget(data, limit)
+	root, truncated, err := readTree(kept)
 	if err != nil {
 		return nil, fmt.Errorf("parse tei: %w", err)
 	}
@@ -80,7 +124,11 @@ func Parse(data []byte, opt Options) (doc *record.Document, err error) {
 		bibKeys:   map[string]bool{},
 		placement: map[string]string{},
 	}
-	p.run(root, truncated, opt)
+	p.run(root, truncated && !cut, opt)
+	if cut {
+		p.doc.Conversion.Truncated = true
+		p.note(budgetNote(len(kept), len(data), limit))
+	}
 	return p.doc, nil
 }
 
@@ -151,6 +199,7 @@ func (p *parser) run(root *node, truncated bool, opt Options) {
 		}
 	}
 	p.sections(containers)
+	p.metadata()
 	d.FullText = latexml.FullText(d)
 
 	switch {

@@ -121,6 +121,18 @@ func readTree(data []byte) (root *node, truncated bool, err error) {
 	d.CharsetReader = charset.NewReaderLabel
 	var stack []*node
 	elements := 0
+	// Text that comments or processing instructions cut is one node: its
+	// pieces are gathered here and set when the next tag comes (adding
+	// them one by one to a string made a TEI of "a<!---->" quadratic).
+	var open *node
+	var pieces []byte // open's text once a second piece came
+	flush := func() {
+		if open != nil && len(pieces) > 0 {
+			open.text = string(pieces)
+		}
+		open, pieces = nil, pieces[:0]
+	}
+	defer flush()
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -140,6 +152,7 @@ func readTree(data []byte) (root *node, truncated bool, err error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			flush()
 			elements++
 			if elements > MaxElements {
 				return nil, false, fmt.Errorf("%w: more than %d elements", ErrTooLarge, MaxElements)
@@ -167,16 +180,23 @@ func readTree(data []byte) (root *node, truncated bool, err error) {
 			}
 			stack = append(stack, n)
 		case xml.EndElement:
+			flush()
 			stack = stack[:len(stack)-1]
 		case xml.CharData:
 			if len(stack) == 0 {
 				continue
 			}
 			p := stack[len(stack)-1]
-			if k := len(p.children); k > 0 && p.children[k-1].name == "" {
-				p.children[k-1].text += string(t) // CDATA next to text
+			if k := len(p.children); k > 0 && p.children[k-1] == open {
+				// Text after a comment, CDATA next to text.
+				if len(pieces) == 0 {
+					pieces = append(pieces, open.text...)
+				}
+				pieces = append(pieces, t...)
 			} else {
-				p.children = append(p.children, &node{text: string(t)})
+				flush()
+				open = &node{text: string(t)}
+				p.children = append(p.children, open)
 			}
 		}
 	}
