@@ -65,7 +65,7 @@ type feed struct {
 	// ("" when S2 answered null); fresh holds the answers of this run
 	// until that target's record is written.
 	memo     map[string]string
-	fresh    map[string]*s2.Paper
+	fresh    map[string]*record.ScholarPaper
 	memoOnce sync.Once
 	memoErr  error
 	steps    int // targets walked
@@ -126,7 +126,7 @@ func (s *Runner) Feed(ctx context.Context, keys []string, drain <-chan struct{})
 	keys = slices.Clone(keys)
 	f := &feed{r: s, keys: keys, index: make(map[string]int, len(keys)), refresh: s.Refresh, drain: drain,
 		flushAfter: s.FlushAfter, workers: s.FeedWorkers,
-		waiting: map[string][]int{}, memo: map[string]string{}, fresh: map[string]*s2.Paper{}, st: make([]keyState, len(keys))}
+		waiting: map[string][]int{}, memo: map[string]string{}, fresh: map[string]*record.ScholarPaper{}, st: make([]keyState, len(keys))}
 	if f.flushAfter <= 0 {
 		f.flushAfter = DefaultFlushAfter
 	}

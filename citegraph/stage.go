@@ -217,7 +217,7 @@ func (s *Runner) process(ctx context.Context, key string, refresh, asked bool) (
 	}
 
 	// The target's own S2 record tells whether S2 knows the paper at all.
-	var target *s2.Paper
+	var target *record.ScholarPaper
 	refs := record.S2ReferenceList{Status: record.S2OK}
 	if s.S2 != nil {
 		target, requested, err = s.s2Target(ctx, key, refresh)
@@ -231,7 +231,7 @@ func (s *Runner) process(ctx context.Context, key string, refresh, asked bool) (
 			return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
 		}
 	}
-	var filled map[string]*s2.Paper
+	var filled map[string]*record.ScholarPaper
 	if refs.List != nil {
 		var req bool
 		filled, req, err = s.fill(ctx, key, refs.List, refresh)
@@ -275,7 +275,7 @@ func (s *Runner) document(ctx context.Context, key string) (*record.Document, er
 
 // s2Target returns S2's record of the target (nil when S2 does not know
 // it), stored or asked.
-func (s *Runner) s2Target(ctx context.Context, key string, refresh bool) (*s2.Paper, bool, error) {
+func (s *Runner) s2Target(ctx context.Context, key string, refresh bool) (*record.ScholarPaper, bool, error) {
 	var stored record.S2Paper
 	if !refresh {
 		if _, err := s.Store.GetJSON(ctx, key, record.S2Papers.Name(), &stored); err == nil {
@@ -298,7 +298,7 @@ func (s *Runner) s2Target(ctx context.Context, key string, refresh bool) (*s2.Pa
 }
 
 // s2References returns the target's S2 reference list, stored or asked.
-func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper, refresh bool) (record.S2ReferenceList, bool, error) {
+func (s *Runner) s2References(ctx context.Context, key string, target *record.ScholarPaper, refresh bool) (record.S2ReferenceList, bool, error) {
 	var refs record.S2ReferenceList
 	if !refresh {
 		if _, err := s.Store.GetJSON(ctx, key, record.S2References.Name(), &refs); err == nil {
@@ -334,8 +334,8 @@ func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper,
 
 // fill asks the batch endpoint for the abstracts, dates and identifiers
 // that reference edges lack (S2 often omits abstracts under citedPaper).
-func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList, refresh bool) (map[string]*s2.Paper, bool, error) {
-	filled := map[string]*s2.Paper{}
+func (s *Runner) fill(ctx context.Context, key string, list *record.ScholarReferences, refresh bool) (map[string]*record.ScholarPaper, bool, error) {
+	filled := map[string]*record.ScholarPaper{}
 	if !refresh {
 		if _, err := s.Store.GetJSON(ctx, key, record.S2Batches.Name(), &filled); err == nil {
 			return filled, false, nil
@@ -371,7 +371,7 @@ func (s *Runner) fillFields() []string {
 // FillIDs lists the cited papers of list whose edges lack an abstract, a
 // date or identifiers, each once, in list order: what the batch endpoint
 // is asked to fill.
-func FillIDs(list *s2.ReferenceList) []string {
+func FillIDs(list *record.ScholarReferences) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, r := range list.Edges {
@@ -389,7 +389,7 @@ func FillIDs(list *s2.ReferenceList) []string {
 
 // toRef reduces an S2 edge to a Ref, taking fields the edge lacks from the
 // batch answer.
-func toRef(r s2.Reference, extra *s2.Paper) Ref {
+func toRef(r record.ScholarReference, extra *record.ScholarPaper) Ref {
 	p := r.CitedPaper
 	out := Ref{
 		PaperID:       p.PaperID,
@@ -459,7 +459,7 @@ func toRef(r s2.Reference, extra *s2.Paper) Ref {
 // meta assembles the target's metadata. The date that decides the split is
 // arXiv's v1 date from the arXiv API; without it, the year and month of the
 // ID (the month the paper entered arXiv) are used and the source says so.
-func (s *Runner) meta(ctx context.Context, key string, doc *record.Document, target *s2.Paper) record.TargetMeta {
+func (s *Runner) meta(ctx context.Context, key string, doc *record.Document, target *record.ScholarPaper) record.TargetMeta {
 	m := record.TargetMeta{ArxivID: key, Sources: map[string]string{}}
 	if doc != nil && doc.Title != nil {
 		m.Title, m.Sources["title"] = *doc.Title, "html"

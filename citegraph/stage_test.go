@@ -966,7 +966,7 @@ func TestStageBatchFailureKeepsPages(t *testing.T) {
 	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+key, 600, simtest.Synth{NullAbstract: 2})
 	// Its own record was stored by an earlier run: the only batch is the
 	// fill, and it fails for good.
-	if _, err := record.S2Papers.Put(e.ctx, e.store, key, &record.S2Paper{Found: true, Paper: &s2.Paper{PaperID: strings.Repeat("ab", 20)}}, nil); err != nil {
+	if _, err := record.S2Papers.Put(e.ctx, e.store, key, &record.S2Paper{Found: true, Paper: &record.ScholarPaper{PaperID: strings.Repeat("ab", 20)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	e.s2.Script(sim.S2BatchPath, sim.TooManyRequests, sim.Forever)

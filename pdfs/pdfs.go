@@ -28,7 +28,6 @@ import (
 
 	"github.com/groundwork/curate/client/grobid"
 	"github.com/groundwork/curate/client/oapdf"
-	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/keylock"
 	"github.com/groundwork/curate/internal/membudget"
@@ -216,8 +215,8 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 // s2Papers returns what Semantic Scholar said of the target's cited
 // papers, by paper ID: the reference edge's record, with the fields it
 // lacks taken from the batch answer that filled it.
-func s2Papers(ctx context.Context, st *store.Store, targetKey string) (map[string]*s2.Paper, error) {
-	out := map[string]*s2.Paper{}
+func s2Papers(ctx context.Context, st *store.Store, targetKey string) (map[string]*record.ScholarPaper, error) {
+	out := map[string]*record.ScholarPaper{}
 	refs, ok, err := record.S2References.Lookup(ctx, st, targetKey)
 	if err != nil || !ok || refs.List == nil {
 		return out, err // no edges: no candidates
@@ -263,7 +262,7 @@ const OriginArxiv = "arxiv"
 // candidates returns where a source's PDF may come from: for a paper on
 // arXiv, arXiv's PDF first (S2's openAccessPdf usually names it too);
 // then the ACL Anthology's and S2's (oapdf.Candidates).
-func candidates(src Source, p *s2.Paper) []oapdf.Candidate {
+func candidates(src Source, p *record.ScholarPaper) []oapdf.Candidate {
 	cands := oapdf.Candidates(p)
 	id, err := arxiv.Parse(strings.TrimSpace(src.ArxivID))
 	if err != nil {
@@ -320,7 +319,7 @@ func (s *Stage) fetch(ctx context.Context, c *record.PDFCandidate) (*oapdf.PDF, 
 
 // source works on one source, whose Semantic Scholar record is rec (nil
 // when citegraph has none); the error fails the target.
-func (s *Stage) source(ctx context.Context, src Source, rec *s2.Paper) (PaperResult, error) {
+func (s *Stage) source(ctx context.Context, src Source, rec *record.ScholarPaper) (PaperResult, error) {
 	cands := candidates(src, rec)
 	res := PaperResult{Key: src.Key, Outcome: NotNeeded}
 	items := record.PaperItems(src.ArxivID, src.S2PaperID, src.Title)
@@ -456,7 +455,7 @@ func toRecord(cands []oapdf.Candidate) []record.PDFCandidate {
 type paper struct {
 	s         *Stage
 	item      string
-	rec       *s2.Paper // the paper's Semantic Scholar record, or nil
+	rec       *record.ScholarPaper // the paper's Semantic Scholar record, or nil
 	prev      *record.PDFOutcome
 	out       *record.PDFOutcome
 	requested bool

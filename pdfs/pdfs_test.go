@@ -19,7 +19,6 @@ import (
 
 	"github.com/groundwork/curate/client/grobid"
 	"github.com/groundwork/curate/client/oapdf"
-	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/membudget"
 	"github.com/groundwork/curate/parse/tei"
@@ -177,13 +176,13 @@ func (e *env) at(path string) string { return "http://pdfs.test:" + e.pdfs.port 
 // source, with the given open-access URL.
 func (e *env) edges(t *testing.T, papers map[string]string) {
 	t.Helper()
-	list := &s2.ReferenceList{PaperID: "ARXIV:" + target}
+	list := &record.ScholarReferences{PaperID: "ARXIV:" + target}
 	for id, url := range papers {
-		p := s2.Paper{PaperID: id, ExternalIDs: &s2.ExternalIDs{DOI: "10.5555/" + id}, OpenAccessPDF: &s2.OpenAccessPDF{URL: url, Status: "GOLD", License: "CCBY"}}
+		p := record.ScholarPaper{PaperID: id, ExternalIDs: &record.ScholarIDs{DOI: "10.5555/" + id}, OpenAccessPDF: &record.ScholarPDF{URL: url, Status: "GOLD", License: "CCBY"}}
 		if url == "" {
-			p.OpenAccessPDF = &s2.OpenAccessPDF{Status: "CLOSED"}
+			p.OpenAccessPDF = &record.ScholarPDF{Status: "CLOSED"}
 		}
-		list.Edges = append(list.Edges, s2.Reference{CitedPaper: p})
+		list.Edges = append(list.Edges, record.ScholarReference{CitedPaper: p})
 	}
 	if _, err := record.S2References.Put(context.Background(), e.st, target, &record.S2ReferenceList{Status: record.S2OK, List: list}, nil); err != nil {
 		t.Fatal(err)
