@@ -261,7 +261,7 @@ func (f *Fetcher) markDone(ctx context.Context, key string) {
 
 // reparse parses a stored raw page that has no Document yet.
 func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
-	page, rec, err := f.Store.GetBytes(ctx, record.Key(id), record.Raw)
+	page, rec, err := record.RawPages.Get(ctx, f.Store, record.Key(id))
 	if err != nil {
 		return nil, false
 	}
@@ -334,7 +334,7 @@ func (f *Fetcher) download(ctx context.Context, id arxiv.ID) (*record.Document, 
 	}
 	// The raw page is kept before parsing, so a parser bug loses nothing:
 	// a later parser version can re-read it without a request.
-	if _, err := f.Store.PutBytes(ctx, key, record.Raw, page, meta); err != nil {
+	if _, err := record.RawPages.Put(ctx, f.Store, key, page, meta); err != nil {
 		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
 	}
 	doc, err := f.parse(ctx, page, id, source, pageURL)
@@ -391,7 +391,7 @@ func (f *Fetcher) fromArchive(ctx context.Context, id arxiv.ID) (*record.Documen
 		meta["severity"] = page.Severity
 	}
 	key := record.Key(id)
-	if _, err := f.Store.PutBytes(ctx, key, record.Raw, page.Body, meta); err != nil {
+	if _, err := record.RawPages.Put(ctx, f.Store, key, page.Body, meta); err != nil {
 		return nil, false, fmt.Errorf("fetch %s: %w", id, err)
 	}
 	if _, err := f.Store.PutJSON(ctx, key, record.Documents.Name(), doc, map[string]string{"source": record.SourceArchive}); err != nil {

@@ -158,7 +158,7 @@ func TestFetchMisbehavingServers(t *testing.T) {
 		if _, err := st.GetJSON(context.Background(), r.ID, record.Documents.Name(), &doc); err != nil {
 			t.Errorf("%s: document not stored: %v", tt.id, err)
 		}
-		raw, rec, err := st.GetBytes(context.Background(), r.ID, record.Raw)
+		raw, rec, err := record.RawPages.Get(context.Background(), st, r.ID)
 		if err != nil || len(raw) == 0 || rec.Meta["source"] != tt.source {
 			t.Errorf("%s: raw page not stored with its source: %v %v", tt.id, err, rec.Meta)
 		}
@@ -275,7 +275,7 @@ func TestFetchWrongPage(t *testing.T) {
 		t.Errorf("wrong page stored as a document: %v", err)
 	}
 	// The raw page is kept for inspection.
-	if _, _, err := st.GetBytes(context.Background(), "2401.00001", record.Raw); err != nil {
+	if _, _, err := record.RawPages.Get(context.Background(), st, "2401.00001"); err != nil {
 		t.Errorf("raw page not kept: %v", err)
 	}
 }
@@ -338,7 +338,7 @@ func TestFetchReparsesStoredPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutBytes(context.Background(), "2507.11127", record.Raw, page, map[string]string{"source": "arxiv", "url": "https://arxiv.org/html/2507.11127"}); err != nil {
+	if _, err := st.PutBytes(context.Background(), "2507.11127", record.RawPages.Name(), page, map[string]string{"source": "arxiv", "url": "https://arxiv.org/html/2507.11127"}); err != nil {
 		t.Fatal(err)
 	}
 	r := f.Fetch(context.Background(), "2507.11127")

@@ -8,9 +8,10 @@
 // grobid) and parses the TEI into a Document (package tei).
 //
 // Everything is stored under the paper's own item, as its cards are: the
-// PDF as downloaded (record.PDF, content-addressed by the store), the TEI
-// as GROBID sent it (record.TEI), the Document (record.PDFDocuments) and
-// the outcome with the candidates and their licences (record.PDFOutcomes).
+// PDF as downloaded (record.PDFFiles, content-addressed by the store), the
+// TEI as GROBID sent it (record.TEIFiles), the Document
+// (record.PDFDocuments) and the outcome with the candidates and their
+// licences (record.PDFOutcomes).
 // A later run reuses each step: a stored TEI is parsed again without
 // GROBID, a stored PDF converted again without downloading it.
 package pdfs
@@ -371,16 +372,16 @@ func (s *Stage) source(ctx context.Context, src Source, rec *record.ScholarPaper
 	case s.standing(prev, p.out.Candidates):
 		res.Outcome, res.Reason = Reused, prev.Reason
 		return res, nil
-	case has[record.TEI]:
+	case has[record.TEIFiles.Name()]:
 		err = p.fromTEI(ctx)
-	case has[record.PDF]:
+	case has[record.PDFFiles.Name()]:
 		err = p.fromPDF(ctx)
 	default:
 		err = p.download(ctx)
 	}
 	// A stored TEI or PDF whose blob is lost reads as absent: the PDF is
 	// converted again, or downloaded again.
-	if errors.Is(err, store.ErrNotFound) && has[record.TEI] && has[record.PDF] {
+	if errors.Is(err, store.ErrNotFound) && has[record.TEIFiles.Name()] && has[record.PDFFiles.Name()] {
 		err = p.fromPDF(ctx)
 	}
 	if errors.Is(err, store.ErrNotFound) {
@@ -491,7 +492,7 @@ func (p *paper) download(ctx context.Context) error {
 			"url": pdf.URL, "final_url": pdf.FinalURL, "origin": c.Origin, "license": c.License,
 			"oa_status": c.Status, "content_type": pdf.ContentType, "sha256": pdf.SHA256,
 		}
-		if _, err := p.s.Store.PutBytes(ctx, p.item, record.PDF, pdf.Body, meta); err != nil {
+		if _, err := record.PDFFiles.Put(ctx, p.s.Store, p.item, pdf.Body, meta); err != nil {
 			return err
 		}
 		p.out.URL, p.out.FinalURL, p.out.SHA256, p.out.License = pdf.URL, pdf.FinalURL, pdf.SHA256, c.License
@@ -530,7 +531,7 @@ func refused(err error) bool {
 
 // fromPDF converts the stored PDF again (a TEI was never stored).
 func (p *paper) fromPDF(ctx context.Context) error {
-	body, rec, err := p.s.Store.GetBytes(ctx, p.item, record.PDF)
+	body, rec, err := record.PDFFiles.Get(ctx, p.s.Store, p.item)
 	if err != nil {
 		return err
 	}
@@ -568,7 +569,7 @@ func (p *paper) convert(ctx context.Context, pdf []byte, url string) error {
 		return err
 	}
 	meta := map[string]string{"pdf_sha256": p.out.SHA256, "url": url}
-	if _, err := p.s.Store.PutBytes(ctx, p.item, record.TEI, teiXML, meta); err != nil {
+	if _, err := record.TEIFiles.Put(ctx, p.s.Store, p.item, teiXML, meta); err != nil {
 		return err
 	}
 	return p.parse(ctx, teiXML, url)
@@ -577,7 +578,7 @@ func (p *paper) convert(ctx context.Context, pdf []byte, url string) error {
 // fromTEI parses the stored TEI again (no Document was stored, or it was
 // lost).
 func (p *paper) fromTEI(ctx context.Context) error {
-	data, rec, err := p.s.Store.GetBytes(ctx, p.item, record.TEI)
+	data, rec, err := record.TEIFiles.Get(ctx, p.s.Store, p.item)
 	if err != nil {
 		return err
 	}

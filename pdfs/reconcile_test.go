@@ -97,7 +97,7 @@ func TestMetadataReconciled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.st.PutBytes(ctx, "s2:mpra", record.TEI, tei, nil); err != nil {
+	if _, err := record.TEIFiles.Put(ctx, e.st, "s2:mpra", tei, nil); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.stage.ProcessTarget(ctx, target, []Source{src("mpra")})
