@@ -13,9 +13,11 @@ import (
 // The files in testdata/stored are records as stores hold them: written
 // by the shapes that embedded the Semantic Scholar and arXiv API clients'
 // types (demo-* by `curate demo` itself, the others from values that set
-// every field), and arxiv-meta-legacy.json as stores wrote it before the
-// entry's fields had snake_case names. Every store keeps such records, so
-// the shapes of today must read them, and write them again byte for byte.
+// every field; sft-reject.json in the field order of the sft package's
+// own shape of it), and arxiv-meta-legacy.json as stores wrote it before
+// the entry's fields had snake_case names. Every store keeps such
+// records, so the shapes of today must read them, and write them again
+// byte for byte.
 
 // storedCase is one stored record: read into its kind's shape, checked,
 // and written again.
@@ -157,6 +159,11 @@ func TestStoredRecordsRead(t *testing.T) {
 	storedCase[ArxivMeta]{file: "demo-arxiv-meta.json", kind: ArxivMetas, check: func(t *testing.T, v *ArxivMeta) {
 		want(t, "primary category", v.Entry.PrimaryCategory, "cs.CL")
 		want(t, "comment", v.Entry.Comment, "12 pages, 3 figures")
+	}}.run(t, st)
+	storedCase[SFTReject]{file: "sft-reject.json", kind: SFTRejects, check: func(t *testing.T, v *SFTReject) {
+		want(t, "stage", v.Stage, "sft-ideas")
+		want(t, "attempts", v.Attempts, 2)
+		want(t, "at", v.At.Format("2006-01-02T15:04:05Z07:00"), "2026-11-30T08:15:00Z")
 	}}.run(t, st)
 	storedCase[ArxivMeta]{file: "arxiv-meta-legacy.json", kind: ArxivMetas, rewritten: true, check: func(t *testing.T, v *ArxivMeta) {
 		want(t, "primary category", v.Entry.PrimaryCategory, "cs.LG")
