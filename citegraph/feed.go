@@ -306,7 +306,7 @@ func (f *feed) step(i int) {
 		fail(err)
 		return
 	}
-	if refs.List == nil || !f.refresh && f.r.has(ctx, key, record.S2Batches.Name()) {
+	if refs.List == nil || !f.refresh && record.S2Batches.Has(ctx, f.r.Store, key) {
 		// Nothing to fill (no list), or filled already.
 		f.mu.Lock()
 		f.steps++
@@ -613,7 +613,7 @@ func (s *Runner) lookupArxiv(ctx context.Context, keys []string, refresh bool) e
 	}
 	var want []string
 	for _, k := range keys {
-		if !refresh && s.has(ctx, k, record.ArxivMetas.Name()) {
+		if !refresh && record.ArxivMetas.Has(ctx, s.Store, k) {
 			continue
 		}
 		want = append(want, k)
