@@ -96,7 +96,8 @@ func (c *Corpus) HTML(site string, id arxiv.ID) ([]byte, bool) {
 }
 
 // AddS2Paper registers a paper record: anything that marshals to a JSON
-// object in S2's shape (a recorded body, an S2Paper, an s2.Paper, a map).
+// object in S2's shape (a recorded body, an S2Paper, a
+// record.ScholarPaper, a map).
 // It returns the paperId. The paper answers to its paperId, corpusId and
 // externalIds (ArXiv, DOI, CorpusId, MAG, ACL, PubMed, PubMedCentral) and
 // to ids. A record without paperId gets one derived from ids[0].
@@ -192,7 +193,7 @@ func (c *Corpus) AliasS2(id string, aliases ...string) {
 // SetS2References makes edges the reference list of paper id (a stub when
 // id is unknown), served in that order. Each edge is a data element of the
 // references endpoint (a recorded element, a marshalled S2Edge or
-// s2.Reference). A citedPaper whose paperId is "" is served with a null
+// record.ScholarReference). A citedPaper whose paperId is "" is served with a null
 // paperId, as S2 sends unresolved references.
 func (c *Corpus) SetS2References(id string, edges []json.RawMessage) error {
 	raw := make([]json.RawMessage, len(edges))

@@ -555,13 +555,13 @@ func TestIDForms(t *testing.T) {
 	}
 }
 
-// TestUnresolvedFromReference: an s2.Reference with an empty paperId is
+// TestUnresolvedFromReference: an record.ScholarReference with an empty paperId is
 // served as S2 serves an unresolved reference, with paperId null.
 func TestUnresolvedFromReference(t *testing.T) {
 	t.Parallel()
 	c := sim.NewCorpus()
 	srv := simtest.Serve(t, sim.S2, c)
-	b, _ := json.Marshal(s2.Reference{CitedPaper: s2.Paper{Title: "D Scieur"}})
+	b := json.RawMessage(`{"contexts":null,"intents":null,"isInfluential":false,"citedPaper":{"paperId":"","externalIds":null,"title":"D Scieur"}}`)
 	if err := c.SetS2References("CorpusId:5", []json.RawMessage{b}); err != nil {
 		t.Fatal(err)
 	}
