@@ -12,10 +12,12 @@ import (
 // with papers missing HTML and a withheld reference list.
 func TestConformanceWorld(t *testing.T) {
 	w := newWorld(t, sim.WorldConfig{Seed: 21, Targets: 30, NoHTML: []int{3, 4}, Withheld: []int{5}})
+	var srv *sim.Servers
 	s := &conformance.Suite{
+		Service: func(name string) *sim.Service { return srv.Service(name) },
 		Start: func(t *testing.T) map[string]string {
 			names := []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI, sim.OAIPMH}
-			srv := start(t, w, sim.Options{Services: names, OAIPageSize: 7})
+			srv = start(t, w, sim.Options{Services: names, OAIPageSize: 7})
 			urls := map[string]string{}
 			for _, name := range names {
 				urls[name] = srv.URL(name)

@@ -19,13 +19,23 @@ import (
 // HTML returns the page site serves for id: arXiv the latest version of a
 // paper it has HTML for (or that version when asked for it), ar5iv the
 // page of a paper only ar5iv has.
+//
+// In a world of version histories (WorldConfig.Revisions, RevisedSource,
+// LateSource, NoV1HTML) arXiv serves every version's page (html/IDvN),
+// each as the paper stood then, but v1 of a NoV1HTML target; otherwise
+// the latest version's only.
 func (w *World) HTML(site string, id arxiv.ID) ([]byte, bool) {
 	p, ok := w.ByArxiv(id.String())
 	switch {
 	case !ok || p.HTML != site:
 		return nil, false
 	case site == HTMLArxiv && id.Version != 0 && id.Version != p.Version:
-		return nil, false
+		if !w.cfg.versioned() || p.IsTarget() && w.noV1HTML[p.Index] && id.Version == 1 {
+			return nil, false
+		}
+		if p, ok = p.AsOf(id.Version); !ok {
+			return nil, false
+		}
 	}
 	return w.Page(&p, site), true
 }
@@ -169,12 +179,9 @@ func (w *World) OAIRecords(prefix string) iter.Seq[OAIRecord] {
 		var recs []OAIRecord
 		add := func(p *Paper) {
 			m := OAIMeta{
-				ID: p.ArxivID, Datestamp: p.Updated, Created: p.Published, Versions: p.Version,
+				ID: p.ArxivID, Datestamp: p.Updated, VersionDates: p.Versions,
 				Authors: p.Authors, Title: p.Title, Abstract: p.Abstract, Categories: p.Categories,
 				License: "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
-			}
-			if p.Version > 1 {
-				m.Updated = p.Updated
 			}
 			recs = append(recs, m.Record(prefix))
 		}
