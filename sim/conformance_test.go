@@ -49,6 +49,9 @@ func TestConformanceWorld(t *testing.T) {
 			s.S2Lists = append(s.S2Lists, "ARXIV:"+p.ArxivID)
 		}
 		s.Entries = append(s.Entries, p.ArxivID)
+		if c, _ := w.S2Citing("ARXIV:" + p.ArxivID); len(c) > 0 && len(s.S2Cited) < 3 {
+			s.S2Cited = append(s.S2Cited, "ARXIV:"+p.ArxivID)
+		}
 	}
 	for j := range 10 {
 		if p := w.Background(j); p.DOI != "" {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -110,6 +111,10 @@ type World struct {
 	revised  map[int]int
 	late     map[int]int
 	noV1HTML map[int]bool
+	// citedBy is who cites each paper (kind, index -> citing kind,
+	// index, reference position), built once when citations are asked.
+	citedOnce sync.Once
+	citedBy   map[[2]int][][3]int
 }
 
 // NewWorld returns the world cfg describes.

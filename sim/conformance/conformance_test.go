@@ -141,6 +141,20 @@ func TestSuiteFails(t *testing.T) {
 	if err := conformance.CheckArxivPage([]byte("<html><body>No content</body></html>")); err == nil {
 		t.Error("a page without LaTeXML markup passes")
 	}
+	// Citations pages S2 would not send.
+	for name, body := range map[string]string{
+		"citedPaper nested":  `{"offset":0,"data":[{"citedPaper":{"paperId":"0123456789012345678901234567890123456789","title":"T"}}]}`,
+		"null citingPaper":   `{"offset":0,"data":[{"citingPaper":null}]}`,
+		"data null":          `{"offset":0,"data":null}`,
+		"next on a lone one": `{"offset":0,"next":5,"data":[{"citingPaper":{"paperId":"0123456789012345678901234567890123456789","title":"T"}}]}`,
+	} {
+		if _, _, err := conformance.CheckS2CitationsPage("", 0, 10, 200, []byte(body)); err == nil {
+			t.Errorf("a citations page with %s passes", name)
+		}
+	}
+	if _, _, err := conformance.CheckS2CitationsPage("", 0, 10, 200, []byte(`{"offset":0,"data":[{"citingPaper":{"paperId":"0123456789012345678901234567890123456789","title":"T"}}]}`)); err != nil {
+		t.Errorf("a good citations page fails: %v", err)
+	}
 	// arXivRaw histories the repository would not send.
 	raw := func(versions string) []byte {
 		return []byte(`<?xml version="1.0" encoding="UTF-8"?>

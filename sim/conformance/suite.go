@@ -34,6 +34,9 @@ type Suite struct {
 	S2Lists, S2Withheld []string
 	// S2Unknown are ids S2 does not know.
 	S2Unknown []string
+	// S2Cited are ids of papers other papers cite (the citations
+	// endpoint lists them).
+	S2Cited []string
 
 	// Entries are versionless ids the arXiv API knows; Unlisted valid ids
 	// it does not.
