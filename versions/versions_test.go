@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -415,5 +416,35 @@ func TestMaxAge(t *testing.T) {
 	r, _ = versions.New(versions.Config{OAI: e.repo, Store: e.st})
 	if l, err := r.Versions(ctx, p.ArxivID); err != nil || l.Asked {
 		t.Errorf("without MaxAge: %+v %v", l, err)
+	}
+}
+
+// TestRepositoryRefusals: an empty harvest (noRecordsMatch) is complete
+// with nothing stored; a repository that refuses arXivRaw
+// (cannotDisseminateFormat) is an error naming the code, and nothing is
+// stored.
+func TestRepositoryRefusals(t *testing.T) {
+	e := newEnv(t, 7)
+	ctx := context.Background()
+	r := e.resolver(t, nil, e.repo)
+	h, err := r.Harvest(ctx, oaipmh.Query{From: time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
+	if err != nil || !h.Complete || h.Records != 0 || h.Pages != 1 {
+		t.Errorf("empty harvest: %+v %v", h, err)
+	}
+	e.oai.Intercept(func(w http.ResponseWriter, req *http.Request, _ sim.Call) bool {
+		w.Header().Set("Content-Type", "text/xml")
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-07-01T00:00:00Z</responseDate>`+
+			`<request>https://oaipmh.arxiv.org/oai</request><error code="cannotDisseminateFormat">No arXivRaw today.</error></OAI-PMH>`)
+		return true
+	})
+	p := e.w.Target(1)
+	if _, err := r.Versions(ctx, p.ArxivID); err == nil || !strings.Contains(err.Error(), "cannotDisseminateFormat") || !strings.Contains(err.Error(), p.ArxivID) {
+		t.Errorf("refused format: %v", err)
+	}
+	if record.PaperVersionSets.Has(ctx, e.st, p.ArxivID) {
+		t.Error("a history was stored from a refusal")
+	}
+	if _, err := r.Harvest(ctx, oaipmh.Query{Set: "math"}, nil); err == nil || !strings.Contains(err.Error(), "cannotDisseminateFormat") {
+		t.Errorf("refused harvest: %v", err)
 	}
 }
