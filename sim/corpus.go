@@ -287,6 +287,43 @@ func (c *Corpus) S2CitedBy(id string) []json.RawMessage {
 	return out
 }
 
+// S2Citing returns the citations of the paper id names: for each paper
+// whose reference list cites it (in the order of S2CitedBy), that edge's
+// fields and the citing paper's record.
+func (c *Corpus) S2Citing(id string) ([]json.RawMessage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.indexed {
+		c.indexLocked()
+	}
+	p := c.papers[canonicalS2ID(id)]
+	if p == nil {
+		return nil, false
+	}
+	var out []json.RawMessage
+	for _, q := range c.citedBy[p.id] {
+		for _, e := range q.edges {
+			o, err := parseObject(e)
+			if err != nil {
+				continue
+			}
+			co, err := parseObject(o.get("citedPaper"))
+			if err != nil || co.stringOf("paperId") == "" || c.papers[canonicalS2ID(co.stringOf("paperId"))] != p {
+				continue
+			}
+			edge := make(object, 0, len(o))
+			for _, f := range o {
+				if f.key != "citedPaper" {
+					edge = append(edge, f)
+				}
+			}
+			out = append(out, edge.set("citingPaper", q.record.encode()).encode())
+			break
+		}
+	}
+	return out, true
+}
+
 // indexLocked rebuilds citedBy, citing papers in a stable order.
 func (c *Corpus) indexLocked() {
 	c.citedBy = map[string][]*corpusPaper{}
