@@ -75,9 +75,10 @@ func TestAnthropicWire(t *testing.T) {
 	}
 }
 
-// TestAnthropicToolFallback: an older model gets a strict tool; a model
-// whose output_config is refused for a schema falls back to the tool for
-// that schema; the tool_use input is the answer.
+// TestAnthropicToolFallback: an older model gets a forced tool without
+// strict (the table says it has neither structured outputs nor strict
+// tools); a model whose output_config is refused for a schema falls back
+// to a strict tool for that schema; the tool_use input is the answer.
 func TestAnthropicToolFallback(t *testing.T) {
 	srv := newFakeServer(t, func(_ int, body map[string]any) fakeReply {
 		if body["output_config"] != nil {
@@ -102,6 +103,9 @@ func TestAnthropicToolFallback(t *testing.T) {
 	// 2 tool calls for the old model; 1 refused + 2 tool calls for the new.
 	if srv.calls() != 5 {
 		t.Fatalf("calls = %d, want 5", srv.calls())
+	}
+	if old := srv.request(0).body; old["output_config"] != nil || old["tools"].([]any)[0].(map[string]any)["strict"] != nil {
+		t.Errorf("the older model got output_config or a strict tool: %v", old)
 	}
 	last := srv.request(4).body
 	tool := last["tools"].([]any)[0].(map[string]any)

@@ -190,8 +190,11 @@ func TestCachedAndBatchPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ParsePrices("m=1/2/3/4/5"); err == nil {
-		t.Error("five prices accepted")
+	if _, err := ParsePrices("m=1/2/3/4/5/6"); err == nil {
+		t.Error("six prices accepted")
+	}
+	if p, err := ParsePrices("m=3/15/0.3/3.75/6"); err != nil || *p["m"].CacheWrite1h != 6 {
+		t.Errorf("five prices: %v, %v", p, err)
 	}
 	if _, err := ParsePrices("m=1/2/x"); err == nil || !strings.Contains(err.Error(), "cached input") {
 		t.Errorf("err = %v", err)
