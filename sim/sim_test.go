@@ -339,7 +339,7 @@ func TestLLMAnswersPassTheStages(t *testing.T) {
 	p := w.Target(1)
 	doc, _ := latexml.Parse(w.Page(&p, p.HTML), latexml.Options{})
 	fails := 0
-	for i := range 10 {
+	for i := range 20 {
 		doc.Abstract += " " + strconv.Itoa(i) // a new prompt each time
 		if _, err := summarize.Summarize(ctx, c, summarize.Input{Key: p.ArxivID, Doc: doc}, record.CardGold); err != nil {
 			var ie *llm.InvalidError
@@ -349,8 +349,8 @@ func TestLLMAnswersPassTheStages(t *testing.T) {
 			fails++
 		}
 	}
-	if st := s.Service(sim.LLM).Stats(); st.Invalid == 0 || fails > 2 {
-		t.Errorf("with 3 answers in 10 invalid: %d of 10 cards failed, stats %+v", fails, st)
+	if st := s.Service(sim.LLM).Stats(); st.Invalid == 0 || fails > 3 {
+		t.Errorf("with 3 answers in 10 invalid: %d of 20 cards failed, stats %+v", fails, st)
 	}
 	for _, a := range []string{sim.Answer("Classify the 2 references", true, "a"), sim.Answer("Write the idea card", true, "b")} {
 		if a == sim.Answer("Classify the 2 references", false, "") || a == sim.Answer("Write the idea card", false, "") {

@@ -126,7 +126,7 @@ func TestStageReuse(t *testing.T) {
 	if u := resA.Sources[2]; !u.Unsummarizable || u.Card != nil || !strings.Contains(u.Failure, "no arXiv ID and there is no abstract") {
 		t.Errorf("source U: %+v", u)
 	}
-	if r := resA.Sources[0]; r.Paper != idS || r.StoreKind != "card:source:test-model:summarize-source-v1" || r.Card == nil {
+	if r := resA.Sources[0]; r.Paper != idS || r.StoreKind != "card:source:test-model:"+sourceVersion(t) || r.Card == nil {
 		t.Errorf("source S: %+v", r)
 	}
 	if r := resA.Sources[1]; r.Paper != "s2:s2T" {
@@ -272,7 +272,7 @@ func TestStageInvalidCard(t *testing.T) {
 		t.Errorf("result: %+v", res)
 	}
 	var f record.CardFailure
-	if _, err := w.st.GetJSON(t.Context(), idS, record.FailureKind(record.CardSource, "test-model", "summarize-source-v1").Name(), &f); err != nil {
+	if _, err := w.st.GetJSON(t.Context(), idS, record.FailureKind(record.CardSource, "test-model", sourceVersion(t)).Name(), &f); err != nil {
 		t.Fatal(err)
 	}
 	if f.Raw != bad || f.Attempts != 3 || !strings.Contains(f.Reason, "other axis") {
