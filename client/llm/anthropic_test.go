@@ -179,7 +179,15 @@ func TestAnthropicAgainstSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	long := strings.Repeat("You write idea cards of papers, carefully and briefly. ", 120) // ~1,600 tokens
+	// Below Sonnet 4.6's least cacheable prefix (about 2,048 tokens,
+	// measured; the docs say 1,024) nothing is cached.
+	short := strings.Repeat("You write idea cards of papers, carefully and briefly. ", 120) // ~1,600 tokens
+	r, err := c.Complete(t.Context(), Request{Stage: "summarize", PromptVersion: "gold-v1", System: short, MaxTokens: 800, Schema: goldSchemaForTest,
+		User: "Title: Brindle: a short prompt\nWrite the idea card of this paper.\n\nText: ..."})
+	if err != nil || r.Usage.CacheWriteTokens != 0 || r.Usage.CachedTokens != 0 {
+		t.Errorf("a prefix below the model's minimum: usage %+v, %v; want nothing cached", r.Usage, err)
+	}
+	long := strings.Repeat("You write idea cards of papers, carefully and briefly. ", 190) // ~2,600 tokens
 	var total Usage
 	for i, title := range []string{"Zorbify: sparse routing for long documents", "Quandle: robust retrieval for noisy queries"} {
 		r, err := c.Complete(t.Context(), Request{

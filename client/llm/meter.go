@@ -303,6 +303,18 @@ func (p Prices) TallyCost(t Tally) (float64, bool) {
 	return all - batch + discounted, true
 }
 
+// uncached is p with model's cache reads and writes at its input price:
+// what the tokens would have cost without a prompt cache.
+func (p Prices) uncached(model string) Prices {
+	pr, ok := p.Lookup(model)
+	if !ok {
+		return Prices{}
+	}
+	in := pr.Input
+	pr.CachedInput, pr.CacheWrite, pr.CacheWrite1h = &in, &in, &in
+	return Prices{model: pr}
+}
+
 // StageCost is the estimated cost of one stage.
 type StageCost struct {
 	Stage string  `json:"stage"`
@@ -311,6 +323,11 @@ type StageCost struct {
 	// BatchSaved is what the batch calls would have cost more at the
 	// standard price.
 	BatchSaved float64 `json:"batch_saved_usd"`
+	// PromptCache is what the provider's prompt cache saved: the spent
+	// tokens priced as if none had been read from or written to it, less
+	// what they cost. Negative when the writes cost more than the reads
+	// saved.
+	PromptCache float64 `json:"prompt_cache_usd"`
 	// Unpriced lists models the stage used that have no price; their tokens
 	// are not in Spent or Saved.
 	Unpriced []string `json:"unpriced,omitempty"`
@@ -341,6 +358,9 @@ func (p Prices) Costs(tallies []Tally) []StageCost {
 		out[i].Spent += spent
 		out[i].Saved += saved
 		out[i].BatchSaved += full - spent
+		if plain, ok := p.uncached(t.Model).TallyCost(t); ok {
+			out[i].PromptCache += plain - spent
+		}
 	}
 	slices.SortFunc(out, func(a, b StageCost) int { return cmp.Compare(a.Stage, b.Stage) })
 	return out

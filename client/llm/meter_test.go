@@ -219,3 +219,25 @@ func TestCachedAndBatchPrices(t *testing.T) {
 		t.Errorf("batch saved = %v", costs[0].BatchSaved)
 	}
 }
+
+// TestPromptCacheEffect: the usage table's prompt-cache column is what
+// the cache saved, negative when its writes cost more than its reads
+// saved (an hour-long write read once).
+func TestPromptCacheEffect(t *testing.T) {
+	p := Prices{"m": {Input: 3, Output: 15, CachedInput: ptr(0.3), CacheWrite: ptr(3.75), CacheWrite1h: ptr(6)}}
+	for _, tt := range []struct {
+		name string
+		u    Usage
+		want float64
+	}{
+		{"reads", Usage{PromptTokens: 1_000_000, CachedTokens: 1_000_000}, 2.7},
+		{"one-hour writes, no read", Usage{PromptTokens: 1_000_000, CacheWriteTokens: 1_000_000, CacheWrite1hTokens: 1_000_000}, -3},
+		{"written once at an hour, read once", Usage{PromptTokens: 2_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000, CacheWrite1hTokens: 1_000_000}, -0.3},
+		{"written once at five minutes, read once", Usage{PromptTokens: 2_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000}, 1.95},
+	} {
+		c := p.Costs([]Tally{{Stage: "s", Model: "m", Calls: 1, Spent: tt.u}})
+		if !near(c[0].PromptCache, tt.want) {
+			t.Errorf("%s: prompt cache %v, want %v", tt.name, c[0].PromptCache, tt.want)
+		}
+	}
+}
