@@ -392,3 +392,32 @@ func clip(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// SampleRequest is the request of a made-up target with refs references
+// and a paper of about paperTokens tokens, as the stage would send it: for
+// curate models to show what goes to a model.
+func SampleRequest(refs, paperTokens int) (llm.Request, error) {
+	p, err := DefaultPrompt()
+	if err != nil {
+		return llm.Request{}, err
+	}
+	sh, err := paperprompt.Load()
+	if err != nil {
+		return llm.Request{}, err
+	}
+	title := "A sample paper"
+	para := "A paragraph of the sample paper, standing for its text. "
+	doc := &record.Document{Title: &title, Abstract: "The sample paper's abstract.", Source: record.SourceArxiv,
+		Sections: []record.Section{{ID: "S1", Number: "1", Heading: "Introduction", Level: 1,
+			Paragraphs: []string{strings.Repeat(para, max(paperTokens*4/len(para), 1))}}}}
+	g := &record.Graph{}
+	for i := range refs {
+		t := fmt.Sprintf("Reference %d of the sample paper", i+1)
+		g.Edges = append(g.Edges, record.Edge{Title: &t, Contexts: []string{fmt.Sprintf("A sentence that cites reference %d.", i+1)}})
+	}
+	block, task, err := render(p, sh, doc, g, DefaultBudget)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	return sh.Request(Name, sh.VersionOf(p.Version), block, true, task, answerTokens(refs), validateAnswer(refs)), nil
+}

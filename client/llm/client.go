@@ -363,6 +363,23 @@ func New(hc *httpx.Client, cfg Config) (*Client, error) {
 // Row returns the model table's row the Client follows.
 func (c *Client) Row() Model { return c.rules.row }
 
+// Body returns the body of req's first request as the Client would send
+// it (a batch line's when batch), without sending it: for curate models
+// to show what goes to a model.
+func (c *Client) Body(ctx context.Context, req Request, batch bool) ([]byte, error) {
+	c.rules.load(ctx)
+	rd := round{mode: c.formatFor(&req), limit: c.rules.firstLimit(&req), batch: batch}
+	body, est, err := c.proto.encode(c, &req, nil, rd)
+	if err != nil {
+		return nil, err
+	}
+	if fit, ferr := c.rules.fit(req.Stage, est, rd.limit); ferr == nil && fit != rd.limit {
+		rd.limit = fit
+		body, _, err = c.proto.encode(c, &req, nil, rd)
+	}
+	return body, err
+}
+
 // Learned returns what the endpoint was found to refuse of the model, in
 // this run or an earlier one (kept in the store).
 func (c *Client) Learned(ctx context.Context) record.ModelRefusals {
