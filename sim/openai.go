@@ -497,10 +497,9 @@ func (a *openAIAPI) finish(b *openAIBatch, f Faults, cut bool) {
 	if cut || b.Status == "cancelling" {
 		done = len(lines) / 2
 	}
-	// The batch's requests run in parallel: none sees another's cache
-	// writes.
-	tx := newCacheTx()
-	defer a.cache.commit(tx)
+	// The batch's requests read nothing from the prompt cache (see
+	// newColdTx).
+	tx := newColdTx()
 	for i, l := range lines {
 		key := b.ID + "\x00" + l.CustomID
 		reqID := "req_sim_" + strconv.Itoa(i)

@@ -48,15 +48,23 @@ func newPromptCache() *promptCache {
 func tokens(n int) int { return n / bytesPerToken }
 
 // cacheTx is the writes of one batch, applied when it ends; nil applies
-// them at once.
+// them at once. A cold one neither reads nor writes: OpenAI keeps an
+// automatic prefix minutes after its last use, and a batch runs within a
+// day, so the simulation counts on nothing cached for its batches.
 type cacheTx struct {
 	writes map[[32]byte]time.Duration
+	cold   bool
 }
 
 func newCacheTx() *cacheTx { return &cacheTx{writes: map[[32]byte]time.Duration{}} }
 
+func newColdTx() *cacheTx { return &cacheTx{cold: true} }
+
 // commit applies a batch's writes.
 func (c *promptCache) commit(tx *cacheTx) {
+	if tx.cold {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
@@ -114,6 +122,9 @@ func chain(prompt []byte, step int) [][32]byte {
 // automatic is OpenAI's rule: it returns the cached tokens of prompt and
 // remembers its prefixes of at least minTokens.
 func (c *promptCache) automatic(prompt []byte, minTokens int, tx *cacheTx) (cached int) {
+	if tx != nil && tx.cold {
+		return 0
+	}
 	step := cacheStep * bytesPerToken
 	sums := chain(prompt, step)
 	c.mu.Lock()

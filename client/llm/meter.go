@@ -168,6 +168,21 @@ func (p Price) cacheWrite1h() float64 {
 	return 2 * p.Input
 }
 
+// CachedInputPrice is the price of input read from the prompt cache.
+func (p Price) CachedInputPrice() float64 { return p.cachedInput() }
+
+// CacheWritePrice is the price of input written to the prompt cache with
+// lifetime ttl ("1h", else five minutes).
+func (p Price) CacheWritePrice(ttl string) float64 {
+	if ttl == TTL1h {
+		return p.cacheWrite1h()
+	}
+	return p.cacheWrite()
+}
+
+// BatchFactor is what batch calls cost relative to the standard price.
+func (p Price) BatchFactor() float64 { return p.batch() }
+
 func (p Price) batch() float64 {
 	if p.Batch != nil {
 		return *p.Batch

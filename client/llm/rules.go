@@ -352,3 +352,61 @@ func (r *rules) pays(ttl string, reads int, price *Price) bool {
 }
 
 func ptrTo(f float64) *float64 { return &f }
+
+// CachePlan is how the provider's prompt cache serves a run's requests by
+// the rules the request builder and the Batcher follow: what an estimate
+// prices, so that it and the run agree.
+type CachePlan struct {
+	// Shared: the prefix every request shares (the system prompt with the
+	// schema, and the worked examples when they are sent) is read from
+	// the cache by all requests but the one that writes it. SharedTokens
+	// is its size; SharedWrite the lifetime its write is priced at ("5m",
+	// "1h", or "" for a cache that prices no writes).
+	Shared       bool
+	SharedTokens int64
+	SharedWrite  string
+	// Paper: a target's second call (its gold card) reads the paper its
+	// first (classify) wrote, at PaperWrite's price.
+	Paper      bool
+	PaperWrite string
+	// Ahead: one request of a batch is sent ahead at the sync price to
+	// write the shared prefix (Anthropic's batches, whose requests do not
+	// see each other's writes).
+	Ahead bool
+}
+
+// CachePlan returns the plan for requests like req, in batch mode or not.
+// OpenAI's batches are planned cold: its automatic cache keeps a prefix
+// minutes, a batch runs within a day.
+func (c *Client) CachePlan(req Request, batch bool) CachePlan {
+	row := c.rules.row
+	if c.cfg.NoPromptCache || row.Cache == CacheNone || row.Cache == "" {
+		return CachePlan{}
+	}
+	rd := round{mode: c.formatFor(&req), limit: c.rules.firstLimit(&req), batch: batch}
+	var plan CachePlan
+	switch row.Cache {
+	case CacheBreakpoints:
+		_, plan.SharedTokens = c.proto.prefix(c, &req, rd)
+		plan.Shared = plan.SharedTokens > 0 && c.reaches(plan.SharedTokens)
+		plan.SharedWrite = c.cacheTTL(batch)
+		plan.Ahead = batch && plan.Shared
+		if c.rules.pays(c.cacheTTL(batch), 1, c.price()) {
+			plan.Paper, plan.PaperWrite = true, c.cacheTTL(batch)
+		}
+	case CacheAutomatic:
+		if batch {
+			return CachePlan{}
+		}
+		cr := chatProtocol{}.request(c, &req, nil, rd)
+		if len(cr.Messages) > 0 && cr.Messages[0].Role == "system" {
+			plan.SharedTokens = estimateTokens(len(cr.Messages[0].Content)) + messageOverhead
+		}
+		if rf := cr.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+			plan.SharedTokens += estimateTokens(len(rf.JSONSchema.Schema))
+		}
+		plan.Shared = plan.SharedTokens >= int64(row.MinCachePrefix)
+		plan.Paper = true
+	}
+	return plan
+}

@@ -56,3 +56,33 @@ func TestModelsCommand(t *testing.T) {
 		t.Errorf("a broken --models file: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestEstimatePrices: an estimate given a price and no model, or a model
+// that neither --price nor the model table prices, says so and exits 2
+// before anything is read; a model the table prices is estimated with its
+// price, a self-hosted one the table knows without one.
+func TestEstimatePrices(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"estimate", "--price", "gpt-4o-mini=0.15/0.60"}, 2, "--price is given but no model"},
+		{[]string{"run", "--dry-run", "--price", "gpt-4o-mini=0.15/0.60"}, 2, "--price is given but no model"},
+		{[]string{"estimate", "--llm-provider", "openai", "--llm-model", "no-such-model"}, 2, "no price for no-such-model: the model table does not know it"},
+		{[]string{"estimate", "--llm-provider", "openai", "--llm-model", "no-such-model", "--price", "no-such-model=1/2"}, 0, "llm cost: $"},
+		{[]string{"estimate", "--llm-provider", "openai", "--llm-model", "gpt-5.4-mini"}, 0, "llm cost: $"},
+		{[]string{"estimate", "--llm-provider", "anthropic", "--llm-model", "claude-opus-4-8", "--llm-mode", "batch"}, 0, "one request of each batch sent ahead to write it"},
+		{[]string{"estimate", "--llm-base", "http://127.0.0.1:8000/v1", "--llm-model", "Qwen/Qwen3-8B"}, 0, "no price for Qwen/Qwen3-8B"},
+	} {
+		args := append(append([]string{}, tt.args...), "--store", filepath.Join(dir, "store"), "2401.00001")
+		code, stdout, stderr := runCLI(t, nil, args...)
+		if code != tt.code || !strings.Contains(stdout+stderr, tt.want) {
+			t.Errorf("%v: exit %d, want %d and %q\n%s%s", tt.args, code, tt.code, tt.want, stdout, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("an estimate left %v", entries)
+	}
+}
