@@ -258,6 +258,9 @@ func TestLLMFailures(t *testing.T) {
 			reason: []string{"500"}, errType: new(*httpx.StatusError)},
 		{name: "bad request", reply: apiError(404, "The model `fake-model` does not exist"), wantCalls: 1,
 			reason: []string{"status 404", "does not exist"}, errType: new(*llm.APIError)},
+		{name: "refusal", reply: fakeReply{status: 200, body: map[string]any{"model": "fake-model", "choices": []any{map[string]any{
+			"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}}}}},
+			wantCalls: 1, reason: []string{"fake-model refused to answer: I can't help with that."}, errType: new(*llm.RefusalError)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -515,4 +518,34 @@ func classifyVersion(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return sh.VersionOf(p.Version)
+}
+
+// TestLLMContextWindow: a prompt the endpoint refuses for its context
+// window is asked again with the paper trimmed by sections to what the
+// window leaves, and the selections say so.
+func TestLLMContextWindow(t *testing.T) {
+	doc, g := handPaper()
+	doc.Sections = append(doc.Sections, record.Section{ID: "A", Number: "A", Heading: "Appendix: long proofs", Appendix: true, Level: 1,
+		Paragraphs: []string{strings.Repeat("A long proof of the bound. ", 600)}})
+	answer := goodAnswer([]string{sentBuildOn}, []string{"However, [5] fails to scale beyond short inputs"})
+	env := newLLMEnv(t, doc, g, func(n int, _ chatRequest) fakeReply {
+		if n == 1 {
+			return apiError(400, "This model's maximum context length is 6000 tokens. However, your messages resulted in 8000 tokens. Please reduce the length of the messages.")
+		}
+		return ok(answer)
+	})
+	res, err := env.stage.Process(t.Context(), handKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := env.srv.request(0).message("user"), env.srv.request(1).message("user")
+	if env.srv.calls() != 2 || len(second) >= len(first) || !strings.Contains(first, "A long proof") || strings.Count(second, "A long proof") >= strings.Count(first, "A long proof") {
+		t.Errorf("%d calls; the second prompt (%d bytes) is not the paper trimmed (first %d)", env.srv.calls(), len(second), len(first))
+	}
+	if !strings.Contains(second, sentBuildOn) || !strings.Contains(second, "[10] ") {
+		t.Error("the trim lost the body's citing text or the references")
+	}
+	if got := storedSelections(t, env.st, handKey); !strings.Contains(got.ContextTrim, "context window of 6000 tokens") || res.Selections.Sources != 2 {
+		t.Errorf("selections: context trim %q, %d sources", got.ContextTrim, got.Sources)
+	}
 }

@@ -298,7 +298,7 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record
 		}
 		var ce *llm.ContextWindowError
 		if errors.As(err, &ce) && try < paperprompt.MaxWindowTries {
-			if next := paperprompt.FitBudget(budget, block.Trimmed.Tokens, ce); next < budget {
+			if next := paperprompt.FitBudget(budget, block.Trimmed.Tokens, ce); next < min(budget, block.Trimmed.Tokens) {
 				s.log().Warn("classify: the prompt does not fit the model's context window; trimming the paper", "target", target, "budget", budget, "now", next)
 				budget = next
 				out.ContextTrim = contextTrimNote(ce, budget)

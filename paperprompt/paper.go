@@ -201,5 +201,10 @@ func FitBudget(budget, used int, ce *llm.ContextWindowError) int {
 	if ce.Window > 0 && ce.Prompt > ce.Window {
 		next = min(next, used-(ce.Prompt-ce.Window)-ce.Window/20)
 	}
-	return max(next, 0)
+	// Never below the abstract's room: a window that cannot hold the rest
+	// of the prompt beside it is refused again, and the task fails.
+	return max(next, minPaperBudget)
 }
+
+// minPaperBudget is the least a paper is trimmed to for a window.
+const minPaperBudget = 256

@@ -175,7 +175,7 @@ func summarizeTrimmed(ctx context.Context, c llm.Completer, model string, paper 
 		resp, err = c.Complete(ctx, req)
 		var ce *llm.ContextWindowError
 		if errors.As(err, &ce) && try < paperprompt.MaxWindowTries {
-			if next := paperprompt.FitBudget(in.Budget, block.Trimmed.Tokens, ce); next < in.Budget {
+			if next := paperprompt.FitBudget(in.Budget, block.Trimmed.Tokens, ce); next < min(in.Budget, block.Trimmed.Tokens) {
 				in.Budget = next
 				note = fmt.Sprintf("the paper was trimmed by sections to %d tokens to fit the model's context window", next)
 				continue

@@ -235,3 +235,27 @@ func TestSummarizePromptFencesPaper(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarizeContextWindow: a card whose prompt is past the model's
+// context window is asked again with the paper trimmed by sections, and
+// says so.
+func TestSummarizeContextWindow(t *testing.T) {
+	doc := testDoc("2507.11538v1", "IFScale")
+	doc.Sections = append(doc.Sections, record.Section{ID: "A2", Number: "B", Heading: "Proofs", Appendix: true, Level: 1,
+		Paragraphs: []string{strings.Repeat("A long proof of the bound. ", 600)}})
+	var papers []string
+	c := completerFunc(func(_ context.Context, r llm.Request) (*llm.Response, error) {
+		papers = append(papers, r.Paper)
+		if len(papers) == 1 {
+			return nil, &llm.ContextWindowError{Stage: "summarize", Model: "m", Window: 6000, Prompt: 8000}
+		}
+		return &llm.Response{JSON: []byte(validCard("IFScale", false)), Model: "m"}, nil
+	})
+	card, note, err := summarizeTrimmed(t.Context(), c, "m", Input{Key: "k", Doc: doc}, record.CardGold)
+	if err != nil || card == nil {
+		t.Fatalf("card %v, err %v", card, err)
+	}
+	if len(papers) != 2 || len(papers[1]) >= len(papers[0]) || !strings.Contains(papers[1], "Introduction") || !strings.Contains(note, "context window") {
+		t.Errorf("%d requests, paper %d then %d bytes, note %q", len(papers), len(papers[0]), len(papers[len(papers)-1]), note)
+	}
+}

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -154,5 +155,65 @@ func TestPromptLayout(t *testing.T) {
 		if (blocks[0].CacheControl != nil) != tt.paperMarked || blocks[1].CacheControl != nil {
 			t.Errorf("%s batch %v: paper marked %v, want %v", tt.model, tt.batch, blocks[0].CacheControl != nil, tt.paperMarked)
 		}
+	}
+}
+
+// TestContextWindow: a prompt past the context window is a
+// *ContextWindowError, not an invalid answer: Anthropic's stop reason,
+// its 400 and OpenAI's; a limit that takes a fitting prompt past the
+// window is lowered and the request sent again; a prompt the table knows
+// is past the window is not sent at all.
+func TestContextWindow(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		reply  func(n int, body map[string]any) fakeReply
+		anth   bool
+		window int
+		calls  int
+	}{
+		{"stop reason", func(int, map[string]any) fakeReply {
+			return anthropicReply([]any{map[string]any{"type": "text", "text": `{"refs":[`}}, "model_context_window_exceeded", map[string]any{"input_tokens": 199000, "output_tokens": 1000})
+		}, true, 0, 1},
+		{"anthropic 400", func(int, map[string]any) fakeReply {
+			return apiError(400, "prompt is too long: 210000 tokens > 200000 maximum", "")
+		}, true, 200000, 1},
+		{"openai 400", func(int, map[string]any) fakeReply {
+			return apiError(400, "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens. Please reduce the length of the messages.", "messages")
+		}, false, 128000, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, tt.reply)
+			cfg := Config{Model: "mystery"}
+			if tt.anth {
+				cfg.Provider = ProviderAnthropic
+			}
+			env := newTestClient(t, srv, cfg)
+			_, err := env.client.Complete(t.Context(), jsonRequest())
+			var ce *ContextWindowError
+			if !errors.As(err, &ce) || !errors.Is(err, ErrContextWindow) || ce.Window != tt.window || srv.calls() != tt.calls {
+				t.Errorf("err %v (window %v) after %d calls", err, ce, srv.calls())
+			}
+		})
+	}
+	srv := newFakeServer(t, func(_ int, body map[string]any) fakeReply {
+		if body["max_tokens"].(float64) > 2798 {
+			return apiError(400, "input length and `max_tokens` exceed context limit: 197202 + 21333 > 200000, decrease input length or `max_tokens` and try again", "")
+		}
+		return anthropicReply([]any{map[string]any{"type": "text", "text": validAnswer}}, "end_turn", map[string]any{"input_tokens": 1, "output_tokens": 1})
+	})
+	env := newTestClient(t, srv, Config{Model: "mystery", Provider: ProviderAnthropic})
+	req := jsonRequest()
+	req.MaxTokens = 21333
+	if _, err := env.client.Complete(t.Context(), req); err != nil || srv.calls() != 2 || srv.request(1).body["max_tokens"] != float64(2798) {
+		t.Errorf("limit past the window: %v after %d calls", err, srv.calls())
+	}
+	// Known to the table: not sent.
+	srv2 := newFakeServer(t, func(int, map[string]any) fakeReply { return ok(validAnswer) })
+	env2 := newTestClient(t, srv2, Config{Model: "gpt-4o-mini", Provider: ProviderOpenAI})
+	big := jsonRequest()
+	big.Paper = strings.Repeat("A long paper. ", 40000) // about 140,000 tokens
+	var ce *ContextWindowError
+	if _, err := env2.client.Complete(t.Context(), big); !errors.As(err, &ce) || ce.Window != 128000 || srv2.calls() != 0 {
+		t.Errorf("a prompt past gpt-4o-mini's window: %v after %d calls", err, srv2.calls())
 	}
 }
