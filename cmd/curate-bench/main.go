@@ -23,9 +23,11 @@
 //     hostile), each 62.9 MB (-hostile-bytes), and of two such pages
 //     fetched at once.
 //   - providers: the rate benchmark's world through the simulated OpenAI
-//     and Anthropic APIs, in sync mode without and with prompt caching
-//     and in batch mode: cost and wall time per stage, and the share of
-//     input tokens served from the prompt cache.
+//     (gpt-5-mini) and Anthropic (claude-sonnet-4-6) APIs, which apply
+//     the providers' per-model rules, in sync mode without and with
+//     prompt caching and in batch mode: cost at the model table's prices,
+//     its share of the list price, and wall time per stage, and the share
+//     of input tokens served from the prompt cache.
 //
 // curate runs as a subprocess (the binary given with -curate, else one
 // built into the work directory), so its peak RSS is its own; the

@@ -18,23 +18,26 @@ import (
 )
 
 // The providers benchmark runs the same world through the simulated
-// OpenAI and Anthropic APIs, which report cached tokens as those providers
-// do (OpenAI: automatic prefix cache of 1,024 tokens and up; Anthropic:
-// cache_control breakpoints, writes and reads), in sync mode without and
-// with prompt caching and in batch mode. It reports per stage the calls,
-// input tokens, the share served from the prompt cache, the cost at list
-// prices and the wall time. The simulated batches end after
+// OpenAI and Anthropic APIs with real model names, whose per-model rules
+// the simulator applies (OpenAI: automatic prefix cache of 1,024 tokens
+// and up, reasoning counted as output, batches taken cold; Anthropic:
+// cache_control breakpoints, each model's least cacheable prefix, writes
+// priced by lifetime, a batch's requests blind to each other's writes),
+// in sync mode without and with prompt caching and in batch mode. It
+// reports per stage the calls, input tokens, the share served from the
+// prompt cache, the cost at the model table's prices, its share of the
+// list price (every token at the sync price, nothing cached, the same
+// output) and the wall time. The simulated batches end after
 // batchDuration, where the providers take up to 24 hours: batch wall
 // times say what curate adds, not what a provider takes.
 const (
 	providerLat   = 100 * time.Millisecond
 	batchDuration = 2 * time.Second
-	// providerPrices are list prices, dollars per million tokens: the
-	// simulated OpenAI model as gpt-4o (cached input half price),
-	// claude-sonnet-4-6 with Anthropic's cache read (0.1×) and five-minute
-	// write (1.25×) prices; batch calls cost half.
-	providerPrices = "sim-1=2.5/10/1.25,claude-sonnet-4-6=3/15/0.30/3.75"
 )
+
+// providerModels are the models run, by provider: the model table prices
+// them.
+var providerModels = map[string]string{"openai": "gpt-5-mini", "anthropic": "claude-sonnet-4-6"}
 
 // providerResult is one run of the providers benchmark.
 type providerResult struct {
@@ -59,8 +62,10 @@ type stageCost struct {
 	USD          float64 `json:"usd"`
 	// NoCacheUSD is what the same tokens cost with every input token at
 	// the input price: the run without a prompt cache.
-	NoCacheUSD float64       `json:"no_cache_usd"`
-	Wall       time.Duration `json:"wall_ns"`
+	NoCacheUSD float64 `json:"no_cache_usd"`
+	// ListUSD is every token at the sync price, nothing cached.
+	ListUSD float64       `json:"list_usd"`
+	Wall    time.Duration `json:"wall_ns"`
 }
 
 func benchProviders(ctx context.Context, opt *options, res *results) error {
@@ -95,9 +100,9 @@ func providerRun(ctx context.Context, opt *options, provider, mode string) (*pro
 	}
 	args = append(args, "--arxiv-interval", "1ms", "--s2-interval", "1ms", "--llm-concurrency", "16",
 		"--fetch-workers", "4", "--citegraph-workers", "8", "--classify-workers", "16", "--summarize-workers", "16",
-		"--llm-provider", provider, "--price", providerPrices)
+		"--llm-provider", provider, "--llm-model", providerModels[provider])
 	if provider == "anthropic" {
-		args = append(args, "--llm-base", s.URL(sim.Anthropic), "--llm-model", "claude-sonnet-4-6")
+		args = append(args, "--llm-base", s.URL(sim.Anthropic))
 	}
 	switch mode {
 	case "batch":
@@ -114,7 +119,7 @@ func providerRun(ctx context.Context, opt *options, provider, mode string) (*pro
 		return nil, fmt.Errorf("providers %s %s: curate exited %d:\n%s", provider, mode, r.Exit, tail(r.Stderr, 30))
 	}
 	pr := &providerResult{Provider: provider, Mode: mode, Targets: opt.rateTargets, Exit: r.Exit, Wall: r.Wall, Args: args}
-	if pr.Stages, err = lastRunCosts(ctx, filepath.Join(dir, "store")); err != nil {
+	if pr.Stages, err = lastRunCosts(ctx, filepath.Join(dir, "store"), provider); err != nil {
 		return nil, err
 	}
 	return pr, nil
@@ -122,7 +127,7 @@ func providerRun(ctx context.Context, opt *options, provider, mode string) (*pro
 
 // lastRunCosts reads the LLM stages' usage, cost and wall time from the
 // run summary curate keeps in its store.
-func lastRunCosts(ctx context.Context, dir string) ([]stageCost, error) {
+func lastRunCosts(ctx context.Context, dir, provider string) ([]stageCost, error) {
 	st, err := store.OpenExisting(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -139,14 +144,11 @@ func lastRunCosts(ctx context.Context, dir string) ([]stageCost, error) {
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, fmt.Errorf("run summary: %w", err)
 	}
-	prices, err := llm.ParsePrices(providerPrices)
-	if err != nil {
-		return nil, err
-	}
+	prices := llm.DefaultModels().PricesFor(provider, nil, providerModels[provider])
 	uncached := llm.Prices{}
 	for m, p := range prices {
 		in := p.Input
-		p.CachedInput, p.CacheWrite = &in, &in
+		p.CachedInput, p.CacheWrite, p.CacheWrite1h = &in, &in, &in
 		uncached[m] = p
 	}
 	wall := map[string]time.Duration{}
@@ -159,9 +161,10 @@ func lastRunCosts(ctx context.Context, dir string) ([]stageCost, error) {
 	for _, t := range rec.LLM {
 		usd, _ := prices.TallyCost(t)
 		nc, _ := uncached.TallyCost(t)
+		list, _ := uncached.Cost(t.Model, t.Spent)
 		out = append(out, stageCost{Stage: t.Stage, Calls: t.Calls, BatchCalls: t.BatchCalls, InputTokens: t.Spent.PromptTokens,
 			CachedTokens: t.Spent.CachedTokens, WriteTokens: t.Spent.CacheWriteTokens, OutputTokens: t.Spent.CompletionTokens,
-			USD: usd, NoCacheUSD: nc, Wall: wall[t.Stage]})
+			USD: usd, NoCacheUSD: nc, ListUSD: list, Wall: wall[t.Stage]})
 	}
 	return out, nil
 }
@@ -171,22 +174,23 @@ func printProviders(w io.Writer, prs []*providerResult) {
 	if len(prs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "LLM providers and modes, %d simulated targets (LLM: %s a call, %d in flight; batches end after %s):\n\n",
+	fmt.Fprintf(w, "LLM providers and modes, %d simulated targets (LLM: %s a call, %d in flight; batches end after %s; prices from the model table):\n\n",
 		prs[0].Targets, providerLat, llmSlots, batchDuration)
-	fmt.Fprintln(w, "| provider | mode | stage | calls | input tokens | from cache | cost | without the cache | stage wall |\n|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| model | mode | stage | calls | input tokens | from cache | cost | without the cache | of list | stage wall |\n|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range prs {
 		var total stageCost
 		for _, s := range p.Stages {
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.0f%% | $%.3f | $%.3f | %s |\n", p.Provider, p.Mode, s.Stage, s.Calls, s.InputTokens,
-				share(s.CachedTokens, s.InputTokens), s.USD, s.NoCacheUSD, secs(s.Wall))
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.0f%% | $%.3f | $%.3f | %.0f%% | %s |\n", providerModels[p.Provider], p.Mode, s.Stage, s.Calls, s.InputTokens,
+				share(s.CachedTokens, s.InputTokens), s.USD, s.NoCacheUSD, 100*s.USD/max(s.ListUSD, 1e-12), secs(s.Wall))
 			total.Calls += s.Calls
 			total.InputTokens += s.InputTokens
 			total.CachedTokens += s.CachedTokens
 			total.USD += s.USD
 			total.NoCacheUSD += s.NoCacheUSD
+			total.ListUSD += s.ListUSD
 		}
-		fmt.Fprintf(w, "| %s | %s | **all** | %d | %d | %.0f%% | **$%.3f** | $%.3f | run %s |\n", p.Provider, p.Mode, total.Calls, total.InputTokens,
-			share(total.CachedTokens, total.InputTokens), total.USD, total.NoCacheUSD, secs(p.Wall))
+		fmt.Fprintf(w, "| %s | %s | **all** | %d | %d | %.0f%% | **$%.3f** | $%.3f | %.0f%% | run %s |\n", providerModels[p.Provider], p.Mode, total.Calls, total.InputTokens,
+			share(total.CachedTokens, total.InputTokens), total.USD, total.NoCacheUSD, 100*total.USD/max(total.ListUSD, 1e-12), secs(p.Wall))
 	}
 	fmt.Fprintln(w)
 }
