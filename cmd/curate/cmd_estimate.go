@@ -83,7 +83,7 @@ func (f *llmFlags) priced() error {
 	if _, ok := table.Price(provider, f.model); ok || table.Lookup(provider, f.model).Known() {
 		return nil
 	}
-	return fmt.Errorf("%w: no price for %s: the model table does not know it (curate models lists the models it prices); give --price %s=INPUT/OUTPUT in dollars per million tokens", errUsage, f.model, f.model)
+	return fmt.Errorf("%w: no price for %s: the model table does not know it (curate models lists the models it prices); give --price %s=INPUT/OUTPUT in dollars per million tokens (0/0 for a model that costs nothing, such as a self-hosted one)", errUsage, f.model, f.model)
 }
 
 // estimateRun prints the estimate of a run of cfg over ids. The store is
