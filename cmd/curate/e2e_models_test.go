@@ -78,3 +78,30 @@ func TestE2EModels(t *testing.T) {
 		})
 	}
 }
+
+// TestE2ERefusal: a model's refusal fails its target, named, and is not
+// asked again of the same model; --llm-fallback-model asks another model
+// on the same endpoint once.
+func TestE2ERefusal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs curate twice")
+	}
+	world := sim.WorldConfig{Seed: 3, Targets: 8}
+	run := func(extra ...string) (code int, stdout, stderr string, refused int) {
+		s := e2eSim(t, world, sim.Options{Faults: map[string]sim.Faults{sim.LLM: {PRefusal: 0.3}}})
+		dir := t.TempDir()
+		flags := append([]string{"--arxiv-interval", "1ms", "--s2-interval", "1ms", "--log", "warn"}, e2eProvider(s, "openai", "sync")...)
+		flags = append(append(flags, "--llm-model", "gpt-4o-mini"), extra...)
+		code, stdout, stderr = runCLI(t, nil, e2eRunArgs(t, s, dir+"/store", dir+"/dataset", flags...)...)
+		return code, stdout, stderr, strings.Count(stdout, "refused to answer")
+	}
+	code, stdout, stderr, refused := run()
+	if code != 1 || refused == 0 {
+		t.Fatalf("without a fallback: exit %d, %d refusals named\n%s\n%s", code, refused, stdout, stderr)
+	}
+	_, stdout2, stderr2, refused2 := run("--llm-fallback-model", "gpt-4o")
+	t.Logf("refusals named: %d without a fallback, %d with one", refused, refused2)
+	if refused2 >= refused || !strings.Contains(stderr2, "asking the fallback model") {
+		t.Errorf("with a fallback: %d refusals named (without: %d)\n%s\n%s", refused2, refused, stdout2, stderr2)
+	}
+}

@@ -95,11 +95,9 @@ func Models(ctx context.Context, opt ModelsOptions) (*ModelsReport, error) {
 			return nil, err
 		}
 	}
+	// The Client only encodes; its base URL is never asked.
 	cfg := llm.Config{Provider: provider, Model: opt.Model, Models: t, Prices: opt.Prices, StructuredOutput: true,
 		BaseURL: "http://127.0.0.1:1/v1", Store: st, PromptCacheTTL: opt.PromptCacheTTL}
-	if provider == llm.ProviderAnthropic {
-		cfg.BaseURL = "http://127.0.0.1:1/v1"
-	}
 	hc, err := httpx.New(httpx.Config{UserAgent: "curate models"}, cfg.ServiceConfig())
 	if err != nil {
 		return nil, err
