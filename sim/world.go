@@ -31,6 +31,9 @@ const (
 	targetSeq     = 1
 	backgroundSeq = 50001
 	maxPerKind    = 49999
+	// maxPaperTokens bounds WorldConfig.PaperTokens: pages are made when
+	// asked for, so a page stays a page.
+	maxPaperTokens = 100000
 )
 
 // WorldConfig describes a World. Zero fields take the documented defaults.
@@ -65,6 +68,12 @@ type WorldConfig struct {
 	// Planted puts instructions in targets' pages (see Plant); the
 	// simulated LLM obeys them.
 	Planted []Plant
+	// PaperTokens, when set, lengthens every page's text to about this
+	// many tokens (four bytes a token) with an Experiments section of
+	// plain prose that cites nothing, so that prompts have a real paper's
+	// length (the recipe's papers send about 6,000 tokens a call); 0 keeps
+	// the short pages of a few hundred tokens.
+	PaperTokens int
 }
 
 // World is a deterministic synthetic literature: targets, the papers they
@@ -112,6 +121,9 @@ func NewWorld(cfg WorldConfig) (*World, error) {
 	}
 	if cfg.To.IsZero() {
 		cfg.To = time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
+	}
+	if cfg.PaperTokens < 0 || cfg.PaperTokens > maxPaperTokens {
+		return nil, fmt.Errorf("sim: paper length of %d tokens: want 0 to %d", cfg.PaperTokens, maxPaperTokens)
 	}
 	if !cfg.To.After(cfg.From) || cfg.From.Year() < 2016 {
 		return nil, fmt.Errorf("sim: target dates %s to %s: want a range from 2016 on", cfg.From, cfg.To)
