@@ -12,13 +12,14 @@ import (
 // providers' documented per-model rules (temperature and max_tokens on
 // gpt-5*, sampling parameters on Opus 4.7+, structured outputs and strict
 // tools before Claude 4.5, least cacheable prefixes, reasoning counted as
-// output): with each model the run publishes rows, and no request is
-// refused, in sync and in batch mode; on claude-sonnet-4-6 the prompt
+// output): with each model (the and the recipe's gpt-5.4-mini and
+// claude-opus-4-8) the run publishes rows, and no request is refused, in
+// sync and in batch mode; on claude-sonnet-4-6 the prompt
 // cache serves reads, the gold cards reading the paper their target's
 // classify call wrote.
 func TestE2EModels(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs curate eight times")
+		t.Skip("runs curate ten times")
 	}
 	world := sim.WorldConfig{Seed: 3, Targets: 6}
 	for _, tc := range []struct{ provider, model, mode string }{
@@ -30,6 +31,9 @@ func TestE2EModels(t *testing.T) {
 		{"anthropic", "claude-haiku-4-5", "sync"},
 		{"anthropic", "claude-haiku-4-5", "batch"},
 		{"anthropic", "claude-sonnet-4-6", "sync"},
+		// The recipe's OpenAI and Claude models.
+		{"openai", "gpt-5.4-mini", "sync"},
+		{"anthropic", "claude-opus-4-8", "batch"},
 	} {
 		t.Run(tc.model+"/"+tc.mode, func(t *testing.T) {
 			s := e2eSim(t, world, sim.Options{})
