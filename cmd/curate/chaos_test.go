@@ -20,9 +20,13 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// A smoke of the chaos harness (make chaos runs it for real): three seeded
-// rounds pass, and a round that leaves the published dataset partial (a
-// shard deleted behind curate's back) is caught as a failure.
+// A smoke of the chaos harness (make chaos runs it for real): five seeded
+// rounds pass, and three rounds of sabotage are caught as failures: one
+// that leaves the published dataset partial (a shard deleted behind
+// curate's back), a planted-keys round that also plants a key curate is
+// not given (what no redaction can know leaks, as every key would with
+// redaction off), and a quiet-injections round with the guards that catch
+// quiet obedience turned off by flags.
 func TestChaosSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs curate as a subprocess")
@@ -39,23 +43,37 @@ func TestChaosSmoke(t *testing.T) {
 		}
 		os.Remove(shards[0])
 	}}
+	// What each sabotage's round must say.
+	caught := map[string]string{
+		"sabotage":        "wrong or partial",
+		"sabotage-keys":   "a planted key got through",
+		"sabotage-guards": "planted, obeyed",
+	}
+	extra := []chaos.Kind{sabotage,
+		{Name: "sabotage-keys", Run: chaos.PlantedKeys(true)},
+		{Name: "sabotage-guards", Run: chaos.QuietInjections("--suspect-unsupported", "-1", "--gold-min-grounding", "-1")}}
+	kinds := []string{"kill-run", "lost-robots", "copied-gold", "planted-keys", "quiet-injections"}
+	for _, k := range extra {
+		kinds = append(kinds, k.Name)
+	}
 	rep, err := chaos.Run(context.Background(), chaos.Config{
-		Curate: []string{exe}, Env: []string{asCurate + "=1"}, Dir: t.TempDir(), Rounds: 4, Seed: 3, Targets: 12,
-		Kinds: []string{"kill-run", "lost-robots", "copied-gold", "sabotage"}, Extra: []chaos.Kind{sabotage},
+		Curate: []string{exe}, Env: []string{asCurate + "=1"}, Dir: t.TempDir(), Rounds: len(kinds), Seed: 3, Targets: 12,
+		Kinds: kinds, Extra: extra,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log("\n" + rep.Summary())
-	if len(rep.Rounds) != 4 {
-		t.Fatalf("%d rounds ran, want 4", len(rep.Rounds))
+	if len(rep.Rounds) != len(kinds) {
+		t.Fatalf("%d rounds ran, want %d", len(rep.Rounds), len(kinds))
 	}
 	for _, rr := range rep.Rounds {
 		failed := len(rr.Failures) > 0
+		want, sabotaged := caught[rr.Kind]
 		switch {
-		case rr.Kind == "sabotage" && (!failed || !strings.Contains(strings.Join(rr.Failures, " "), "wrong or partial")):
-			t.Errorf("the sabotage went unnoticed: %+v", rr)
-		case rr.Kind != "sabotage" && failed:
+		case sabotaged && (!failed || !strings.Contains(strings.Join(rr.Failures, " "), want)):
+			t.Errorf("the %s went unnoticed (want a failure saying %q): %+v", rr.Kind, want, rr)
+		case !sabotaged && failed:
 			t.Errorf("round %d (%s) failed: %s", rr.N, rr.Kind, strings.Join(rr.Failures, "; "))
 		}
 	}

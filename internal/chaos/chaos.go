@@ -258,13 +258,26 @@ type Round struct {
 	Rand *rand.Rand
 	Home *Home
 
-	ctx      context.Context
-	start    time.Time
-	before   string // the published dataset's digest when the round began
+	ctx    context.Context
+	start  time.Time
+	before string // the published dataset's digest when the round began
+	*tally
+}
+
+// tally is what a round found, shared by its views of other homes (At).
+type tally struct {
 	notes    []string
 	failures []string
 	commands int
 	killed   int
+}
+
+// At returns a view of the round that runs its commands on home h (a
+// world of the kind's own); what it finds is the round's.
+func (r *Round) At(h *Home) *Round {
+	c := *r
+	c.Home = h
+	return &c
 }
 
 // Context is the round's context.

@@ -31,9 +31,12 @@ type Home struct {
 	ShardRows int
 	// Taken is how many of the world's targets the targets file holds.
 	Taken int
+	// Env is added to the environment of the home's commands (its keys).
+	Env []string
 
 	cfg   *Config
 	dir   string
+	label string // names the home's commands in last (a kind's own home)
 	good  string // digest of the last published dataset that passed --check
 	last  map[string]time.Duration
 	user  map[string]string // the user's files in Out, by path
@@ -47,6 +50,9 @@ var userFiles = map[string]string{
 	".git/objects/0a/1b2c3d4e5": "a git object",
 	"NOTES.md":                  "what I know about this dataset",
 }
+
+// defaultTestFrom is a home's first --test-from.
+const defaultTestFrom = "2026-01-01"
 
 // NewHome starts the simulated services of a world and prepares a store
 // and output directory under cfg.Dir/name. The arXiv hosts serve a
@@ -70,7 +76,7 @@ func NewHome(ctx context.Context, cfg *Config, name string, wc sim.WorldConfig, 
 	}
 	h := &Home{
 		Store: filepath.Join(dir, "store"), Out: filepath.Join(dir, "dataset"), Targets: filepath.Join(dir, "targets.txt"),
-		Servers: s, TestFrom: "2026-01-01", Taken: max(3, wc.Targets/3),
+		Servers: s, TestFrom: defaultTestFrom, Taken: max(3, wc.Targets/3),
 		cfg: cfg, dir: dir, last: map[string]time.Duration{}, user: map[string]string{},
 	}
 	return h, h.writeTargets()
@@ -78,6 +84,27 @@ func NewHome(ctx context.Context, cfg *Config, name string, wc sim.WorldConfig, 
 
 // Close stops the services.
 func (h *Home) Close() error { return h.Servers.Close() }
+
+// NewHome makes a home of the round's kind over a world of its own, in a
+// directory of the round's (kept when the round fails, see Done): its
+// commands' timings are kept across rounds for Moment, by kind.
+func (r *Round) NewHome(wc sim.WorldConfig, opt sim.Options) (*Home, error) {
+	h, err := NewHome(r.ctx, r.Home.cfg, filepath.Join(r.Kind, fmt.Sprintf("round-%03d", r.N)), wc, opt)
+	if err != nil {
+		return nil, err
+	}
+	h.label, h.last = r.Kind, r.Home.last
+	return h, nil
+}
+
+// Done stops the home's services and removes its directory unless the
+// round failed (its store and outputs are then the evidence).
+func (h *Home) Done(r *Round) {
+	h.Close()
+	if len(r.failures) == 0 {
+		os.RemoveAll(h.dir)
+	}
+}
 
 // Setup runs the first run, plants the user's files in the dataset and
 // keeps a backup of it.
@@ -112,7 +139,7 @@ func (h *Home) Setup(ctx context.Context) error {
 func (h *Home) newRound(ctx context.Context, n int, kind string) *Round {
 	before, _ := treeDigest(h.Out)
 	return &Round{N: n, Kind: kind, Home: h, ctx: ctx, start: time.Now(), before: before,
-		Rand: rand.New(rand.NewPCG(h.cfg.Seed, uint64(n)+1<<32))}
+		Rand: rand.New(rand.NewPCG(h.cfg.Seed, uint64(n)+1<<32)), tally: &tally{}}
 }
 
 // writeTargets writes the first Taken targets of the world, in a seeded
@@ -296,6 +323,7 @@ func (r *Round) Start(kill time.Duration, args ...string) (wait func() Result) {
 	cmd := exec.Command(h.cfg.Curate[0], append(append([]string(nil), h.cfg.Curate[1:]...), args...)...)
 	cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=1767225600", "CURATE_MAILTO=chaos@example.org")
 	cmd.Env = append(cmd.Env, h.cfg.Env...)
+	cmd.Env = append(cmd.Env, h.Env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -357,7 +385,7 @@ func (r *Round) Start(kill time.Duration, args ...string) (wait func() Result) {
 			}
 		}
 		if !res.Killed && !res.Hung && res.Code >= 0 {
-			h.last[commandKey(args)] = res.Wall
+			h.last[h.commandKey(args)] = res.Wall
 		}
 		return res
 	}
@@ -367,17 +395,25 @@ func (r *Round) run(kill time.Duration, args ...string) Result {
 	return r.Start(kill, args...)()
 }
 
-// commandKey names a command for Moment: its name, and --check apart.
-func commandKey(args []string) string {
+// commandKey names a command for Moment: its name, and --check apart,
+// after the home's label.
+func (h *Home) commandKey(args []string) string {
+	key := args[0]
 	if len(args) > 1 && args[1] == "--check" {
-		return args[0] + " --check"
+		key += " --check"
 	}
-	return args[0]
+	if h.label != "" {
+		key = h.label + " " + key
+	}
+	return key
 }
 
 // Moment picks a moment within what the command last took to run whole
 // (a second when it never ran): when to kill it.
 func (r *Round) Moment(command string) time.Duration {
+	if r.Home.label != "" {
+		command = r.Home.label + " " + command
+	}
 	d := r.Home.last[command]
 	if d <= 0 {
 		d = time.Second
