@@ -88,6 +88,9 @@ type Report struct {
 	Wall time.Duration
 	// Stopped says why fewer rounds ran than asked ("" when all ran).
 	Stopped string
+	// HarnessRSSMB is the harness's own peak RSS, in MB: every command's
+	// figure is at least this (see HarnessMaxRSS).
+	HarnessRSSMB int64
 }
 
 // RoundResult is one round's outcome.
@@ -100,6 +103,9 @@ type RoundResult struct {
 	// Commands counts the curate commands the round ran; Killed those it
 	// killed on purpose.
 	Commands, Killed int
+	// MaxRSSMB is the largest peak RSS of its commands, in MB (see
+	// Result.MaxRSS).
+	MaxRSSMB int64
 }
 
 // Failed lists the rounds that failed.
@@ -115,7 +121,10 @@ func (r *Report) Failed() []RoundResult {
 
 // Summary renders the figures: rounds, failures and kills per kind.
 func (r *Report) Summary() string {
-	type agg struct{ rounds, failed, commands, killed int }
+	type agg struct {
+		rounds, failed, commands, killed int
+		rss                              int64
+	}
 	by := map[string]*agg{}
 	for _, rr := range r.Rounds {
 		a := by[rr.Kind]
@@ -126,6 +135,7 @@ func (r *Report) Summary() string {
 		a.rounds++
 		a.commands += rr.Commands
 		a.killed += rr.Killed
+		a.rss = max(a.rss, rr.MaxRSSMB)
 		if len(rr.Failures) > 0 {
 			a.failed++
 		}
@@ -135,12 +145,13 @@ func (r *Report) Summary() string {
 	if r.Stopped != "" {
 		fmt.Fprintf(&b, "stopped early: %s\n", r.Stopped)
 	}
-	fmt.Fprintf(&b, "%-18s %6s %6s %9s %7s\n", "kind", "rounds", "failed", "commands", "killed")
+	fmt.Fprintf(&b, "peak RSS from each command's rusage (at least the harness's own, %d MB)\n", r.HarnessRSSMB)
+	fmt.Fprintf(&b, "%-18s %6s %6s %9s %7s %12s\n", "kind", "rounds", "failed", "commands", "killed", "peak RSS MB")
 	names := mapsKeys(by)
 	sort.Strings(names)
 	for _, name := range names {
 		a := by[name]
-		fmt.Fprintf(&b, "%-18s %6d %6d %9d %7d\n", name, a.rounds, a.failed, a.commands, a.killed)
+		fmt.Fprintf(&b, "%-18s %6d %6d %9d %7d %12d\n", name, a.rounds, a.failed, a.commands, a.killed, a.rss)
 	}
 	for _, rr := range r.Failed() {
 		fmt.Fprintf(&b, "round %d (%s): %s\n", rr.N, rr.Kind, strings.Join(rr.Failures, "; "))
@@ -218,6 +229,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	rep.Wall = time.Since(start)
+	rep.HarnessRSSMB = HarnessMaxRSS() >> 20
 	return rep, nil
 }
 
@@ -270,6 +282,7 @@ type tally struct {
 	failures []string
 	commands int
 	killed   int
+	maxRSS   int64 // the largest peak RSS of its commands, in bytes
 }
 
 // At returns a view of the round that runs its commands on home h (a
@@ -294,7 +307,8 @@ func (r *Round) Notef(format string, args ...any) {
 }
 
 func (r *Round) result() RoundResult {
-	return RoundResult{N: r.N, Kind: r.Kind, Wall: time.Since(r.start), Notes: r.notes, Failures: r.failures, Commands: r.commands, Killed: r.killed}
+	return RoundResult{N: r.N, Kind: r.Kind, Wall: time.Since(r.start), Notes: r.notes, Failures: r.failures, Commands: r.commands, Killed: r.killed,
+		MaxRSSMB: r.maxRSS >> 20}
 }
 
 // Invariant checks what holds after anything: the published dataset

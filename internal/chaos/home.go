@@ -301,6 +301,10 @@ type Result struct {
 	// Killed says the round killed it (KillAfter); Hung that it outlived
 	// the command timeout.
 	Killed, Hung bool
+	// MaxRSS is the command's peak resident set in bytes, from its
+	// rusage: an upper bound, for Linux counts in a child's peak the
+	// harness's own at the fork (see HarnessMaxRSS).
+	MaxRSS int64
 }
 
 // Curate runs curate with args to its end (or the command timeout) and
@@ -360,6 +364,8 @@ func (r *Round) Start(kill time.Duration, args ...string) (wait func() Result) {
 		}
 		res.Wall = time.Since(start)
 		res.Stdout, res.Stderr = out.String(), errb.String()
+		res.MaxRSS = maxRSS(cmd.ProcessState)
+		r.maxRSS = max(r.maxRSS, res.MaxRSS)
 		var ee *exec.ExitError
 		switch {
 		case err == nil:
@@ -389,6 +395,30 @@ func (r *Round) Start(kill time.Duration, args ...string) (wait func() Result) {
 		}
 		return res
 	}
+}
+
+// maxRSS is a finished process's peak resident set in bytes (0 when
+// unknown).
+func maxRSS(ps *os.ProcessState) int64 {
+	if ps == nil {
+		return 0
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return int64(ru.Maxrss) << 10 // kilobytes on Linux
+	}
+	return 0
+}
+
+// HarnessMaxRSS is the harness's own peak resident set in bytes: Go
+// starts a command with the harness's memory mapped (CLONE_VM), and
+// Linux's exec keeps that memory's peak as the child's, so a command's
+// MaxRSS is at least this much whatever it used.
+func HarnessMaxRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return int64(ru.Maxrss) << 10
 }
 
 func (r *Round) run(kill time.Duration, args ...string) Result {

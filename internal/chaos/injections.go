@@ -132,8 +132,7 @@ func quietInjections(r *Round, flags []string) {
 		return
 	}
 	defer h.Done(r)
-	h.Taken = wc.Targets
-	if err := h.writeTargets(); err != nil {
+	if err := h.TakeMore(wc.Targets); err != nil {
 		r.Failf("%v", err)
 		return
 	}
@@ -182,9 +181,9 @@ func checkInjections(r *Round, h *Home, planted []plantedTarget, include bool, r
 	what := map[bool]string{true: "the run with --include-suspect", false: "the run"}[include]
 	// Held back, they are listed as suspect and the run exits 1.
 	held := map[string]string{}
-	for _, line := range strings.Split(res.Stdout, "\n") {
-		if f := strings.SplitN(line, "\t", 4); len(f) == 4 && f[2] == "suspect" {
-			held[f[0]] = f[3]
+	for _, f := range failureLines(res.Stdout) {
+		if f.status == "suspect" {
+			held[f.item] = f.error
 		}
 	}
 	switch {

@@ -70,14 +70,19 @@ func plantedKeys(r *Round, unconfigured bool) {
 		return
 	}
 	defer h.Done(r)
+	if err := h.TakeMore(wc.Targets); err != nil {
+		r.Failf("%v", err)
+		return
+	}
 	h.Env = []string{"S2_API_KEY=" + s2Key, p.env + "=" + llmKey, "HTTPS_PROXY=http://curate:" + proxyPwd + "@proxy.invalid:3128"}
 	at := r.At(h)
 
 	// Which services echo: the pages, Semantic Scholar, the arXiv API,
 	// OAI-PMH when licences are looked up, and the round's LLM endpoint.
-	// Semantic Scholar or the arXiv pages always answer some requests
-	// with an echoing error, so that the failure list and the ledger's
-	// error column meet them.
+	// Semantic Scholar or the LLM endpoint, whose error bodies curate
+	// quotes (a page's error is its status only), always answers some
+	// requests with an echoing error, so that the failure list and the
+	// ledger's error column meet them.
 	licenses := rng.IntN(2) == 0
 	services := []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI, p.service}
 	if licenses {
@@ -86,12 +91,18 @@ func plantedKeys(r *Round, unconfigured bool) {
 	echo := map[string]sim.Echo{}
 	for _, name := range services {
 		e := sim.Echo{Keys: planted, Answers: rng.IntN(3) > 0, Status: []int{400, 403, 422}[rng.IntN(3)]}
-		if rng.IntN(2) == 0 {
+		switch {
+		case rng.IntN(2) == 0:
+		case name == sim.Arxiv || name == sim.Ar5iv:
+			// Not so often that no page comes through: a target that
+			// fails at fetch meets no other service.
+			e.Every = 3 + rng.IntN(4)
+		default:
 			e.Every = 1 + rng.IntN(6)
 		}
 		echo[name] = e
 	}
-	sure := []string{sim.S2, sim.Arxiv}[rng.IntN(2)]
+	sure := []string{sim.S2, p.service}[rng.IntN(2)]
 	e := echo[sure]
 	e.Every, e.Status = 1+rng.IntN(3), 400 // an error curate quotes
 	echo[sure] = e
@@ -138,21 +149,53 @@ func plantedKeys(r *Round, unconfigured bool) {
 		echoed += h.Servers.Service(name).Stats().Echoed
 	}
 	seen := scanForKeys(at, h, keys, outs, false)
-	told := seen.outputs + seen.status
+	// The targets that failed where the sure service serves them, and
+	// how many of their errors quote its echo, redacted.
+	quoted, failed := 0, 0
+	for _, f := range failureLines(res.Stdout) {
+		if slices.Contains(echoStages[sure], f.stage) {
+			failed++
+			if strings.Contains(f.error, "REDACTED") {
+				quoted++
+			}
+		}
+	}
 	setEcho(false)
 	ran("the run after the errors", at.Curate(args...))
 	seen.add(scanForKeys(at, h, keys, outs, true))
 	switch {
 	case seen.total() == 0:
 		r.Failf("no echo was found redacted anywhere: the round tested nothing")
-	case h.Servers.Service(sure).Stats().Echoed > 0 && told == 0:
-		r.Failf("%s answered %d requests with an error echoing them, and none reached the failure list, status or show redacted", sure, h.Servers.Service(sure).Stats().Echoed)
+	case failed > 0 && quoted == 0:
+		r.Failf("%s answered %d requests with an error echoing them, %d targets failed at %s, and none of their errors quotes it redacted",
+			sure, h.Servers.Service(sure).Stats().Echoed, failed, strings.Join(echoStages[sure], " or "))
 	}
 	var on []string
 	for _, name := range services {
 		on = append(on, fmt.Sprintf("%s every %d%s", name, echo[name].Every, map[bool]string{true: "+answers"}[echo[name].Answers]))
 	}
-	r.Notef("%s, %d targets, killed %v; %d echoing errors (%s); redactions seen: %s", p.name, wc.Targets, killed, echoed, strings.Join(on, ", "), seen)
+	r.Notef("%s, %d targets, killed %v; %d echoing errors (%s); %d of %d failures at %s quote it; redactions seen: %s",
+		p.name, wc.Targets, killed, echoed, strings.Join(on, ", "), quoted, failed, sure, seen)
+}
+
+// echoStages are the stages whose failures quote a service's error.
+var echoStages = map[string][]string{
+	sim.S2:        {"citegraph"},
+	sim.LLM:       {"classify", "summarize"},
+	sim.Anthropic: {"classify", "summarize"},
+}
+
+// failure is a line of a run's failure list: item, stage, status, error.
+type failure struct{ item, stage, status, error string }
+
+func failureLines(stdout string) []failure {
+	var out []failure
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.SplitN(line, "\t", 4); len(f) == 4 {
+			out = append(out, failure{f[0], f[1], f[2], f[3]})
+		}
+	}
+	return out
 }
 
 // scanForKeys looks for every form of the keys in the commands' output so
@@ -207,6 +250,14 @@ func scanForKeys(r *Round, h *Home, keys []string, outs []Result, published bool
 			look(strings.Join(args, " "), []byte(res.Stdout+res.Stderr))
 		}
 	}
+	counter = &seen.ledger
+	values, err := ScanLedger(r.Context(), h.Store, look)
+	switch {
+	case err != nil:
+		r.Failf("scan the ledger: %v", err)
+	case values == 0:
+		r.Failf("the ledger holds no value: it was not looked at")
+	}
 	counter = &seen.files
 	files, frames, err := ScanFiles(h.dir, look)
 	if err != nil {
@@ -231,18 +282,20 @@ func scanForKeys(r *Round, h *Home, keys []string, outs []Result, published bool
 }
 
 // redactions counts the masks a scan saw: in the commands' output, in
-// status and show, in the home's files, in the dataset's rows.
-type redactions struct{ outputs, status, files, rows int }
+// status and show, in the ledger's values, in the home's files (the
+// ledger's among them), in the dataset's rows.
+type redactions struct{ outputs, status, ledger, files, rows int }
 
 func (s *redactions) add(o redactions) {
 	s.outputs += o.outputs
 	s.status += o.status
+	s.ledger += o.ledger
 	s.files += o.files
 	s.rows += o.rows
 }
 
-func (s redactions) total() int { return s.outputs + s.status + s.files + s.rows }
+func (s redactions) total() int { return s.outputs + s.status + s.ledger + s.files + s.rows }
 
 func (s redactions) String() string {
-	return fmt.Sprintf("%d in output, %d in status and show, %d in files, %d in rows", s.outputs, s.status, s.files, s.rows)
+	return fmt.Sprintf("%d in output, %d in status and show, %d in the ledger, %d in files, %d in rows", s.outputs, s.status, s.ledger, s.files, s.rows)
 }

@@ -27,10 +27,7 @@ func Kinds() []Kind {
 		{"copied-gold", "a test gold card copied into a training row, the manifest rewritten to match: --check fails on it", copiedGold},
 		{"planted-keys", "every service echoes the request with the S2 key, the LLM key and a proxy's password planted (errors and answers), a run killed sometimes, then published: no form of a key in stdout, stderr, status --json, show, any store file or blob, the dataset", PlantedKeys(false)},
 		{"quiet-injections", "a world whose papers carry planted instructions (70% of the references as sources, all of a few, a dictated gold card; quiet or addressed) and a model that obeys them, a run killed sometimes, published with and without --include-suspect: no planted target published unless asked for, and then flagged; --check passes", QuietInjections()},
-		// #26 item 2, a page of tiny tags (parser memory bounded by the
-		// work), comes here once the parser's budget has landed: a world
-		// serving such a page for a target, the run's peak memory bounded
-		// and the page refused or truncated, saying so.
+		{"hostile-pages", "one to three papers' pages (targets, a source now and then) built to cost a parser the most memory per byte, tiny tags always among them, each just under the 64 MiB cap, two or three fetched at once, a run killed sometimes: the run finishes, each Document says conversion.truncated (the parse budget), no command's peak RSS (rusage) reaches 1 GB", HostilePages(0, 0)},
 	}
 }
 

@@ -68,16 +68,56 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // maxInflated bounds what one zstd frame is inflated to for a scan.
 const maxInflated = 256 << 20
 
-// ScanFiles calls check on every file under dir, and on what every zstd
-// frame in it inflates to (a store's blobs, and a frame inside any other
-// file), as far as it inflates: a blob a kill cut short is read up to
-// where it stops.
-func ScanFiles(dir string, check func(where string, b []byte)) (files, frames int, err error) {
+// scanner looks at bytes and at what every zstd frame in them inflates
+// to (a store's blobs, and a frame inside any other value), as far as it
+// inflates: a blob a kill cut short is read up to where it stops.
+type scanner struct {
+	dec    *zstd.Decoder
+	check  func(where string, b []byte)
+	frames int
+}
+
+func newScanner(check func(where string, b []byte)) (*scanner, error) {
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxInflated), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	return &scanner{dec: dec, check: check}, nil
+}
+
+func (s *scanner) close() { s.dec.Close() }
+
+func (s *scanner) scan(where string, b []byte) {
+	s.check(where, b)
+	for off := 0; ; {
+		i := bytes.Index(b[off:], zstdMagic)
+		if i < 0 {
+			return
+		}
+		off += i
+		if err := s.dec.Reset(bytes.NewReader(b[off:])); err == nil {
+			// What it inflates to before an error (a frame cut short, or
+			// the bytes after it) is scanned all the same.
+			out, _ := io.ReadAll(io.LimitReader(s.dec, maxInflated))
+			if len(out) > 0 {
+				s.frames++
+				s.check(fmt.Sprintf("%s (zstd frame at %d)", where, off), out)
+			}
+		}
+		off += len(zstdMagic)
+	}
+}
+
+// ScanFiles calls check on every file under dir, and on what every zstd
+// frame in it inflates to; it returns how many files and frames it saw.
+// A database's file holds a long value in pieces (SQLite's overflow
+// pages): ScanLedger reads the ledger's values whole.
+func ScanFiles(dir string, check func(where string, b []byte)) (files, frames int, err error) {
+	s, err := newScanner(check)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer dec.Close()
+	defer s.close()
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
@@ -87,27 +127,89 @@ func ScanFiles(dir string, check func(where string, b []byte)) (files, frames in
 			return err
 		}
 		files++
-		check(p, b)
-		for off := 0; ; {
-			i := bytes.Index(b[off:], zstdMagic)
-			if i < 0 {
-				break
-			}
-			off += i
-			if err := dec.Reset(bytes.NewReader(b[off:])); err == nil {
-				// What it inflates to before an error (a frame cut short,
-				// or the bytes after it) is scanned all the same.
-				out, _ := io.ReadAll(io.LimitReader(dec, maxInflated))
-				if len(out) > 0 {
-					frames++
-					check(fmt.Sprintf("%s (zstd frame at %d)", p, off), out)
-				}
-			}
-			off += len(zstdMagic)
-		}
+		s.scan(p, b)
 		return nil
 	})
-	return files, frames, err
+	return files, s.frames, err
+}
+
+// ScanLedger calls check on every value of every table of a store's
+// ledger database, read whole through SQLite (the ledger's error column,
+// the records' metadata, the batches' results), and on what every zstd
+// frame in one inflates to; it returns how many values it saw. No curate
+// may be writing the store.
+func ScanLedger(ctx context.Context, storeDir string, check func(where string, b []byte)) (values int, err error) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(storeDir, "ledger.db")+"?mode=ro")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	s, err := newScanner(check)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	var tables []string
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY 1`)
+	if err != nil {
+		return 0, fmt.Errorf("list the tables of %s: %w", storeDir, err)
+	}
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	for _, t := range tables {
+		n, err := scanTable(ctx, db, t, func(where string, b []byte) { s.scan(storeDir+" ledger.db "+where, b) })
+		values += n
+		if err != nil {
+			return values, fmt.Errorf("read table %s of %s: %w", t, storeDir, err)
+		}
+	}
+	return values, nil
+}
+
+// scanTable calls scan on every value of table t that is text or bytes,
+// named by table, row and column.
+func scanTable(ctx context.Context, db *sql.DB, t string, scan func(where string, b []byte)) (int, error) {
+	rows, err := db.QueryContext(ctx, `SELECT * FROM "`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for row := 1; rows.Next(); row++ {
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		for i, v := range vals {
+			var b []byte
+			switch v := v.(type) {
+			case string:
+				b = []byte(v)
+			case []byte:
+				b = v
+			default:
+				continue
+			}
+			n++
+			scan(fmt.Sprintf("%s row %d %s", t, row, cols[i]), b)
+		}
+	}
+	return n, rows.Err()
 }
 
 // LedgerItems lists every item of a store's ledger (what curate show
