@@ -3,8 +3,11 @@
 // with SIGKILL at random moments, two writers on one output, usage errors
 // aimed at it, its files and the store's blobs damaged, the ledger's WAL
 // truncated, a user's files kept beside it, a robots.txt blob lost, a test
-// gold card copied into training — against the simulated services of
-// package sim, on loopback only.
+// gold card copied into training — and at curate itself: services echoing
+// requests with the configured keys planted, papers carrying instructions
+// that the simulated model obeys quietly, pages built to cost a parser the
+// most memory — against the simulated services of package sim, on
+// loopback only.
 //
 // After every round the harness checks what must hold whatever happened:
 // the published dataset passes curate dataset --check, or is byte for byte
@@ -12,13 +15,16 @@
 // user's files in it are intact; no command panicked; none hung (each runs
 // under a deadline and is killed past it). Each kind of round checks its
 // own expectations too (a usage error exits 2 before any request, a lost
-// robots.txt is asked for again, a copied gold fails --check, ...).
+// robots.txt is asked for again, a copied gold fails --check, no planted
+// key is anywhere curate writes, nothing a planted instruction dictates is
+// published unflagged, a hostile page is cut by the parse budget and no
+// command's peak RSS reaches 1 GB, ...).
 //
 // Rounds are seeded: the same seed, rounds and kinds make the same choices
 // (which kind, when to kill, what to damage); timing makes the rest vary.
 // A kind is a name and a function of a *Round (see Kinds); adding one is
 // adding an entry to the table, and a kind that needs another world (its
-// own faults, pages or keys) makes a Home of its own with NewHome.
+// own faults, pages or keys) makes a Home of its own with Round.NewHome.
 package chaos
 
 import (

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -322,6 +323,18 @@ func (r *Round) KillAfter(d time.Duration, args ...string) Result {
 // Start starts curate with args; wait returns its result (killing it
 // after kill when kill is not negative).
 func (r *Round) Start(kill time.Duration, args ...string) (wait func() Result) {
+	return r.startTo(nil, kill, args...)
+}
+
+// CurateTo runs curate with args to its end, as Curate does, its stdout
+// written to stdout rather than kept in the Result (a large output is
+// then never in the harness's memory, whose peak counts in every
+// command's; see HarnessMaxRSS).
+func (r *Round) CurateTo(stdout io.Writer, args ...string) Result {
+	return r.startTo(stdout, -1, args...)()
+}
+
+func (r *Round) startTo(stdout io.Writer, kill time.Duration, args ...string) (wait func() Result) {
 	h := r.Home
 	r.commands++
 	cmd := exec.Command(h.cfg.Curate[0], append(append([]string(nil), h.cfg.Curate[1:]...), args...)...)
@@ -330,6 +343,9 @@ func (r *Round) Start(kill time.Duration, args ...string) (wait func() Result) {
 	cmd.Env = append(cmd.Env, h.Env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		r.Failf("start curate %s: %v", args[0], err)

@@ -3,7 +3,9 @@ package chaos
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -220,26 +222,36 @@ func hostilePages(r *Round, size int, bound int64) {
 // whether that is what must hold: a Document whose conversion says
 // truncated (the parse budget's note among its notes), or — for a source
 // the run did not fetch (the model did not take it as a source) — none.
+// curate show's output (tens of MB for a page of table cells) goes to a
+// file and is read from it token by token.
 func pageFate(r *Round, h *Home, p hostilePage) (string, bool) {
-	res := r.Curate("show", "--store", h.Store, p.id)
-	var item struct {
-		Records map[string]struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"records"`
-		Ledger []struct {
-			Stage, Status, Error string
-		} `json:"ledger"`
+	f, err := os.CreateTemp(h.dir, "show-*.json")
+	if err != nil {
+		return err.Error(), false
 	}
-	if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &item) != nil {
+	defer os.Remove(f.Name())
+	defer f.Close()
+	res := r.CurateTo(f, "show", "--store", h.Store, p.id)
+	var conv *record.Conversion
+	var ledger []struct {
+		Stage, Status, Error string
+	}
+	var found map[string]bool
+	if _, err = f.Seek(0, io.SeekStart); err == nil {
+		found, err = decodePaths(f, map[string]any{
+			"records." + record.Documents.Name() + ".value.conversion": &conv,
+			"ledger": &ledger,
+		})
+	}
+	if res.Code != 0 || err != nil {
 		if p.role != "target" {
 			return "not fetched", true
 		}
-		return fmt.Sprintf("curate show exits %d: %s", res.Code, firstLines(res.Stderr, 3)), false
+		return fmt.Sprintf("curate show exits %d (%v): %s", res.Code, err, firstLines(res.Stderr, 3)), false
 	}
-	doc, ok := item.Records[record.Documents.Name()]
-	if !ok {
+	if conv == nil {
 		var why []string
-		for _, e := range item.Ledger {
+		for _, e := range ledger {
 			if e.Error != "" {
 				why = append(why, e.Stage+" "+e.Status+": "+e.Error)
 			}
@@ -247,20 +259,98 @@ func pageFate(r *Round, h *Home, p hostilePage) (string, bool) {
 		if p.role != "target" && len(why) == 0 {
 			return "not fetched", true
 		}
-		return "no document stored (" + strings.Join(why, "; ") + ")", false
+		return fmt.Sprintf("no document stored (found %v; %s)", found, strings.Join(why, "; ")), false
 	}
-	var d struct {
-		Conversion record.Conversion `json:"conversion"`
-	}
-	if err := json.Unmarshal(doc.Value, &d); err != nil {
-		return fmt.Sprintf("its document does not read: %v", err), false
-	}
-	budget := slices.ContainsFunc(d.Conversion.Notes, func(n string) bool { return strings.Contains(n, "parse budget") })
+	budget := slices.ContainsFunc(conv.Notes, func(n string) bool { return strings.Contains(n, "parse budget") })
 	switch {
-	case !d.Conversion.Truncated:
-		return fmt.Sprintf("stored whole, conversion.truncated false (notes %q)", d.Conversion.Notes), false
+	case !conv.Truncated:
+		return fmt.Sprintf("stored whole, conversion.truncated false (notes %q)", conv.Notes), false
 	case !budget:
-		return fmt.Sprintf("conversion.truncated, and no note names the parse budget (notes %q)", d.Conversion.Notes), false
+		return fmt.Sprintf("conversion.truncated, and no note names the parse budget (notes %q)", conv.Notes), false
 	}
 	return "truncated", true
+}
+
+// decodePaths decodes from the JSON value r holds the values at the
+// given paths (object keys from the top, joined by dots) into their
+// targets, and skips everything else token by token: a value of tens of
+// MB is never held whole. It reports which paths it found.
+func decodePaths(r io.Reader, want map[string]any) (map[string]bool, error) {
+	dec := json.NewDecoder(r)
+	found := map[string]bool{}
+	// under reports whether some wanted path lies within path.
+	under := func(path string) bool {
+		for p := range want {
+			if strings.HasPrefix(p, path+".") {
+				return true
+			}
+		}
+		return false
+	}
+	var walk func(path string) error
+	walk = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		d, ok := tok.(json.Delim)
+		if !ok || d == '}' || d == ']' {
+			return nil
+		}
+		for dec.More() {
+			var child string
+			if d == '{' {
+				key, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				child, _ = key.(string)
+				if path != "" {
+					child = path + "." + child
+				}
+			} else {
+				child = "\x00" // array items are not on any path
+			}
+			switch {
+			case want[child] != nil:
+				if err := dec.Decode(want[child]); err != nil {
+					return fmt.Errorf("%s: %w", child, err)
+				}
+				found[child] = true
+			case under(child):
+				if err := walk(child); err != nil {
+					return err
+				}
+			default:
+				if err := skipValue(dec); err != nil {
+					return err
+				}
+			}
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err
+	}
+	return found, walk("")
+}
+
+// skipValue reads the next value of dec, token by token.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				depth++
+			default:
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
