@@ -174,7 +174,7 @@ func plantedKeys(r *Round, unconfigured bool) {
 	for _, name := range services {
 		on = append(on, fmt.Sprintf("%s every %d%s", name, echo[name].Every, map[bool]string{true: "+answers"}[echo[name].Answers]))
 	}
-	r.Notef("%s, %d targets, killed %v; %d echoing errors (%s); %d of %d failures at %s quote it; redactions seen: %s",
+	r.Notef("%s, %d targets, killed %v; %d echoing errors (%s); %d of %d failures in the stages of %s quote its echo; redactions seen: %s",
 		p.name, wc.Targets, killed, echoed, strings.Join(on, ", "), quoted, failed, sure, seen)
 }
 
