@@ -106,6 +106,13 @@ func plantedKeys(r *Round, unconfigured bool) {
 	e := echo[sure]
 	e.Every, e.Status = 1+rng.IntN(3), 400 // an error curate quotes
 	echo[sure] = e
+	if sure != sim.S2 {
+		// Semantic Scholar answers every target's record in one batch:
+		// failed, no target would reach the model.
+		e := echo[sim.S2]
+		e.Every = 0
+		echo[sim.S2] = e
+	}
 	setEcho := func(errors bool) {
 		for _, name := range services {
 			e := echo[name]
@@ -119,7 +126,7 @@ func plantedKeys(r *Round, unconfigured bool) {
 	args := h.RunArgs("--llm-base", h.Servers.URL(p.service))
 	args = append(args, p.flags...)
 	if licenses {
-		args = append(args, "--licenses", "--oai-base", h.Servers.URL(sim.OAIPMH))
+		args = append(args, "--licenses", "--oai-base", h.Servers.URL(sim.OAIPMH)+sim.OAIPath)
 	}
 	if rng.IntN(2) == 0 {
 		args = append(args, "--log", "debug") // the last --log wins
