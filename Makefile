@@ -76,9 +76,11 @@ bench-providers: build
 # misfortune aimed at a published dataset (SIGKILL of dataset and run at
 # random moments, two writers on one --out, usage errors, damaged published
 # files and blobs, a truncated WAL, a user's files in the output directory,
-# a lost robots.txt, a copied gold card), against the simulated services
-# on loopback; each round checks that the dataset passes --check or is the
-# one published before, that no command panicked or hung. Exit 1 when a
+# a lost robots.txt, a copied gold card, keys planted in echoing services,
+# instructions a model obeys quietly, hostile pages just under the download
+# cap), against the simulated services on loopback; each round checks that
+# the dataset passes --check or is the one published before, that no
+# command panicked or hung, and its own kind's expectations. Exit 1 when a
 # round failed. CHAOS_FLAGS adds flags (-kinds, -timeout, -json FILE).
 ROUNDS ?= 100
 SEED   ?= 1

@@ -128,7 +128,7 @@ func (w *World) body(p *Paper, refs []Ref) []section {
 		s(fmt.Sprintf("%s keeps %s intact at no extra cost.", p.Name, aspect)),
 	}}
 	if pl, ok := w.planted[p.Index]; ok && p.Kind == kindTarget {
-		conclusion = append(conclusion, []sentence{s(plantedSentence(pl, len(refs)))})
+		conclusion = append(conclusion, []sentence{s(PlantedSentence(pl, len(refs)))})
 	}
 	secs := []section{
 		{"Introduction", paras},

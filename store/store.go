@@ -1,12 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -109,9 +112,11 @@ func OpenReadOnly(ctx context.Context, dir string) (*Store, error) {
 			s.Close()
 		}
 	}()
-	if fi.Size() == 0 {
+	if fi.Size() == 0 || emptyBeforeJournal(ledger) {
 		// Nothing to read: an empty ledger of the current schema, in
-		// memory (one connection: each would have its own).
+		// memory (one connection: each would have its own). A ledger
+		// whose first write was cut is empty once rolled back, which a
+		// command that writes the store does.
 		s.r, err = sql.Open("sqlite", "file::memory:")
 		if err == nil {
 			s.r.SetMaxOpenConns(1)
@@ -282,6 +287,15 @@ func checkLedger(ctx context.Context, path string) error {
 	defer db.Close()
 	var id int64
 	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&id); err != nil {
+		if hotJournal(err) {
+			if emptyBeforeJournal(path) {
+				// A new ledger whose first write (the switch to WAL)
+				// was cut by a kill: empty once rolled back, as the
+				// writing open's connection does first.
+				return nil
+			}
+			return fmt.Errorf("%s has a rollback journal left by a program stopped while writing it (%s-journal), which a read-only check cannot roll back, and curate never leaves one on a ledger that holds anything: open it with that program, or sqlite3, to roll it back: %w", path, path, err)
+		}
 		if !notADatabase(err) {
 			// A full disk (no room for the -shm file), an I/O error: the
 			// file may well be curate's.
@@ -323,6 +337,36 @@ func checkLedger(ctx context.Context, path string) error {
 		}
 	}
 	return fmt.Errorf("%s holds tables curate did not create and no curate mark: %w", path, ErrForeign)
+}
+
+// hotJournal reports whether err is SQLite refusing a read-only
+// connection a database whose hot rollback journal must be rolled back
+// first (SQLITE_READONLY_ROLLBACK).
+func hotJournal(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code() == 776
+}
+
+// journalMagic begins every SQLite rollback journal's header.
+var journalMagic = []byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}
+
+// emptyBeforeJournal reports whether the database at path has a rollback
+// journal beside it whose database held no page before the write it
+// journals (the header's initial size, bytes 16 to 19; SQLite's file
+// format, "The Rollback Journal"): rolled back, the database is empty.
+// curate's ledger only ever has one during its first write, the switch
+// to WAL.
+func emptyBeforeJournal(path string) bool {
+	f, err := os.Open(path + "-journal")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	h := make([]byte, 20)
+	if _, err := io.ReadFull(f, h); err != nil {
+		return false
+	}
+	return bytes.Equal(h[:8], journalMagic) && binary.BigEndian.Uint32(h[16:20]) == 0
 }
 
 // notADatabase reports whether err is SQLite saying a file is no database

@@ -1,10 +1,12 @@
 // Command curate-chaos runs curate's chaos harness (make chaos ROUNDS=N):
 // seeded rounds of SIGKILLs, concurrent writers, usage errors, damaged
-// files and blobs, truncated WALs, a user's files, a lost robots.txt and a
-// copied gold card, aimed at a dataset published from the simulated
-// services of package sim on loopback (see package internal/chaos). It
-// prints a line per round and the figures per kind, and exits 1 when a
-// round failed.
+// files and blobs, truncated WALs, a user's files, a lost robots.txt, a
+// copied gold card, keys planted in echoing services, instructions a model
+// obeys quietly and hostile pages, aimed at a dataset published from the
+// simulated services of package sim on loopback (see package
+// internal/chaos). It prints a line per round and the figures per kind
+// (the largest peak RSS of a command among them), and exits 1 when a round
+// failed.
 //
 // Usage:
 //

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/groundwork/curate/internal/chaos"
 )
@@ -21,8 +22,15 @@ func TestMain(m *testing.M) {
 }
 
 // A smoke of the chaos harness (make chaos runs it for real): three seeded
-// rounds pass, and a round that leaves the published dataset partial (a
-// shard deleted behind curate's back) is caught as a failure.
+// rounds pass, and four rounds of sabotage are caught as failures: one
+// that leaves the published dataset partial (a shard deleted behind
+// curate's back), a planted-keys round that also plants a key curate is
+// not given (what no redaction can know leaks, as every key would with
+// redaction off), a quiet-injections round with the guards that catch
+// quiet obedience turned off by flags, and a hostile-pages round whose
+// pages are too small to be cut and whose bound on memory is too low to
+// hold. (A hostile-pages round proper parses pages of 64 MB, too long for
+// go test; make chaos runs it.)
 func TestChaosSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs curate as a subprocess")
@@ -39,24 +47,44 @@ func TestChaosSmoke(t *testing.T) {
 		}
 		os.Remove(shards[0])
 	}}
+	// What each sabotage's round must say.
+	caught := map[string][]string{
+		"sabotage":        {"wrong or partial"},
+		"sabotage-keys":   {"a planted key got through"},
+		"sabotage-guards": {"planted, obeyed"},
+		"sabotage-pages":  {"conversion.truncated false", "peaked at"},
+	}
+	extra := []chaos.Kind{sabotage,
+		{Name: "sabotage-keys", Run: chaos.PlantedKeys(true)},
+		{Name: "sabotage-guards", Run: chaos.QuietInjections("--suspect-unsupported", "-1", "--gold-min-grounding", "-1")},
+		{Name: "sabotage-pages", Run: chaos.HostilePages(1<<20, 1)}}
+	// Few rounds: cmd/curate's tests run near go test's ten minutes on a
+	// loaded machine. The new kinds' rounds kill curate on the way too.
+	kinds := []string{"lost-robots", "planted-keys", "quiet-injections"}
+	for _, k := range extra {
+		kinds = append(kinds, k.Name)
+	}
 	rep, err := chaos.Run(context.Background(), chaos.Config{
-		Curate: []string{exe}, Env: []string{asCurate + "=1"}, Dir: t.TempDir(), Rounds: 4, Seed: 3, Targets: 12,
-		Kinds: []string{"kill-run", "lost-robots", "copied-gold", "sabotage"}, Extra: []chaos.Kind{sabotage},
+		Curate: []string{exe}, Env: []string{asCurate + "=1"}, Dir: t.TempDir(), Rounds: len(kinds), Seed: 3, Targets: 12,
+		Kinds: kinds, Extra: extra,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log("\n" + rep.Summary())
-	if len(rep.Rounds) != 4 {
-		t.Fatalf("%d rounds ran, want 4", len(rep.Rounds))
+	if len(rep.Rounds) != len(kinds) {
+		t.Fatalf("%d rounds ran, want %d", len(rep.Rounds), len(kinds))
 	}
 	for _, rr := range rep.Rounds {
-		failed := len(rr.Failures) > 0
-		switch {
-		case rr.Kind == "sabotage" && (!failed || !strings.Contains(strings.Join(rr.Failures, " "), "wrong or partial")):
-			t.Errorf("the sabotage went unnoticed: %+v", rr)
-		case rr.Kind != "sabotage" && failed:
+		t.Logf("round %d (%s): %s, %d commands", rr.N, rr.Kind, rr.Wall.Round(10*time.Millisecond), rr.Commands)
+		wants, sabotaged := caught[rr.Kind]
+		if !sabotaged && len(rr.Failures) > 0 {
 			t.Errorf("round %d (%s) failed: %s", rr.N, rr.Kind, strings.Join(rr.Failures, "; "))
+		}
+		for _, want := range wants {
+			if !strings.Contains(strings.Join(rr.Failures, " "), want) {
+				t.Errorf("the %s went unnoticed (want a failure saying %q): %+v", rr.Kind, want, rr)
+			}
 		}
 	}
 }

@@ -3,8 +3,11 @@
 // with SIGKILL at random moments, two writers on one output, usage errors
 // aimed at it, its files and the store's blobs damaged, the ledger's WAL
 // truncated, a user's files kept beside it, a robots.txt blob lost, a test
-// gold card copied into training — against the simulated services of
-// package sim, on loopback only.
+// gold card copied into training — and at curate itself: services echoing
+// requests with the configured keys planted, papers carrying instructions
+// that the simulated model obeys quietly, pages built to cost a parser the
+// most memory — against the simulated services of package sim, on
+// loopback only.
 //
 // After every round the harness checks what must hold whatever happened:
 // the published dataset passes curate dataset --check, or is byte for byte
@@ -12,13 +15,16 @@
 // user's files in it are intact; no command panicked; none hung (each runs
 // under a deadline and is killed past it). Each kind of round checks its
 // own expectations too (a usage error exits 2 before any request, a lost
-// robots.txt is asked for again, a copied gold fails --check, ...).
+// robots.txt is asked for again, a copied gold fails --check, no planted
+// key is anywhere curate writes, nothing a planted instruction dictates is
+// published unflagged, a hostile page is cut by the parse budget and no
+// command's peak RSS reaches 1 GB, ...).
 //
 // Rounds are seeded: the same seed, rounds and kinds make the same choices
 // (which kind, when to kill, what to damage); timing makes the rest vary.
 // A kind is a name and a function of a *Round (see Kinds); adding one is
 // adding an entry to the table, and a kind that needs another world (its
-// own faults, pages or keys) makes a Home of its own with NewHome.
+// own faults, pages or keys) makes a Home of its own with Round.NewHome.
 package chaos
 
 import (
@@ -88,6 +94,9 @@ type Report struct {
 	Wall time.Duration
 	// Stopped says why fewer rounds ran than asked ("" when all ran).
 	Stopped string
+	// HarnessRSSMB is the harness's own peak RSS, in MB: every command's
+	// figure is at least this (see HarnessMaxRSS).
+	HarnessRSSMB int64
 }
 
 // RoundResult is one round's outcome.
@@ -100,6 +109,9 @@ type RoundResult struct {
 	// Commands counts the curate commands the round ran; Killed those it
 	// killed on purpose.
 	Commands, Killed int
+	// MaxRSSMB is the largest peak RSS of its commands, in MB (see
+	// Result.MaxRSS).
+	MaxRSSMB int64
 }
 
 // Failed lists the rounds that failed.
@@ -115,7 +127,10 @@ func (r *Report) Failed() []RoundResult {
 
 // Summary renders the figures: rounds, failures and kills per kind.
 func (r *Report) Summary() string {
-	type agg struct{ rounds, failed, commands, killed int }
+	type agg struct {
+		rounds, failed, commands, killed int
+		rss                              int64
+	}
 	by := map[string]*agg{}
 	for _, rr := range r.Rounds {
 		a := by[rr.Kind]
@@ -126,6 +141,7 @@ func (r *Report) Summary() string {
 		a.rounds++
 		a.commands += rr.Commands
 		a.killed += rr.Killed
+		a.rss = max(a.rss, rr.MaxRSSMB)
 		if len(rr.Failures) > 0 {
 			a.failed++
 		}
@@ -135,12 +151,13 @@ func (r *Report) Summary() string {
 	if r.Stopped != "" {
 		fmt.Fprintf(&b, "stopped early: %s\n", r.Stopped)
 	}
-	fmt.Fprintf(&b, "%-18s %6s %6s %9s %7s\n", "kind", "rounds", "failed", "commands", "killed")
+	fmt.Fprintf(&b, "peak RSS from each command's rusage (at least the harness's own, %d MB)\n", r.HarnessRSSMB)
+	fmt.Fprintf(&b, "%-18s %6s %6s %9s %7s %12s\n", "kind", "rounds", "failed", "commands", "killed", "peak RSS MB")
 	names := mapsKeys(by)
 	sort.Strings(names)
 	for _, name := range names {
 		a := by[name]
-		fmt.Fprintf(&b, "%-18s %6d %6d %9d %7d\n", name, a.rounds, a.failed, a.commands, a.killed)
+		fmt.Fprintf(&b, "%-18s %6d %6d %9d %7d %12d\n", name, a.rounds, a.failed, a.commands, a.killed, a.rss)
 	}
 	for _, rr := range r.Failed() {
 		fmt.Fprintf(&b, "round %d (%s): %s\n", rr.N, rr.Kind, strings.Join(rr.Failures, "; "))
@@ -218,6 +235,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	rep.Wall = time.Since(start)
+	rep.HarnessRSSMB = HarnessMaxRSS() >> 20
 	return rep, nil
 }
 
@@ -258,13 +276,27 @@ type Round struct {
 	Rand *rand.Rand
 	Home *Home
 
-	ctx      context.Context
-	start    time.Time
-	before   string // the published dataset's digest when the round began
+	ctx    context.Context
+	start  time.Time
+	before string // the published dataset's digest when the round began
+	*tally
+}
+
+// tally is what a round found, shared by its views of other homes (At).
+type tally struct {
 	notes    []string
 	failures []string
 	commands int
 	killed   int
+	maxRSS   int64 // the largest peak RSS of its commands, in bytes
+}
+
+// At returns a view of the round that runs its commands on home h (a
+// world of the kind's own); what it finds is the round's.
+func (r *Round) At(h *Home) *Round {
+	c := *r
+	c.Home = h
+	return &c
 }
 
 // Context is the round's context.
@@ -281,7 +313,8 @@ func (r *Round) Notef(format string, args ...any) {
 }
 
 func (r *Round) result() RoundResult {
-	return RoundResult{N: r.N, Kind: r.Kind, Wall: time.Since(r.start), Notes: r.notes, Failures: r.failures, Commands: r.commands, Killed: r.killed}
+	return RoundResult{N: r.N, Kind: r.Kind, Wall: time.Since(r.start), Notes: r.notes, Failures: r.failures, Commands: r.commands, Killed: r.killed,
+		MaxRSSMB: r.maxRSS >> 20}
 }
 
 // Invariant checks what holds after anything: the published dataset

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -31,9 +32,12 @@ type Home struct {
 	ShardRows int
 	// Taken is how many of the world's targets the targets file holds.
 	Taken int
+	// Env is added to the environment of the home's commands (its keys).
+	Env []string
 
 	cfg   *Config
 	dir   string
+	label string // names the home's commands in last (a kind's own home)
 	good  string // digest of the last published dataset that passed --check
 	last  map[string]time.Duration
 	user  map[string]string // the user's files in Out, by path
@@ -47,6 +51,9 @@ var userFiles = map[string]string{
 	".git/objects/0a/1b2c3d4e5": "a git object",
 	"NOTES.md":                  "what I know about this dataset",
 }
+
+// defaultTestFrom is a home's first --test-from.
+const defaultTestFrom = "2026-01-01"
 
 // NewHome starts the simulated services of a world and prepares a store
 // and output directory under cfg.Dir/name. The arXiv hosts serve a
@@ -70,7 +77,7 @@ func NewHome(ctx context.Context, cfg *Config, name string, wc sim.WorldConfig, 
 	}
 	h := &Home{
 		Store: filepath.Join(dir, "store"), Out: filepath.Join(dir, "dataset"), Targets: filepath.Join(dir, "targets.txt"),
-		Servers: s, TestFrom: "2026-01-01", Taken: max(3, wc.Targets/3),
+		Servers: s, TestFrom: defaultTestFrom, Taken: max(3, wc.Targets/3),
 		cfg: cfg, dir: dir, last: map[string]time.Duration{}, user: map[string]string{},
 	}
 	return h, h.writeTargets()
@@ -78,6 +85,27 @@ func NewHome(ctx context.Context, cfg *Config, name string, wc sim.WorldConfig, 
 
 // Close stops the services.
 func (h *Home) Close() error { return h.Servers.Close() }
+
+// NewHome makes a home of the round's kind over a world of its own, in a
+// directory of the round's (kept when the round fails, see Done): its
+// commands' timings are kept across rounds for Moment, by kind.
+func (r *Round) NewHome(wc sim.WorldConfig, opt sim.Options) (*Home, error) {
+	h, err := NewHome(r.ctx, r.Home.cfg, filepath.Join(r.Kind, fmt.Sprintf("round-%03d", r.N)), wc, opt)
+	if err != nil {
+		return nil, err
+	}
+	h.label, h.last = r.Kind, r.Home.last
+	return h, nil
+}
+
+// Done stops the home's services and removes its directory unless the
+// round failed (its store and outputs are then the evidence).
+func (h *Home) Done(r *Round) {
+	h.Close()
+	if len(r.failures) == 0 {
+		os.RemoveAll(h.dir)
+	}
+}
 
 // Setup runs the first run, plants the user's files in the dataset and
 // keeps a backup of it.
@@ -112,7 +140,7 @@ func (h *Home) Setup(ctx context.Context) error {
 func (h *Home) newRound(ctx context.Context, n int, kind string) *Round {
 	before, _ := treeDigest(h.Out)
 	return &Round{N: n, Kind: kind, Home: h, ctx: ctx, start: time.Now(), before: before,
-		Rand: rand.New(rand.NewPCG(h.cfg.Seed, uint64(n)+1<<32))}
+		Rand: rand.New(rand.NewPCG(h.cfg.Seed, uint64(n)+1<<32)), tally: &tally{}}
 }
 
 // writeTargets writes the first Taken targets of the world, in a seeded
@@ -274,6 +302,10 @@ type Result struct {
 	// Killed says the round killed it (KillAfter); Hung that it outlived
 	// the command timeout.
 	Killed, Hung bool
+	// MaxRSS is the command's peak resident set in bytes, from its
+	// rusage: an upper bound, for Linux counts in a child's peak the
+	// harness's own at the fork (see HarnessMaxRSS).
+	MaxRSS int64
 }
 
 // Curate runs curate with args to its end (or the command timeout) and
@@ -291,13 +323,29 @@ func (r *Round) KillAfter(d time.Duration, args ...string) Result {
 // Start starts curate with args; wait returns its result (killing it
 // after kill when kill is not negative).
 func (r *Round) Start(kill time.Duration, args ...string) (wait func() Result) {
+	return r.startTo(nil, kill, args...)
+}
+
+// CurateTo runs curate with args to its end, as Curate does, its stdout
+// written to stdout rather than kept in the Result (a large output is
+// then never in the harness's memory, whose peak counts in every
+// command's; see HarnessMaxRSS).
+func (r *Round) CurateTo(stdout io.Writer, args ...string) Result {
+	return r.startTo(stdout, -1, args...)()
+}
+
+func (r *Round) startTo(stdout io.Writer, kill time.Duration, args ...string) (wait func() Result) {
 	h := r.Home
 	r.commands++
 	cmd := exec.Command(h.cfg.Curate[0], append(append([]string(nil), h.cfg.Curate[1:]...), args...)...)
 	cmd.Env = append(os.Environ(), "SOURCE_DATE_EPOCH=1767225600", "CURATE_MAILTO=chaos@example.org")
 	cmd.Env = append(cmd.Env, h.cfg.Env...)
+	cmd.Env = append(cmd.Env, h.Env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		r.Failf("start curate %s: %v", args[0], err)
@@ -332,6 +380,8 @@ func (r *Round) Start(kill time.Duration, args ...string) (wait func() Result) {
 		}
 		res.Wall = time.Since(start)
 		res.Stdout, res.Stderr = out.String(), errb.String()
+		res.MaxRSS = maxRSS(cmd.ProcessState)
+		r.maxRSS = max(r.maxRSS, res.MaxRSS)
 		var ee *exec.ExitError
 		switch {
 		case err == nil:
@@ -357,27 +407,59 @@ func (r *Round) Start(kill time.Duration, args ...string) (wait func() Result) {
 			}
 		}
 		if !res.Killed && !res.Hung && res.Code >= 0 {
-			h.last[commandKey(args)] = res.Wall
+			h.last[h.commandKey(args)] = res.Wall
 		}
 		return res
 	}
+}
+
+// maxRSS is a finished process's peak resident set in bytes (0 when
+// unknown).
+func maxRSS(ps *os.ProcessState) int64 {
+	if ps == nil {
+		return 0
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return int64(ru.Maxrss) << 10 // kilobytes on Linux
+	}
+	return 0
+}
+
+// HarnessMaxRSS is the harness's own peak resident set in bytes: Go
+// starts a command with the harness's memory mapped (CLONE_VM), and
+// Linux's exec keeps that memory's peak as the child's, so a command's
+// MaxRSS is at least this much whatever it used.
+func HarnessMaxRSS() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return int64(ru.Maxrss) << 10
 }
 
 func (r *Round) run(kill time.Duration, args ...string) Result {
 	return r.Start(kill, args...)()
 }
 
-// commandKey names a command for Moment: its name, and --check apart.
-func commandKey(args []string) string {
+// commandKey names a command for Moment: its name, and --check apart,
+// after the home's label.
+func (h *Home) commandKey(args []string) string {
+	key := args[0]
 	if len(args) > 1 && args[1] == "--check" {
-		return args[0] + " --check"
+		key += " --check"
 	}
-	return args[0]
+	if h.label != "" {
+		key = h.label + " " + key
+	}
+	return key
 }
 
 // Moment picks a moment within what the command last took to run whole
 // (a second when it never ran): when to kill it.
 func (r *Round) Moment(command string) time.Duration {
+	if r.Home.label != "" {
+		command = r.Home.label + " " + command
+	}
 	d := r.Home.last[command]
 	if d <= 0 {
 		d = time.Second

@@ -10,11 +10,9 @@ import (
 	"github.com/groundwork/curate/dataset"
 )
 
-// Kinds is the table of round kinds. Others of issue #26's cases (keys
-// planted in echoing fakes, injections a model obeys quietly, pages of
-// tiny tags) go here as they are fixed: a kind needing its own world makes
-// a Home with NewHome (its own faults, pages, keys) and checks its own
-// dataset with Round.Curate.
+// Kinds is the table of round kinds. A kind needing its own world makes
+// a Home with Round.NewHome (its own faults, pages, keys), runs curate
+// there through Round.At and checks its own dataset.
 func Kinds() []Kind {
 	return []Kind{
 		{"kill-dataset", "curate dataset with other options, SIGKILLed at a random moment; the same command then completes", killDataset},
@@ -27,6 +25,9 @@ func Kinds() []Kind {
 		{"user-files", "a file of the user's added to the output directory, then a republish (dataset or report): it survives; one put among the shards is refused, named", userFilesRound},
 		{"lost-robots", "the stored robots.txt blobs lost: the next run or fetch asks for them again and completes (it exited 1 forever)", lostRobots},
 		{"copied-gold", "a test gold card copied into a training row, the manifest rewritten to match: --check fails on it", copiedGold},
+		{"planted-keys", "every service echoes the request with the S2 key, the LLM key and a proxy's password planted (errors and answers), a run killed sometimes, then published: no form of a key in stdout, stderr, status --json, show, any store file or blob, the dataset", PlantedKeys(false)},
+		{"quiet-injections", "a world whose papers carry planted instructions (70% of the references as sources, all of a few, a dictated gold card; quiet or addressed) and a model that obeys them, a run killed sometimes, published with and without --include-suspect: no planted target published unless asked for, and then flagged; --check passes", QuietInjections()},
+		{"hostile-pages", "one to three papers' pages (targets, a source now and then) built to cost a parser the most memory per byte, tiny tags always among them, each just under the 64 MiB cap, two or three fetched at once, a run killed sometimes: the run finishes, each Document says conversion.truncated (the parse budget), no command's peak RSS (rusage) reaches 1 GB", HostilePages(0, 0)},
 	}
 }
 
