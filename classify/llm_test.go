@@ -133,7 +133,7 @@ func TestLLMProcess(t *testing.T) {
 		t.Fatalf("run with a new prompt version: stored %v, err %v, %d calls", res.Stored, err, env.srv.calls())
 	}
 	got = storedSelections(t, env.st, handKey)
-	if got.PromptVersion != "classify-v4+papers-v1" || got.Selections[0].PromptVersion != "classify-v4+papers-v1" {
+	if got.PromptVersion != "classify-v4+papers-v2" || got.Selections[0].PromptVersion != "classify-v4+papers-v2" {
 		t.Errorf("prompt version recorded: %q, %q", got.PromptVersion, got.Selections[0].PromptVersion)
 	}
 	if _, err := env.stage.Process(t.Context(), handKey); err != nil || env.srv.calls() != 2 {

@@ -11,13 +11,15 @@ import (
 
 // Answer is the model's answer to any paper task: a classification fills
 // References and leaves Card nil; a card fills Card and leaves References
-// empty. One schema for every task keeps the prefix the calls share the
-// same: the providers put the schema ahead of the system prompt in their
-// cache's prefix (OpenAI documents it; a changed Anthropic schema misses
-// the cache too).
+// empty; an idea tuple fills Idea, Card nil and References empty (Idea may
+// be left out of the other tasks' answers). One schema for every task
+// keeps the prefix the calls share the same: the providers put the schema
+// ahead of the system prompt in their cache's prefix (OpenAI documents it;
+// a changed Anthropic schema misses the cache too).
 type Answer struct {
-	References []Reference `json:"references"`
-	Card       *Card       `json:"card"`
+	References []Reference       `json:"references"`
+	Card       *Card             `json:"card"`
+	Idea       *record.IdeaTuple `json:"idea,omitempty"`
 }
 
 // Reference is one reference's classification.
@@ -41,14 +43,21 @@ type Card struct {
 }
 
 // Schema is the answer schema of every paper task: card fields non-empty
-// when given, roles and labels from the taxonomy, reference numbers whole.
-// What a task requires of it (every reference answered, the card's fields
-// of its kind) is the task's validator's to check.
+// when given, roles and labels from the taxonomy, reference numbers whole;
+// an idea tuple's claims and quotes non-empty, one summary at most and a
+// claim in each required field. What a task requires of it (every
+// reference answered, the card's fields of its kind, the idea given) is
+// the task's validator's to check.
 var Schema = llm.MustSchemaFor[Answer]("paper_task",
 	llm.At("references[].n", llm.Type("integer")),
 	llm.At("references[].role", llm.Enum(record.RoleSource, record.RoleOther)),
 	llm.At("references[].labels[]", llm.Enum(record.Labels()...)),
-	llm.At("card", llm.NonEmptyStrings()))
+	llm.At("card", llm.NonEmptyStrings()),
+	llm.At("idea", llm.NonEmptyStrings()),
+	llm.At("idea."+record.TupleSummary, llm.MaxItems(1)),
+	llm.At("idea."+record.TupleMotivations, llm.MinItems(1)),
+	llm.At("idea."+record.TupleResearchQuestions, llm.MinItems(1)),
+	llm.At("idea."+record.TupleMethods, llm.MinItems(1)))
 
 // Decode reads an answer that passed Schema.
 func Decode(doc json.RawMessage) (*Answer, error) {
@@ -70,4 +79,17 @@ func CardJSON(doc json.RawMessage) (json.RawMessage, error) {
 		return nil, errors.New(`the answer has no card: fill "card" and leave "references" empty`)
 	}
 	return json.Marshal(a.Card)
+}
+
+// IdeaJSON returns an answer's idea tuple as JSON, or an error when the
+// answer has none.
+func IdeaJSON(doc json.RawMessage) (json.RawMessage, error) {
+	a, err := Decode(doc)
+	if err != nil {
+		return nil, err
+	}
+	if a.Idea == nil {
+		return nil, errors.New(`the answer has no idea tuple: fill "idea", set "card" to null and "references" to an empty list`)
+	}
+	return json.Marshal(a.Idea)
 }

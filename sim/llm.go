@@ -82,6 +82,8 @@ func promptNote(user string) string {
 		return "source: " + title
 	case goldCard.MatchString(user):
 		return "gold: " + title
+	case ideaTuple.MatchString(user):
+		return "tuple: " + title
 	}
 	return ""
 }
@@ -115,7 +117,7 @@ var (
 	// paperTask marks curate's prompts of the shared layout (the paper,
 	// then "Task: …"): their answers are one object with "references"
 	// and "card".
-	paperTask = regexp.MustCompile(`(?m)^Task: (classify the|write the (idea|source) card)`)
+	paperTask = regexp.MustCompile(`(?m)^Task: (classify the|write the (idea|source) card|write the idea tuple)`)
 )
 
 // Answer returns the simulated model's answer to a prompt (the first user
@@ -154,6 +156,8 @@ func Answer(user string, invalid bool, salt string) string {
 		return wrapTask(user, cardAnswer(user, true, variant))
 	case goldCard.MatchString(user):
 		return wrapTask(user, cardAnswer(user, false, variant))
+	case ideaTuple.MatchString(user):
+		return tupleAnswer(user, variant)
 	}
 	return "I can only classify references and write idea cards."
 }

@@ -156,8 +156,8 @@
 // "title:"+normalized title as a last resort. Its cards are records of
 // kind CardKind(card kind, model, prompt version), for example
 //
-//	2507.11127  card:gold:gpt-5.4-mini:summarize-gold-v2+papers-v1
-//	2507.11127  card:source:gpt-5.4-mini:summarize-source-v2+papers-v1
+//	2507.11127  card:gold:gpt-5.4-mini:summarize-gold-v2+papers-v2
+//	2507.11127  card:source:gpt-5.4-mini:summarize-source-v2+papers-v2
 //	s2:649def34 card:source:heuristic:heuristic-v2
 //
 // with meta text_level and card_kind. So there is one card per (paper,

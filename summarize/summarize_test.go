@@ -21,7 +21,7 @@ func TestPromptsCarryTaxonomy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := "summarize-" + kind + "-v2+papers-v1"; v != want {
+			if want := "summarize-" + kind + "-v2+papers-v2"; v != want {
 				t.Errorf("version %q, want %q", v, want)
 			}
 			var got llm.Request

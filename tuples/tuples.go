@@ -11,6 +11,12 @@
 // no "[12]", no term of the paper's own left unexplained, one statement
 // only); a claim that fails is dropped and counted, never repaired.
 //
+// Extract asks a model for the tuple with the prompt every paper task
+// shares (package paperprompt: one system prompt and answer schema, the
+// target's paper block as its classify and gold-card calls send it, then
+// the task), so the call reads the paper from the provider's prompt
+// cache; Offline makes one with the heuristic backend.
+//
 // The package is the tuples stage's building block: the stage itself
 // (one LLM call per target after summarize, reused when nothing changed)
 // is to be a row of the stage table.
@@ -23,23 +29,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/quote"
 	"github.com/groundwork/curate/record"
 )
 
-// Schema is the JSON schema of an answer: the six fields, each a list of
-// {claim, quote} (a method's with its steps), every string non-empty, at
-// most one summary, at least one claim in each required field.
-var Schema = llm.MustSchemaFor[record.IdeaTuple]("idea_tuple",
-	llm.NonEmptyStrings(),
-	llm.At(record.TupleSummary, llm.MaxItems(1)),
-	llm.At(record.TupleMotivations, llm.MinItems(1)),
-	llm.At(record.TupleResearchQuestions, llm.MinItems(1)),
-	llm.At(record.TupleMethods, llm.MinItems(1)),
-)
-
-// Decode reads an answer that passed Schema.
+// Decode reads an idea tuple of an answer that passed the shared answer
+// schema (paperprompt.Schema, whose "idea" is the tuple's: every string
+// non-empty, at most one summary, a claim in each required field).
 func Decode(doc json.RawMessage) (record.IdeaTuple, error) {
 	var t record.IdeaTuple
 	if err := json.Unmarshal(doc, &t); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/groundwork/curate/paperprompt"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/tuples"
 )
@@ -44,11 +45,17 @@ func paper() *record.Document {
 	}
 }
 
-// TestSchema holds the answer's schema to its golden literal and checks
-// what it refuses.
+// TestSchema holds the idea part of the shared answer schema to its
+// golden literal and checks what it refuses.
 func TestSchema(t *testing.T) {
+	var whole struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(paperprompt.Schema.JSON(), &whole); err != nil {
+		t.Fatal(err)
+	}
 	golden := filepath.Join("testdata", "schema.json")
-	got := tuples.Schema.JSON()
+	got := whole.Properties["idea"]
 	if update {
 		os.WriteFile(golden, append(got, '\n'), 0o644)
 	}
@@ -59,26 +66,40 @@ func TestSchema(t *testing.T) {
 	if strings.TrimSpace(string(want)) != string(got) {
 		t.Errorf("schema changed (UPDATE_GOLDEN=1 to accept):\n%s\nwant\n%s", got, want)
 	}
-	good := `{"summary":[{"claim":"c","quote":"q"}],"motivations":[{"claim":"c","quote":"q"}],"research_questions":[{"claim":"c","quote":"q"}],` +
+	idea := `{"summary":[{"claim":"c","quote":"q"}],"motivations":[{"claim":"c","quote":"q"}],"research_questions":[{"claim":"c","quote":"q"}],` +
 		`"methods":[{"claim":"c","quote":"q","steps":[{"claim":"s","quote":"q"}]}],"experimental_settings":[],"expected_results":[]}`
-	if err := tuples.Schema.Validate(json.RawMessage(good)); err != nil {
+	answer := func(idea string) json.RawMessage {
+		return json.RawMessage(`{"references":[],"card":null,"idea":` + idea + `}`)
+	}
+	if err := paperprompt.Schema.Validate(answer(idea)); err != nil {
 		t.Fatalf("a good answer: %v", err)
 	}
 	for name, bad := range map[string]string{
-		"no motivations":  strings.Replace(good, `"motivations":[{"claim":"c","quote":"q"}]`, `"motivations":[]`, 1),
-		"two summaries":   strings.Replace(good, `"summary":[{"claim":"c","quote":"q"}]`, `"summary":[{"claim":"c","quote":"q"},{"claim":"d","quote":"q"}]`, 1),
-		"an empty claim":  strings.Replace(good, `"research_questions":[{"claim":"c"`, `"research_questions":[{"claim":""`, 1),
-		"no quote":        strings.Replace(good, `"motivations":[{"claim":"c","quote":"q"}]`, `"motivations":[{"claim":"c"}]`, 1),
-		"another field":   strings.Replace(good, `"summary"`, `"novelty":[],"summary"`, 1),
-		"no methods":      strings.Replace(good, `"methods":[{"claim":"c","quote":"q","steps":[{"claim":"s","quote":"q"}]}]`, `"methods":[]`, 1),
-		"a field missing": strings.Replace(good, `,"expected_results":[]`, ``, 1),
+		"no motivations":  strings.Replace(idea, `"motivations":[{"claim":"c","quote":"q"}]`, `"motivations":[]`, 1),
+		"two summaries":   strings.Replace(idea, `"summary":[{"claim":"c","quote":"q"}]`, `"summary":[{"claim":"c","quote":"q"},{"claim":"d","quote":"q"}]`, 1),
+		"an empty claim":  strings.Replace(idea, `"research_questions":[{"claim":"c"`, `"research_questions":[{"claim":""`, 1),
+		"no quote":        strings.Replace(idea, `"motivations":[{"claim":"c","quote":"q"}]`, `"motivations":[{"claim":"c"}]`, 1),
+		"another field":   strings.Replace(idea, `"summary"`, `"novelty":[],"summary"`, 1),
+		"no methods":      strings.Replace(idea, `"methods":[{"claim":"c","quote":"q","steps":[{"claim":"s","quote":"q"}]}]`, `"methods":[]`, 1),
+		"a field missing": strings.Replace(idea, `,"expected_results":[]`, ``, 1),
 	} {
-		if err := tuples.Schema.Validate(json.RawMessage(bad)); err == nil {
+		if err := paperprompt.Schema.Validate(answer(bad)); err == nil {
 			t.Errorf("%s: passes the schema", name)
 		}
 	}
-	if _, err := tuples.Decode(json.RawMessage(good)); err != nil {
-		t.Error(err)
+	raw, err := paperprompt.IdeaJSON(answer(idea))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tuples.Decode(raw); err != nil || len(got.Methods) != 1 || len(got.Methods[0].Steps) != 1 {
+		t.Errorf("decoded %+v %v", got, err)
+	}
+	// A classification or a card needs no idea.
+	if err := paperprompt.Schema.Validate(json.RawMessage(`{"references":[],"card":null}`)); err != nil {
+		t.Errorf("an answer without idea: %v", err)
+	}
+	if _, err := paperprompt.IdeaJSON(json.RawMessage(`{"references":[],"card":null}`)); err == nil {
+		t.Error("IdeaJSON of an answer without idea")
 	}
 }
 

@@ -195,16 +195,26 @@ func TestCitationsPaging(t *testing.T) {
 	}
 }
 
-// TestCitationRecorded decodes the recorded citation item of
-// ../shared/fixtures.
+// TestCitationRecorded reads the recorded citation item of
+// ../shared/fixtures as a page's one element, through the client.
 func TestCitationRecorded(t *testing.T) {
-	var c s2.Citation
-	if err := json.Unmarshal(fixture(t, "citation_item_contextsWithIntent_influential.json"), &c); err != nil {
-		t.Fatal(err)
+	item := fixture(t, "citation_item_contextsWithIntent_influential.json")
+	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
+		if refuse(w, h) {
+			return
+		}
+		testutil.WriteJSON(w, 200, []byte(`{"offset": 0, "data": [`+string(item)+`]}`))
+	})
+	c, _ := newClient(t, srv.URL, setup{})
+	list, err := c.Citations(context.Background(), "CorpusId:7")
+	if err != nil || len(list.Citations) != 1 {
+		t.Fatalf("%+v %v", list, err)
 	}
-	p := c.CitingPaper
-	if !c.IsInfluential || len(c.Contexts) != 4 || p.PaperID != "bdcbc589c8d1e4dd0c6572630f8511557406ad2f" ||
-		p.PublicationDate == nil || *p.PublicationDate != "2023-02-01" || p.Venue != "IEEE Robotics and Automation Letters" || p.Abstract == nil {
-		t.Errorf("recorded citation: %+v", c)
+	ct := list.Citations[0]
+	p := ct.CitingPaper
+	if !ct.IsInfluential || len(ct.Contexts) != 4 || p.PaperID != "bdcbc589c8d1e4dd0c6572630f8511557406ad2f" ||
+		p.PublicationDate == nil || *p.PublicationDate != "2023-02-01" || p.Venue != "IEEE Robotics and Automation Letters" || p.Abstract == nil ||
+		p.ExternalIDs == nil || p.ExternalIDs.DOI != "10.1109/LRA.2022.3229266" {
+		t.Errorf("recorded citation: %+v", ct)
 	}
 }
