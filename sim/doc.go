@@ -54,7 +54,13 @@
 //
 // The last three only a World serves.
 //
-// GROBID (NewGrobid) simulates a PDF-to-TEI service from pages of its own.
+// Three fakes a test also sets up on its own: GROBID (NewGrobid), a
+// PDF-to-TEI service answering the TEI registered per PDF; a PDF host
+// (NewPDFSite), the files, redirects and sign-in pages of an open-access
+// host, which is also the World's PDF host; and a robots.txt
+// (NewRobotsFile), which every simulated site serves in front of its
+// pages. Wrap puts any of them behind a Service (limits, faults,
+// scripted faults, the call log).
 // The wire format of Semantic Scholar is declared once, here (S2Paper,
 // S2Edge, ...), for the World, the demo corpus's generator and the tests.
 // Subpackage simtest serves the services in tests and loads the shared

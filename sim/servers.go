@@ -177,19 +177,19 @@ func buildService(name string, lit Literature, opt Options) (*Service, *Grobid, 
 		anthropic = newAnthropicAPI()
 		h = anthropic.handle
 	case PDFHost:
-		h = w.pdfHandler
+		h = fromHandler(w.pdfSite())
 	case GrobidService:
 		gc := opt.Grobid
 		gc.Convert = w.convertPDF(cmpOr(gc.Version, "0.8.1"))
 		grobid = NewGrobid(gc)
-		h = grobidHandler(grobid)
+		h = fromHandler(grobid)
 	case Internal:
-		h = internalHandler
+		h = fromHandler(internalSite())
 	default:
 		return nil, nil, fmt.Errorf("sim: no service %q (have %s)", name, strings.Join(Services, ", "))
 	}
 	if body, ok := opt.Robots[name]; ok {
-		h = withRobots(body, h)
+		h = withRobots(NewRobotsFile(http.StatusOK, body), h)
 	}
 	svc := newService(name, seed, h)
 	switch {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -115,8 +116,11 @@ type Call struct {
 	// RawQuery is the query string as sent (see Query).
 	RawQuery  string
 	UserAgent string
-	// Keyed reports whether the request carried an x-api-key header.
-	Keyed bool
+	// Host is the request's Host header: the name a client asked for.
+	Host string
+	// Keyed reports whether the request carried an x-api-key header, Auth
+	// whether it carried an Authorization header.
+	Keyed, Auth bool
 	// IDs are the paper ids of a Semantic Scholar batch request, in order.
 	IDs []string
 }
@@ -231,8 +235,11 @@ type Service struct {
 
 func newService(name string, seed uint64, h handlerFunc) *Service {
 	s := &Service{name: name, seed: seed, handler: h, seen: map[string]int{}, script: map[string][]scriptStep{}, fault: plainFault}
-	if name == S2 {
+	switch name {
+	case S2:
 		s.fault = s2Fault
+	case GrobidService:
+		s.fault = grobidFault
 	}
 	s.identify = func(r *http.Request, body []byte) (string, string, string) {
 		k := r.Method + " " + r.URL.RequestURI()
@@ -260,6 +267,24 @@ func newService(name string, seed uint64, h handlerFunc) *Service {
 		}
 	}
 	return s
+}
+
+// Wrap serves h as the named service behind a Service: its Limits, Faults,
+// scripted faults (Script), hook (Intercept) and call log. It is how a test
+// puts a fake it configured itself (a Grobid, a PDFSite, a RobotsFile in
+// front of either) behind the machinery of the services Start serves.
+// The Service reads the request body and hands it to h again.
+func Wrap(name string, h http.Handler) *Service {
+	return newService(name, 0, fromHandler(h))
+}
+
+// fromHandler is h as a Service's handler: the body the Service read is
+// given back to h as the request's.
+func fromHandler(h http.Handler) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, body []byte, _ bool) {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}
 }
 
 // faultsNow returns the faults in force.
@@ -473,7 +498,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := Call{
 		Key: key, Task: task, Note: note, Start: time.Now(),
 		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, UserAgent: r.UserAgent(),
-		Keyed: r.Header.Get("x-api-key") != "",
+		Host: r.Host, Keyed: r.Header.Get("x-api-key") != "", Auth: r.Header.Get("Authorization") != "",
 	}
 	if s.name == S2 && r.Method == http.MethodPost && r.URL.Path == S2BatchPath {
 		c.IDs, _ = s2BatchIDs(body)
@@ -651,6 +676,17 @@ func (d *deferredWriter) Write(b []byte) (int, error) {
 		d.WriteHeader(http.StatusOK)
 	}
 	return d.rec.ResponseWriter.Write(b)
+}
+
+// Flush sends what was written so far, so that a handler streaming its
+// answer (chunked, without a Content-Length) streams through the Service.
+func (d *deferredWriter) Flush() {
+	if !d.rec.wrote {
+		d.WriteHeader(http.StatusOK)
+	}
+	if f, ok := d.rec.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // Repeats returns the tasks of calls that were already done before: a call

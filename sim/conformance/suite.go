@@ -12,8 +12,9 @@ import (
 // Suite is the conformance suite for one backend.
 type Suite struct {
 	// Start starts the backend's services and returns their base URLs by
-	// service name (sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI); the
-	// tests of a service it leaves out are skipped. It is called once.
+	// service name (sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI,
+	// sim.OAIPMH, sim.GrobidService, sim.PDFHost); the tests of a service
+	// it leaves out are skipped. It is called once.
 	Start func(t *testing.T) map[string]string
 
 	// ArxivPages are ids arXiv has HTML for (with the version of the page
@@ -33,6 +34,27 @@ type Suite struct {
 	// Entries are versionless ids the arXiv API knows; Unlisted valid ids
 	// it does not.
 	Entries, Unlisted []string
+
+	// GrobidTEI are PDFs GROBID converts into TEI, GrobidNoContent PDFs
+	// it extracts nothing from (204), GrobidFails PDFs whose conversion
+	// fails (500).
+	GrobidTEI, GrobidNoContent, GrobidFails [][]byte
+	// GrobidVersion is the version the GROBID service runs.
+	GrobidVersion string
+	// GrobidBusy, when set, makes the next n conversion requests find
+	// every engine taken, as other clients would (a real service cannot
+	// be asked to).
+	GrobidBusy func(n int)
+
+	// PDFs are paths the PDF host serves a PDF at, PDFMissing paths it
+	// has none at; PDFRedirects the paths it redirects, each to the URL
+	// its Location leads to.
+	PDFs, PDFMissing []string
+	PDFRedirects     map[string]string
+
+	// Robots are the robots.txt files the backend serves, by service
+	// name; every other service it starts has none (4xx).
+	Robots map[string]string
 
 	urls map[string]string
 }
@@ -74,7 +96,7 @@ func (s *Suite) url(t *testing.T, service string) string {
 }
 
 // need skips the test when the backend has no probes of a kind.
-func need(t *testing.T, what string, probes []string) {
+func need[P any](t *testing.T, what string, probes []P) {
 	t.Helper()
 	if len(probes) == 0 {
 		t.Skipf("the backend names no %s", what)
