@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -38,7 +39,12 @@ type Schema struct {
 	root *jsonschema.Schema
 	raw  json.RawMessage // compact JSON of root: the schema's identity in cache keys
 	defs map[string]*jsonschema.Schema
-	pats map[string]*regexp.Regexp
+	// resolved holds every subschema of root (root too) resolved by the
+	// JSON Schema library, with root's definitions, which validates
+	// answers: the whole answer against root, and on a failure each value
+	// against its own subschema, to find the one that breaks it.
+	resolved map[*jsonschema.Schema]*resolvedSchema
+	pats     map[string]*regexp.Regexp // validateHome's
 	// optional: some property is not required, so strict mode may send
 	// it as null (see normalize).
 	optional bool
@@ -118,7 +124,7 @@ func newSchema(name string, js *jsonschema.Schema) (*Schema, error) {
 	if !validSchemaName(name) {
 		return nil, fmt.Errorf("compile schema %q: name must be 1-64 letters, digits, '_' or '-'", name)
 	}
-	s := &Schema{name: name, root: js, defs: map[string]*jsonschema.Schema{}, pats: map[string]*regexp.Regexp{}}
+	s := &Schema{name: name, root: js, defs: map[string]*jsonschema.Schema{}, resolved: map[*jsonschema.Schema]*resolvedSchema{}, pats: map[string]*regexp.Regexp{}}
 	for k, d := range js.Defs {
 		s.defs["#/$defs/"+k] = d
 	}
@@ -126,6 +132,9 @@ func newSchema(name string, js *jsonschema.Schema) (*Schema, error) {
 		s.defs["#/definitions/"+k] = d
 	}
 	if err := s.check(js, "#", map[*jsonschema.Schema]bool{}); err != nil {
+		return nil, fmt.Errorf("compile schema %q: %w", name, err)
+	}
+	if err := s.resolve(); err != nil {
 		return nil, fmt.Errorf("compile schema %q: %w", name, err)
 	}
 	raw, err := json.Marshal(js)
@@ -143,15 +152,205 @@ func (s *Schema) Name() string { return s.name }
 // JSON returns the full schema as compact JSON.
 func (s *Schema) JSON() json.RawMessage { return bytes.Clone(s.raw) }
 
-// Validate checks a JSON document against the schema. The error names the
-// first offending location as a JSON path ($.refs[2].labels), which is
-// what the model is told in a follow-up.
+// Validate checks a JSON document against the schema with the JSON
+// Schema library. The error names the first offending value as a JSON
+// path ($.refs[2].labels) and says what is wrong with it; it is what the
+// model is told in a follow-up, so it is the same every time: a value's
+// own keywords (type, enum, required, bounds, ...) are its fault before
+// its properties' or items', which are taken in key and index order.
 func (s *Schema) Validate(doc json.RawMessage) error {
+	v, err := decodeValue(doc)
+	if err != nil {
+		return err
+	}
+	if s.resolved[s.root].full.Validate(v) == nil {
+		return nil
+	}
+	return s.locate(s.root, v, "$", 0)
+}
+
+// validateHome is the validator written here before the library took
+// over, kept until the agreement test has compared the two.
+func (s *Schema) validateHome(doc json.RawMessage) error {
 	v, err := decodeJSON(doc)
 	if err != nil {
 		return err
 	}
 	return s.validate(s.root, v, "$", 0)
+}
+
+// resolvedSchema is a subschema resolved by the library: in full, and
+// shallow (its own keywords only: its properties, items and anyOf taken
+// as anything), which tells a value's own fault from its parts'.
+type resolvedSchema struct {
+	full, shallow *jsonschema.Resolved
+}
+
+// resolve resolves every subschema with the library: each on its own, as
+// the one schema of an allOf beside root's definitions, so that its $refs
+// resolve as they do in root.
+func (s *Schema) resolve() error {
+	var err error
+	alone := func(n *jsonschema.Schema) (*jsonschema.Resolved, error) {
+		w := &jsonschema.Schema{Schema: s.root.Schema, Defs: s.root.Defs, Definitions: s.root.Definitions, AllOf: []*jsonschema.Schema{n}}
+		return w.CloneSchemas().Resolve(nil)
+	}
+	eachSchema(s.root, func(n *jsonschema.Schema) {
+		if err != nil || s.resolved[n] != nil {
+			return
+		}
+		sh := *n.CloneSchemas()
+		sh.Ref, sh.Items, sh.AnyOf = "", nil, nil
+		sh.Properties = map[string]*jsonschema.Schema{}
+		for k := range n.Properties {
+			sh.Properties[k] = &jsonschema.Schema{} // named, so additionalProperties false sees them
+		}
+		if sh.AdditionalProperties != nil && !isFalse(sh.AdditionalProperties) {
+			sh.AdditionalProperties = nil
+		}
+		var r resolvedSchema
+		if r.full, err = alone(n); err == nil {
+			r.shallow, err = alone(&sh)
+		}
+		s.resolved[n] = &r
+	})
+	return err
+}
+
+// locate names the first value below v that breaks its subschema n (or v
+// itself): n's $ref first, then n's own keywords, then its properties in
+// key order or its items in order, then its anyOf.
+func (s *Schema) locate(n *jsonschema.Schema, v any, path string, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("%s: nested deeper than %d", path, maxDepth)
+	}
+	if d := s.defs[n.Ref]; d != nil && s.resolved[d].full.Validate(v) != nil {
+		return s.locate(d, v, path, depth+1)
+	}
+	if err := s.resolved[n].shallow.Validate(v); err != nil {
+		return fmt.Errorf("%s: %s", path, s.reason(n, v, err))
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			sub, ok := n.Properties[k]
+			if !ok {
+				sub = n.AdditionalProperties
+			}
+			if sub != nil && s.resolved[sub].full.Validate(v[k]) != nil {
+				return s.locate(sub, v[k], path+"."+k, depth+1)
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if n.Items != nil && s.resolved[n.Items].full.Validate(e) != nil {
+				return s.locate(n.Items, e, path+"["+strconv.Itoa(i)+"]", depth+1)
+			}
+		}
+	}
+	if len(n.AnyOf) > 0 {
+		errs := make([]string, len(n.AnyOf))
+		for i, sub := range n.AnyOf {
+			errs[i] = s.locate(sub, v, path, depth+1).Error()
+		}
+		return fmt.Errorf("%s: matches none of anyOf: %s", path, strings.Join(errs, "; "))
+	}
+	return fmt.Errorf("%s: does not match the schema", path) // not reached: some part of n failed
+}
+
+// reason says what is wrong with v, which breaks one of n's own keywords:
+// the keyword the library names, in words a model reads (the library's
+// own are for programmers: "0/1 is less than 1.000000").
+func (s *Schema) reason(n *jsonschema.Schema, v any, err error) string {
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
+		err = u // the innermost: the broken keyword, not the schema locations leading to it
+	}
+	msg := err.Error()
+	keyword, _, _ := strings.Cut(msg, ":")
+	switch {
+	case keyword == "type":
+		return fmt.Sprintf("got %s, want %s", typeName(v), strings.Join(types(n), " or "))
+	case keyword == "const" && n.Const != nil:
+		return fmt.Sprintf("got %s, want %s", short(v), short(*n.Const))
+	case keyword == "enum":
+		opts := make([]string, len(n.Enum))
+		for i, e := range n.Enum {
+			opts[i] = short(e)
+		}
+		return fmt.Sprintf("got %s, want one of %s", short(v), strings.Join(opts, ", "))
+	case keyword == "required" || strings.HasPrefix(msg, "unexpected additional properties"):
+		// A property missing is named before one not allowed.
+		m, _ := v.(map[string]any)
+		for _, r := range n.Required {
+			if _, ok := m[r]; !ok {
+				return fmt.Sprintf("missing required property %q", r)
+			}
+		}
+		for _, k := range sortedKeys(m) {
+			if _, ok := n.Properties[k]; !ok {
+				return fmt.Sprintf("unexpected property %q", k)
+			}
+		}
+	}
+	l, _ := v.([]any)
+	str, _ := v.(string)
+	switch {
+	case keyword == "minItems" && n.MinItems != nil:
+		return fmt.Sprintf("%d items, want at least %d", len(l), *n.MinItems)
+	case keyword == "maxItems" && n.MaxItems != nil:
+		return fmt.Sprintf("%d items, want at most %d", len(l), *n.MaxItems)
+	case keyword == "minLength" && n.MinLength != nil:
+		return fmt.Sprintf("string of %d characters, want at least %d", utf8.RuneCountInString(str), *n.MinLength)
+	case keyword == "maxLength" && n.MaxLength != nil:
+		return fmt.Sprintf("string of %d characters, want at most %d", utf8.RuneCountInString(str), *n.MaxLength)
+	case keyword == "pattern":
+		return fmt.Sprintf("%s does not match pattern %q", short(v), n.Pattern)
+	case keyword == "minimum" && n.Minimum != nil:
+		return fmt.Sprintf("%s is below the minimum %g", short(v), *n.Minimum)
+	case keyword == "maximum" && n.Maximum != nil:
+		return fmt.Sprintf("%s is above the maximum %g", short(v), *n.Maximum)
+	}
+	return clip(strings.ReplaceAll(msg, "\n", "; "), 300)
+}
+
+// decodeValue decodes exactly one JSON value as the library validates it:
+// numbers as float64, which a number past float64's range is not (it is
+// refused as such).
+func decodeValue(data []byte) (any, error) {
+	v, err := decodeJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	return floats(v)
+}
+
+// floats replaces the json.Numbers of v by float64s.
+func floats(v any) (any, error) {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil {
+			return nil, fmt.Errorf("number %s is out of range", v)
+		}
+		return f, nil
+	case map[string]any:
+		for k, e := range v {
+			f, err := floats(e)
+			if err != nil {
+				return nil, err
+			}
+			v[k] = f
+		}
+	case []any:
+		for i, e := range v {
+			f, err := floats(e)
+			if err != nil {
+				return nil, err
+			}
+			v[i] = f
+		}
+	}
+	return v, nil
 }
 
 // At applies opts to the subschema at path: property names joined by '.',
@@ -674,6 +873,11 @@ func typeName(v any) string {
 		return "null"
 	case json.Number:
 		if hasType(v, "integer") {
+			return "integer"
+		}
+		return "number"
+	case float64:
+		if v == math.Trunc(v) && !math.IsInf(v, 0) {
 			return "integer"
 		}
 		return "number"
