@@ -200,6 +200,9 @@ func (s *Runner) process(ctx context.Context, key string, refresh, asked bool) (
 		if err != nil {
 			status, msg = store.StatusFailed, err.Error()
 		}
+		if err != nil && store.Abandoned(ctx, err) {
+			return // abandoned, not failed: left running for the next run
+		}
 		// Re-linking stored responses is no new attempt.
 		if e := s.Store.End(context.WithoutCancel(ctx), key, Name, status, msg, requested || err != nil); e != nil && err == nil {
 			err = e

@@ -298,6 +298,9 @@ func (s *Stage) stored(ctx context.Context, key string) *record.Selections {
 // mark records the stage status; a ledger write failure is logged, since
 // the records themselves are already written.
 func (s *Stage) mark(ctx context.Context, key, status string, err error) {
+	if status == store.StatusFailed && store.Abandoned(ctx, err) {
+		return // abandoned, not failed: left running for the next run
+	}
 	msg := ""
 	if err != nil {
 		msg = err.Error()

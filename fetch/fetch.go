@@ -236,6 +236,9 @@ func (f *Fetcher) now() time.Time {
 // mark records the stage status; a ledger write failure is logged, not
 // fatal, since the records themselves are already safe.
 func (f *Fetcher) mark(ctx context.Context, key, status string, err error) {
+	if status == store.StatusFailed && store.Abandoned(ctx, err) {
+		return // abandoned, not failed: left running for the next run
+	}
 	msg := ""
 	if err != nil {
 		msg = err.Error()

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -36,6 +37,18 @@ func checkStatus(status string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown status %q", status)
+}
+
+// Abandoned reports whether work that ended under ctx with err was
+// abandoned: the run was cancelled (the second interrupt) while the work
+// was in flight, or err is a cancellation (a request the first interrupt
+// cut short rather than retry: httpx's ErrStopped wraps
+// context.Canceled). A stage records no status for abandoned work: the
+// item stays "running", which curate status shows as interrupted and the
+// next run redoes, as after a crash; a "failed" would blame the target
+// for the interrupt and contradict the run's summary.
+func Abandoned(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.Canceled)
 }
 
 // SetStatus records status for item in stage, with errMsg as the entry's

@@ -204,7 +204,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	wg.Wait()
 
 	if err := ctx.Err(); err != nil {
-		s.mark(ctx, key, store.StatusFailed, "interrupted: "+err.Error())
+		// Abandoned: the ledger keeps it running for the next run.
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
 	var problems []string
@@ -266,6 +266,9 @@ func (s *Stage) mark(ctx context.Context, key, status, msg string) {
 
 // end records the ledger status of a target begun with Store.Begin.
 func (s *Stage) end(ctx context.Context, key, status, msg string, worked bool) {
+	if status == store.StatusFailed && store.Abandoned(ctx, nil) {
+		return // abandoned, not failed: left running for the next run
+	}
 	if err := s.Store.End(context.WithoutCancel(ctx), key, Name, status, msg, worked); err != nil {
 		s.log().Error("record summarize status", "target", key, "err", err)
 	}
