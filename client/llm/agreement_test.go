@@ -58,9 +58,9 @@ func agreementSchemas(t *testing.T) map[string]*Schema {
 	return out
 }
 
-// agreementText is the paper the valid answers quote.
-const agreementText = `We extend span audits to scanned pages. Readers break down when the page is rotated.
-The method builds directly on the reader of [3], which first raised the question of noisy inputs.`
+// agreementText is the paper the valid answers quote (short sentences:
+// short answers keep the corpus small).
+const agreementText = `Readers fail on scans. Audits find the gaps. Rotation breaks it.`
 
 // corpus returns the answers checked against s: valid ones and their
 // mutations, each once, in a fixed order.
@@ -129,7 +129,7 @@ func mutate(v any) []any {
 	case []any:
 		out = append(out, []any{})
 		if len(v) > 0 {
-			out = append(out, append(slices.Clone(v), v[0]), repeat(v, 3), repeat(v, 40))
+			out = append(out, append(slices.Clone(v), v[0]), repeat(v, 3))
 			for i, e := range v {
 				for _, m := range mutate(e) {
 					c := slices.Clone(v)
@@ -139,7 +139,7 @@ func mutate(v any) []any {
 			}
 		}
 	case string:
-		out = append(out, v+v, v[:len(v)/2], strings.ToUpper(v), " "+v, strings.Repeat(v, 50))
+		out = append(out, v+v, v[:len(v)/2], strings.ToUpper(v), " "+v, strings.Repeat(v, 3))
 	case float64:
 		out = append(out, v+0.5, -v, v+1, v-1, v*1000)
 	}
