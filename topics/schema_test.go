@@ -24,7 +24,7 @@ func TestTagSchemaUnchanged(t *testing.T) {
 		}
 		// The validator's agreement corpus holds the schema as sent.
 		if b, err := os.ReadFile("../client/llm/testdata/agreement/" + tt.derived.Name() + ".schema.json"); err != nil || string(bytes.TrimSpace(b)) != string(tt.derived.JSON()) {
-			t.Errorf("%s: client/llm/testdata/agreement has %s (%v), want the schema sent; update the corpus (go test ./client/llm -run TestValidatorAgreement -update-agreement)", tt.derived.Name(), b, err)
+			t.Errorf("%s: client/llm/testdata/agreement has %s (%v), want the schema sent; replace the schema file there, delete its verdicts and run go test ./client/llm -run TestValidatorAgreement -update-agreement", tt.derived.Name(), b, err)
 		}
 		req := llm.Request{Stage: "s", PromptVersion: "v", User: "u", Schema: tt.derived}
 		old := req

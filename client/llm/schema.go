@@ -27,13 +27,16 @@ import (
 // compiled for each endpoint (see WireSchema), since OpenAI's strict mode,
 // Anthropic and local servers each accept a different subset.
 //
-// Validation supports type (one or a list), properties, required,
+// Answers are validated by the JSON Schema library (jsonschema-go). A
+// schema may use type (one or a list), properties, required,
 // additionalProperties, items, minItems, maxItems, enum, const, minLength,
 // maxLength, pattern, minimum, maximum, anyOf, and $ref into $defs or
-// definitions; annotations (title, description, default, examples,
-// format, $schema, $id, $comment) are not checked. Any other keyword is
-// refused when the schema is built, so a schema never looks enforced while
-// part of it is silently ignored.
+// definitions, and the annotations title, description, default,
+// examples, format, $schema, $id and $comment. Any other keyword is
+// refused when the schema is built: the library would check it, but the
+// wire compilers (WireSchema) know what each endpoint does with these
+// keywords only, and a keyword they pass on blindly could be refused by a
+// strict endpoint or silently dropped by its decoder.
 type Schema struct {
 	name string
 	root *jsonschema.Schema
@@ -44,7 +47,6 @@ type Schema struct {
 	// answers: the whole answer against root, and on a failure each value
 	// against its own subschema, to find the one that breaks it.
 	resolved map[*jsonschema.Schema]*resolvedSchema
-	pats     map[string]*regexp.Regexp // validateHome's
 	// optional: some property is not required, so strict mode may send
 	// it as null (see normalize).
 	optional bool
@@ -95,9 +97,6 @@ func NewSchema(name string, schema []byte) (*Schema, error) {
 	if t := bytes.TrimSpace(buf.Bytes()); len(t) == 0 || t[0] != '{' {
 		return nil, fmt.Errorf("compile schema %q: top level is not an object", name)
 	}
-	if err := checkLiteral(buf.Bytes(), "#"); err != nil {
-		return nil, fmt.Errorf("compile schema %q: %w", name, err)
-	}
 	js := new(jsonschema.Schema)
 	if err := json.Unmarshal(buf.Bytes(), js); err != nil {
 		return nil, fmt.Errorf("compile schema %q: %w", name, err)
@@ -124,7 +123,7 @@ func newSchema(name string, js *jsonschema.Schema) (*Schema, error) {
 	if !validSchemaName(name) {
 		return nil, fmt.Errorf("compile schema %q: name must be 1-64 letters, digits, '_' or '-'", name)
 	}
-	s := &Schema{name: name, root: js, defs: map[string]*jsonschema.Schema{}, resolved: map[*jsonschema.Schema]*resolvedSchema{}, pats: map[string]*regexp.Regexp{}}
+	s := &Schema{name: name, root: js, defs: map[string]*jsonschema.Schema{}, resolved: map[*jsonschema.Schema]*resolvedSchema{}}
 	for k, d := range js.Defs {
 		s.defs["#/$defs/"+k] = d
 	}
@@ -167,16 +166,6 @@ func (s *Schema) Validate(doc json.RawMessage) error {
 		return nil
 	}
 	return s.locate(s.root, v, "$", 0)
-}
-
-// validateHome is the validator written here before the library took
-// over, kept until the agreement test has compared the two.
-func (s *Schema) validateHome(doc json.RawMessage) error {
-	v, err := decodeJSON(doc)
-	if err != nil {
-		return err
-	}
-	return s.validate(s.root, v, "$", 0)
 }
 
 // resolvedSchema is a subschema resolved by the library: in full, and
@@ -224,7 +213,7 @@ func (s *Schema) locate(n *jsonschema.Schema, v any, path string, depth int) err
 	if depth > maxDepth {
 		return fmt.Errorf("%s: nested deeper than %d", path, maxDepth)
 	}
-	if d := s.defs[n.Ref]; d != nil && s.resolved[d].full.Validate(v) != nil {
+	if d := s.defs[n.Ref]; d != nil && s.breaks(d, v) {
 		return s.locate(d, v, path, depth+1)
 	}
 	if err := s.resolved[n].shallow.Validate(v); err != nil {
@@ -237,13 +226,13 @@ func (s *Schema) locate(n *jsonschema.Schema, v any, path string, depth int) err
 			if !ok {
 				sub = n.AdditionalProperties
 			}
-			if sub != nil && s.resolved[sub].full.Validate(v[k]) != nil {
+			if sub != nil && s.breaks(sub, v[k]) {
 				return s.locate(sub, v[k], path+"."+k, depth+1)
 			}
 		}
 	case []any:
 		for i, e := range v {
-			if n.Items != nil && s.resolved[n.Items].full.Validate(e) != nil {
+			if n.Items != nil && s.breaks(n.Items, e) {
 				return s.locate(n.Items, e, path+"["+strconv.Itoa(i)+"]", depth+1)
 			}
 		}
@@ -256,6 +245,12 @@ func (s *Schema) locate(n *jsonschema.Schema, v any, path string, depth int) err
 		return fmt.Errorf("%s: matches none of anyOf: %s", path, strings.Join(errs, "; "))
 	}
 	return fmt.Errorf("%s: does not match the schema", path) // not reached: some part of n failed
+}
+
+// breaks reports whether v breaks the subschema n.
+func (s *Schema) breaks(n *jsonschema.Schema, v any) bool {
+	r := s.resolved[n]
+	return r != nil && r.full.Validate(v) != nil
 }
 
 // reason says what is wrong with v, which breaks one of n's own keywords:
@@ -317,38 +312,16 @@ func (s *Schema) reason(n *jsonschema.Schema, v any, err error) string {
 // numbers as float64, which a number past float64's range is not (it is
 // refused as such).
 func decodeValue(data []byte) (any, error) {
-	v, err := decodeJSON(data)
-	if err != nil {
-		return nil, err
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			return nil, fmt.Errorf("%s is out of range", te.Value)
+		}
+		return nil, fmt.Errorf("not json: %w", err)
 	}
-	return floats(v)
-}
-
-// floats replaces the json.Numbers of v by float64s.
-func floats(v any) (any, error) {
-	switch v := v.(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(v), 64)
-		if err != nil {
-			return nil, fmt.Errorf("number %s is out of range", v)
-		}
-		return f, nil
-	case map[string]any:
-		for k, e := range v {
-			f, err := floats(e)
-			if err != nil {
-				return nil, err
-			}
-			v[k] = f
-		}
-	case []any:
-		for i, e := range v {
-			f, err := floats(e)
-			if err != nil {
-				return nil, err
-			}
-			v[i] = f
-		}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("not json: text after the value")
 	}
 	return v, nil
 }
@@ -547,11 +520,6 @@ func isFalse(s *jsonschema.Schema) bool {
 	return reflect.ValueOf(c).IsZero()
 }
 
-// isTrue reports whether s admits anything: the empty schema.
-func isTrue(s *jsonschema.Schema) bool {
-	return s != nil && reflect.ValueOf(*s).IsZero()
-}
-
 func validSchemaName(name string) bool {
 	if name == "" || len(name) > 64 {
 		return false
@@ -578,115 +546,51 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// Keywords of a schema literal: the ones validated, and annotations.
+// Keywords of a schema: the ones the wire compilers know, and annotations.
 var (
 	validated   = []string{"type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "enum", "const", "minLength", "maxLength", "pattern", "minimum", "maximum", "anyOf", "$ref"}
 	annotations = []string{"title", "description", "default", "examples", "format", "$schema", "$id", "$comment", "$defs", "definitions"}
 	jsonTypes   = []string{"object", "array", "string", "number", "integer", "boolean", "null"}
 )
 
-// checkLiteral refuses keywords a literal uses that Validate would not
-// check, and malformed values of those it would, naming where.
-func checkLiteral(raw json.RawMessage, at string) error {
-	var b bool
-	if json.Unmarshal(raw, &b) == nil {
-		if !b {
-			// A false schema admits nothing; no stage needs it.
-			return fmt.Errorf("%s: the false schema is not supported", at)
-		}
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return fmt.Errorf("%s: schema is not an object", at)
-	}
-	for _, k := range sortedKeys(m) {
-		v := m[k]
-		switch {
-		case !slices.Contains(validated, k) && !slices.Contains(annotations, k):
-			return fmt.Errorf("%s: keyword %q is not supported", at, k)
-		case k == "properties" || k == "$defs" || k == "definitions":
-			var sub map[string]json.RawMessage
-			if err := json.Unmarshal(v, &sub); err != nil {
-				return fmt.Errorf("%s: %s is not an object", at, k)
-			}
-			for _, sk := range sortedKeys(sub) {
-				if err := checkLiteral(sub[sk], at+"/"+k+"/"+sk); err != nil {
-					return err
-				}
-			}
-		case k == "items" || k == "additionalProperties" && string(v) != "false" && string(v) != "true":
-			if err := checkLiteral(v, at+"/"+k); err != nil {
-				return err
-			}
-		case k == "anyOf":
-			var l []json.RawMessage
-			if json.Unmarshal(v, &l) != nil || len(l) == 0 {
-				return fmt.Errorf("%s: anyOf: want a non-empty array", at)
-			}
-			for i, sub := range l {
-				if err := checkLiteral(sub, at+"/anyOf/"+strconv.Itoa(i)); err != nil {
-					return err
-				}
-			}
-		case k == "enum":
-			var l []any
-			if json.Unmarshal(v, &l) != nil || len(l) == 0 {
-				return fmt.Errorf("%s: enum: want a non-empty array", at)
-			}
-		case k == "minItems" || k == "maxItems" || k == "minLength" || k == "maxLength":
-			if n, err := strconv.Atoi(string(v)); err != nil || n < 0 {
-				return fmt.Errorf("%s: %s: want a non-negative integer", at, k)
-			}
-		case k == "type":
-			var one string
-			list := []string{}
-			if json.Unmarshal(v, &one) == nil {
-				list = []string{one}
-			} else if json.Unmarshal(v, &list) != nil {
-				return fmt.Errorf("%s: type: want a string or an array of strings", at)
-			}
-			for _, t := range list {
-				if !slices.Contains(jsonTypes, t) {
-					return fmt.Errorf("%s: type: unknown type %q", at, t)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// check verifies what a built schema uses: supported keywords, valid
-// patterns, $refs that resolve. It compiles the patterns.
+// check verifies what a built schema uses: keywords the wire compilers
+// know and $refs into its own definitions (the library resolves any
+// $ref; the compilers and normalize follow these only).
 func (s *Schema) check(n *jsonschema.Schema, at string, seen map[*jsonschema.Schema]bool) error {
 	if n == nil || seen[n] {
 		return nil
 	}
 	seen[n] = true
-	switch {
-	case len(n.Extra) > 0:
-		return fmt.Errorf("%s: keyword %q is not supported", at, sortedKeys(n.Extra)[0])
-	case n.AllOf != nil || n.OneOf != nil || n.Not != nil && !isFalse(n) || n.If != nil || n.Then != nil || n.Else != nil ||
-		n.PrefixItems != nil || n.ItemsArray != nil || n.Contains != nil || n.UniqueItems || n.PatternProperties != nil ||
-		n.PropertyNames != nil || n.MinProperties != nil || n.MaxProperties != nil || n.DependentRequired != nil ||
-		n.DependentSchemas != nil || n.UnevaluatedItems != nil || n.UnevaluatedProperties != nil || n.MultipleOf != nil ||
-		n.ExclusiveMinimum != nil || n.ExclusiveMaximum != nil || n.AdditionalItems != nil:
-		b, _ := json.Marshal(n)
-		return fmt.Errorf("%s: a keyword of %s is not supported", at, clip(string(b), 120))
-	case isFalse(n):
+	if isFalse(n) {
 		return fmt.Errorf("%s: the false schema is not supported", at)
+	}
+	b, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("%s: %w", at, err)
+	}
+	var keys map[string]json.RawMessage
+	if string(b) != "true" { // the empty schema marshals as true
+		if err := json.Unmarshal(b, &keys); err != nil {
+			return fmt.Errorf("%s: %w", at, err)
+		}
+	}
+	for _, k := range sortedKeys(keys) {
+		if !slices.Contains(validated, k) && !slices.Contains(annotations, k) {
+			return fmt.Errorf("%s: keyword %q is not supported", at, k)
+		}
+	}
+	for k, c := range map[string]*int{"minItems": n.MinItems, "maxItems": n.MaxItems, "minLength": n.MinLength, "maxLength": n.MaxLength} {
+		if c != nil && *c < 0 {
+			return fmt.Errorf("%s: %s: want a non-negative integer", at, k)
+		}
+	}
+	if n.AnyOf != nil && len(n.AnyOf) == 0 {
+		return fmt.Errorf("%s: anyOf: want a non-empty array", at)
 	}
 	if n.Ref != "" {
 		if _, ok := s.defs[n.Ref]; !ok {
 			return fmt.Errorf("%s: $ref %q: only #/$defs/NAME and #/definitions/NAME are supported", at, n.Ref)
 		}
-	}
-	if n.Pattern != "" {
-		re, err := regexp.Compile(n.Pattern)
-		if err != nil {
-			return fmt.Errorf("%s: pattern: %w", at, err)
-		}
-		s.pats[n.Pattern] = re
 	}
 	if n.Enum != nil && len(n.Enum) == 0 {
 		return fmt.Errorf("%s: enum: want a non-empty array", at)
@@ -737,128 +641,6 @@ func types(n *jsonschema.Schema) []string {
 // maxDepth stops a recursive $ref on a pathological document.
 const maxDepth = 200
 
-func (s *Schema) validate(n *jsonschema.Schema, v any, path string, depth int) error {
-	if depth > maxDepth {
-		return fmt.Errorf("%s: nested deeper than %d", path, maxDepth)
-	}
-	if n == nil || isTrue(n) {
-		return nil
-	}
-	if n.Ref != "" {
-		if err := s.validate(s.defs[n.Ref], v, path, depth+1); err != nil {
-			return err
-		}
-	}
-	if ts := types(n); len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return hasType(v, t) }) {
-		return fmt.Errorf("%s: got %s, want %s", path, typeName(v), strings.Join(ts, " or "))
-	}
-	if n.Const != nil && !jsonEqual(v, *n.Const) {
-		return fmt.Errorf("%s: got %s, want %s", path, short(v), short(*n.Const))
-	}
-	if n.Enum != nil && !slices.ContainsFunc(n.Enum, func(e any) bool { return jsonEqual(v, e) }) {
-		opts := make([]string, len(n.Enum))
-		for i, e := range n.Enum {
-			opts[i] = short(e)
-		}
-		return fmt.Errorf("%s: got %s, want one of %s", path, short(v), strings.Join(opts, ", "))
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		for _, r := range n.Required {
-			if _, ok := v[r]; !ok {
-				return fmt.Errorf("%s: missing required property %q", path, r)
-			}
-		}
-		for _, k := range sortedKeys(v) { // the same first error every time
-			sub, ok := n.Properties[k]
-			switch {
-			case ok:
-			case isFalse(n.AdditionalProperties):
-				return fmt.Errorf("%s: unexpected property %q", path, k)
-			case n.AdditionalProperties != nil:
-				sub = n.AdditionalProperties
-			default:
-				continue
-			}
-			if err := s.validate(sub, v[k], path+"."+k, depth+1); err != nil {
-				return err
-			}
-		}
-	case []any:
-		if n.MinItems != nil && len(v) < *n.MinItems {
-			return fmt.Errorf("%s: %d items, want at least %d", path, len(v), *n.MinItems)
-		}
-		if n.MaxItems != nil && len(v) > *n.MaxItems {
-			return fmt.Errorf("%s: %d items, want at most %d", path, len(v), *n.MaxItems)
-		}
-		if n.Items != nil {
-			for i, e := range v {
-				if err := s.validate(n.Items, e, path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
-					return err
-				}
-			}
-		}
-	case string:
-		l := len([]rune(v))
-		if n.MinLength != nil && l < *n.MinLength {
-			return fmt.Errorf("%s: string of %d characters, want at least %d", path, l, *n.MinLength)
-		}
-		if n.MaxLength != nil && l > *n.MaxLength {
-			return fmt.Errorf("%s: string of %d characters, want at most %d", path, l, *n.MaxLength)
-		}
-		if re := s.pats[n.Pattern]; re != nil && !re.MatchString(v) {
-			return fmt.Errorf("%s: %s does not match pattern %q", path, short(v), n.Pattern)
-		}
-	case json.Number:
-		f, err := v.Float64()
-		if err != nil {
-			return fmt.Errorf("%s: number %s: %w", path, v, err)
-		}
-		if n.Minimum != nil && f < *n.Minimum {
-			return fmt.Errorf("%s: %s is below the minimum %g", path, v, *n.Minimum)
-		}
-		if n.Maximum != nil && f > *n.Maximum {
-			return fmt.Errorf("%s: %s is above the maximum %g", path, v, *n.Maximum)
-		}
-	}
-	if len(n.AnyOf) > 0 {
-		var errs []string
-		for _, sub := range n.AnyOf {
-			err := s.validate(sub, v, path, depth+1)
-			if err == nil {
-				return nil
-			}
-			errs = append(errs, err.Error())
-		}
-		return fmt.Errorf("%s: matches none of anyOf: %s", path, strings.Join(errs, "; "))
-	}
-	return nil
-}
-
-func hasType(v any, t string) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		return t == "object"
-	case []any:
-		return t == "array"
-	case string:
-		return t == "string"
-	case bool:
-		return t == "boolean"
-	case nil:
-		return t == "null"
-	case json.Number:
-		if t == "number" {
-			return true
-		}
-		if t == "integer" {
-			f, err := v.Float64()
-			return err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
-		}
-	}
-	return false
-}
-
 func typeName(v any) string {
 	switch v := v.(type) {
 	case map[string]any:
@@ -871,11 +653,6 @@ func typeName(v any) string {
 		return "boolean"
 	case nil:
 		return "null"
-	case json.Number:
-		if hasType(v, "integer") {
-			return "integer"
-		}
-		return "number"
 	case float64:
 		if v == math.Trunc(v) && !math.IsInf(v, 0) {
 			return "integer"
@@ -883,58 +660,6 @@ func typeName(v any) string {
 		return "number"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// number returns v as a float64 if it is a JSON number in any of the
-// forms a decoder or a schema option leaves it.
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	}
-	return 0, false
-}
-
-// jsonEqual compares JSON values; numbers compare by value.
-func jsonEqual(a, b any) bool {
-	if fa, ok := number(a); ok {
-		fb, ok := number(b)
-		return ok && fa == fb
-	}
-	switch a := a.(type) {
-	case map[string]any:
-		bm, ok := b.(map[string]any)
-		if !ok || len(a) != len(bm) {
-			return false
-		}
-		for k, av := range a {
-			bv, ok := bm[k]
-			if !ok || !jsonEqual(av, bv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bl, ok := b.([]any)
-		if !ok || len(a) != len(bl) {
-			return false
-		}
-		for i := range a {
-			if !jsonEqual(a[i], bl[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		return a == b
-	}
 }
 
 // short renders v as JSON for an error message, cut to a readable length.
