@@ -281,7 +281,33 @@ func (a *anthropicAPI) message(body []byte, invalid bool) (int, any) {
 	}
 	read, written := a.cache.breakpoints(prompt.Bytes(), marks)
 	_, task, _ := anthropicIdentity(body)
-	answer := Answer(firstUser(&req), invalid, task+strconv.Itoa(len(req.Messages)))
+	lr := LLMRequest{Service: Anthropic, Model: req.Model, Task: task, Invalid: invalid}
+	for _, b := range blocks(req.System) {
+		lr.System += b.Text
+	}
+	for _, m := range req.Messages {
+		var text strings.Builder
+		for _, b := range blocks(m.Content) {
+			text.WriteString(b.Text)
+		}
+		lr.Messages = append(lr.Messages, LLMMessage{Role: m.Role, Content: text.String()})
+	}
+	if req.Output != nil && req.Output.Format != nil {
+		lr.Schema = req.Output.Format.Schema
+	}
+	if req.Choice != nil && req.Choice.Type == "tool" {
+		for _, t := range req.Tools {
+			var tool struct {
+				Name   string          `json:"name"`
+				Schema json.RawMessage `json:"input_schema"`
+			}
+			if json.Unmarshal(t, &tool) == nil && tool.Name == req.Choice.Name {
+				lr.Schema = tool.Schema
+			}
+		}
+	}
+	reply := a.svc.answer(lr)
+	answer := reply.Text
 	content := []map[string]any{{"type": "text", "text": answer}}
 	stop := "end_turn"
 	if req.Choice != nil && req.Choice.Type == "tool" {
@@ -291,12 +317,15 @@ func (a *anthropicAPI) message(body []byte, invalid bool) (int, any) {
 			stop = "tool_use"
 		}
 	}
-	total := tokens(prompt.Len())
+	total, out := tokens(prompt.Len()), tokens(len(answer))
+	if u := reply.Usage; u != nil {
+		total, out = u.Prompt, u.Completion
+	}
 	return http.StatusOK, map[string]any{
 		"id": "msg_sim_" + task[5:], "type": "message", "role": "assistant", "model": req.Model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]int{
-			"input_tokens": max(total-read-written, 0), "output_tokens": tokens(len(answer)),
+			"input_tokens": max(total-read-written, 0), "output_tokens": out,
 			"cache_read_input_tokens": read, "cache_creation_input_tokens": written,
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,11 +33,11 @@ func TestConformanceWorld(t *testing.T) {
 	var srv *sim.Servers
 	s := &conformance.Suite{
 		Start: func(t *testing.T) map[string]string {
-			names := []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI, sim.OAIPMH, sim.PDFHost, sim.GrobidService, sim.Internal}
+			names := []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI, sim.OAIPMH, sim.LLM, sim.Anthropic, sim.PDFHost, sim.GrobidService, sim.Internal}
 			srv = start(t, w, sim.Options{Services: names, OAIPageSize: 7, Robots: robots, Grobid: sim.GrobidConfig{Version: "0.8.2"}})
 			urls := map[string]string{}
 			for _, name := range names[:len(names)-1] { // the internal service answers anything
-				urls[name] = srv.URL(name)
+				urls[name] = strings.TrimSuffix(srv.URL(name), "/v1")
 			}
 			return urls
 		},
@@ -45,9 +46,12 @@ func TestConformanceWorld(t *testing.T) {
 		GrobidFails:   [][]byte{[]byte("%PDF-1.4\n% a paper of another world\n%%EOF\n")},
 		GrobidVersion: "0.8.2",
 		GrobidBusy:    func(n int) { srv.Grobid().SetBusy(n) },
-		PDFMissing:    []string{"/pdf/b999999.pdf", "/pdf/2401.00001.pdf"},
-		PDFRedirects:  map[string]string{},
-		Robots:        robots,
+		Throttle: func(service, path string, n int) {
+			srv.Service(service).Script(path, sim.TooManyRequests.WithRetryAfter("1"), n)
+		},
+		PDFMissing:   []string{"/pdf/b999999.pdf", "/pdf/2401.00001.pdf"},
+		PDFRedirects: map[string]string{},
+		Robots:       robots,
 	}
 	for j := range w.Config().Papers {
 		p := w.Background(j)

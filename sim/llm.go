@@ -131,7 +131,7 @@ func Answer(user string, invalid bool, salt string) string {
 	case strings.Contains(user, goldCard):
 		return cardAnswer(user, false, variant)
 	}
-	return "I can only classify references and write idea cards."
+	return unknownPrompt
 }
 
 // ObeyingAnswer is the answer of a model that obeys an instruction planted

@@ -160,7 +160,7 @@ type openAIChat struct {
 func (a *openAIAPI) complete(body []byte, invalid bool) (int, any) {
 	var req openAIChat
 	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
-		return http.StatusBadRequest, map[string]any{"error": map[string]any{"message": "malformed request", "type": "invalid_request_error"}}
+		return http.StatusBadRequest, map[string]any{"error": map[string]any{"message": "malformed request", "type": "invalid_request_error", "param": nil, "code": nil}}
 	}
 	var prompt bytes.Buffer
 	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
@@ -174,19 +174,26 @@ func (a *openAIAPI) complete(body []byte, invalid bool) (int, any) {
 		}
 		prompt.Write(rf.JSONSchema.Schema)
 	}
-	user := ""
+	_, task, _ := llmIdentity(body)
+	lr := LLMRequest{Service: LLM, Model: req.Model, Task: task, Invalid: invalid}
 	for _, m := range req.Messages {
 		fmt.Fprintf(&prompt, "%s\n%s\n", m.Role, m.Content)
-		if m.Role == "user" && user == "" {
-			user = m.Content
+		if m.Role == "system" || m.Role == "developer" {
+			lr.System += m.Content
 		}
+		lr.Messages = append(lr.Messages, LLMMessage{Role: m.Role, Content: m.Content})
 	}
-	_, task, _ := llmIdentity(body)
-	answer := Answer(user, invalid, task+strconv.Itoa(len(req.Messages)))
-	if f := a.svc.faultsNow(); !invalid && f.PObey > 0 && a.svc.draw(task, 0, "obey") < f.PObey {
-		answer = ObeyingAnswer(user)
+	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		lr.Schema = rf.JSONSchema.Schema
 	}
-	promptTokens := tokens(prompt.Len())
+	f := a.svc.faultsNow()
+	lr.Obey = !invalid && f.PObey > 0 && a.svc.draw(task, 0, "obey") < f.PObey
+	reply := a.svc.answer(lr)
+	answer := reply.Text
+	promptTokens, completionTokens := tokens(prompt.Len()), tokens(len(answer))
+	if u := reply.Usage; u != nil {
+		promptTokens, completionTokens = u.Prompt, u.Completion
+	}
 	cached := a.cache.automatic(prompt.Bytes())
 	return http.StatusOK, map[string]any{
 		"id": "chatcmpl-sim-" + task[5:], "object": "chat.completion", "created": 1767225600, "model": req.Model,
@@ -195,8 +202,8 @@ func (a *openAIAPI) complete(body []byte, invalid bool) (int, any) {
 			"message": map[string]any{"role": "assistant", "content": answer},
 		}},
 		"usage": map[string]any{
-			"prompt_tokens": promptTokens, "completion_tokens": tokens(len(answer)),
-			"total_tokens":          promptTokens + tokens(len(answer)),
+			"prompt_tokens": promptTokens, "completion_tokens": completionTokens,
+			"total_tokens":          promptTokens + completionTokens,
 			"prompt_tokens_details": map[string]int{"cached_tokens": cached},
 		},
 	}

@@ -77,6 +77,15 @@ type Options struct {
 	// back to a free port. The demo asks for its previous run's, so that a
 	// store's robots.txt answers, kept by URL, still apply.
 	Addrs map[string]string
+	// LLMAnswer is the test's answer hook of the LLM services (see
+	// LLMAnswer): the answers it gives come before the simulated model's
+	// own, made from each request's schema. CurateModel answers curate's
+	// own prompts.
+	LLMAnswer LLMAnswer
+	// LLMKey, when set, is the only API key the LLM services accept (a
+	// bearer token for llm, x-api-key for anthropic); a request with
+	// another, or none, is refused 401 as the providers refuse it.
+	LLMKey string
 }
 
 // Servers are the simulated services of a Literature, each listening on
@@ -197,6 +206,9 @@ func buildService(name string, lit Literature, opt Options) (*Service, *Grobid, 
 	default:
 		return nil, nil, fmt.Errorf("sim: no service %q (have %s)", name, strings.Join(Services, ", "))
 	}
+	if opt.LLMKey != "" && (name == LLM || name == Anthropic) {
+		h = withLLMKey(name, opt.LLMKey, h)
+	}
 	if body, ok := opt.Robots[name]; ok {
 		h = withRobots(NewRobotsFile(http.StatusOK, body), h)
 	}
@@ -210,6 +222,7 @@ func buildService(name string, lit Literature, opt Options) (*Service, *Grobid, 
 	svc.SetLimits(opt.Limits[name])
 	svc.SetFaults(opt.Faults[name])
 	svc.SetEcho(opt.Echo[name])
+	svc.SetLLMAnswer(opt.LLMAnswer)
 	return svc, grobid, nil
 }
 

@@ -231,6 +231,9 @@ type Service struct {
 	// intercept may answer a request in the handler's place.
 	intercept func(w http.ResponseWriter, r *http.Request, c Call) bool
 	echo      Echo // see SetEcho
+	// llmAnswer answers LLM requests before the simulated model does
+	// (see SetLLMAnswer).
+	llmAnswer LLMAnswer
 }
 
 func newService(name string, seed uint64, h handlerFunc) *Service {
@@ -240,6 +243,10 @@ func newService(name string, seed uint64, h handlerFunc) *Service {
 		s.fault = s2Fault
 	case GrobidService:
 		s.fault = grobidFault
+	case LLM:
+		s.fault = openAIFault
+	case Anthropic:
+		s.fault = anthropicFault
 	}
 	s.identify = func(r *http.Request, body []byte) (string, string, string) {
 		k := r.Method + " " + r.URL.RequestURI()

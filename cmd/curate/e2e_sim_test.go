@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,12 +21,31 @@ import (
 // bytes.
 const e2eEpoch = "1767225600"
 
+// simLLM serves the simulated OpenAI-compatible LLM, answering with hook
+// (what it leaves, from the schema), until the test ends; it returns the
+// service (its call log, scripts) and the base URL curate takes.
+func simLLM(t *testing.T, opt sim.Options) (*sim.Service, string) {
+	t.Helper()
+	svc, err := sim.NewService(sim.LLM, nil, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(svc)
+	t.Cleanup(srv.Close)
+	return svc, srv.URL + "/v1"
+}
+
 // e2eSim starts the services of a world; they stop when the test ends.
+// The LLMs answer curate's prompts as a diligent model (sim.CurateModel)
+// unless opt declares another hook.
 func e2eSim(t *testing.T, cfg sim.WorldConfig, opt sim.Options) *sim.Servers {
 	t.Helper()
 	w, err := sim.NewWorld(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opt.LLMAnswer == nil {
+		opt.LLMAnswer = sim.CurateModel
 	}
 	s, err := sim.Start(w, opt)
 	if err != nil {

@@ -13,7 +13,8 @@ import (
 type Suite struct {
 	// Start starts the backend's services and returns their base URLs by
 	// service name (sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI,
-	// sim.OAIPMH, sim.GrobidService, sim.PDFHost); the tests of a service
+	// sim.OAIPMH, sim.GrobidService, sim.PDFHost, sim.LLM,
+	// sim.Anthropic; the LLMs' without their /v1); the tests of a service
 	// it leaves out are skipped. It is called once.
 	Start func(t *testing.T) map[string]string
 
@@ -55,6 +56,16 @@ type Suite struct {
 	// Robots are the robots.txt files the backend serves, by service
 	// name; every other service it starts has none (4xx).
 	Robots map[string]string
+
+	// OpenAIModel and AnthropicModel are the models the LLM services are
+	// asked for (default sim.Model).
+	OpenAIModel, AnthropicModel string
+	// Throttle, when set, makes the next n requests of the named service
+	// to path over its limit (429), as a busy account would be.
+	Throttle func(service, path string, n int)
+	// BatchWait, when set, runs before each poll of a batch: the time a
+	// backend's batch needs to move on (a real one takes hours).
+	BatchWait func()
 
 	urls map[string]string
 }
@@ -115,11 +126,21 @@ type response struct {
 
 func do(t *testing.T, method, url, body string) response {
 	t.Helper()
+	return doWith(t, method, url, body, nil)
+}
+
+// doWith is do with the request's headers (a JSON body's Content-Type is
+// set when they do not set one).
+func doWith(t *testing.T, method, url, body string, header http.Header) response {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if body != "" {
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if body != "" && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := noRedirect.Do(req)
