@@ -281,7 +281,7 @@ func (a *anthropicAPI) message(body []byte, invalid bool) (int, any) {
 	}
 	read, written := a.cache.breakpoints(prompt.Bytes(), marks)
 	_, task, _ := anthropicIdentity(body)
-	lr := LLMRequest{Service: Anthropic, Model: req.Model, Task: task, Invalid: invalid}
+	lr := LLMRequest{Service: Anthropic, Model: req.Model, Task: task, Invalid: invalid, Temperature: temperature(body)}
 	for _, b := range blocks(req.System) {
 		lr.System += b.Text
 	}

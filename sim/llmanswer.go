@@ -28,6 +28,9 @@ type LLMRequest struct {
 	// response_format, Anthropic's output_config.format or the forced
 	// tool's input_schema), nil for a free answer.
 	Schema json.RawMessage
+	// Temperature is the sampling temperature asked for, nil when the
+	// request leaves it to the model.
+	Temperature *float64
 	// Task identifies the task: a follow-up after an invalid answer is
 	// the same task as the first request.
 	Task string
@@ -277,4 +280,52 @@ func withLLMKey(name, key string, next handlerFunc) handlerFunc {
 			next(w, r, body, invalid)
 		}
 	}
+}
+
+// temperature returns the temperature a request's body asks for, if any.
+func temperature(body []byte) *float64 {
+	var r struct {
+		Temperature *float64 `json:"temperature"`
+	}
+	json.Unmarshal(body, &r)
+	return r.Temperature
+}
+
+// withModels serves GET /v1/models in front of an LLM service: the models
+// the account may use, as OpenAI lists them ({"object": "list", "data":
+// [{"id", "object": "model", "created", "owned_by"}]}, platform.openai.com/
+// docs/api-reference/models/list) or Anthropic does ({"data": [{"type":
+// "model", "id", "display_name", "created_at"}], "has_more", "first_id",
+// "last_id"}, docs.anthropic.com/en/api/models-list).
+func withModels(name string, models []string, next handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, body []byte, invalid bool) {
+		if r.URL.Path != "/v1/models" || r.Method != http.MethodGet {
+			next(w, r, body, invalid)
+			return
+		}
+		var data []map[string]any
+		for _, m := range models {
+			if name == Anthropic {
+				data = append(data, map[string]any{"type": "model", "id": m, "display_name": m, "created_at": "2026-01-01T00:00:00Z"})
+			} else {
+				data = append(data, map[string]any{"id": m, "object": "model", "created": 1767225600, "owned_by": "sim"})
+			}
+		}
+		if name == Anthropic {
+			first, last := "", ""
+			if len(models) > 0 {
+				first, last = models[0], models[len(models)-1]
+			}
+			writeJSON(w, map[string]any{"data": data, "has_more": false, "first_id": first, "last_id": last})
+			return
+		}
+		writeJSON(w, map[string]any{"object": "list", "data": data})
+	}
+}
+
+func cmpSlice[T any](a, b []T) []T {
+	if len(a) > 0 {
+		return a
+	}
+	return b
 }

@@ -175,7 +175,7 @@ func (a *openAIAPI) complete(body []byte, invalid bool) (int, any) {
 		prompt.Write(rf.JSONSchema.Schema)
 	}
 	_, task, _ := llmIdentity(body)
-	lr := LLMRequest{Service: LLM, Model: req.Model, Task: task, Invalid: invalid}
+	lr := LLMRequest{Service: LLM, Model: req.Model, Task: task, Invalid: invalid, Temperature: temperature(body)}
 	for _, m := range req.Messages {
 		fmt.Fprintf(&prompt, "%s\n%s\n", m.Role, m.Content)
 		if m.Role == "system" || m.Role == "developer" {

@@ -86,6 +86,9 @@ type Options struct {
 	// bearer token for llm, x-api-key for anthropic); a request with
 	// another, or none, is refused 401 as the providers refuse it.
 	LLMKey string
+	// LLMModels are the models the LLM services list at GET /v1/models
+	// (default: Model).
+	LLMModels []string
 }
 
 // Servers are the simulated services of a Literature, each listening on
@@ -206,8 +209,11 @@ func buildService(name string, lit Literature, opt Options) (*Service, *Grobid, 
 	default:
 		return nil, nil, fmt.Errorf("sim: no service %q (have %s)", name, strings.Join(Services, ", "))
 	}
-	if opt.LLMKey != "" && (name == LLM || name == Anthropic) {
-		h = withLLMKey(name, opt.LLMKey, h)
+	if name == LLM || name == Anthropic {
+		h = withModels(name, cmpSlice(opt.LLMModels, []string{Model}), h)
+		if opt.LLMKey != "" {
+			h = withLLMKey(name, opt.LLMKey, h)
+		}
 	}
 	if body, ok := opt.Robots[name]; ok {
 		h = withRobots(NewRobotsFile(http.StatusOK, body), h)

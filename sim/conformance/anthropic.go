@@ -324,3 +324,31 @@ func (s *Suite) TestAnthropicBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestAnthropicModels lists the models: model objects, the model the
+// suite asks for among them, and the list's paging fields.
+func (s *Suite) TestAnthropicModels(t *testing.T) {
+	base := s.url(t, sim.Anthropic)
+	r := anthropicDo(t, http.MethodGet, base+"/v1/models", anthropicVersion, "")
+	var l struct {
+		Data []struct {
+			Type, ID    string
+			DisplayName string `json:"display_name"`
+		} `json:"data"`
+		HasMore *bool   `json:"has_more"`
+		FirstID *string `json:"first_id"`
+	}
+	if err := json.Unmarshal(r.body, &l); r.status != 200 || err != nil || l.HasMore == nil || l.FirstID == nil {
+		t.Fatalf("models: %d %s", r.status, truncate(r.body))
+	}
+	found := false
+	for _, m := range l.Data {
+		found = found || m.ID == s.anthropicModel()
+		if m.Type != "model" || m.ID == "" || m.DisplayName == "" {
+			t.Errorf("model %+v: want type model, an id and a display name", m)
+		}
+	}
+	if !found {
+		t.Errorf("models %s lack %s", truncate(r.body), s.anthropicModel())
+	}
+}

@@ -352,3 +352,30 @@ func (s *Suite) TestOpenAIBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIModels lists the models: a list object of model objects, the
+// model the suite asks for among them.
+func (s *Suite) TestOpenAIModels(t *testing.T) {
+	base := s.url(t, sim.LLM)
+	r := get(t, base+"/v1/models")
+	var l struct {
+		Object string `json:"object"`
+		Data   []struct {
+			ID, Object string
+			OwnedBy    string `json:"owned_by"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(r.body, &l); r.status != 200 || err != nil || l.Object != "list" {
+		t.Fatalf("models: %d %s", r.status, truncate(r.body))
+	}
+	found := false
+	for _, m := range l.Data {
+		found = found || m.ID == s.openAIModel()
+		if m.ID == "" || m.Object != "model" || m.OwnedBy == "" {
+			t.Errorf("model %+v: want an id, object model and an owner", m)
+		}
+	}
+	if !found {
+		t.Errorf("models %s lack %s", truncate(r.body), s.openAIModel())
+	}
+}
