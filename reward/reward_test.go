@@ -20,6 +20,7 @@ import (
 	"github.com/groundwork/curate/internal/trainerconf"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 )
 
 var update = flag.Bool("update", false, "regenerate the GATE SPEC block of "+FileName)
@@ -47,16 +48,11 @@ const judgeKey = "sk-test"
 // judges serves the simulated OpenAI-compatible LLM with the judges' answers
 // (hook), listing models (GET /v1/models); it returns the service and the
 // base URL the reward takes.
-func judges(t *testing.T, opt sim.Options, hook sim.LLMAnswer) (*sim.Service, string) {
+func judges(t *testing.T, opt sim.Options, hook sim.LLMAnswer) (*simtest.Server, string) {
 	t.Helper()
 	opt.LLMAnswer = hook
-	svc, err := sim.NewService(sim.LLM, nil, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(svc)
-	t.Cleanup(srv.Close)
-	return svc, srv.URL + "/v1"
+	s := simtest.ServeOptions(t, sim.LLM, nil, opt)
+	return s, s.BaseURL()
 }
 
 // isImpact reports whether a judge request asks for impact (else for
@@ -257,7 +253,7 @@ type modelsJudge struct {
 
 // serve starts the judge; it returns its service (whose call log counts
 // the /v1/models probes) and base URL.
-func (m *modelsJudge) serve(t *testing.T) (*sim.Service, string) {
+func (m *modelsJudge) serve(t *testing.T) (*simtest.Server, string) {
 	opt := sim.Options{LLMModels: m.models}
 	if m.status == http.StatusUnauthorized {
 		opt.LLMKey = "sk-another"

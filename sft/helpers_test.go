@@ -20,6 +20,7 @@ import (
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 )
 
@@ -155,12 +156,7 @@ type fakeRequest struct {
 
 func newFakeLLM(t *testing.T) *fakeLLM {
 	f := &fakeLLM{t: t}
-	svc, err := sim.NewService(sim.LLM, nil, sim.Options{LLMAnswer: f.answer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Server = httptest.NewServer(svc)
-	t.Cleanup(f.Close)
+	f.Server = simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMAnswer: f.answer}).Server
 	return f
 }
 

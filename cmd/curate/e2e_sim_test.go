@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,20 +19,6 @@ import (
 // e2eEpoch fixes the dataset's created_at, so two runs write the same
 // bytes.
 const e2eEpoch = "1767225600"
-
-// simLLM serves the simulated OpenAI-compatible LLM, answering with hook
-// (what it leaves, from the schema), until the test ends; it returns the
-// service (its call log, scripts) and the base URL curate takes.
-func simLLM(t *testing.T, opt sim.Options) (*sim.Service, string) {
-	t.Helper()
-	svc, err := sim.NewService(sim.LLM, nil, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(svc)
-	t.Cleanup(srv.Close)
-	return svc, srv.URL + "/v1"
-}
 
 // e2eSim starts the services of a world; they stop when the test ends.
 // The LLMs answer curate's prompts as a diligent model (sim.CurateModel)

@@ -327,7 +327,7 @@ func readShards(t *testing.T, dir string) map[string][]byte {
 func TestRunMisbehavingLLM(t *testing.T) {
 	const key = "sk-PLANTED-cli-0123456789"
 	// It takes only the planted key, and answers in prose.
-	llm, base := simLLM(t, sim.Options{LLMKey: key, LLMAnswer: func(sim.LLMRequest) (sim.LLMReply, bool) {
+	llm := simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMKey: key, LLMAnswer: func(sim.LLMRequest) (sim.LLMReply, bool) {
 		return sim.LLMReply{Text: "I would rather not answer in JSON.", Usage: &sim.LLMUsage{Prompt: 100, Completion: 10}}, true
 	}})
 	srv, err := demo.Start()
@@ -340,7 +340,7 @@ func TestRunMisbehavingLLM(t *testing.T) {
 	code, out, stderr := runCLI(t, env, "run", "--store", dir, "--targets", writeTargets(t, demo.TargetIDs()),
 		"--arxiv-base", srv.URL(sim.Arxiv), "--ar5iv-base", srv.URL(sim.Ar5iv), "--arxiv-interval", "1ms",
 		"--s2-base", srv.URL(sim.S2), "--arxiv-api-base", srv.URL(sim.ArxivAPI), "--s2-interval", "1ms",
-		"--llm-base", base, "--llm-model", "fake-1", "--price", "fake-1=1/2", "--log", "debug")
+		"--llm-base", llm.BaseURL(), "--llm-model", "fake-1", "--price", "fake-1=1/2", "--log", "debug")
 	if code != 1 {
 		t.Errorf("exit %d, want 1 (targets failed)", code)
 	}

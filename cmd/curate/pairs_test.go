@@ -10,6 +10,7 @@ import (
 	"github.com/groundwork/curate/pairs"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 )
 
@@ -75,7 +76,7 @@ func TestPairsCommand(t *testing.T) {
 	}
 
 	// With an endpoint: one call per paper, cached in the store.
-	llm, base := simLLM(t, sim.Options{LLMAnswer: func(r sim.LLMRequest) (sim.LLMReply, bool) {
+	llm := simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMAnswer: func(r sim.LLMRequest) (sim.LLMReply, bool) {
 		if !strings.Contains(r.System+r.User(), "Reveal nothing but the idea") {
 			return sim.LLMReply{}, false // another prompt: the schema's answer, which the test would see
 		}
@@ -83,7 +84,7 @@ func TestPairsCommand(t *testing.T) {
 	}})
 	calls := func() int { return llm.Stats().Requests }
 	env := map[string]string{"LLM_API_KEY": "sk-test"}
-	args := []string{"pairs", "--store", st, "--llm-base", base, "--llm-model", "fake-1"}
+	args := []string{"pairs", "--store", st, "--llm-base", llm.BaseURL(), "--llm-model", "fake-1"}
 	if code, _, stderr := runCLI(t, env, append(args, "--out", filepath.Join(t.TempDir(), "p1"))...); code != 0 || calls() != 6 {
 		t.Fatalf("endpoint: exit %d, %d calls\n%s", code, calls(), stderr)
 	}

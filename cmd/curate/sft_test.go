@@ -16,6 +16,7 @@ import (
 	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/sft"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 )
 
 // demoDataset builds the demo corpus's dataset offline, as a user would
@@ -118,14 +119,14 @@ func TestSFTOnDemoCorpus(t *testing.T) {
 // store (a re-run calls nothing), the budget and the usage table.
 func TestSFTEndpoint(t *testing.T) {
 	ds := demoDataset(t)
-	llm, base := simLLM(t, sim.Options{LLMAnswer: func(r sim.LLMRequest) (sim.LLMReply, bool) {
+	llm := simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMAnswer: func(r sim.LLMRequest) (sim.LLMReply, bool) {
 		return sim.LLMReply{Text: teacherAnswer(t, r), Usage: &sim.LLMUsage{Prompt: 1000, Completion: 200}}, true
 	}})
 	calls := func() int32 { return int32(llm.Stats().Requests) }
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sft")
 	args := []string{"sft", "--dataset", ds, "--out", out, "--store", filepath.Join(dir, "store"), "--splits", "train,test",
-		"--llm-base", base, "--llm-model", "teacher-1", "--price", "teacher-1=1/5"}
+		"--llm-base", llm.BaseURL(), "--llm-model", "teacher-1", "--price", "teacher-1=1/5"}
 	code, stdout, stderr := runCLI(t, nil, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/topics"
 )
@@ -175,7 +176,7 @@ func TestTopicsOnDemo(t *testing.T) {
 // endpoint: four calls, and a second run answers from the store's cache
 // without calling it.
 func TestTopicsLLMTags(t *testing.T) {
-	llm, base := simLLM(t, sim.Options{LLMAnswer: func(sim.LLMRequest) (sim.LLMReply, bool) {
+	llm := simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMAnswer: func(sim.LLMRequest) (sim.LLMReply, bool) {
 		return sim.LLMReply{Text: `{"tag": "A shared research topic"}`, Usage: &sim.LLMUsage{Prompt: 50, Completion: 8}}, true
 	}})
 	calls := func() int { return llm.Stats().Requests }
@@ -186,7 +187,7 @@ func TestTopicsLLMTags(t *testing.T) {
 	}
 	env := map[string]string{"LLM_API_KEY": "sk-test"}
 	args := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4", "--splits", "train,test",
-		"--llm-base", base, "--llm-model", "fake-1"}
+		"--llm-base", llm.BaseURL(), "--llm-model", "fake-1"}
 	code, out, stderr := runCLI(t, env, append(args, "--out", filepath.Join(dir, "t1"))...)
 	if code != 0 || strings.Count(out, "A shared research topic") != 4 || calls() != 4 {
 		t.Fatalf("exit %d, %d calls\n%s%s", code, calls(), out, stderr)
