@@ -32,6 +32,7 @@ func TestConformanceWorld(t *testing.T) {
 	robots := map[string]string{sim.Arxiv: sim.ArxivRobots(15 * time.Second), sim.Ar5iv: sim.Ar5ivRobots}
 	var srv *sim.Servers
 	s := &conformance.Suite{
+		Service: func(name string) *sim.Service { return srv.Service(name) },
 		Start: func(t *testing.T) map[string]string {
 			names := []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI, sim.OAIPMH, sim.LLM, sim.Anthropic, sim.PDFHost, sim.GrobidService, sim.Internal}
 			srv = start(t, w, sim.Options{Services: names, OAIPageSize: 7, Robots: robots, Grobid: sim.GrobidConfig{Version: "0.8.2"}})
@@ -46,12 +47,9 @@ func TestConformanceWorld(t *testing.T) {
 		GrobidFails:   [][]byte{[]byte("%PDF-1.4\n% a paper of another world\n%%EOF\n")},
 		GrobidVersion: "0.8.2",
 		GrobidBusy:    func(n int) { srv.Grobid().SetBusy(n) },
-		Throttle: func(service, path string, n int) {
-			srv.Service(service).Script(path, sim.TooManyRequests.WithRetryAfter("1"), n)
-		},
-		PDFMissing:   []string{"/pdf/b999999.pdf", "/pdf/2401.00001.pdf"},
-		PDFRedirects: map[string]string{},
-		Robots:       robots,
+		PDFMissing:    []string{"/pdf/b999999.pdf", "/pdf/2401.00001.pdf"},
+		PDFRedirects:  map[string]string{},
+		Robots:        robots,
 	}
 	for j := range w.Config().Papers {
 		p := w.Background(j)
@@ -101,6 +99,9 @@ func TestConformanceWorld(t *testing.T) {
 			s.S2Lists = append(s.S2Lists, "ARXIV:"+p.ArxivID)
 		}
 		s.Entries = append(s.Entries, p.ArxivID)
+		if c, _ := w.S2Citing("ARXIV:" + p.ArxivID); len(c) > 0 && len(s.S2Cited) < 3 {
+			s.S2Cited = append(s.S2Cited, "ARXIV:"+p.ArxivID)
+		}
 	}
 	for j := range 10 {
 		if p := w.Background(j); p.DOI != "" {

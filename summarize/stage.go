@@ -183,7 +183,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		} else {
 			res.Written++
 		}
-		if _, err := s.Store.PutJSON(ctx, key, record.Summaries.Name(), res, map[string]string{"model": model}); err != nil {
+		if _, err := record.Summaries.Put(ctx, s.Store, key, res, map[string]string{"model": model}); err != nil {
 			s.mark(ctx, key, store.StatusFailed, err.Error())
 			return nil, fmt.Errorf("summarize target %s: %w", key, err)
 		}
@@ -240,7 +240,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		s.end(ctx, key, store.StatusPending, fmt.Sprintf("%d cards wait on LLM batches", res.Pending), res.Written > 0)
 		return res, nil
 	}
-	if _, err := s.Store.PutJSON(ctx, key, record.Summaries.Name(), res, map[string]string{"model": model}); err != nil {
+	if _, err := record.Summaries.Put(ctx, s.Store, key, res, map[string]string{"model": model}); err != nil {
 		s.mark(ctx, key, store.StatusFailed, err.Error())
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
@@ -448,8 +448,7 @@ func (s *Stage) goldInput(ctx context.Context, key string) (Input, error) {
 	in := Input{Key: key, Doc: doc, Budget: s.Budget}
 	if in.title() == "" {
 		// A page without a title: the citegraph stage may know it.
-		var g record.Graph
-		if _, err := s.Store.GetJSON(ctx, key, record.Graphs.Name(), &g); err == nil {
+		if g, _, err := record.Graphs.Get(ctx, s.Store, key); err == nil {
 			in.Title = g.Meta.Title
 		}
 	}

@@ -163,7 +163,7 @@ func (c *licensesCmd) Run(ctx context.Context, env *cmdEnv, args []string) error
 	}
 	defer a.Close()
 	if len(ids) == 0 {
-		if keys, err = a.Store.Items(ctx, record.Graphs.Name()); err != nil {
+		if keys, err = record.Graphs.Items(ctx, a.Store); err != nil {
 			return err
 		}
 		if len(keys) == 0 {

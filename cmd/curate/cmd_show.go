@@ -71,7 +71,7 @@ func (c *showCmd) Run(ctx context.Context, env *cmdEnv, ids []string) error {
 	var missing []string
 	for i, key := range keys {
 		if c.raw {
-			page, _, err := st.GetBytes(ctx, key, record.Raw)
+			page, _, err := record.RawPages.Get(ctx, st, key)
 			if err != nil {
 				return fmt.Errorf("raw page of %s: %w", ids[i], err)
 			}

@@ -300,7 +300,7 @@ func (e *estimator) crawl(ctx context.Context, targets, sources bool) error {
 // and papers neither site has), from the records of the run's targets and
 // the pages the store holds.
 func (e *estimator) ar5ivShare(ctx context.Context) (float64, int) {
-	items, err := e.a.Store.Items(ctx, record.Documents.Name())
+	items, err := record.Documents.Items(ctx, e.a.Store)
 	if err != nil {
 		return 0, 0
 	}
@@ -324,7 +324,7 @@ func (e *estimator) ar5ivShare(ctx context.Context) (float64, int) {
 			}
 		}
 	}
-	missing, _ := e.a.Store.Items(ctx, record.NoHTMLs.Name())
+	missing, _ := record.NoHTMLs.Items(ctx, e.a.Store)
 	seen += len(missing) / step
 	ar5iv += len(missing) / step
 	if seen == 0 {

@@ -48,7 +48,7 @@ type Stage struct {
 func Stages() []Stage {
 	return []Stage{
 		{Name: Fetch, About: "arXiv HTML (ar5iv as fallback) of each target, parsed", PerTarget: true, Workers: 2,
-			Writes: []string{record.Raw, record.Documents.Name(), record.NoHTMLs.Name()}},
+			Writes: []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()}},
 		{Name: Citegraph, About: "Semantic Scholar reference edges joined to the bibliography, and the target's arXiv metadata", PerTarget: true, Workers: 4,
 			Reads: []string{record.Documents.Name()}, Needs: []string{Fetch},
 			Writes: []string{record.S2Papers.Name(), record.S2References.Name(), record.S2Batches.Name(), record.ArxivMetas.Name(), record.Graphs.Name()}},
@@ -56,11 +56,11 @@ func Stages() []Stage {
 			Reads:  []string{record.Documents.Name(), record.Graphs.Name()},
 			Writes: []string{record.SelectionSets.Name(), record.ClassifyFailures.Name()}},
 		{Name: Sources, About: "the arXiv HTML of each target's sources, parsed", PerTarget: true, Workers: 2,
-			Reads: []string{record.Graphs.Name(), record.SelectionSets.Name()}, Writes: []string{record.Raw, record.Documents.Name(), record.NoHTMLs.Name()}},
+			Reads: []string{record.Graphs.Name(), record.SelectionSets.Name()}, Writes: []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()}},
 		{Name: PDFs, About: "open-access PDFs of the sources without an arXiv page, converted by GROBID (with --grobid only)", PerTarget: true, Workers: 2,
 			Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name(), record.S2References.Name()},
 			Optional: []string{record.S2Batches.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
-			Writes:   []string{record.PDF, record.TEI, record.PDFDocuments.Name(), record.PDFOutcomes.Name()}, Needs: []string{Sources}},
+			Writes:   []string{record.PDFFiles.Name(), record.TEIFiles.Name(), record.PDFDocuments.Name(), record.PDFOutcomes.Name()}, Needs: []string{Sources}},
 		{Name: Summarize, About: "the target's gold card and a card per source", PerTarget: true, Workers: 4,
 			Reads:    []string{record.Documents.Name(), record.Graphs.Name(), record.SelectionSets.Name()},
 			Optional: []string{record.PDFDocuments.Name()},

@@ -236,10 +236,10 @@ func (s *Suite) TestAnthropicErrors(t *testing.T) {
 // with retry-after.
 func (s *Suite) TestAnthropicThrottled(t *testing.T) {
 	base := s.url(t, sim.Anthropic)
-	if s.Throttle == nil {
-		t.Skip("the backend cannot be made to throttle (Throttle)")
+	if s.Service == nil {
+		t.Skip("the backend gives no access to its services (Service)")
 	}
-	s.Throttle(sim.Anthropic, anthropicMessagesPath, 1)
+	s.Service(sim.Anthropic).Script(anthropicMessagesPath, sim.TooManyRequests.WithRetryAfter("1"), 1)
 	r := anthropicDo(t, http.MethodPost, base+anthropicMessagesPath, anthropicVersion, messageBody(s.anthropicModel(), "Hello there, model.", ""))
 	if err := CheckAnthropicError(429, "rate_limit_error", r.status, r.body); err != nil {
 		t.Error(err)

@@ -234,10 +234,10 @@ func (s *Suite) TestOpenAIErrors(t *testing.T) {
 // OpenAI's error object.
 func (s *Suite) TestOpenAIThrottled(t *testing.T) {
 	base := s.url(t, sim.LLM)
-	if s.Throttle == nil {
-		t.Skip("the backend cannot be made to throttle (Throttle)")
+	if s.Service == nil {
+		t.Skip("the backend gives no access to its services (Service)")
 	}
-	s.Throttle(sim.LLM, openAIChatPath, 1)
+	s.Service(sim.LLM).Script(openAIChatPath, sim.TooManyRequests.WithRetryAfter("1"), 1)
 	r := do(t, http.MethodPost, base+openAIChatPath, chatBody(s.openAIModel(), "Hello there, model.", false))
 	if err := CheckOpenAIError(429, r.status, r.body); err != nil {
 		t.Error(err)
