@@ -120,7 +120,7 @@ func (c *sftCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	log, _ := c.store.logger(env.stderr)
 	heuristic, _ := c.llm.heuristic()
-	prices, _ := c.llm.loadPrices()
+	prices, _ := c.llm.allPrices()
 	budget, _ := parseBudget(c.budget)
 	if budget > 0 && !heuristic {
 		if _, ok := prices.Lookup(c.llm.model); !ok {

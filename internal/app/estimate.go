@@ -36,13 +36,14 @@ const (
 	defaultRefs = 40
 	// defaultTextBytes is a paper's full text.
 	defaultTextBytes = 60_000
-	// tokens: bytes per token, the instructions around a paper, the
+	// tokens: bytes per token, a reference in the classify task (its
+	// title, Semantic Scholar's line, its mentions), a card's task, the
 	// answer per reference (classify) and per card (summarize).
-	bytesPerToken        = 4
-	classifyInstructions = 1_500
-	classifyPerRef       = 40
-	cardInstructions     = 1_000
-	cardOutput           = 400
+	bytesPerToken      = 4
+	classifyTaskPerRef = 35
+	cardTask           = 40
+	classifyPerRef     = 40
+	cardOutput         = 400
 	// docSample bounds the Documents decoded for their sizes.
 	docSample = 400
 	// arxivHost's robots.txt asks every crawler for arxivCrawlDelay; an
@@ -374,7 +375,11 @@ func (e *estimator) citegraph(ctx context.Context) {
 	e.service(Citegraph, arxivapi.ServiceName, ceilDiv(api, arxivapi.MaxLookup), apiSvc.Interval(), robots.SourceConfigured, 1)
 }
 
-// llm counts the calls and tokens of classify and summarize.
+// llm counts the calls and tokens of classify and summarize, and what
+// of their input the provider's prompt cache serves by the rules the run
+// follows (see llm.CachePlan): the shared system prompt read by every call
+// but the one that writes it, and in sync mode a target's paper read by
+// its gold card.
 func (e *estimator) llm(classifyStage, summarizeStage bool) {
 	model := e.a.Model
 	if llm.IsHeuristic(model) {
@@ -394,16 +399,24 @@ func (e *estimator) llm(classifyStage, summarizeStage bool) {
 	cc := e.a.cfg.LLM.Client
 	var price, batchPrice *estimate.Price
 	if pr, ok := e.a.Prices.Lookup(model); ok {
-		price = &estimate.Price{Input: pr.Input, Output: pr.Output}
-		if c, ok := e.a.Prices.Cost(model, llm.Usage{PromptTokens: 1e6}); ok && c > 0 {
-			b, _ := e.a.Prices.BatchCost(model, llm.Usage{PromptTokens: 1e6})
-			f := b / c
-			batchPrice = &estimate.Price{Input: pr.Input * f, Output: pr.Output * f}
-		}
+		price = &estimate.Price{Input: pr.Input, Output: pr.Output, CachedInput: pr.CachedInputPrice(),
+			CacheWrite: pr.CacheWritePrice(llm.TTL5m), CacheWrite1h: pr.CacheWritePrice(llm.TTL1h)}
+		f := pr.BatchFactor()
+		batchPrice = &estimate.Price{Input: price.Input * f, Output: price.Output * f, CachedInput: price.CachedInput * f,
+			CacheWrite: price.CacheWrite * f, CacheWrite1h: price.CacheWrite1h * f}
 	} else {
-		e.note("no --price for %s: the LLM cost is not estimated", model)
+		e.note("no price for %s (--price, or the model table: curate models): the LLM cost is not estimated", model)
 	}
-	work := func(stage string, calls int, in, out float64) {
+	paper := math.Min(textTokens, float64(cmpOr(e.a.cfg.Stages.SummarizeBudget, summarize.DefaultBudget)))
+	var syncPlan, batchPlan llm.CachePlan
+	shared := 0.0
+	if e.a.Client != nil {
+		if sample, err := classify.SampleRequest(int(math.Round(refs)), int(paper)); err == nil {
+			syncPlan, batchPlan = e.a.Client.CachePlan(sample, false), e.a.Client.CachePlan(sample, true)
+			shared = float64(syncPlan.SharedTokens)
+		}
+	}
+	work := func(stage string, calls int, in, out float64, cacheOf func(plan llm.CachePlan, calls int) estimate.CacheTokens) {
 		if calls == 0 {
 			return
 		}
@@ -411,24 +424,30 @@ func (e *estimator) llm(classifyStage, summarizeStage bool) {
 			in = float64(t.Spent.PromptTokens) / float64(t.Calls)
 			out = float64(t.Spent.CompletionTokens) / float64(t.Calls)
 		}
-		e.in.LLM = append(e.in.LLM, estimate.LLM{Stage: stage, Model: model, Calls: calls,
+		l := estimate.LLM{Stage: stage, Model: model, Calls: calls,
 			InputTokens: int64(in * float64(calls)), OutputTokens: int64(out * float64(calls)),
 			Concurrency: cc.Concurrency, Latency: e.latency[llm.DefaultService],
 			RequestsPerMinute: cc.RequestsPerMinute, TokensPerMinute: cc.TokensPerMinute,
-			Price: price, BatchPrice: batchPrice})
+			Batch: e.a.cfg.LLM.Mode == llm.ModeBatch, Price: price, BatchPrice: batchPrice,
+			Cache: fitCache(cacheOf(syncPlan, calls), int64(in*float64(calls))), BatchCache: fitCache(cacheOf(batchPlan, calls), int64(in*float64(calls)))}
+		e.in.LLM = append(e.in.LLM, l)
 	}
 	if len(e.tally) == 0 {
 		e.note("no LLM call in the last run: tokens are estimated from the stored pages' sizes (%d sampled, %.0f tokens of text each) at %d bytes a token", e.docs, textTokens, bytesPerToken)
 	}
+	classifyCalls := 0
 	if classifyStage {
-		calls := 0
 		for _, k := range e.keys {
 			if !e.kinds[k][record.SelectionSets.Name()] {
-				calls++
+				classifyCalls++
 			}
 		}
-		budget := float64(cmpOr(e.a.cfg.Stages.ClassifyBudget, classify.DefaultBudget))
-		work(Classify, calls, math.Min(textTokens, budget)+classifyInstructions, refs*classifyPerRef)
+		budget := math.Min(textTokens, float64(cmpOr(e.a.cfg.Stages.ClassifyBudget, classify.DefaultBudget)))
+		work(Classify, classifyCalls, shared+budget+refs*classifyTaskPerRef, refs*classifyPerRef, func(p llm.CachePlan, n int) estimate.CacheTokens {
+			// The first call writes the shared prefix; each writes its
+			// paper when the gold card will read it.
+			return cacheTokens(p, n, true, 0, n, budget)
+		})
 	}
 	if summarizeStage {
 		gold := 0
@@ -438,9 +457,68 @@ func (e *estimator) llm(classifyStage, summarizeStage bool) {
 			}
 		}
 		cards := gold + int(math.Round(e.sources.newCards()))
-		budget := float64(cmpOr(e.a.cfg.Stages.SummarizeBudget, summarize.DefaultBudget))
-		work(Summarize, cards, math.Min(textTokens, budget)+cardInstructions, cardOutput)
+		work(Summarize, cards, shared+paper+cardTask, cardOutput, func(p llm.CachePlan, n int) estimate.CacheTokens {
+			// Classify wrote the shared prefix already in sync mode; a
+			// batch of cards writes it again (sent ahead). The gold cards
+			// of targets classified in this run read their paper.
+			return cacheTokens(p, n, classifyCalls == 0 || p.Ahead, min(gold, classifyCalls), 0, paper)
+		})
 	}
+	plan, mode := syncPlan, "sync"
+	if e.a.cfg.LLM.Mode == llm.ModeBatch {
+		plan, mode = batchPlan, "batch"
+	}
+	switch {
+	case plan.Shared:
+		how := "; papers are not shared through it"
+		if plan.Paper {
+			how = "; a target's gold card reads its paper, which its classify call wrote"
+		}
+		if plan.Ahead {
+			how = ", one request of each batch sent ahead to write it" + how
+		}
+		e.note("prompt cache (%s mode): the system prompt every paper task shares (about %.0f tokens) is read from the cache by every call but the one that writes it%s", mode, shared, how)
+	case e.a.Client != nil:
+		e.note("prompt cache (%s mode): not counted on (the provider's cache is off, its least prefix is not reached, or its batches are taken cold)", mode)
+	}
+}
+
+// cacheTokens is what of n calls' input the prompt cache serves and is
+// written by plan: the shared prefix read by all but the writer (when the
+// stage writes it), papers read by paperReads calls and written by
+// paperWrites.
+func cacheTokens(p llm.CachePlan, n int, writesShared bool, paperReads, paperWrites int, paper float64) estimate.CacheTokens {
+	var c estimate.CacheTokens
+	write := func(ttl string, tokens float64) {
+		switch ttl {
+		case llm.TTL1h:
+			c.Write1h += int64(tokens)
+		case llm.TTL5m:
+			c.Write5m += int64(tokens)
+		}
+	}
+	if p.Shared {
+		s := float64(p.SharedTokens)
+		readers := float64(n)
+		if writesShared {
+			readers--
+			write(p.SharedWrite, s)
+		}
+		c.Read += int64(readers * s)
+	}
+	if p.Paper {
+		c.Read += int64(float64(paperReads) * paper)
+		write(p.PaperWrite, float64(paperWrites)*paper)
+	}
+	return c
+}
+
+// fitCache keeps cache tokens within the input they are part of.
+func fitCache(c estimate.CacheTokens, input int64) estimate.CacheTokens {
+	if over := c.Read + c.Write5m + c.Write1h - input; over > 0 {
+		c.Read = max(c.Read-over, 0)
+	}
+	return c
 }
 
 func cmpOr(a, b int) int {
