@@ -360,7 +360,7 @@ func (a *anthropicAPI) message(body []byte, invalid bool, tx *cacheTx) (int, any
 	}
 	read, w5, w1 := a.cache.breakpoints(prompt.Bytes(), marks, rules.minCache, tx)
 	_, task, _ := anthropicIdentity(body)
-	lr := LLMRequest{Service: Anthropic, Model: req.Model, Task: task, Invalid: invalid, Temperature: temperature(body)}
+	lr := LLMRequest{Service: Anthropic, Model: req.Model, Task: task, Invalid: invalid, Temperature: temperature(body), Body: body}
 	for _, b := range blocks(req.System) {
 		lr.System += b.Text
 	}
@@ -386,25 +386,42 @@ func (a *anthropicAPI) message(body []byte, invalid bool, tx *cacheTx) (int, any
 		}
 	}
 	reply := a.svc.answer(lr)
+	if rr := reply.override(Anthropic); rr != nil {
+		return rr.status, rr
+	}
 	answer := reply.Text
 	stop := "end_turn"
 	limit := req.MaxTokens
 	if rules.window > 0 && total+limit > rules.window {
 		limit = rules.window - total // the window ends the answer first
 	}
+	out := tokens(len(answer))
+	if u := reply.Usage; u != nil {
+		total, out, read, w5, w1 = u.Prompt+u.CacheRead+u.CacheWrite, u.Completion, u.CacheRead, u.CacheWrite, 0
+	}
 	f := a.svc.faultsNow()
 	switch {
+	case reply.Refusal != "":
+		stop, answer = "refusal", ""
+	case reply.Finish != "":
+		stop = map[string]string{"stop": "end_turn", "length": "max_tokens"}[reply.Finish]
+		if stop == "" {
+			stop = reply.Finish // already in Anthropic's words
+		}
 	case f.PRefusal > 0 && a.svc.draw(task, 0, "refusal") < f.PRefusal:
 		stop, answer = "refusal", ""
-	case tokens(len(answer)) > limit:
-		stop, answer = "max_tokens", cut(answer, limit)
+	case out > limit:
+		stop, answer, out = "max_tokens", cut(answer, limit), limit
 		if limit < req.MaxTokens {
 			stop = "model_context_window_exceeded"
 		}
 	}
 	content := []map[string]any{{"type": "text", "text": answer}}
-	if answer == "" {
+	if answer == "" || reply.Null {
 		content = []map[string]any{}
+	}
+	if reply.Reasoning != "" {
+		content = append([]map[string]any{{"type": "thinking", "thinking": reply.Reasoning, "signature": "sim"}}, content...)
 	}
 	if req.Choice != nil && req.Choice.Type == "tool" && stop == "end_turn" {
 		var input map[string]any
@@ -413,12 +430,8 @@ func (a *anthropicAPI) message(body []byte, invalid bool, tx *cacheTx) (int, any
 			stop = "tool_use"
 		}
 	}
-	out := tokens(len(answer))
-	if u := reply.Usage; u != nil {
-		total, out = u.Prompt, u.Completion
-	}
-	return http.StatusOK, map[string]any{
-		"id": "msg_sim_" + task[5:], "type": "message", "role": "assistant", "model": req.Model,
+	resp := map[string]any{
+		"id": "msg_sim_" + task[5:], "type": "message", "role": "assistant", "model": cmpOr(reply.Model, req.Model),
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]any{
 			"input_tokens": max(total-read-w5-w1, 0), "output_tokens": out,
@@ -426,6 +439,10 @@ func (a *anthropicAPI) message(body []byte, invalid bool, tx *cacheTx) (int, any
 			"cache_creation": map[string]int{"ephemeral_5m_input_tokens": w5, "ephemeral_1h_input_tokens": w1},
 		},
 	}
+	if reply.NoUsage {
+		delete(resp, "usage")
+	}
+	return http.StatusOK, resp
 }
 
 func (a *anthropicAPI) create(rw http.ResponseWriter, r *http.Request, body []byte) {

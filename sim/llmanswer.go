@@ -34,6 +34,9 @@ type LLMRequest struct {
 	// Task identifies the task: a follow-up after an invalid answer is
 	// the same task as the first request.
 	Task string
+	// Body is the request's body as sent, for what the fields above leave
+	// out.
+	Body json.RawMessage
 	// Invalid says the service's faults drew an unusable answer for this
 	// request (Faults.PInvalid); Obey that the model obeys an instruction
 	// planted in the paper (Faults.PObey). A hook may honour both.
@@ -59,18 +62,132 @@ func (r LLMRequest) User() string {
 type LLMAnswer func(LLMRequest) (LLMReply, bool)
 
 // An LLMReply is a hook's answer: its text, and what the service would
-// otherwise work out itself.
+// otherwise work out itself. The zero value of each field leaves it to
+// the service.
 type LLMReply struct {
 	Text string
+	// Null sends the answer's content as null: an empty turn.
+	Null bool
+	// Reasoning is thinking returned beside the answer: the
+	// reasoning_content of OpenAI-compatible reasoning servers (vLLM's
+	// reasoning outputs, DeepSeek's API), a thinking block of Anthropic's.
+	Reasoning string
+	// Refusal is the model's refusal in place of an answer: OpenAI's
+	// message.refusal with null content, Anthropic's stop_reason refusal.
+	Refusal string
+	// Finish is how the answer ended, in OpenAI's words: "stop" (it
+	// finished), "length" (cut at the limit: Anthropic's max_tokens),
+	// "content_filter"; "" leaves it to the service's own rules.
+	Finish string
+	// Model is the model the answer names (default: the one asked for).
+	Model string
 	// Usage, when set, is the token counts the answer reports: a test's
 	// model with a price per call (default: counted from the prompt and
-	// the answer, the prompt cache's hits apart).
-	Usage *LLMUsage
+	// the answer, the prompt cache's hits apart). NoUsage leaves usage
+	// out, as some OpenAI-compatible servers do.
+	Usage   *LLMUsage
+	NoUsage bool
+	// Error, when set, answers with the provider's error object instead.
+	Error *LLMError
+	// Raw, when set, is sent as the body instead: what no provider sends
+	// (a proxy's page, an envelope broken or of another server's shape).
+	Raw *LLMRaw
 }
 
-// LLMUsage is an answer's token counts.
+// An LLMError is an error answer in the provider's shape: OpenAI's
+// {"error": {"message", "type", "param", "code"}}, Anthropic's {"type":
+// "error", "error": {"type", "message"}}.
+type LLMError struct {
+	Status int
+	// Type defaults to the provider's type for the status.
+	Type, Message, Param, Code string
+	// RetryAfter is sent as Retry-After ("" sends none).
+	RetryAfter string
+}
+
+// LLMRaw is a body sent as is, with its status (default 200) and
+// Content-Type (default application/json).
+type LLMRaw struct {
+	Status      int
+	ContentType string
+	Body        string
+}
+
+// rawReply is an answer written as is: an error or a raw body a hook
+// asked for. In a batch line its body is the JSON it holds, or a string.
+type rawReply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r *rawReply) MarshalJSON() ([]byte, error) {
+	if json.Valid(r.body) {
+		return r.body, nil
+	}
+	return json.Marshal(string(r.body))
+}
+
+func (r *rawReply) write(w http.ResponseWriter) {
+	for k, v := range r.header {
+		w.Header()[k] = v
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(r.status)
+	w.Write(r.body)
+}
+
+// override returns the answer that replaces the service's for an error
+// or a raw body, nil for none.
+func (r LLMReply) override(service string) *rawReply {
+	switch {
+	case r.Raw != nil:
+		rr := &rawReply{status: cmpInt(r.Raw.Status, http.StatusOK), header: http.Header{}, body: []byte(r.Raw.Body)}
+		rr.header.Set("Content-Type", cmpOr(r.Raw.ContentType, "application/json"))
+		return rr
+	case r.Error != nil:
+		e := r.Error
+		rr := &rawReply{status: e.Status, header: http.Header{}}
+		if e.RetryAfter != "" {
+			rr.header.Set("Retry-After", e.RetryAfter)
+		}
+		var body any
+		if service == Anthropic {
+			typ := cmpOr(e.Type, anthropicErrorType(e.Status))
+			body = anthropicErrorBody(typ, cmpOr(e.Message, http.StatusText(e.Status)))
+		} else {
+			typ := cmpOr(e.Type, map[bool]string{true: "server_error", false: "invalid_request_error"}[e.Status >= 500])
+			var param, code any
+			if e.Param != "" {
+				param = e.Param
+			}
+			if e.Code != "" {
+				code = e.Code
+			}
+			body = map[string]any{"error": map[string]any{"message": cmpOr(e.Message, http.StatusText(e.Status)), "type": typ, "param": param, "code": code}}
+		}
+		rr.body, _ = json.Marshal(body)
+		return rr
+	}
+	return nil
+}
+
+func cmpInt(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// LLMUsage is an answer's token counts as the provider reports them:
+// Prompt is OpenAI's prompt_tokens (CacheRead, its cached_tokens, among
+// them) or Anthropic's input_tokens (CacheRead and CacheWrite, its cache
+// reads and writes, apart); Completion the answer's.
 type LLMUsage struct {
-	Prompt, Completion int
+	Prompt, Completion    int
+	CacheRead, CacheWrite int
 }
 
 // Say is a reply of text alone.
@@ -254,12 +371,16 @@ func openAIFault(w http.ResponseWriter, status int) {
 // anthropicFault is Anthropic's answer for an error status: its error
 // object of the type the status has (docs.anthropic.com/en/api/errors).
 func anthropicFault(w http.ResponseWriter, status int) {
-	typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
-		413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}[status]
-	if typ == "" {
-		typ = "api_error"
+	writeStatusJSON(w, status, anthropicErrorBody(anthropicErrorType(status), http.StatusText(status)))
+}
+
+// anthropicErrorType is Anthropic's error type for a status.
+func anthropicErrorType(status int) string {
+	if typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error",
+		413: "request_too_large", 429: "rate_limit_error", 529: "overloaded_error"}[status]; typ != "" {
+		return typ
 	}
-	writeStatusJSON(w, status, anthropicErrorBody(typ, http.StatusText(status)))
+	return "api_error"
 }
 
 // withLLMKey makes an LLM service refuse a request without key, as the
