@@ -283,6 +283,49 @@ func TestSuiteFails(t *testing.T) {
 		}
 	}
 
+	// LLM answers the providers would not send.
+	good := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m-2026","choices":[{"index":0,"message":{"role":"assistant","content":"x"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`
+	if _, err := conformance.CheckOpenAIChat("m", []byte(good)); err != nil {
+		t.Errorf("a good chat completion fails: %v", err)
+	}
+	for name, from := range map[string][2]string{
+		"another object":           {`"chat.completion"`, `"text_completion"`},
+		"a finish of its own":      {`"stop"`, `"done"`},
+		"usage that adds up wrong": {`"total_tokens":4`, `"total_tokens":5`},
+		"content and refusal":      {`"content":"x"`, `"content":"x","refusal":"no"`},
+		"the user's role":          {`"role":"assistant"`, `"role":"user"`},
+	} {
+		if _, err := conformance.CheckOpenAIChat("m", []byte(strings.Replace(good, from[0], from[1], 1))); err == nil {
+			t.Errorf("a chat completion with %s passes", name)
+		}
+	}
+	if err := conformance.CheckOpenAIError(429, 429, []byte(`{"message": "Too Many Requests"}`)); err == nil {
+		t.Error("a 429 without OpenAI's error object passes")
+	}
+	if err := conformance.CheckOpenAIError(400, 400, []byte(`{"error":{"message":"bad","type":"invalid_request_error"}}`)); err == nil {
+		t.Error("an error object without param and code passes")
+	}
+	msg := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"x"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`
+	if _, err := conformance.CheckAnthropicMessage("claude-x", []byte(msg)); err != nil {
+		t.Errorf("a good message fails: %v", err)
+	}
+	for name, from := range map[string][2]string{
+		"an id of another kind":   {`"msg_1"`, `"chatcmpl-1"`},
+		"a stop of its own":       {`"end_turn"`, `"stop"`},
+		"tool_use without a tool": {`"end_turn"`, `"tool_use"`},
+		"no cache counts":         {`,"cache_creation_input_tokens":0,"cache_read_input_tokens":0`, ``},
+	} {
+		if _, err := conformance.CheckAnthropicMessage("claude-x", []byte(strings.Replace(msg, from[0], from[1], 1))); err == nil {
+			t.Errorf("a message with %s passes", name)
+		}
+	}
+	if err := conformance.CheckAnthropicError(429, "rate_limit_error", 429, []byte(`{"error":{"message":"slow down"}}`)); err == nil {
+		t.Error("an error without type error passes")
+	}
+	if err := conformance.CheckAnswerSchema([]byte(`{"type":"object","required":["a"]}`), `{"b":1}`); err == nil {
+		t.Error("an answer missing a required property passes the schema check")
+	}
+
 	// Citations pages S2 would not send.
 	for name, body := range map[string]string{
 		"citedPaper nested":  `{"offset":0,"data":[{"citedPaper":{"paperId":"0123456789012345678901234567890123456789","title":"T"}}]}`,
