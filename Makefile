@@ -4,7 +4,7 @@ STATICCHECK_VERSION ?= v0.8.2
 BIN      ?= bin/curate
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test bench lint fmt vet staticcheck demo fuzz clean readback-deps readback report-screenshots
+.PHONY: all build test bench lint tidy fmt vet staticcheck demo fuzz clean readback-deps readback report-screenshots
 
 all: build test lint
 
@@ -18,7 +18,11 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 ./...
 
-lint: fmt vet staticcheck
+lint: tidy fmt vet staticcheck
+
+# go.mod and go.sum as go mod tidy leaves them (prints the diff otherwise).
+tidy:
+	$(GO) mod tidy -diff
 
 fmt:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -3,22 +3,27 @@ package classify
 import (
 	"encoding/json"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/testutil"
+	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )
 
-// fakeLLM is an in-process OpenAI-compatible chat-completions endpoint. It
-// records every request (testutil.Server) and answers with reply, which
-// sees the 1-based call number and the decoded request body.
+// fakeLLM is the simulated OpenAI-compatible LLM answering with reply,
+// which sees the 1-based call number and the decoded request body. It
+// records every request (testutil.Server) for the tests to read.
 type fakeLLM struct {
 	*testutil.Server
 	t     *testing.T
 	reply func(n int, req chatRequest) fakeReply
+
+	mu sync.Mutex
+	n  int
 }
 
 // chatRequest is the part of a chat-completions request the tests read.
@@ -58,24 +63,31 @@ func (r chatRequest) last() string {
 	return r.Messages[len(r.Messages)-1].Content
 }
 
-type fakeReply struct {
-	status int
-	header map[string]string
-	body   any // JSON-encoded unless a string
-}
+// fakeReply is one answer, as the simulated model gives it.
+type fakeReply = sim.LLMReply
 
 func newFakeLLM(t *testing.T, reply func(n int, req chatRequest) fakeReply) *fakeLLM {
 	t.Helper()
 	f := &fakeLLM{t: t, reply: reply}
-	f.Server = testutil.NewServer(t, func(w http.ResponseWriter, r testutil.Request) {
-		rep := f.reply(r.N, f.decode(r))
-		var header []string
-		for k, v := range rep.header {
-			header = append(header, k, v)
-		}
-		testutil.WriteJSON(w, rep.status, rep.body, header...)
-	})
+	svc, err := sim.NewService(sim.LLM, nil, sim.Options{LLMAnswer: f.answer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Server = testutil.NewServer(t, func(w http.ResponseWriter, r testutil.Request) { svc.ServeHTTP(w, r.HTTP) })
 	return f
+}
+
+// answer is the simulated model's answer hook: reply's, in call order.
+func (f *fakeLLM) answer(r sim.LLMRequest) (sim.LLMReply, bool) {
+	f.mu.Lock()
+	f.n++
+	n := f.n
+	f.mu.Unlock()
+	var req chatRequest
+	if err := json.Unmarshal(r.Body, &req); err != nil {
+		f.t.Errorf("fake llm: request body is not JSON: %v", err)
+	}
+	return f.reply(n, req), true
 }
 
 func (f *fakeLLM) decode(r testutil.Request) chatRequest {
@@ -102,16 +114,16 @@ func (f *fakeLLM) methodPaths() []string {
 // testUsage is the usage every fake answer reports.
 var testUsage = llm.Usage{PromptTokens: 1200, CompletionTokens: 300, TotalTokens: 1500}
 
-// ok is a 200 chat completion with content and usage.
+// ok is an answer with content and usage, from the model's dated
+// snapshot (as OpenAI names it in answers).
 func ok(content string) fakeReply {
-	return fakeReply{status: 200, body: testutil.ChatCompletion("fake-model-2026-01-01", content, "", &testutil.Usage{
-		Prompt: int(testUsage.PromptTokens), Completion: int(testUsage.CompletionTokens)})}
+	return fakeReply{Text: content, Model: "fake-model-2026-01-01",
+		Usage: &sim.LLMUsage{Prompt: int(testUsage.PromptTokens), Completion: int(testUsage.CompletionTokens)}}
 }
 
+// apiError is OpenAI's error object with status.
 func apiError(status int, msg string) fakeReply {
-	return fakeReply{status: status, body: map[string]any{"error": map[string]any{
-		"message": msg, "type": "invalid_request_error", "param": nil, "code": nil,
-	}}}
+	return fakeReply{Error: &sim.LLMError{Status: status, Type: "invalid_request_error", Message: msg}}
 }
 
 // newClient returns an llm.Client for srv with millisecond HTTP backoff,

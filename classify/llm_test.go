@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/groundwork/curate/paperprompt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/groundwork/curate/paperprompt"
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/llm/prompts"
@@ -178,7 +179,7 @@ func TestLLMRecovers(t *testing.T) {
 	}
 	skipping = append(skipping, other(11), other(12))
 	rateLimited := apiError(429, "Rate limit reached for requests")
-	rateLimited.header = map[string]string{"Retry-After": "1"}
+	rateLimited.Error.RetryAfter = "1"
 
 	tests := []struct {
 		name      string
@@ -258,8 +259,7 @@ func TestLLMFailures(t *testing.T) {
 			reason: []string{"500"}, errType: new(*httpx.StatusError)},
 		{name: "bad request", reply: apiError(404, "The model `fake-model` does not exist"), wantCalls: 1,
 			reason: []string{"status 404", "does not exist"}, errType: new(*llm.APIError)},
-		{name: "refusal", reply: fakeReply{status: 200, body: map[string]any{"model": "fake-model", "choices": []any{map[string]any{
-			"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}}}}},
+		{name: "refusal", reply: fakeReply{Refusal: "I can't help with that.", NoUsage: true},
 			wantCalls: 1, reason: []string{"fake-model refused to answer: I can't help with that."}, errType: new(*llm.RefusalError)},
 	}
 	for _, tt := range tests {

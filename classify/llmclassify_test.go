@@ -2,9 +2,10 @@ package classify
 
 import (
 	"encoding/json"
-	"github.com/groundwork/curate/paperprompt"
 	"strings"
 	"testing"
+
+	"github.com/groundwork/curate/paperprompt"
 
 	"github.com/groundwork/curate/record"
 )

@@ -1,6 +1,8 @@
 package pairs
 
 import (
+	"bytes"
+	"os"
 	"testing"
 
 	"github.com/groundwork/curate/client/llm"
@@ -19,6 +21,10 @@ func TestSummarySchemaUnchanged(t *testing.T) {
 		lit := llm.MustSchema(tt.derived.Name(), []byte(tt.literal))
 		if got, want := string(tt.derived.JSON()), string(lit.JSON()); got != want {
 			t.Errorf("%s: derived schema\n%s\nwant\n%s", tt.derived.Name(), got, want)
+		}
+		// The validator's agreement corpus holds the schema as sent.
+		if b, err := os.ReadFile("../client/llm/testdata/agreement/" + tt.derived.Name() + ".schema.json"); err != nil || string(bytes.TrimSpace(b)) != string(tt.derived.JSON()) {
+			t.Errorf("%s: client/llm/testdata/agreement has %s (%v), want the schema sent; replace the schema file there, delete its verdicts and run go test ./client/llm -run TestValidatorAgreement -update-agreement", tt.derived.Name(), b, err)
 		}
 		req := llm.Request{Stage: "s", PromptVersion: "v", User: "u", Schema: tt.derived}
 		old := req

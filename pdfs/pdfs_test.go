@@ -35,72 +35,44 @@ var (
 	pdfLaterOK = []byte("%PDF-1.5\n% converts on the second try\n%%EOF\n")
 )
 
-// host is a fake PDF host that counts the requests of each path
-// (robots.txt apart).
+// host is the simulated PDF host (a sim.PDFSite without robots.txt,
+// behind a sim.Service that logs and faults requests) on a port of
+// 127.0.0.1.
 type host struct {
-	srv   *httptest.Server
-	port  string
-	mu    sync.Mutex
-	asked map[string]int
-	fail  map[string]int // path -> answers of 500 still to give
+	site *sim.PDFSite
+	svc  *sim.Service
+	port string
 }
 
-func newHost(t *testing.T, handle func(h *host, w http.ResponseWriter, r *http.Request)) *host {
+// newHost starts a PDF host serving the test's PDFs and a sign-in page.
+func newHost(t *testing.T) *host {
 	t.Helper()
-	h := &host{asked: map[string]int{}, fail: map[string]int{}}
-	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		h.mu.Lock()
-		h.asked[r.URL.Path]++
-		h.mu.Unlock()
-		handle(h, w, r)
-	}))
-	t.Cleanup(h.srv.Close)
-	_, h.port, _ = net.SplitHostPort(h.srv.Listener.Addr().String())
+	h := &host{site: sim.NewPDFSite()}
+	for path, pdf := range map[string][]byte{"/ok.pdf": pdfOK, "/empty.pdf": pdfEmpty, "/later.pdf": pdfLaterOK, "/flaky.pdf": pdfOK} {
+		h.site.Put(path, pdf)
+	}
+	h.site.Set("/login", sim.LoginPage)
+	h.svc = sim.Wrap(sim.PDFHost, sim.NoRobotsFile().In(h.site))
+	srv := httptest.NewServer(h.svc)
+	t.Cleanup(srv.Close)
+	_, h.port, _ = net.SplitHostPort(srv.Listener.Addr().String())
 	return h
 }
 
+// count returns the requests for path, or for any path but robots.txt
+// when path is "".
 func (h *host) count(path string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if path == "" {
-		n := 0
-		for _, v := range h.asked {
-			n += v
+	n := 0
+	for _, c := range h.svc.Calls() {
+		if c.Path == path || path == "" && c.Path != sim.RobotsPath {
+			n++
 		}
-		return n
 	}
-	return h.asked[path]
+	return n
 }
 
-func servePDFs(h *host, w http.ResponseWriter, r *http.Request) {
-	h.mu.Lock()
-	failing := h.fail[r.URL.Path] > 0
-	if failing {
-		h.fail[r.URL.Path]--
-	}
-	h.mu.Unlock()
-	if failing {
-		http.Error(w, "busy", http.StatusServiceUnavailable)
-		return
-	}
-	body := map[string][]byte{"/ok.pdf": pdfOK, "/empty.pdf": pdfEmpty, "/later.pdf": pdfLaterOK, "/flaky.pdf": pdfOK}[r.URL.Path]
-	switch {
-	case r.URL.Path == "/login":
-		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte("<html>Sign in</html>"))
-	case r.URL.Path == "/to-internal":
-		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
-	case body == nil:
-		http.NotFound(w, r)
-	default:
-		w.Header().Set("Content-Type", "application/pdf")
-		w.Write(body)
-	}
-}
+// fail makes the next n requests for path answer 503 (sim.Forever: all).
+func (h *host) fail(path string, n int) { h.svc.Script(path, sim.Unavailable, n) }
 
 type env struct {
 	st       *store.Store
@@ -118,7 +90,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	e := &env{st: st, pdfs: newHost(t, servePDFs), internal: newHost(t, servePDFs)}
+	e := &env{st: st, pdfs: newHost(t), internal: newHost(t)}
 	loop := netip.MustParseAddr("127.0.0.1")
 	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f, err := oapdf.New(oapdf.Config{
@@ -203,10 +175,11 @@ func TestProcessTarget(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	internal := "http://127.0.0.1:" + e.internal.port + "/ok.pdf"
+	e.pdfs.site.Redirect("/to-internal", internal, http.StatusFound)
 	e.edges(t, map[string]string{
 		"ok": e.at("/ok.pdf"), "empty": e.at("/empty.pdf"), "closed": "", "gone": e.at("/gone.pdf"),
 		"login": e.at("/login"), "loopback": internal, "metadata": "http://169.254.169.254/latest/meta-data/",
-		"foreign": "https://pdfs.example.net/x.pdf", "redirect": e.at("/to-internal?to=" + internal),
+		"foreign": "https://pdfs.example.net/x.pdf", "redirect": e.at("/to-internal"),
 		"rebind": "http://mirror.test:" + e.pdfs.port + "/ok.pdf",
 	})
 	sources := []Source{src("ok"), src("empty"), src("closed"), src("gone"), src("login"), src("loopback"),
@@ -392,7 +365,7 @@ func TestRetry(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.edges(t, map[string]string{"flaky": e.at("/flaky.pdf")})
-	e.pdfs.fail["/flaky.pdf"] = 4 // two runs of a first try and one retry
+	e.pdfs.fail("/flaky.pdf", 4) // two runs of a first try and one retry
 	for run := 1; run <= 3; run++ {
 		e.rerun()
 		res, err := e.stage.ProcessTarget(ctx, target, []Source{src("flaky")})
@@ -413,7 +386,7 @@ func TestRetry(t *testing.T) {
 
 	// A host that never answers is given up on after maxAttempts.
 	e.edges(t, map[string]string{"down": e.at("/flaky.pdf")})
-	e.pdfs.fail["/flaky.pdf"] = 1000
+	e.pdfs.fail("/flaky.pdf", sim.Forever)
 	for range maxAttempts + 2 {
 		e.rerun()
 		if _, err := e.stage.ProcessTarget(ctx, target, []Source{src("down")}); err != nil {
@@ -545,7 +518,7 @@ func TestFailureOncePerRun(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.edges(t, map[string]string{"flaky": e.at("/flaky.pdf")})
-	e.pdfs.fail["/flaky.pdf"] = 1000
+	e.pdfs.fail("/flaky.pdf", sim.Forever)
 	for _, tgt := range []string{target, target, target} { // three targets citing it
 		res, err := e.stage.ProcessTarget(ctx, tgt, []Source{src("flaky")})
 		if err != nil {

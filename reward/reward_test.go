@@ -19,6 +19,8 @@ import (
 	"github.com/groundwork/curate/internal/testneeds"
 	"github.com/groundwork/curate/internal/trainerconf"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 )
 
 var update = flag.Bool("update", false, "regenerate the GATE SPEC block of "+FileName)
@@ -40,83 +42,73 @@ func TestSpecCurrent(t *testing.T) {
 	}
 }
 
-// judgeServer speaks OpenAI's chat-completions protocol as two judges
-// would. Impact: the idea whose core_claim says STRONG wins; with both or
-// neither, the idea shown first (Idea A) wins, a position bias that the
-// two orderings turn into a tie. Similarity: 5 on every field when both
-// ideas' problem_gap say DUP, else 1, 2 and 3 (a distance of 0.75). The
-// first request is refused with 429 and Retry-After, as a busy server
-// does.
-type judgeServer struct {
+// judgeKey is the API key TestScoreWithJudges' judges take.
+const judgeKey = "sk-test"
+
+// judges serves the simulated OpenAI-compatible LLM with the judges' answers
+// (hook), listing models (GET /v1/models); it returns the service and the
+// base URL the reward takes.
+func judges(t *testing.T, opt sim.Options, hook sim.LLMAnswer) (*simtest.Server, string) {
+	t.Helper()
+	opt.LLMAnswer = hook
+	s := simtest.ServeOptions(t, sim.LLM, nil, opt)
+	return s, s.BaseURL()
+}
+
+// isImpact reports whether a judge request asks for impact (else for
+// similarity).
+func isImpact(r sim.LLMRequest) bool {
+	return strings.Contains(r.System, "long-term scientific impact")
+}
+
+// twoJudges answers as two judges would. Impact: the idea whose
+// core_claim says STRONG wins; with both or neither, the idea shown first
+// (Idea A) wins, a position bias that the two orderings turn into a tie.
+// Similarity: 5 on every field when both ideas' problem_gap say DUP, else
+// 1, 2 and 3 (a distance of 0.75). It keeps the requests it answered.
+type twoJudges struct {
 	mu       sync.Mutex
-	requests []judgeRequest
-	refused  bool
+	requests []sim.LLMRequest
 }
 
-type judgeRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role, Content string
-	} `json:"messages"`
-	Temperature float64 `json:"temperature"`
-	Auth        string  `json:"-"`
-}
-
-func (s *judgeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
-		return
-	}
-	var req judgeRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 2 {
-		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
-		return
-	}
-	req.Auth = r.Header.Get("Authorization")
-	s.mu.Lock()
-	if !s.refused {
-		s.refused = true
-		s.mu.Unlock()
-		w.Header().Set("Retry-After", "0")
-		http.Error(w, `{"error":{"message":"rate limited"}}`, http.StatusTooManyRequests)
-		return
-	}
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
-	user := req.Messages[1].Content
-	var answer string
-	if strings.Contains(req.Messages[0].Content, "long-term scientific impact") {
+func (j *twoJudges) answer(r sim.LLMRequest) (sim.LLMReply, bool) {
+	j.mu.Lock()
+	j.requests = append(j.requests, r)
+	j.mu.Unlock()
+	user := r.User()
+	if isImpact(r) {
 		a, b, _ := strings.Cut(strings.TrimPrefix(user, "Idea A:\n"), "\n\nIdea B:\n")
-		sa, sb := strings.Contains(a, "STRONG"), strings.Contains(b, "STRONG")
-		answer = `<think>weighing</think>{"winner": "A"}`
-		if sb && !sa {
-			answer = `The second. {"winner": "B"}`
+		if strings.Contains(b, "STRONG") && !strings.Contains(a, "STRONG") {
+			return sim.Say(`The second. {"winner": "B"}`), true
 		}
-	} else {
-		a, b, _ := strings.Cut(strings.TrimPrefix(user, "Idea 1:\n"), "\n\nIdea 2:\n")
-		answer = `{"problem_gap": 1, "core_claim": 2, "method": 3}`
-		if strings.Contains(a, "DUP") && strings.Contains(b, "DUP") {
-			answer = `{"problem_gap": 5, "core_claim": 5, "method": 5}`
-		}
+		return sim.Say(`<think>weighing</think>{"winner": "A"}`), true
 	}
-	json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-1", "object": "chat.completion", "model": req.Model,
-		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
-		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-	})
+	a, b, _ := strings.Cut(strings.TrimPrefix(user, "Idea 1:\n"), "\n\nIdea 2:\n")
+	if strings.Contains(a, "DUP") && strings.Contains(b, "DUP") {
+		return sim.Say(`{"problem_gap": 5, "core_claim": 5, "method": 5}`), true
+	}
+	return sim.Say(`{"problem_gap": 1, "core_claim": 2, "method": 3}`), true
 }
 
-func (s *judgeServer) calls() (impact, similarity int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.requests {
-		if strings.Contains(r.Messages[0].Content, "long-term scientific impact") {
+func (j *twoJudges) calls() (impact, similarity int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, r := range j.requests {
+		if isImpact(r) {
 			impact++
 		} else {
 			similarity++
 		}
 	}
 	return impact, similarity
+}
+
+// firstIdeaJudge prefers the idea shown first and rates every field 1.
+func firstIdeaJudge(r sim.LLMRequest) (sim.LLMReply, bool) {
+	if isImpact(r) {
+		return sim.Say(`{"winner": "A"}`), true
+	}
+	return sim.Say(`{"problem_gap": 1, "core_claim": 1, "method": 1}`), true
 }
 
 // TestScoreWithJudges runs the reward's verl and TRL entry points with
@@ -140,9 +132,11 @@ func TestScoreWithJudges(t *testing.T) {
 	full := Epsilon + 1 + 0.5*0.75 + 1*0
 	window1 := Epsilon + 1 + 0.5*0.75 + 1*0.75
 
-	srv := &judgeServer{}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	srv := &twoJudges{}
+	judge, base := judges(t, sim.Options{LLMModels: []string{"impact-judge", "distance-judge"}, LLMKey: judgeKey}, srv.answer)
+	// The first request is refused with 429 and Retry-After, as a busy
+	// server does.
+	judge.Script("/v1/chat/completions", sim.TooManyRequests.WithRetryAfter("0"), 1)
 	script := `
 import json, os, sys
 sys.path.insert(0, sys.argv[1])
@@ -165,7 +159,7 @@ print(json.dumps(out))
 `
 	cmd := exec.Command(py, "-c", script, ".", completion, gold)
 	cmd.Env = append(os.Environ(),
-		"GROUNDWORK_QUALITY_URL="+ts.URL+"/v1", "GROUNDWORK_QUALITY_MODEL=impact-judge", "GROUNDWORK_QUALITY_API_KEY=sk-test",
+		"GROUNDWORK_QUALITY_URL="+base, "GROUNDWORK_QUALITY_MODEL=impact-judge", "GROUNDWORK_QUALITY_API_KEY="+judgeKey,
 		"GROUNDWORK_DISTANCE_MODEL=distance-judge", "GROUNDWORK_REWARD_MODE=", "GROUNDWORK_WINDOW=", "GROUNDWORK_WORKERS=4")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -224,13 +218,21 @@ print(json.dumps(out))
 	orders := map[string]bool{}
 	for _, r := range srv.requests {
 		models[r.Model] = true
-		if r.Auth != "Bearer sk-test" || r.Temperature != 0 {
-			t.Errorf("request with Authorization %q, temperature %v", r.Auth, r.Temperature)
+		if r.Temperature == nil || *r.Temperature != 0 {
+			t.Errorf("request with temperature %v, want 0", r.Temperature)
 		}
-		if strings.HasPrefix(r.Messages[1].Content, "Idea A:\nproblem_gap: [Evidence Gap] Gold gap.") {
+		if strings.HasPrefix(r.User(), "Idea A:\nproblem_gap: [Evidence Gap] Gold gap.") {
 			orders["gold first"] = true
-		} else if strings.HasPrefix(r.Messages[1].Content, "Idea A:\n") {
+		} else if strings.HasPrefix(r.User(), "Idea A:\n") {
 			orders["idea first"] = true
+		}
+	}
+	if st := judge.Stats(); st.Scripted != 1 {
+		t.Errorf("judge stats %+v: want the one 429", st)
+	}
+	for _, c := range judge.Calls() {
+		if c.Outcome == sim.OutcomeOK && c.Status != http.StatusOK {
+			t.Errorf("%s %s answered %d: the key %s was not sent", c.Method, c.Path, c.Status, judgeKey)
 		}
 	}
 	if !models["impact-judge"] || !models["distance-judge"] || len(models) != 2 {
@@ -241,42 +243,26 @@ print(json.dumps(out))
 	}
 }
 
-// modelsServer answers GET /v1/models as an OpenAI-compatible server does
-// (a list of model ids, or status) and counts the requests; chat
-// completions answer as an impact judge preferring the idea shown first.
-type modelsServer struct {
+// modelsJudge is a judge that serves models (GET /v1/models) and answers
+// as firstIdeaJudge: with status set, /v1/models answers it instead (401:
+// the key is refused, everywhere).
+type modelsJudge struct {
 	status int
 	models []string
-	mu     sync.Mutex
-	probes int
 }
 
-func (s *modelsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/v1/models":
-		s.mu.Lock()
-		s.probes++
-		s.mu.Unlock()
-		if s.status != 0 {
-			http.Error(w, `{"error":{"message":"no"}}`, s.status)
-			return
-		}
-		var data []any
-		for _, m := range s.models {
-			data = append(data, map[string]any{"id": m, "object": "model"})
-		}
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
-	case r.Method == http.MethodPost && r.URL.Path == "/v1/chat/completions":
-		var req judgeRequest
-		json.NewDecoder(r.Body).Decode(&req)
-		answer := `{"winner": "A"}`
-		if len(req.Messages) == 2 && !strings.Contains(req.Messages[0].Content, "long-term scientific impact") {
-			answer = `{"problem_gap": 1, "core_claim": 1, "method": 1}`
-		}
-		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": answer}}}})
-	default:
-		http.Error(w, "not found", http.StatusNotFound)
+// serve starts the judge; it returns its service (whose call log counts
+// the /v1/models probes) and base URL.
+func (m *modelsJudge) serve(t *testing.T) (*simtest.Server, string) {
+	opt := sim.Options{LLMModels: m.models}
+	if m.status == http.StatusUnauthorized {
+		opt.LLMKey = "sk-another"
 	}
+	svc, base := judges(t, opt, firstIdeaJudge)
+	if m.status != 0 && m.status != http.StatusUnauthorized {
+		svc.Script("/v1/models", sim.Fault{Status: m.status}, sim.Forever)
+	}
+	return svc, base
 }
 
 // TestRewardFailsFast: the reward checks its judges once, at its first
@@ -289,9 +275,7 @@ func TestRewardFailsFast(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closedURL := closed.URL + "/v1"
 	closed.Close()
-	good := &modelsServer{models: []string{"impact-judge", "other"}}
-	goodSrv := httptest.NewServer(good)
-	defer goodSrv.Close()
+	good, goodBase := (&modelsJudge{models: []string{"impact-judge", "other"}}).serve(t)
 	script := `
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -308,18 +292,18 @@ print(json.dumps(out))
 	tests := []struct {
 		name string
 		env  []string
-		srv  *modelsServer
+		srv  *modelsJudge
 		want []string // in the message of both entry points; none: they score
 	}{
 		{"no settings", nil, nil, []string{"no judges are configured", "GROUNDWORK_QUALITY_URL", "+custom_reward_function.reward_kwargs.quality_url", "GROUNDWORK_QUALITY_MODEL", "GROUNDWORK_REWARD_MODE=gate"}},
-		{"no model", []string{"GROUNDWORK_QUALITY_URL=" + goodSrv.URL + "/v1"}, nil, []string{"has no model", "GROUNDWORK_QUALITY_MODEL"}},
+		{"no model", []string{"GROUNDWORK_QUALITY_URL=" + goodBase}, nil, []string{"has no model", "GROUNDWORK_QUALITY_MODEL"}},
 		{"a model without an endpoint", []string{"GROUNDWORK_QUALITY_MODEL=impact-judge"}, nil, []string{"no endpoint", "GROUNDWORK_QUALITY_URL"}},
 		{"unreachable", []string{"GROUNDWORK_QUALITY_URL=" + closedURL, "GROUNDWORK_QUALITY_MODEL=impact-judge"}, nil, []string{"cannot reach the judge at " + closedURL, "GROUNDWORK_QUALITY_URL"}},
-		{"key refused", []string{"GROUNDWORK_QUALITY_MODEL=impact-judge"}, &modelsServer{status: http.StatusUnauthorized}, []string{"refused the API key", "GROUNDWORK_QUALITY_API_KEY", "OPENAI_API_KEY"}},
-		{"model not served", []string{"GROUNDWORK_QUALITY_MODEL=impact-judge"}, &modelsServer{models: []string{"llama"}}, []string{"serves no model 'impact-judge'", "llama", "GROUNDWORK_QUALITY_MODEL"}},
-		{"distance model not served", []string{"GROUNDWORK_QUALITY_MODEL=impact-judge", "GROUNDWORK_DISTANCE_MODEL=dist"}, &modelsServer{models: []string{"impact-judge"}}, []string{"serves no model 'dist'", "GROUNDWORK_DISTANCE_MODEL"}},
-		{"a server without /models", []string{"GROUNDWORK_QUALITY_MODEL=impact-judge"}, &modelsServer{status: http.StatusNotFound}, nil},
-		{"judges there", []string{"GROUNDWORK_QUALITY_URL=" + goodSrv.URL + "/v1", "GROUNDWORK_QUALITY_MODEL=impact-judge"}, nil, nil},
+		{"key refused", []string{"GROUNDWORK_QUALITY_MODEL=impact-judge"}, &modelsJudge{status: http.StatusUnauthorized}, []string{"refused the API key", "GROUNDWORK_QUALITY_API_KEY", "OPENAI_API_KEY"}},
+		{"model not served", []string{"GROUNDWORK_QUALITY_MODEL=impact-judge"}, &modelsJudge{models: []string{"llama"}}, []string{"serves no model 'impact-judge'", "llama", "GROUNDWORK_QUALITY_MODEL"}},
+		{"distance model not served", []string{"GROUNDWORK_QUALITY_MODEL=impact-judge", "GROUNDWORK_DISTANCE_MODEL=dist"}, &modelsJudge{models: []string{"impact-judge"}}, []string{"serves no model 'dist'", "GROUNDWORK_DISTANCE_MODEL"}},
+		{"a server without /models", []string{"GROUNDWORK_QUALITY_MODEL=impact-judge"}, &modelsJudge{status: http.StatusNotFound}, nil},
+		{"judges there", []string{"GROUNDWORK_QUALITY_URL=" + goodBase, "GROUNDWORK_QUALITY_MODEL=impact-judge"}, nil, nil},
 		{"gate mode", []string{"GROUNDWORK_REWARD_MODE=gate"}, nil, nil},
 		{"a mode that is none", []string{"GROUNDWORK_REWARD_MODE=gates"}, nil, []string{"GROUNDWORK_REWARD_MODE"}},
 	}
@@ -327,9 +311,8 @@ print(json.dumps(out))
 		t.Run(tt.name, func(t *testing.T) {
 			env := tt.env
 			if tt.srv != nil {
-				ts := httptest.NewServer(tt.srv)
-				defer ts.Close()
-				env = append(env, "GROUNDWORK_QUALITY_URL="+ts.URL+"/v1")
+				_, base := tt.srv.serve(t)
+				env = append(env, "GROUNDWORK_QUALITY_URL="+base)
 			}
 			cmd := exec.Command(py, "-c", strings.Replace(script, `except r.JudgeError as e:`, `except (r.JudgeError, ValueError) as e:`, 1), ".")
 			cmd.Env = append(cleanEnv(), env...)
@@ -369,14 +352,12 @@ import groundwork_reward as r
 r.compute_score_batch(["groundwork/ideation"] * 32, ["no blocks"] * 32, ["{}"] * 32, [{"num_ideas": 3}] * 32)
 r.compute_score("groundwork/ideation", "no blocks", "{}", {"num_ideas": 3})
 `)
-	cmd.Env = append(cleanEnv(), "GROUNDWORK_QUALITY_URL="+goodSrv.URL+"/v1", "GROUNDWORK_QUALITY_MODEL=impact-judge", "GROUNDWORK_WORKERS=16")
+	cmd.Env = append(cleanEnv(), "GROUNDWORK_QUALITY_URL="+goodBase, "GROUNDWORK_QUALITY_MODEL=impact-judge", "GROUNDWORK_WORKERS=16")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("python3: %v\n%s", err, out)
 	}
-	good.mu.Lock()
-	defer good.mu.Unlock()
-	if good.probes != 1+2 { // this process, and "judges there" (verl, trl: one process, one reward each)
-		t.Errorf("%d /models requests, want 3 (one per reward built)", good.probes)
+	if n := len(good.CallsTo("/v1/models")); n != 1+2 { // this process, and "judges there" (verl, trl: one process, one reward each)
+		t.Errorf("%d /models requests, want 3 (one per reward built)", n)
 	}
 }
 
@@ -395,9 +376,7 @@ func cleanEnv() []string {
 // and the normalised entry points divide by ε + K.
 func TestScoreRangeAndNormalized(t *testing.T) {
 	py := python3(t)
-	srv := &modelsServer{models: []string{"impact-judge"}}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	_, base := (&modelsJudge{models: []string{"impact-judge"}}).serve(t)
 	cards := []record.Card{
 		{ProblemGap: "[Evidence Gap] A.", CoreClaim: "We claim that A.", Method: "[Empirical Mapping] A.", Inspiration: "Document 1."},
 		{ProblemGap: "[Scope Mismatch] B.", CoreClaim: "We claim that B.", Method: "[Relax / Extend Scope] B.", Inspiration: "Document 2."},
@@ -423,7 +402,7 @@ print(json.dumps({
   "kwarg_norm": r.compute_score("groundwork/ideation", c, gold, {"num_ideas": k}, normalize="1"),
   "max": r.max_score(k),
 }))`, completion)
-	cmd.Env = append(cleanEnv(), "GROUNDWORK_QUALITY_URL="+ts.URL+"/v1", "GROUNDWORK_QUALITY_MODEL=impact-judge")
+	cmd.Env = append(cleanEnv(), "GROUNDWORK_QUALITY_URL="+base, "GROUNDWORK_QUALITY_MODEL=impact-judge")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("python3: %v\n%s", err, out)

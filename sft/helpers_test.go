@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
@@ -20,8 +18,9 @@ import (
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/httpx"
-	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 )
 
@@ -127,9 +126,9 @@ func buildDataset(t *testing.T, n, k int) (string, []record.Instance) {
 	return dir, pub.Instances
 }
 
-// fakeLLM is an in-process OpenAI-compatible endpoint that plays the
-// teacher. By default it answers every call well; the hooks make chosen
-// answers bad.
+// fakeLLM is the simulated OpenAI-compatible LLM with an answer hook that
+// plays the teacher. By default it answers every call well; the hooks
+// make chosen answers bad.
 type fakeLLM struct {
 	*httptest.Server
 	t *testing.T
@@ -152,13 +151,12 @@ type fakeRequest struct {
 	System   string
 	User     string
 	Messages int
-	Raw      string
+	Raw      string // every message's text
 }
 
 func newFakeLLM(t *testing.T) *fakeLLM {
 	f := &fakeLLM{t: t}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
+	f.Server = simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMAnswer: f.answer}).Server
 	return f
 }
 
@@ -168,25 +166,15 @@ var (
 	wantN       = regexp.MustCompile(`Write (\d+) new opening sentences`)
 )
 
-func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	var body struct {
-		Messages []struct{ Role, Content string } `json:"messages"`
-	}
-	if err := json.Unmarshal(raw, &body); err != nil {
-		f.t.Errorf("fake llm: %v", err)
-	}
-	req := fakeRequest{Messages: len(body.Messages), Raw: string(raw)}
-	for _, m := range body.Messages {
-		switch {
-		case m.Role == "system":
-			req.System = m.Content
-		case m.Role == "user" && req.User == "":
-			req.User = m.Content
-		}
+// answer answers one request as the teacher, by the stage its system
+// prompt names.
+func (f *fakeLLM) answer(r sim.LLMRequest) (sim.LLMReply, bool) {
+	req := fakeRequest{Messages: len(r.Messages), System: r.System, User: r.User()}
+	for _, m := range r.Messages {
+		req.Raw += m.Content + "\n"
 	}
 	attempt := 1
-	if len(body.Messages) > 3 {
+	if len(r.Messages) > 3 {
 		attempt = 2
 	}
 	switch {
@@ -247,7 +235,7 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 			content = opening + " " + words(req.User, 80)
 		}
 	}
-	testutil.WriteJSON(w, http.StatusOK, testutil.ChatCompletion("teacher-1", content, "", &testutil.Usage{Prompt: 1000, Completion: 200}))
+	return sim.LLMReply{Text: content, Usage: &sim.LLMUsage{Prompt: 1000, Completion: 200}}, true
 }
 
 // goodAnswer is a valid answer of k cards, different per prompt.

@@ -360,25 +360,68 @@ func (a *anthropicAPI) message(body []byte, invalid bool, tx *cacheTx) (int, any
 	}
 	read, w5, w1 := a.cache.breakpoints(prompt.Bytes(), marks, rules.minCache, tx)
 	_, task, _ := anthropicIdentity(body)
-	answer := Answer(firstUser(&req), invalid, task+strconv.Itoa(len(req.Messages)))
+	lr := LLMRequest{Service: Anthropic, Model: req.Model, Task: task, Invalid: invalid, Temperature: temperature(body), Body: body}
+	for _, b := range blocks(req.System) {
+		lr.System += b.Text
+	}
+	for _, m := range req.Messages {
+		var text strings.Builder
+		for _, b := range blocks(m.Content) {
+			text.WriteString(b.Text)
+		}
+		lr.Messages = append(lr.Messages, LLMMessage{Role: m.Role, Content: text.String()})
+	}
+	if req.Output != nil && req.Output.Format != nil {
+		lr.Schema = req.Output.Format.Schema
+	}
+	if req.Choice != nil && req.Choice.Type == "tool" {
+		for _, t := range req.Tools {
+			var tool struct {
+				Name   string          `json:"name"`
+				Schema json.RawMessage `json:"input_schema"`
+			}
+			if json.Unmarshal(t, &tool) == nil && tool.Name == req.Choice.Name {
+				lr.Schema = tool.Schema
+			}
+		}
+	}
+	reply := a.svc.answer(lr)
+	if rr := reply.override(Anthropic); rr != nil {
+		return rr.status, rr
+	}
+	answer := reply.Text
 	stop := "end_turn"
 	limit := req.MaxTokens
 	if rules.window > 0 && total+limit > rules.window {
 		limit = rules.window - total // the window ends the answer first
 	}
+	out := tokens(len(answer))
+	if u := reply.Usage; u != nil {
+		total, out, read, w5, w1 = u.Prompt+u.CacheRead+u.CacheWrite, u.Completion, u.CacheRead, u.CacheWrite, 0
+	}
 	f := a.svc.faultsNow()
 	switch {
+	case reply.Refusal != "":
+		stop, answer = "refusal", ""
+	case reply.Finish != "":
+		stop = map[string]string{"stop": "end_turn", "length": "max_tokens"}[reply.Finish]
+		if stop == "" {
+			stop = reply.Finish // already in Anthropic's words
+		}
 	case f.PRefusal > 0 && a.svc.draw(task, 0, "refusal") < f.PRefusal:
 		stop, answer = "refusal", ""
-	case tokens(len(answer)) > limit:
-		stop, answer = "max_tokens", cut(answer, limit)
+	case out > limit:
+		stop, answer, out = "max_tokens", cut(answer, limit), limit
 		if limit < req.MaxTokens {
 			stop = "model_context_window_exceeded"
 		}
 	}
 	content := []map[string]any{{"type": "text", "text": answer}}
-	if answer == "" {
+	if answer == "" || reply.Null {
 		content = []map[string]any{}
+	}
+	if reply.Reasoning != "" {
+		content = append([]map[string]any{{"type": "thinking", "thinking": reply.Reasoning, "signature": "sim"}}, content...)
 	}
 	if req.Choice != nil && req.Choice.Type == "tool" && stop == "end_turn" {
 		var input map[string]any
@@ -387,15 +430,19 @@ func (a *anthropicAPI) message(body []byte, invalid bool, tx *cacheTx) (int, any
 			stop = "tool_use"
 		}
 	}
-	return http.StatusOK, map[string]any{
-		"id": "msg_sim_" + task[5:], "type": "message", "role": "assistant", "model": req.Model,
+	resp := map[string]any{
+		"id": "msg_sim_" + task[5:], "type": "message", "role": "assistant", "model": cmpOr(reply.Model, req.Model),
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]any{
-			"input_tokens": max(total-read-w5-w1, 0), "output_tokens": tokens(len(answer)),
+			"input_tokens": max(total-read-w5-w1, 0), "output_tokens": out,
 			"cache_read_input_tokens": read, "cache_creation_input_tokens": w5 + w1,
 			"cache_creation": map[string]int{"ephemeral_5m_input_tokens": w5, "ephemeral_1h_input_tokens": w1},
 		},
 	}
+	if reply.NoUsage {
+		delete(resp, "usage")
+	}
+	return http.StatusOK, resp
 }
 
 func (a *anthropicAPI) create(rw http.ResponseWriter, r *http.Request, body []byte) {

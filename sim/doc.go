@@ -37,15 +37,18 @@
 //	oai-pmh    GET /oai: Identify, GetRecord, ListRecords and
 //	           ListIdentifiers (arXiv, arXivRaw, oai_dc; from, until, set;
 //	           resumption tokens), the protocol's errors in 200s
-//	llm        OpenAI: POST /v1/chat/completions, a model that reads
-//	           curate's classify and summarize prompts and answers validly
-//	           (see Answer), reporting prefix-cache hits as cached_tokens;
+//	llm        OpenAI: POST /v1/chat/completions, a model that answers
+//	           from the request's JSON schema (SchemaModel) unless the
+//	           test's answer hook answers first (Options.LLMAnswer;
+//	           CurateModel plays a diligent model for curate's own
+//	           prompts), reporting prefix-cache hits as cached_tokens;
 //	           POST /v1/files (multipart, purpose=batch), GET
 //	           /v1/files/ID/content, /v1/batches (create, get, list,
 //	           cancel) with OpenAI's batch lifecycle
 //	anthropic  Anthropic: POST /v1/messages (tool use, cache_control
 //	           breakpoints, cache read/creation usage, rate-limit headers)
-//	           and /v1/messages/batches with results out of order
+//	           and /v1/messages/batches with results out of order, the
+//	           same model answering as llm does
 //	pdfhost    the open-access PDFs of a World with WorldConfig.OpenAccess
 //	           (and its hostile URLs: redirects inside, HTML, oversize)
 //	grobid     GROBID's REST API (see Grobid), converting the PDF host's
@@ -54,7 +57,13 @@
 //
 // The last three only a World serves.
 //
-// GROBID (NewGrobid) simulates a PDF-to-TEI service from pages of its own.
+// Three fakes a test also sets up on its own: GROBID (NewGrobid), a
+// PDF-to-TEI service answering the TEI registered per PDF; a PDF host
+// (NewPDFSite), the files, redirects and sign-in pages of an open-access
+// host, which is also the World's PDF host; and a robots.txt
+// (NewRobotsFile), which every simulated site serves in front of its
+// pages. Wrap puts any of them behind a Service (limits, faults,
+// scripted faults, the call log).
 // The wire format of Semantic Scholar is declared once, here (S2Paper,
 // S2Edge, ...), for the World, the demo corpus's generator and the tests.
 // Subpackage simtest serves the services in tests and loads the shared

@@ -248,6 +248,24 @@ func (g *Grobid) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// grobidFault is GROBID's answer for an error status: 503 with an empty
+// body (no engine freed up in time) and 500 without a message (an
+// exception whose message is null), as GrobidRestProcessFiles answers
+// them; other statuses with Jersey's "HTTP <code> <reason>" text, as the
+// fake answers them itself.
+func grobidFault(w http.ResponseWriter, status int) {
+	if status == http.StatusServiceUnavailable || status == http.StatusInternalServerError {
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(status)
+		return
+	}
+	body := "HTTP " + strconv.Itoa(status) + " " + http.StatusText(status)
+	w.Header().Set("Content-Type", "text/plain")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+}
+
 // versionJSON reports whether a GROBID version answers /api/version in
 // JSON (0.8.2 and later).
 func versionJSON(v string) bool {

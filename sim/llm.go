@@ -11,9 +11,9 @@ import (
 	"strings"
 )
 
-// The simulated LLM speaks OpenAI's chat completions API (POST
-// /v1/chat/completions) and plays the two parts curate gives a model: it
-// reads the classify prompt (the numbered references and the sentences
+// CurateModel, the answer hook a test declares for curate's own prompts
+// (the fakes themselves answer from the schema), plays the two parts
+// curate gives a model: it reads the classify prompt (the numbered references and the sentences
 // that mention them) and the summarize prompts (the paper's title and the
 // card kind asked for), and answers as a diligent model would, from the
 // prompt alone. Its answers pass curate's schemas and validators: every
@@ -120,10 +120,11 @@ var (
 	paperTask = regexp.MustCompile(`(?m)^Task: (classify the|write the (idea|source) card|write the idea tuple)`)
 )
 
-// Answer returns the simulated model's answer to a prompt (the first user
-// message): a classification, a gold card or a source card, the SFT
-// teacher's ideas, openings or thinking trace, a topic's tag or a paper's
-// idea-only rewrite (see teacher.go). With invalid
+// Answer returns a diligent model's answer to one of curate's prompts (the
+// first user message), the answer of the CurateModel hook: a
+// classification, a gold card or a source card, the SFT teacher's ideas,
+// openings or thinking trace, a topic's tag or a paper's idea-only
+// rewrite (see teacher.go). With invalid
 // set it returns an unusable answer instead, of a kind chosen by salt:
 // prose instead of JSON, JSON that breaks the schema, or JSON that breaks
 // the stage's rules.
@@ -159,7 +160,7 @@ func Answer(user string, invalid bool, salt string) string {
 	case ideaTuple.MatchString(user):
 		return tupleAnswer(user, variant)
 	}
-	return "I can only classify references and write idea cards."
+	return unknownPrompt
 }
 
 // ObeyingAnswer is the answer of a model that obeys an instruction planted

@@ -31,7 +31,7 @@ func TestPlantedInstructions(t *testing.T) {
 	if _, err := sim.NewWorld(sim.WorldConfig{Seed: 5, Targets: 8, Planted: []sim.Plant{{Target: 9, Kind: sim.PlantAll, Form: sim.FormQuiet}}}); err == nil {
 		t.Error("a plant outside the world is accepted")
 	}
-	s := start(t, w, sim.Options{})
+	s := start(t, w, sim.Options{LLMAnswer: sim.CurateModel})
 	hc, err := httpx.New(httpx.Config{UserAgent: "sim-test"}, httpx.ServiceConfig{Name: "llm", BaseURL: s.URL(sim.LLM)})
 	if err != nil {
 		t.Fatal(err)

@@ -156,8 +156,9 @@ func (w *World) ACLID(p *Paper) string {
 	return fmt.Sprintf("W%02d-%04d", p.Year()%100, p.Index%10000)
 }
 
-// pdfPath is the path of p's PDF on the PDF host.
-func pdfPath(p *Paper) string { return fmt.Sprintf("/pdf/b%d.pdf", p.Index) }
+// PDFPath is the path of the open-access PDF of p, a paper not on arXiv,
+// on the PDF host.
+func PDFPath(p *Paper) string { return fmt.Sprintf("/pdf/b%d.pdf", p.Index) }
 
 // openAccessPDF sets S2's openAccessPdf of a paper not on arXiv, and its
 // ACL ID in ext, in an open-access world that Start serves; ok is false
@@ -171,7 +172,7 @@ func (w *World) openAccessPDF(p *Paper, ext *S2ExternalIDs) (oa *S2OpenAccessPDF
 		ext.ACL = id
 	}
 	base := "http://" + w.oa.pdfHost
-	url := base + pdfPath(p)
+	url := base + PDFPath(p)
 	switch c {
 	case PDFLoopback:
 		url = w.oa.internal + "/secret.pdf"
@@ -180,10 +181,10 @@ func (w *World) openAccessPDF(p *Paper, ext *S2ExternalIDs) (oa *S2OpenAccessPDF
 	case PDFMetadata:
 		url = "http://169.254.169.254/latest/meta-data/"
 	case PDFForeign:
-		url = "https://pdfs.example.net" + pdfPath(p)
+		url = "https://pdfs.example.net" + PDFPath(p)
 	case PDFRebind:
 		_, port, _ := net.SplitHostPort(w.oa.pdfHost)
-		url = "http://" + net.JoinHostPort(MirrorHostName, port) + pdfPath(p)
+		url = "http://" + net.JoinHostPort(MirrorHostName, port) + PDFPath(p)
 	}
 	r := w.rng("oa-licence", p.Kind, p.Index)
 	status, license := pick(r, []string{"GOLD", "GREEN", "HYBRID", "BRONZE"}), ptr(pick(r, []string{"CCBY", "CCBYNC", "CCBYSA"}))
@@ -243,39 +244,38 @@ func (w *World) arxivPDF(rw http.ResponseWriter, id string) {
 	writeBody(rw, "application/pdf", w.PDF(&p))
 }
 
-// pdfHandler serves the PDF host: a paper's PDF (or what its hostile kind
-// serves), 404 for anything else.
-func (w *World) pdfHandler(rw http.ResponseWriter, r *http.Request, _ []byte, _ bool) {
-	p, ok := w.paperOfPath(r.URL.Path)
-	c := ""
-	if ok && w.oa != nil {
-		c = w.PDFCase(&p)
+// pdfAnswer is what the world's PDF host answers at path: a paper's PDF,
+// or what its hostile kind serves.
+func (w *World) pdfAnswer(path string) (PDFAnswer, bool) {
+	p, ok := w.paperOfPath(path)
+	if !ok || w.oa == nil {
+		return PDFAnswer{}, false
 	}
-	switch c {
+	switch w.PDFCase(&p) {
 	case "pdf", PDFRebind, PDFForeign:
-		writeBody(rw, "application/pdf", w.PDF(&p))
+		return PDFAnswer{Body: w.PDF(&p)}, true
 	case PDFRedirectLoopback:
-		http.Redirect(rw, r, w.oa.internal+"/secret.pdf", http.StatusFound)
+		return PDFAnswer{Status: http.StatusFound, Location: w.oa.internal + "/secret.pdf"}, true
 	case PDFRedirectMetadata:
-		http.Redirect(rw, r, "http://169.254.169.254/latest/meta-data/iam/security-credentials/", http.StatusFound)
+		return PDFAnswer{Status: http.StatusFound, Location: "http://169.254.169.254/latest/meta-data/iam/security-credentials/"}, true
 	case PDFNotPDF:
-		writeBody(rw, "text/html; charset=utf-8", []byte("<!DOCTYPE html><html><body><form>Sign in to download this article</form></body></html>\n"))
+		return LoginPage, true
 	case PDFOversize:
 		pdf := w.PDF(&p)
-		body := append(pdf[:len(pdf):len(pdf)], bytes.Repeat([]byte("%"), w.cfg.OpenAccess.OversizeBytes)...)
-		writeBody(rw, "application/pdf", body)
-	default:
-		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
-		rw.WriteHeader(http.StatusNotFound)
-		io.WriteString(rw, "<html><body>Not Found</body></html>\n")
+		return PDFAnswer{Body: append(pdf[:len(pdf):len(pdf)], bytes.Repeat([]byte("%"), w.cfg.OpenAccess.OversizeBytes)...)}, true
 	}
+	return PDFAnswer{}, false
 }
 
-// internalHandler is a service inside the network: whatever reaches it
-// is a breach, which its call log shows; it answers with a PDF so that a
-// breach would not go unnoticed as a failed download.
-func internalHandler(rw http.ResponseWriter, _ *http.Request, _ []byte, _ bool) {
-	writeBody(rw, "application/pdf", []byte("%PDF-1.4\n% internal document\n%%EOF\n"))
+// internalSite is a service inside the network: whatever reaches it is a
+// breach, which its call log shows; it answers every path with a PDF so
+// that a breach would not go unnoticed as a failed download.
+func internalSite() *PDFSite {
+	s := NewPDFSite()
+	s.find = func(string) (PDFAnswer, bool) {
+		return PDFAnswer{Body: []byte("%PDF-1.4\n% internal document\n%%EOF\n")}, true
+	}
+	return s
 }
 
 // convertPDF is the simulated GROBID's conversion: the TEI of the paper
@@ -300,14 +300,6 @@ func (w *World) convertPDF(version string) func(pdf []byte) ([]byte, error) {
 			return nil, ErrGrobidNoContent
 		}
 		return w.TEI(&p, version), nil
-	}
-}
-
-// grobidHandler serves g behind a Service, which has read the body.
-func grobidHandler(g *Grobid) handlerFunc {
-	return func(rw http.ResponseWriter, r *http.Request, body []byte, _ bool) {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		g.ServeHTTP(rw, r)
 	}
 }
 

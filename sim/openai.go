@@ -136,6 +136,10 @@ func (a *openAIAPI) handle(rw http.ResponseWriter, r *http.Request, body []byte,
 }
 
 func writeStatusJSON(rw http.ResponseWriter, status int, v any) {
+	if rr, ok := v.(*rawReply); ok {
+		rr.write(rw)
+		return
+	}
 	b, _ := json.Marshal(v)
 	rw.Header().Set("Content-Type", "application/json")
 	rw.WriteHeader(status)
@@ -170,7 +174,7 @@ type openAIChat struct {
 func (a *openAIAPI) complete(body []byte, invalid bool, tx *cacheTx) (int, any) {
 	var req openAIChat
 	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
-		return http.StatusBadRequest, map[string]any{"error": map[string]any{"message": "malformed request", "type": "invalid_request_error"}}
+		return http.StatusBadRequest, map[string]any{"error": map[string]any{"message": "malformed request", "type": "invalid_request_error", "param": nil, "code": nil}}
 	}
 	rules := openAIModel(req.Model)
 	refuse := func(msg, param, code string) (int, any) {
@@ -204,29 +208,48 @@ func (a *openAIAPI) complete(body []byte, invalid bool, tx *cacheTx) (int, any) 
 		// The schema is the prefix of the system message in the cache.
 		prompt.Write(rf.JSONSchema.Schema)
 	}
-	user := ""
+	_, task, _ := llmIdentity(body)
+	lr := LLMRequest{Service: LLM, Model: req.Model, Task: task, Invalid: invalid, Temperature: temperature(body), Body: body}
 	for _, m := range req.Messages {
 		fmt.Fprintf(&prompt, "%s\n%s\n", m.Role, m.Content)
-		if m.Role == "user" && user == "" {
-			user = m.Content
+		if m.Role == "system" || m.Role == "developer" {
+			lr.System += m.Content
 		}
+		lr.Messages = append(lr.Messages, LLMMessage{Role: m.Role, Content: m.Content})
+	}
+	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
+		lr.Schema = rf.JSONSchema.Schema
 	}
 	promptTokens := tokens(prompt.Len())
 	if rules.window > 0 && promptTokens > rules.window {
 		return refuse(openAIWindowError(rules.window, promptTokens), "messages", "context_length_exceeded")
 	}
-	_, task, _ := llmIdentity(body)
-	answer := Answer(user, invalid, task+strconv.Itoa(len(req.Messages)))
 	f := a.svc.faultsNow()
-	if !invalid && f.PObey > 0 && a.svc.draw(task, 0, "obey") < f.PObey {
-		answer = ObeyingAnswer(user)
+	lr.Obey = !invalid && f.PObey > 0 && a.svc.draw(task, 0, "obey") < f.PObey
+	reply := a.svc.answer(lr)
+	if rr := reply.override(LLM); rr != nil {
+		return rr.status, rr
 	}
+	answer := reply.Text
 	cached := a.cache.automatic(prompt.Bytes(), rules.minCache, tx)
 	msg := map[string]any{"role": "assistant", "content": answer}
+	if reply.Null {
+		msg["content"] = nil
+	}
+	if reply.Reasoning != "" {
+		msg["reasoning_content"] = reply.Reasoning
+	}
 	finish := "stop"
 	reasoning := rules.reasoning
 	done := tokens(len(answer)) + reasoning
+	if u := reply.Usage; u != nil {
+		promptTokens, done, cached = u.Prompt, u.Completion, u.CacheRead
+	}
 	switch {
+	case reply.Refusal != "":
+		msg = map[string]any{"role": "assistant", "content": nil, "refusal": reply.Refusal}
+	case reply.Finish != "":
+		finish = reply.Finish
 	case f.PRefusal > 0 && a.svc.draw(task, 0, "refusal") < f.PRefusal:
 		// A refusal: the content is null and the refusal says why.
 		msg = map[string]any{"role": "assistant", "content": nil, "refusal": "I'm sorry, I can't help with that request."}
@@ -237,8 +260,8 @@ func (a *openAIAPI) complete(body []byte, invalid bool, tx *cacheTx) (int, any) 
 		msg["content"] = cut(answer, limit-reasoning)
 		reasoning = min(reasoning, limit)
 	}
-	return http.StatusOK, map[string]any{
-		"id": "chatcmpl-sim-" + task[5:], "object": "chat.completion", "created": 1767225600, "model": req.Model,
+	resp := map[string]any{
+		"id": "chatcmpl-sim-" + task[5:], "object": "chat.completion", "created": 1767225600, "model": cmpOr(reply.Model, req.Model),
 		"choices": []map[string]any{{"index": 0, "finish_reason": finish, "message": msg}},
 		"usage": map[string]any{
 			"prompt_tokens": promptTokens, "completion_tokens": done,
@@ -247,6 +270,10 @@ func (a *openAIAPI) complete(body []byte, invalid bool, tx *cacheTx) (int, any) 
 			"completion_tokens_details": map[string]int{"reasoning_tokens": reasoning},
 		},
 	}
+	if reply.NoUsage {
+		delete(resp, "usage")
+	}
+	return http.StatusOK, resp
 }
 
 // strictProblem says why OpenAI's strict mode would refuse schema, in

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +43,50 @@ func TestRobots(t *testing.T) {
 	}
 	if status, _ := get(s.URL(sim.Ar5iv) + "/robots.txt"); status != 404 {
 		t.Errorf("ar5iv without Options.Robots: robots.txt status %d, want 404", status)
+	}
+}
+
+// TestRobotsFile: the file answers what it is set to, in front of a site,
+// and counts what it answered.
+func TestRobotsFile(t *testing.T) {
+	f := sim.NoRobotsFile()
+	srv := httptest.NewServer(sim.Wrap("site", f.In(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "page") }))))
+	defer srv.Close()
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, tc := range []struct {
+		name        string
+		set         func()
+		status      int
+		ctype, body string
+		location    string
+	}{
+		{"none", func() {}, 404, "text/html; charset=utf-8", "<html><body>Not Found</body></html>\n", ""},
+		{"file", func() { f.Set(0, "User-agent: *\nDisallow: /x\n") }, 200, "text/plain; charset=utf-8", "User-agent: *\nDisallow: /x\n", ""},
+		{"refused", func() { f.Set(403, "go away") }, 403, "text/plain; charset=utf-8", "go away", ""},
+		{"unreachable", func() { f.Set(503, "") }, 503, "text/plain; charset=utf-8", "", ""},
+		{"moved", func() { f.Redirect(http.StatusMovedPermanently, "https://www.example.org/robots.txt") }, 301, "", "", "https://www.example.org/robots.txt"},
+	} {
+		tc.set()
+		resp, err := noRedirect.Get(srv.URL + "/robots.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || tc.ctype != "" && resp.Header.Get("Content-Type") != tc.ctype || tc.location == "" && string(b) != tc.body || resp.Header.Get("Location") != tc.location {
+			t.Errorf("%s: %d %q %q to %q", tc.name, resp.StatusCode, resp.Header.Get("Content-Type"), b, resp.Header.Get("Location"))
+		}
+	}
+	resp, err := http.Get(srv.URL + "/html/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "page" {
+		t.Errorf("a page behind the file: %q", b)
+	}
+	if f.Asked() != 5 {
+		t.Errorf("asked %d times, want 5", f.Asked())
 	}
 }

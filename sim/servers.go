@@ -77,6 +77,18 @@ type Options struct {
 	// back to a free port. The demo asks for its previous run's, so that a
 	// store's robots.txt answers, kept by URL, still apply.
 	Addrs map[string]string
+	// LLMAnswer is the test's answer hook of the LLM services (see
+	// LLMAnswer): the answers it gives come before the simulated model's
+	// own, made from each request's schema. CurateModel answers curate's
+	// own prompts.
+	LLMAnswer LLMAnswer
+	// LLMKey, when set, is the only API key the LLM services accept (a
+	// bearer token for llm, x-api-key for anthropic); a request with
+	// another, or none, is refused 401 as the providers refuse it.
+	LLMKey string
+	// LLMModels are the models the LLM services list at GET /v1/models
+	// (default: Model).
+	LLMModels []string
 }
 
 // Servers are the simulated services of a Literature, each listening on
@@ -186,19 +198,25 @@ func buildService(name string, lit Literature, opt Options) (*Service, *Grobid, 
 		anthropic = newAnthropicAPI()
 		h = anthropic.handle
 	case PDFHost:
-		h = w.pdfHandler
+		h = fromHandler(w.pdfSite())
 	case GrobidService:
 		gc := opt.Grobid
 		gc.Convert = w.convertPDF(cmpOr(gc.Version, "0.8.1"))
 		grobid = NewGrobid(gc)
-		h = grobidHandler(grobid)
+		h = fromHandler(grobid)
 	case Internal:
-		h = internalHandler
+		h = fromHandler(internalSite())
 	default:
 		return nil, nil, fmt.Errorf("sim: no service %q (have %s)", name, strings.Join(Services, ", "))
 	}
+	if name == LLM || name == Anthropic {
+		h = withModels(name, cmpSlice(opt.LLMModels, []string{Model}), h)
+		if opt.LLMKey != "" {
+			h = withLLMKey(name, opt.LLMKey, h)
+		}
+	}
 	if body, ok := opt.Robots[name]; ok {
-		h = withRobots(body, h)
+		h = withRobots(NewRobotsFile(http.StatusOK, body), h)
 	}
 	svc := newService(name, seed, h)
 	switch {
@@ -210,6 +228,7 @@ func buildService(name string, lit Literature, opt Options) (*Service, *Grobid, 
 	svc.SetLimits(opt.Limits[name])
 	svc.SetFaults(opt.Faults[name])
 	svc.SetEcho(opt.Echo[name])
+	svc.SetLLMAnswer(opt.LLMAnswer)
 	return svc, grobid, nil
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -118,8 +119,11 @@ type Call struct {
 	// RawQuery is the query string as sent (see Query).
 	RawQuery  string
 	UserAgent string
-	// Keyed reports whether the request carried an x-api-key header.
-	Keyed bool
+	// Host is the request's Host header: the name a client asked for.
+	Host string
+	// Keyed reports whether the request carried an x-api-key header, Auth
+	// whether it carried an Authorization header.
+	Keyed, Auth bool
 	// IDs are the paper ids of a Semantic Scholar batch request, in order.
 	IDs []string
 }
@@ -234,6 +238,9 @@ type Service struct {
 	// intercept may answer a request in the handler's place.
 	intercept func(w http.ResponseWriter, r *http.Request, c Call) bool
 	echo      Echo // see SetEcho
+	// llmAnswer answers LLM requests before the simulated model does
+	// (see SetLLMAnswer).
+	llmAnswer LLMAnswer
 }
 
 func newService(name string, seed uint64, h handlerFunc) *Service {
@@ -247,6 +254,12 @@ func newService(name string, seed uint64, h handlerFunc) *Service {
 		// protocol's harvester guidelines, section 5), as arXiv's
 		// repository answers a harvester too fast for it.
 		s.throttled = http.StatusServiceUnavailable
+	case GrobidService:
+		s.fault = grobidFault
+	case LLM:
+		s.fault = openAIFault
+	case Anthropic:
+		s.fault = anthropicFault
 	}
 	s.identify = func(r *http.Request, body []byte) (string, string, string) {
 		k := r.Method + " " + r.URL.RequestURI()
@@ -274,6 +287,24 @@ func newService(name string, seed uint64, h handlerFunc) *Service {
 		}
 	}
 	return s
+}
+
+// Wrap serves h as the named service behind a Service: its Limits, Faults,
+// scripted faults (Script), hook (Intercept) and call log. It is how a test
+// puts a fake it configured itself (a Grobid, a PDFSite, a RobotsFile in
+// front of either) behind the machinery of the services Start serves.
+// The Service reads the request body and hands it to h again.
+func Wrap(name string, h http.Handler) *Service {
+	return newService(name, 0, fromHandler(h))
+}
+
+// fromHandler is h as a Service's handler: the body the Service read is
+// given back to h as the request's.
+func fromHandler(h http.Handler) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, body []byte, _ bool) {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}
 }
 
 // faultsNow returns the faults in force.
@@ -487,7 +518,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := Call{
 		Key: key, Task: task, Note: note, Start: time.Now(),
 		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, UserAgent: r.UserAgent(),
-		Keyed: r.Header.Get("x-api-key") != "",
+		Host: r.Host, Keyed: r.Header.Get("x-api-key") != "", Auth: r.Header.Get("Authorization") != "",
 	}
 	if s.name == S2 && r.Method == http.MethodPost && r.URL.Path == S2BatchPath {
 		c.IDs, _ = s2BatchIDs(body)
@@ -665,6 +696,17 @@ func (d *deferredWriter) Write(b []byte) (int, error) {
 		d.WriteHeader(http.StatusOK)
 	}
 	return d.rec.ResponseWriter.Write(b)
+}
+
+// Flush sends what was written so far, so that a handler streaming its
+// answer (chunked, without a Content-Length) streams through the Service.
+func (d *deferredWriter) Flush() {
+	if !d.rec.wrote {
+		d.WriteHeader(http.StatusOK)
+	}
+	if f, ok := d.rec.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // Repeats returns the tasks of calls that were already done before: a call

@@ -329,7 +329,7 @@ func TestLimitsAndFaults(t *testing.T) {
 // passes, the sources are the world's, and every quote is verified.
 func TestLLMAnswersPassTheStages(t *testing.T) {
 	w := newWorld(t, sim.WorldConfig{Seed: 11, Targets: 12})
-	s := start(t, w, sim.Options{})
+	s := start(t, w, sim.Options{LLMAnswer: sim.CurateModel})
 	hc, err := httpx.New(httpx.Config{UserAgent: "sim-test"}, httpx.ServiceConfig{Name: "llm", BaseURL: s.URL(sim.LLM)})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,16 +13,20 @@ import (
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )
 
-// fakeLLM is an in-process OpenAI-compatible chat-completions endpoint.
-// answer sees the request (its messages) and returns the assistant's
-// content; every request is recorded.
+// fakeLLM is the simulated OpenAI-compatible LLM whose answer hook is
+// answer: it sees the request (its messages) and returns the assistant's
+// content. Every request is recorded (testutil.Server).
 type fakeLLM struct {
 	*testutil.Server
 	t      *testing.T
 	answer func(r fakeRequest) string
+
+	mu sync.Mutex
+	n  int
 }
 
 // fakeRequest is one chat request as the server saw it.
@@ -65,11 +70,25 @@ var titleLine = regexp.MustCompile(`(?m)^Title: (.*)$`)
 func newFakeLLM(t *testing.T, answer func(r fakeRequest) string) *fakeLLM {
 	t.Helper()
 	f := &fakeLLM{t: t, answer: answer}
-	f.Server = testutil.NewServer(t, func(w http.ResponseWriter, r testutil.Request) {
-		content := f.answer(f.decode(r))
-		testutil.WriteJSON(w, http.StatusOK, testutil.ChatCompletion("test-model-2026-01-01", content, "", &testutil.Usage{Prompt: 100, Completion: 50}))
-	})
+	svc, err := sim.NewService(sim.LLM, nil, sim.Options{LLMAnswer: f.reply})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Server = testutil.NewServer(t, func(w http.ResponseWriter, r testutil.Request) { svc.ServeHTTP(w, r.HTTP) })
 	return f
+}
+
+// reply is the simulated model's answer hook: answer's content, from the
+// model's dated snapshot (as OpenAI names it in answers), with usage.
+func (f *fakeLLM) reply(r sim.LLMRequest) (sim.LLMReply, bool) {
+	f.mu.Lock()
+	f.n++
+	req := fakeRequest{N: f.n}
+	f.mu.Unlock()
+	for _, m := range r.Messages {
+		req.Messages = append(req.Messages, [2]string{m.Role, m.Content})
+	}
+	return sim.LLMReply{Text: f.answer(req), Model: "test-model-2026-01-01", Usage: &sim.LLMUsage{Prompt: 100, Completion: 50}}, true
 }
 
 // decode reads a recorded request's messages.

@@ -110,8 +110,9 @@ func TestAliveAndVersion(t *testing.T) {
 		t.Errorf("Version = %q, %v; want the JSON answer's 0.8.2", v, err)
 	}
 
-	// A base URL that is no GROBID service, and one where nothing listens.
-	other := httptest.NewServer(http.NotFoundHandler())
+	// A base URL that is no GROBID service (a web site), and one where
+	// nothing listens.
+	other := httptest.NewServer(sim.NewPDFSite())
 	defer other.Close()
 	for _, base := range []string{other.URL, "http://127.0.0.1:1"} {
 		hc, err := httpx.New(httpx.Config{UserAgent: "test", RetryMax: -1}, ServiceConfig(base, 1, time.Second))
@@ -275,35 +276,53 @@ func TestBadInputSendsNothing(t *testing.T) {
 	}
 }
 
+// TestOtherAnswers: what a GROBID behind a proxy, or a base URL that is
+// no GROBID service, answers.
 func TestOtherAnswers(t *testing.T) {
 	cases := []struct {
-		name   string
-		handle http.HandlerFunc
-		want   error
+		name  string
+		setup func(svc *sim.Service)
+		want  error
 	}{
-		{"400", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "HTTP 400 Bad Request", 400) }, ErrBadRequest},
-		{"200 html", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>proxy login</html>")) }, ErrNotTEI},
+		{"400", func(svc *sim.Service) {
+			svc.Script(sim.GrobidFulltextPath, sim.Fault{Status: http.StatusBadRequest}, sim.Forever)
+		}, ErrBadRequest},
+		{"200 html", func(svc *sim.Service) {
+			// A proxy's sign-in page in GROBID's place.
+			svc.Intercept(func(w http.ResponseWriter, _ *http.Request, _ sim.Call) bool {
+				w.Header().Set("Content-Type", "text/html")
+				w.Write(sim.LoginPage.Body)
+				return true
+			})
+		}, ErrNotTEI},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := httptest.NewServer(c.handle)
+			g := sim.NewGrobid(sim.GrobidConfig{})
+			g.Add(pdfA, recordedTEI(t))
+			svc := sim.Wrap(sim.GrobidService, g)
+			c.setup(svc)
+			srv := httptest.NewServer(svc)
 			defer srv.Close()
 			hc, _ := httpx.New(httpx.Config{UserAgent: "test", RetryMax: -1}, ServiceConfig(srv.URL, 1, time.Second))
-			svc, _ := hc.Service(ServiceName)
-			cl, _ := New(svc, Options{})
+			hsvc, _ := hc.Service(ServiceName)
+			cl, _ := New(hsvc, Options{})
 			if _, err := cl.ProcessFulltext(context.Background(), "x.pdf", pdfA); !errors.Is(err, c.want) {
 				t.Errorf("got %v, want %v", err, c.want)
 			}
+			if g.Count(0) != 0 {
+				t.Errorf("GROBID converted %d documents behind the fault", g.Count(0))
+			}
 		})
 	}
-	t.Run("404 names the base URL", func(t *testing.T) {
-		srv := httptest.NewServer(http.NotFoundHandler())
+	t.Run("a web site: the hint at the base URL", func(t *testing.T) {
+		srv := httptest.NewServer(sim.NewPDFSite()) // answers a POST 405
 		defer srv.Close()
 		hc, _ := httpx.New(httpx.Config{UserAgent: "test", RetryMax: -1}, ServiceConfig(srv.URL, 1, time.Second))
 		svc, _ := hc.Service(ServiceName)
 		cl, _ := New(svc, Options{})
-		if _, err := cl.ProcessFulltext(context.Background(), "x.pdf", pdfA); err == nil || !strings.Contains(err.Error(), "GROBID service?") {
-			t.Errorf("got %v, want a hint at the base URL", err)
+		if _, err := cl.ProcessFulltext(context.Background(), "x.pdf", pdfA); err == nil || !strings.Contains(err.Error(), "status 405 (is the base URL a GROBID service?)") {
+			t.Errorf("got %v, want the 405 and a hint at the base URL", err)
 		}
 	})
 }

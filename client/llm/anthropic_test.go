@@ -9,11 +9,9 @@ import (
 	"github.com/groundwork/curate/sim"
 )
 
-func anthropicReply(content []any, stop string, usage map[string]any) fakeReply {
-	return fakeReply{status: 200, body: map[string]any{
-		"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
-		"content": content, "stop_reason": stop, "usage": usage,
-	}}
+// anthropicReply is a message of text ending with stop, with usage.
+func anthropicReply(text, stop string, usage sim.LLMUsage) fakeReply {
+	return fakeReply{Text: text, Finish: stop, Model: "claude-sonnet-4-6", Usage: &usage}
 }
 
 func newAnthropicTestClient(t *testing.T, srv *fakeServer, cfg Config) *testEnv {
@@ -27,8 +25,7 @@ func newAnthropicTestClient(t *testing.T, srv *fakeServer, cfg Config) *testEnv 
 
 func TestAnthropicWire(t *testing.T) {
 	srv := newFakeServer(t, func(int, map[string]any) fakeReply {
-		return anthropicReply([]any{map[string]any{"type": "text", "text": validAnswer}}, "end_turn",
-			map[string]any{"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 2000, "cache_creation_input_tokens": 0})
+		return anthropicReply(validAnswer, "end_turn", sim.LLMUsage{Prompt: 10, Completion: 5, CacheRead: 2000})
 	})
 	env := newAnthropicTestClient(t, srv, Config{APIKey: "sk-ant-test-123456", StructuredOutput: true})
 	req := jsonRequest()
@@ -84,9 +81,9 @@ func TestAnthropicToolFallback(t *testing.T) {
 		if body["output_config"] != nil {
 			return apiError(400, "output_config.format.schema: this schema is not supported", "")
 		}
-		return anthropicReply([]any{map[string]any{"type": "tool_use", "id": "t1", "name": "classification",
-			"input": map[string]any{"refs": []any{map[string]any{"n": 1, "role": "source"}, map[string]any{"n": 2, "role": "other"}}}}},
-			"tool_use", map[string]any{"input_tokens": 10, "output_tokens": 5})
+		// The forced tool's call (the simulated API makes the answer its
+		// input).
+		return anthropicReply(`{"refs":[{"n":1,"role":"source"},{"n":2,"role":"other"}]}`, "", sim.LLMUsage{Prompt: 10, Completion: 5})
 	})
 	for _, model := range []string{"claude-3-5-sonnet-20241022", "claude-sonnet-4-6"} {
 		env := newAnthropicTestClient(t, srv, Config{Model: model, StructuredOutput: true})
@@ -128,12 +125,12 @@ func TestAnthropicToolFallback(t *testing.T) {
 // TestAnthropicOverloaded: 529s are retried; one that persists names the
 // overload.
 func TestAnthropicOverloaded(t *testing.T) {
-	overloaded := fakeReply{status: 529, body: map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}}}
+	overloaded := fakeReply{Error: &sim.LLMError{Status: 529, Type: "overloaded_error", Message: "Overloaded"}}
 	srv := newFakeServer(t, func(n int, _ map[string]any) fakeReply {
 		if n <= 2 {
 			return overloaded
 		}
-		return anthropicReply([]any{map[string]any{"type": "text", "text": validAnswer}}, "end_turn", map[string]any{"input_tokens": 1, "output_tokens": 1})
+		return anthropicReply(validAnswer, "end_turn", sim.LLMUsage{Prompt: 1, Completion: 1})
 	})
 	env := newAnthropicTestClient(t, srv, Config{})
 	if _, err := env.client.Complete(t.Context(), jsonRequest()); err != nil || srv.calls() != 3 {
@@ -148,7 +145,7 @@ func TestAnthropicOverloaded(t *testing.T) {
 	}
 	// Truncation and refusal map to the shared reasons.
 	srv3 := newFakeServer(t, func(int, map[string]any) fakeReply {
-		return anthropicReply([]any{map[string]any{"type": "text", "text": `{"refs":`}}, "max_tokens", map[string]any{"input_tokens": 1, "output_tokens": 1})
+		return anthropicReply(`{"refs":`, "max_tokens", sim.LLMUsage{Prompt: 1, Completion: 1})
 	})
 	env3 := newAnthropicTestClient(t, srv3, Config{InvalidRetries: -1})
 	var ie *InvalidError

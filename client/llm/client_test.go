@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/sim"
 )
 
 var testSchema = MustSchema("classification", []byte(`{
@@ -272,23 +274,15 @@ func TestServerQuirks(t *testing.T) {
 			wantJSON: validAnswer, wantReasoning: "Ref 1 motivates; ref 2 is background."},
 		{name: "think prefix and fence", reply: ok("<think>hmm</think>```json\n" + validAnswer + "```"),
 			wantJSON: validAnswer, wantReasoning: "hmm"},
-		{name: "reasoning_content", reply: fakeReply{status: 200, body: map[string]any{
-			"model": "deepseek-r1",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{
-				"role": "assistant", "content": validAnswer, "reasoning_content": "Thinking it over.",
-			}}},
-			"usage": usageJSON{12, 5, 17},
-		}}, wantJSON: validAnswer, wantReasoning: "Thinking it over."},
-		{name: "content parts", reply: fakeReply{status: 200, body: map[string]any{
-			"model": "m",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{
-				"role": "assistant", "content": []any{map[string]any{"type": "text", "text": validAnswer}},
-			}}},
-			"usage": usageJSON{12, 5, 17},
-		}}, wantJSON: validAnswer},
-		{name: "missing usage", reply: fakeReply{status: 200, body: completion(validAnswer, "stop", nil)},
+		{name: "reasoning_content", reply: fakeReply{Text: validAnswer, Reasoning: "Thinking it over.", Model: "deepseek-r1",
+			Usage: &sim.LLMUsage{Prompt: 12, Completion: 5}}, wantJSON: validAnswer, wantReasoning: "Thinking it over."},
+		// Content as a list of text parts: how some OpenAI-compatible
+		// servers answer (the shape OpenAI takes in requests).
+		{name: "content parts", reply: raw(200, `{"model":"m","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":[{"type":"text","text":`+strconv.Quote(validAnswer)+`}]}}],"usage":{"prompt_tokens":12,"completion_tokens":5,"total_tokens":17}}`),
+			wantJSON: validAnswer},
+		{name: "missing usage", reply: completion(validAnswer, "stop", nil),
 			wantJSON: validAnswer, wantEstimated: true},
-		{name: "zero usage", reply: fakeReply{status: 200, body: completion(validAnswer, "stop", &usageJSON{})},
+		{name: "zero usage", reply: completion(validAnswer, "stop", &usageJSON{}),
 			wantJSON: validAnswer, wantEstimated: true},
 	}
 	for _, tt := range tests {
@@ -346,7 +340,7 @@ func TestTruncatedAnswer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFakeServer(t, func(n int, _ map[string]any) fakeReply {
 				if tt.cuts < 0 || n <= tt.cuts {
-					return fakeReply{status: 200, body: completion(`{"refs":[{"n":1,"ro`, "length", &usageJSON{10, 200, 210})}
+					return completion(`{"refs":[{"n":1,"ro`, "length", &usageJSON{10, 200, 210})
 				}
 				return ok(validAnswer)
 			})
@@ -378,7 +372,7 @@ func TestTruncatedAnswer(t *testing.T) {
 	}
 	// No limit sent: nothing to raise.
 	srv2 := newFakeServer(t, func(int, map[string]any) fakeReply {
-		return fakeReply{status: 200, body: completion("The idea is", "length", &usageJSON{1, 1, 2})}
+		return completion("The idea is", "length", &usageJSON{1, 1, 2})
 	})
 	env2 := newTestClient(t, srv2, Config{InvalidRetries: -1})
 	req := baseRequest()
@@ -395,21 +389,16 @@ func TestTruncatedAnswer(t *testing.T) {
 // fallback model when there is one.
 func TestEmptyAndRefusal(t *testing.T) {
 	for _, tt := range []struct {
-		name    string
-		message map[string]any
-		reason  string
+		name   string
+		reply  fakeReply
+		reason string
 	}{
-		{"empty", map[string]any{"role": "assistant", "content": ""}, "the answer is empty"},
-		{"null", map[string]any{"role": "assistant", "content": nil}, "the answer is empty"},
-		{"only think", map[string]any{"role": "assistant", "content": "<think>I could say"}, "the answer is empty"},
+		{"empty", fakeReply{Text: "", NoUsage: true}, "the answer is empty"},
+		{"null", fakeReply{Null: true, NoUsage: true}, "the answer is empty"},
+		{"only think", fakeReply{Text: "<think>I could say", NoUsage: true}, "the answer is empty"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, func(int, map[string]any) fakeReply {
-				return fakeReply{status: 200, body: map[string]any{
-					"model":   "m",
-					"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": tt.message}},
-				}}
-			})
+			srv := newFakeServer(t, func(int, map[string]any) fakeReply { return tt.reply })
 			env := newTestClient(t, srv, Config{InvalidRetries: -1})
 			_, err := env.client.Complete(t.Context(), baseRequest())
 			var ie *InvalidError
@@ -423,8 +412,7 @@ func TestEmptyAndRefusal(t *testing.T) {
 			if body["model"] == fallback {
 				return ok("Two references matter.")
 			}
-			return fakeReply{status: 200, body: map[string]any{"model": body["model"], "choices": []any{map[string]any{
-				"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}}}}}
+			return fakeReply{Refusal: "I can't help with that.", NoUsage: true}
 		})
 	}
 	srv := refusing("")
@@ -446,7 +434,7 @@ func TestRetryAfter429(t *testing.T) {
 	srv := newFakeServer(t, func(n int, _ map[string]any) fakeReply {
 		if n == 1 {
 			r := apiError(429, "Rate limit reached for requests", "")
-			r.header = map[string]string{"Retry-After": "1"}
+			r.Error.RetryAfter = "1"
 			return r
 		}
 		return ok(validAnswer)
@@ -478,7 +466,7 @@ func TestRetryAfter429(t *testing.T) {
 func TestServerErrorThenOK(t *testing.T) {
 	srv := newFakeServer(t, func(n int, _ map[string]any) fakeReply {
 		if n == 1 {
-			return fakeReply{status: 500, body: "upstream crashed"}
+			return raw(500, "upstream crashed")
 		}
 		return ok(validAnswer)
 	})
@@ -496,7 +484,7 @@ func TestServerErrorThenOK(t *testing.T) {
 
 func TestPersistentErrors(t *testing.T) {
 	t.Run("5xx", func(t *testing.T) {
-		srv := newFakeServer(t, func(int, map[string]any) fakeReply { return fakeReply{status: 503, body: "overloaded"} })
+		srv := newFakeServer(t, func(int, map[string]any) fakeReply { return raw(503, "overloaded") })
 		env := newTestClient(t, srv, Config{})
 		_, err := env.client.Complete(t.Context(), jsonRequest())
 		var se *httpx.StatusError
@@ -527,7 +515,7 @@ func TestPersistentErrors(t *testing.T) {
 			`plain text`:                                                  "plain text",              // anything else
 			`{"error":{"message":"context length exceeded","code":400}}`:  "context length exceeded", // OpenAI
 		} {
-			srv := newFakeServer(t, func(int, map[string]any) fakeReply { return fakeReply{status: 404, body: body} })
+			srv := newFakeServer(t, func(int, map[string]any) fakeReply { return raw(404, body) })
 			env := newTestClient(t, srv, Config{})
 			_, err := env.client.Complete(t.Context(), baseRequest())
 			var ae *APIError
@@ -784,7 +772,7 @@ func TestTokensPerMinute(t *testing.T) {
 	// request waits at least a second.
 	srv := newFakeServer(t, func(n int, _ map[string]any) fakeReply {
 		if n == 1 {
-			return fakeReply{status: 200, body: completion("big", "stop", &usageJSON{60000, 1000, 61000})}
+			return completion("big", "stop", &usageJSON{60000, 1000, 61000})
 		}
 		return ok("small")
 	})

@@ -4,23 +4,30 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/testutil"
+	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
 )
 
-// fakeServer is an in-process OpenAI-compatible endpoint. It records every
-// request it receives (testutil.Server) and answers with reply, which sees
-// the 1-based call number and the decoded request body.
+// fakeServer is the simulated LLM: OpenAI's API, and Anthropic's at
+// /v1/messages, answering every request with reply, which sees the
+// 1-based call number and the decoded request body. It records every
+// request (testutil.Server) for the tests to read.
 type fakeServer struct {
 	*testutil.Server
 	t     *testing.T
 	reply func(n int, body map[string]any) fakeReply
 	// hold, when set, runs while the request counts as in flight.
 	hold func(n int)
+
+	mu sync.Mutex
+	n  int
 }
 
 type recorded struct {
@@ -31,33 +38,44 @@ type recorded struct {
 	at           time.Time
 }
 
-// fakeReply is one answer: a status, optional headers and a body that is
-// sent as JSON (or as is, if it is a string).
-type fakeReply struct {
-	status int
-	header map[string]string
-	body   any
-}
+// fakeReply is one answer, as the simulated model gives it.
+type fakeReply = sim.LLMReply
 
 func newFakeServer(t *testing.T, reply func(n int, body map[string]any) fakeReply) *fakeServer {
 	t.Helper()
 	f := &fakeServer{t: t, reply: reply}
+	openai, err := sim.NewService(sim.LLM, nil, sim.Options{LLMAnswer: f.answer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	anthropic, err := sim.NewService(sim.Anthropic, nil, sim.Options{LLMAnswer: f.answer})
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.Server = testutil.NewServer(t, func(w http.ResponseWriter, r testutil.Request) {
-		var body map[string]any
-		if err := json.Unmarshal(r.Body, &body); err != nil {
-			f.t.Errorf("fake server: request body is not JSON: %v", err)
+		if strings.HasPrefix(r.Path, "/v1/messages") {
+			anthropic.ServeHTTP(w, r.HTTP)
+			return
 		}
-		if f.hold != nil {
-			f.hold(r.N)
-		}
-		rep := f.reply(r.N, body)
-		var header []string
-		for k, v := range rep.header {
-			header = append(header, k, v)
-		}
-		testutil.WriteJSON(w, rep.status, rep.body, header...)
+		openai.ServeHTTP(w, r.HTTP)
 	})
 	return f
+}
+
+// answer is the simulated model's answer hook: reply's, in call order.
+func (f *fakeServer) answer(r sim.LLMRequest) (sim.LLMReply, bool) {
+	f.mu.Lock()
+	f.n++
+	n := f.n
+	f.mu.Unlock()
+	var body map[string]any
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		f.t.Errorf("fake server: request body is not JSON: %v", err)
+	}
+	if f.hold != nil {
+		f.hold(n)
+	}
+	return f.reply(n, body), true
 }
 
 func (f *fakeServer) calls() int { return f.Count() }
@@ -69,39 +87,37 @@ func (f *fakeServer) request(i int) recorded {
 	return recorded{r.Method, r.Path, r.Header, body, r.Body, r.At}
 }
 
-// ok is a 200 chat-completions answer with content and usage.
+// snapshot is the model an answer names: OpenAI answers with the dated
+// snapshot of the model asked for.
+const snapshot = "test-model-2026-01-01"
+
+// ok is an answer with content and usage.
 func ok(content string) fakeReply {
-	return fakeReply{status: 200, body: completion(content, "stop", &usageJSON{12, 5, 17})}
+	return fakeReply{Text: content, Model: snapshot, Usage: &sim.LLMUsage{Prompt: 12, Completion: 5}}
 }
 
 type usageJSON struct {
-	Prompt     int64 `json:"prompt_tokens"`
-	Completion int64 `json:"completion_tokens"`
-	Total      int64 `json:"total_tokens"`
+	Prompt, Completion, Total int
 }
 
-func completion(content, finish string, u *usageJSON) map[string]any {
-	m := map[string]any{
-		"id":      "chatcmpl-test",
-		"object":  "chat.completion",
-		"created": 1767225600,
-		"model":   "test-model-2026-01-01",
-		"choices": []any{map[string]any{
-			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": content},
-			"finish_reason": finish,
-		}},
-	}
+// completion is an answer with content, finish_reason and usage (nil: the
+// answer reports none).
+func completion(content, finish string, u *usageJSON) fakeReply {
+	r := fakeReply{Text: content, Finish: finish, Model: snapshot, NoUsage: u == nil}
 	if u != nil {
-		m["usage"] = u
+		r.Usage = &sim.LLMUsage{Prompt: u.Prompt, Completion: u.Completion}
 	}
-	return m
+	return r
 }
 
+// apiError is the provider's error object with status.
 func apiError(status int, msg, param string) fakeReply {
-	return fakeReply{status: status, body: map[string]any{"error": map[string]any{
-		"message": msg, "type": "invalid_request_error", "param": param, "code": nil,
-	}}}
+	return fakeReply{Error: &sim.LLMError{Status: status, Message: msg, Param: param}}
+}
+
+// raw is a body no provider sends (a proxy's, another server's shape).
+func raw(status int, body string) fakeReply {
+	return fakeReply{Raw: &sim.LLMRaw{Status: status, Body: body}}
 }
 
 // testEnv is a Client wired to a fake server.

@@ -65,7 +65,7 @@ func TestBrokenEnvelopeRetried(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := newFakeServer(t, func(n int, _ map[string]any) fakeReply {
 				if n <= 2 {
-					return fakeReply{status: 200, body: bad}
+					return raw(200, bad)
 				}
 				return ok(validAnswer)
 			})
@@ -80,7 +80,7 @@ func TestBrokenEnvelopeRetried(t *testing.T) {
 		})
 	}
 	// Always broken: gives up after EnvelopeRetries, with the reason.
-	srv := newFakeServer(t, func(int, map[string]any) fakeReply { return fakeReply{status: 200, body: "<html>"} })
+	srv := newFakeServer(t, func(int, map[string]any) fakeReply { return raw(200, "<html>") })
 	env := newTestClient(t, srv, Config{EnvelopeRetries: 2})
 	_, err := env.client.Complete(t.Context(), jsonRequest())
 	if err == nil || !strings.Contains(err.Error(), "broken answer envelope") || srv.calls() != 3 {
@@ -151,7 +151,7 @@ func TestHugeInvalidAnswerCut(t *testing.T) {
 // failing endpoint ends with ErrDrained after DrainGrace, and an invalid
 // answer gets no follow-up.
 func TestDrainBounded(t *testing.T) {
-	srv := newFakeServer(t, func(int, map[string]any) fakeReply { return fakeReply{status: 503, body: "down"} })
+	srv := newFakeServer(t, func(int, map[string]any) fakeReply { return raw(503, "down") })
 	drain := make(chan struct{})
 	close(drain)
 	env := newTestClient(t, srv, Config{Drain: drain, DrainGrace: 50 * time.Millisecond})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
 )
 
 // TestRefusalsKeptInStore: what an endpoint refuses of a model the table
@@ -88,7 +89,7 @@ func TestKnownModelsSendNothingRefused(t *testing.T) {
 		t.Run(tt.model, func(t *testing.T) {
 			srv := newFakeServer(t, func(int, map[string]any) fakeReply {
 				if tt.provider == ProviderAnthropic {
-					return anthropicReply([]any{map[string]any{"type": "text", "text": validAnswer}}, "end_turn", map[string]any{"input_tokens": 10, "output_tokens": 5})
+					return anthropicReply(validAnswer, "end_turn", sim.LLMUsage{Prompt: 10, Completion: 5})
 				}
 				return ok(validAnswer)
 			})
@@ -172,7 +173,7 @@ func TestContextWindow(t *testing.T) {
 		calls  int
 	}{
 		{"stop reason", func(int, map[string]any) fakeReply {
-			return anthropicReply([]any{map[string]any{"type": "text", "text": `{"refs":[`}}, "model_context_window_exceeded", map[string]any{"input_tokens": 199000, "output_tokens": 1000})
+			return anthropicReply(`{"refs":[`, "model_context_window_exceeded", sim.LLMUsage{Prompt: 199000, Completion: 1000})
 		}, true, 0, 1},
 		{"anthropic 400", func(int, map[string]any) fakeReply {
 			return apiError(400, "prompt is too long: 210000 tokens > 200000 maximum", "")
@@ -199,7 +200,7 @@ func TestContextWindow(t *testing.T) {
 		if body["max_tokens"].(float64) > 2798 {
 			return apiError(400, "input length and `max_tokens` exceed context limit: 197202 + 21333 > 200000, decrease input length or `max_tokens` and try again", "")
 		}
-		return anthropicReply([]any{map[string]any{"type": "text", "text": validAnswer}}, "end_turn", map[string]any{"input_tokens": 1, "output_tokens": 1})
+		return anthropicReply(validAnswer, "end_turn", sim.LLMUsage{Prompt: 1, Completion: 1})
 	})
 	env := newTestClient(t, srv, Config{Model: "mystery", Provider: ProviderAnthropic})
 	req := jsonRequest()

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -26,19 +27,26 @@ import (
 // compiled for each endpoint (see WireSchema), since OpenAI's strict mode,
 // Anthropic and local servers each accept a different subset.
 //
-// Validation supports type (one or a list), properties, required,
+// Answers are validated by the JSON Schema library (jsonschema-go). A
+// schema may use type (one or a list), properties, required,
 // additionalProperties, items, minItems, maxItems, enum, const, minLength,
 // maxLength, pattern, minimum, maximum, anyOf, and $ref into $defs or
-// definitions; annotations (title, description, default, examples,
-// format, $schema, $id, $comment) are not checked. Any other keyword is
-// refused when the schema is built, so a schema never looks enforced while
-// part of it is silently ignored.
+// definitions, and the annotations title, description, default,
+// examples, format, $schema, $id and $comment. Any other keyword is
+// refused when the schema is built: the library would check it, but the
+// wire compilers (WireSchema) know what each endpoint does with these
+// keywords only, and a keyword they pass on blindly could be refused by a
+// strict endpoint or silently dropped by its decoder.
 type Schema struct {
 	name string
 	root *jsonschema.Schema
 	raw  json.RawMessage // compact JSON of root: the schema's identity in cache keys
 	defs map[string]*jsonschema.Schema
-	pats map[string]*regexp.Regexp
+	// resolved holds every subschema of root (root too) resolved by the
+	// JSON Schema library, with root's definitions, which validates
+	// answers: the whole answer against root, and on a failure each value
+	// against its own subschema, to find the one that breaks it.
+	resolved map[*jsonschema.Schema]*resolvedSchema
 	// optional: some property is not required, so strict mode may send
 	// it as null (see normalize).
 	optional bool
@@ -89,9 +97,6 @@ func NewSchema(name string, schema []byte) (*Schema, error) {
 	if t := bytes.TrimSpace(buf.Bytes()); len(t) == 0 || t[0] != '{' {
 		return nil, fmt.Errorf("compile schema %q: top level is not an object", name)
 	}
-	if err := checkLiteral(buf.Bytes(), "#"); err != nil {
-		return nil, fmt.Errorf("compile schema %q: %w", name, err)
-	}
 	js := new(jsonschema.Schema)
 	if err := json.Unmarshal(buf.Bytes(), js); err != nil {
 		return nil, fmt.Errorf("compile schema %q: %w", name, err)
@@ -118,7 +123,7 @@ func newSchema(name string, js *jsonschema.Schema) (*Schema, error) {
 	if !validSchemaName(name) {
 		return nil, fmt.Errorf("compile schema %q: name must be 1-64 letters, digits, '_' or '-'", name)
 	}
-	s := &Schema{name: name, root: js, defs: map[string]*jsonschema.Schema{}, pats: map[string]*regexp.Regexp{}}
+	s := &Schema{name: name, root: js, defs: map[string]*jsonschema.Schema{}, resolved: map[*jsonschema.Schema]*resolvedSchema{}}
 	for k, d := range js.Defs {
 		s.defs["#/$defs/"+k] = d
 	}
@@ -126,6 +131,9 @@ func newSchema(name string, js *jsonschema.Schema) (*Schema, error) {
 		s.defs["#/definitions/"+k] = d
 	}
 	if err := s.check(js, "#", map[*jsonschema.Schema]bool{}); err != nil {
+		return nil, fmt.Errorf("compile schema %q: %w", name, err)
+	}
+	if err := s.resolve(); err != nil {
 		return nil, fmt.Errorf("compile schema %q: %w", name, err)
 	}
 	raw, err := json.Marshal(js)
@@ -143,15 +151,179 @@ func (s *Schema) Name() string { return s.name }
 // JSON returns the full schema as compact JSON.
 func (s *Schema) JSON() json.RawMessage { return bytes.Clone(s.raw) }
 
-// Validate checks a JSON document against the schema. The error names the
-// first offending location as a JSON path ($.refs[2].labels), which is
-// what the model is told in a follow-up.
+// Validate checks a JSON document against the schema with the JSON
+// Schema library. The error names the first offending value as a JSON
+// path ($.refs[2].labels) and says what is wrong with it; it is what the
+// model is told in a follow-up, so it is the same every time: a value's
+// own keywords (type, enum, required, bounds, ...) are its fault before
+// its properties' or items', which are taken in key and index order.
 func (s *Schema) Validate(doc json.RawMessage) error {
-	v, err := decodeJSON(doc)
+	v, err := decodeValue(doc)
 	if err != nil {
 		return err
 	}
-	return s.validate(s.root, v, "$", 0)
+	if s.resolved[s.root].full.Validate(v) == nil {
+		return nil
+	}
+	return s.locate(s.root, v, "$", 0)
+}
+
+// resolvedSchema is a subschema resolved by the library: in full, and
+// shallow (its own keywords only: its properties, items and anyOf taken
+// as anything), which tells a value's own fault from its parts'.
+type resolvedSchema struct {
+	full, shallow *jsonschema.Resolved
+}
+
+// resolve resolves every subschema with the library: each on its own, as
+// the one schema of an allOf beside root's definitions, so that its $refs
+// resolve as they do in root.
+func (s *Schema) resolve() error {
+	var err error
+	alone := func(n *jsonschema.Schema) (*jsonschema.Resolved, error) {
+		w := &jsonschema.Schema{Schema: s.root.Schema, Defs: s.root.Defs, Definitions: s.root.Definitions, AllOf: []*jsonschema.Schema{n}}
+		return w.CloneSchemas().Resolve(nil)
+	}
+	eachSchema(s.root, func(n *jsonschema.Schema) {
+		if err != nil || s.resolved[n] != nil {
+			return
+		}
+		sh := *n.CloneSchemas()
+		sh.Ref, sh.Items, sh.AnyOf = "", nil, nil
+		sh.Properties = map[string]*jsonschema.Schema{}
+		for k := range n.Properties {
+			sh.Properties[k] = &jsonschema.Schema{} // named, so additionalProperties false sees them
+		}
+		if sh.AdditionalProperties != nil && !isFalse(sh.AdditionalProperties) {
+			sh.AdditionalProperties = nil
+		}
+		var r resolvedSchema
+		if r.full, err = alone(n); err == nil {
+			r.shallow, err = alone(&sh)
+		}
+		s.resolved[n] = &r
+	})
+	return err
+}
+
+// locate names the first value below v that breaks its subschema n (or v
+// itself): n's $ref first, then n's own keywords, then its properties in
+// key order or its items in order, then its anyOf.
+func (s *Schema) locate(n *jsonschema.Schema, v any, path string, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("%s: nested deeper than %d", path, maxDepth)
+	}
+	if d := s.defs[n.Ref]; d != nil && s.breaks(d, v) {
+		return s.locate(d, v, path, depth+1)
+	}
+	if err := s.resolved[n].shallow.Validate(v); err != nil {
+		return fmt.Errorf("%s: %s", path, s.reason(n, v, err))
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			sub, ok := n.Properties[k]
+			if !ok {
+				sub = n.AdditionalProperties
+			}
+			if sub != nil && s.breaks(sub, v[k]) {
+				return s.locate(sub, v[k], path+"."+k, depth+1)
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if n.Items != nil && s.breaks(n.Items, e) {
+				return s.locate(n.Items, e, path+"["+strconv.Itoa(i)+"]", depth+1)
+			}
+		}
+	}
+	if len(n.AnyOf) > 0 {
+		errs := make([]string, len(n.AnyOf))
+		for i, sub := range n.AnyOf {
+			errs[i] = s.locate(sub, v, path, depth+1).Error()
+		}
+		return fmt.Errorf("%s: matches none of anyOf: %s", path, strings.Join(errs, "; "))
+	}
+	return fmt.Errorf("%s: does not match the schema", path) // not reached: some part of n failed
+}
+
+// breaks reports whether v breaks the subschema n.
+func (s *Schema) breaks(n *jsonschema.Schema, v any) bool {
+	r := s.resolved[n]
+	return r != nil && r.full.Validate(v) != nil
+}
+
+// reason says what is wrong with v, which breaks one of n's own keywords:
+// the keyword the library names, in words a model reads (the library's
+// own are for programmers: "0/1 is less than 1.000000").
+func (s *Schema) reason(n *jsonschema.Schema, v any, err error) string {
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
+		err = u // the innermost: the broken keyword, not the schema locations leading to it
+	}
+	msg := err.Error()
+	keyword, _, _ := strings.Cut(msg, ":")
+	switch {
+	case keyword == "type":
+		return fmt.Sprintf("got %s, want %s", typeName(v), strings.Join(types(n), " or "))
+	case keyword == "const" && n.Const != nil:
+		return fmt.Sprintf("got %s, want %s", short(v), short(*n.Const))
+	case keyword == "enum":
+		opts := make([]string, len(n.Enum))
+		for i, e := range n.Enum {
+			opts[i] = short(e)
+		}
+		return fmt.Sprintf("got %s, want one of %s", short(v), strings.Join(opts, ", "))
+	case keyword == "required" || strings.HasPrefix(msg, "unexpected additional properties"):
+		// A property missing is named before one not allowed.
+		m, _ := v.(map[string]any)
+		for _, r := range n.Required {
+			if _, ok := m[r]; !ok {
+				return fmt.Sprintf("missing required property %q", r)
+			}
+		}
+		for _, k := range sortedKeys(m) {
+			if _, ok := n.Properties[k]; !ok {
+				return fmt.Sprintf("unexpected property %q", k)
+			}
+		}
+	}
+	l, _ := v.([]any)
+	str, _ := v.(string)
+	switch {
+	case keyword == "minItems" && n.MinItems != nil:
+		return fmt.Sprintf("%d items, want at least %d", len(l), *n.MinItems)
+	case keyword == "maxItems" && n.MaxItems != nil:
+		return fmt.Sprintf("%d items, want at most %d", len(l), *n.MaxItems)
+	case keyword == "minLength" && n.MinLength != nil:
+		return fmt.Sprintf("string of %d characters, want at least %d", utf8.RuneCountInString(str), *n.MinLength)
+	case keyword == "maxLength" && n.MaxLength != nil:
+		return fmt.Sprintf("string of %d characters, want at most %d", utf8.RuneCountInString(str), *n.MaxLength)
+	case keyword == "pattern":
+		return fmt.Sprintf("%s does not match pattern %q", short(v), n.Pattern)
+	case keyword == "minimum" && n.Minimum != nil:
+		return fmt.Sprintf("%s is below the minimum %g", short(v), *n.Minimum)
+	case keyword == "maximum" && n.Maximum != nil:
+		return fmt.Sprintf("%s is above the maximum %g", short(v), *n.Maximum)
+	}
+	return clip(strings.ReplaceAll(msg, "\n", "; "), 300)
+}
+
+// decodeValue decodes exactly one JSON value as the library validates it:
+// numbers as float64, which a number past float64's range is not (it is
+// refused as such).
+func decodeValue(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			return nil, fmt.Errorf("%s is out of range", te.Value)
+		}
+		return nil, fmt.Errorf("not json: %w", err)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("not json: text after the value")
+	}
+	return v, nil
 }
 
 // At applies opts to the subschema at path: property names joined by '.',
@@ -348,11 +520,6 @@ func isFalse(s *jsonschema.Schema) bool {
 	return reflect.ValueOf(c).IsZero()
 }
 
-// isTrue reports whether s admits anything: the empty schema.
-func isTrue(s *jsonschema.Schema) bool {
-	return s != nil && reflect.ValueOf(*s).IsZero()
-}
-
 func validSchemaName(name string) bool {
 	if name == "" || len(name) > 64 {
 		return false
@@ -379,115 +546,51 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// Keywords of a schema literal: the ones validated, and annotations.
+// Keywords of a schema: the ones the wire compilers know, and annotations.
 var (
 	validated   = []string{"type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "enum", "const", "minLength", "maxLength", "pattern", "minimum", "maximum", "anyOf", "$ref"}
 	annotations = []string{"title", "description", "default", "examples", "format", "$schema", "$id", "$comment", "$defs", "definitions"}
 	jsonTypes   = []string{"object", "array", "string", "number", "integer", "boolean", "null"}
 )
 
-// checkLiteral refuses keywords a literal uses that Validate would not
-// check, and malformed values of those it would, naming where.
-func checkLiteral(raw json.RawMessage, at string) error {
-	var b bool
-	if json.Unmarshal(raw, &b) == nil {
-		if !b {
-			// A false schema admits nothing; no stage needs it.
-			return fmt.Errorf("%s: the false schema is not supported", at)
-		}
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return fmt.Errorf("%s: schema is not an object", at)
-	}
-	for _, k := range sortedKeys(m) {
-		v := m[k]
-		switch {
-		case !slices.Contains(validated, k) && !slices.Contains(annotations, k):
-			return fmt.Errorf("%s: keyword %q is not supported", at, k)
-		case k == "properties" || k == "$defs" || k == "definitions":
-			var sub map[string]json.RawMessage
-			if err := json.Unmarshal(v, &sub); err != nil {
-				return fmt.Errorf("%s: %s is not an object", at, k)
-			}
-			for _, sk := range sortedKeys(sub) {
-				if err := checkLiteral(sub[sk], at+"/"+k+"/"+sk); err != nil {
-					return err
-				}
-			}
-		case k == "items" || k == "additionalProperties" && string(v) != "false" && string(v) != "true":
-			if err := checkLiteral(v, at+"/"+k); err != nil {
-				return err
-			}
-		case k == "anyOf":
-			var l []json.RawMessage
-			if json.Unmarshal(v, &l) != nil || len(l) == 0 {
-				return fmt.Errorf("%s: anyOf: want a non-empty array", at)
-			}
-			for i, sub := range l {
-				if err := checkLiteral(sub, at+"/anyOf/"+strconv.Itoa(i)); err != nil {
-					return err
-				}
-			}
-		case k == "enum":
-			var l []any
-			if json.Unmarshal(v, &l) != nil || len(l) == 0 {
-				return fmt.Errorf("%s: enum: want a non-empty array", at)
-			}
-		case k == "minItems" || k == "maxItems" || k == "minLength" || k == "maxLength":
-			if n, err := strconv.Atoi(string(v)); err != nil || n < 0 {
-				return fmt.Errorf("%s: %s: want a non-negative integer", at, k)
-			}
-		case k == "type":
-			var one string
-			list := []string{}
-			if json.Unmarshal(v, &one) == nil {
-				list = []string{one}
-			} else if json.Unmarshal(v, &list) != nil {
-				return fmt.Errorf("%s: type: want a string or an array of strings", at)
-			}
-			for _, t := range list {
-				if !slices.Contains(jsonTypes, t) {
-					return fmt.Errorf("%s: type: unknown type %q", at, t)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// check verifies what a built schema uses: supported keywords, valid
-// patterns, $refs that resolve. It compiles the patterns.
+// check verifies what a built schema uses: keywords the wire compilers
+// know and $refs into its own definitions (the library resolves any
+// $ref; the compilers and normalize follow these only).
 func (s *Schema) check(n *jsonschema.Schema, at string, seen map[*jsonschema.Schema]bool) error {
 	if n == nil || seen[n] {
 		return nil
 	}
 	seen[n] = true
-	switch {
-	case len(n.Extra) > 0:
-		return fmt.Errorf("%s: keyword %q is not supported", at, sortedKeys(n.Extra)[0])
-	case n.AllOf != nil || n.OneOf != nil || n.Not != nil && !isFalse(n) || n.If != nil || n.Then != nil || n.Else != nil ||
-		n.PrefixItems != nil || n.ItemsArray != nil || n.Contains != nil || n.UniqueItems || n.PatternProperties != nil ||
-		n.PropertyNames != nil || n.MinProperties != nil || n.MaxProperties != nil || n.DependentRequired != nil ||
-		n.DependentSchemas != nil || n.UnevaluatedItems != nil || n.UnevaluatedProperties != nil || n.MultipleOf != nil ||
-		n.ExclusiveMinimum != nil || n.ExclusiveMaximum != nil || n.AdditionalItems != nil:
-		b, _ := json.Marshal(n)
-		return fmt.Errorf("%s: a keyword of %s is not supported", at, clip(string(b), 120))
-	case isFalse(n):
+	if isFalse(n) {
 		return fmt.Errorf("%s: the false schema is not supported", at)
+	}
+	b, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("%s: %w", at, err)
+	}
+	var keys map[string]json.RawMessage
+	if string(b) != "true" { // the empty schema marshals as true
+		if err := json.Unmarshal(b, &keys); err != nil {
+			return fmt.Errorf("%s: %w", at, err)
+		}
+	}
+	for _, k := range sortedKeys(keys) {
+		if !slices.Contains(validated, k) && !slices.Contains(annotations, k) {
+			return fmt.Errorf("%s: keyword %q is not supported", at, k)
+		}
+	}
+	for k, c := range map[string]*int{"minItems": n.MinItems, "maxItems": n.MaxItems, "minLength": n.MinLength, "maxLength": n.MaxLength} {
+		if c != nil && *c < 0 {
+			return fmt.Errorf("%s: %s: want a non-negative integer", at, k)
+		}
+	}
+	if n.AnyOf != nil && len(n.AnyOf) == 0 {
+		return fmt.Errorf("%s: anyOf: want a non-empty array", at)
 	}
 	if n.Ref != "" {
 		if _, ok := s.defs[n.Ref]; !ok {
 			return fmt.Errorf("%s: $ref %q: only #/$defs/NAME and #/definitions/NAME are supported", at, n.Ref)
 		}
-	}
-	if n.Pattern != "" {
-		re, err := regexp.Compile(n.Pattern)
-		if err != nil {
-			return fmt.Errorf("%s: pattern: %w", at, err)
-		}
-		s.pats[n.Pattern] = re
 	}
 	if n.Enum != nil && len(n.Enum) == 0 {
 		return fmt.Errorf("%s: enum: want a non-empty array", at)
@@ -538,128 +641,6 @@ func types(n *jsonschema.Schema) []string {
 // maxDepth stops a recursive $ref on a pathological document.
 const maxDepth = 200
 
-func (s *Schema) validate(n *jsonschema.Schema, v any, path string, depth int) error {
-	if depth > maxDepth {
-		return fmt.Errorf("%s: nested deeper than %d", path, maxDepth)
-	}
-	if n == nil || isTrue(n) {
-		return nil
-	}
-	if n.Ref != "" {
-		if err := s.validate(s.defs[n.Ref], v, path, depth+1); err != nil {
-			return err
-		}
-	}
-	if ts := types(n); len(ts) > 0 && !slices.ContainsFunc(ts, func(t string) bool { return hasType(v, t) }) {
-		return fmt.Errorf("%s: got %s, want %s", path, typeName(v), strings.Join(ts, " or "))
-	}
-	if n.Const != nil && !jsonEqual(v, *n.Const) {
-		return fmt.Errorf("%s: got %s, want %s", path, short(v), short(*n.Const))
-	}
-	if n.Enum != nil && !slices.ContainsFunc(n.Enum, func(e any) bool { return jsonEqual(v, e) }) {
-		opts := make([]string, len(n.Enum))
-		for i, e := range n.Enum {
-			opts[i] = short(e)
-		}
-		return fmt.Errorf("%s: got %s, want one of %s", path, short(v), strings.Join(opts, ", "))
-	}
-	switch v := v.(type) {
-	case map[string]any:
-		for _, r := range n.Required {
-			if _, ok := v[r]; !ok {
-				return fmt.Errorf("%s: missing required property %q", path, r)
-			}
-		}
-		for _, k := range sortedKeys(v) { // the same first error every time
-			sub, ok := n.Properties[k]
-			switch {
-			case ok:
-			case isFalse(n.AdditionalProperties):
-				return fmt.Errorf("%s: unexpected property %q", path, k)
-			case n.AdditionalProperties != nil:
-				sub = n.AdditionalProperties
-			default:
-				continue
-			}
-			if err := s.validate(sub, v[k], path+"."+k, depth+1); err != nil {
-				return err
-			}
-		}
-	case []any:
-		if n.MinItems != nil && len(v) < *n.MinItems {
-			return fmt.Errorf("%s: %d items, want at least %d", path, len(v), *n.MinItems)
-		}
-		if n.MaxItems != nil && len(v) > *n.MaxItems {
-			return fmt.Errorf("%s: %d items, want at most %d", path, len(v), *n.MaxItems)
-		}
-		if n.Items != nil {
-			for i, e := range v {
-				if err := s.validate(n.Items, e, path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
-					return err
-				}
-			}
-		}
-	case string:
-		l := len([]rune(v))
-		if n.MinLength != nil && l < *n.MinLength {
-			return fmt.Errorf("%s: string of %d characters, want at least %d", path, l, *n.MinLength)
-		}
-		if n.MaxLength != nil && l > *n.MaxLength {
-			return fmt.Errorf("%s: string of %d characters, want at most %d", path, l, *n.MaxLength)
-		}
-		if re := s.pats[n.Pattern]; re != nil && !re.MatchString(v) {
-			return fmt.Errorf("%s: %s does not match pattern %q", path, short(v), n.Pattern)
-		}
-	case json.Number:
-		f, err := v.Float64()
-		if err != nil {
-			return fmt.Errorf("%s: number %s: %w", path, v, err)
-		}
-		if n.Minimum != nil && f < *n.Minimum {
-			return fmt.Errorf("%s: %s is below the minimum %g", path, v, *n.Minimum)
-		}
-		if n.Maximum != nil && f > *n.Maximum {
-			return fmt.Errorf("%s: %s is above the maximum %g", path, v, *n.Maximum)
-		}
-	}
-	if len(n.AnyOf) > 0 {
-		var errs []string
-		for _, sub := range n.AnyOf {
-			err := s.validate(sub, v, path, depth+1)
-			if err == nil {
-				return nil
-			}
-			errs = append(errs, err.Error())
-		}
-		return fmt.Errorf("%s: matches none of anyOf: %s", path, strings.Join(errs, "; "))
-	}
-	return nil
-}
-
-func hasType(v any, t string) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		return t == "object"
-	case []any:
-		return t == "array"
-	case string:
-		return t == "string"
-	case bool:
-		return t == "boolean"
-	case nil:
-		return t == "null"
-	case json.Number:
-		if t == "number" {
-			return true
-		}
-		if t == "integer" {
-			f, err := v.Float64()
-			return err == nil && f == math.Trunc(f) && !math.IsInf(f, 0)
-		}
-	}
-	return false
-}
-
 func typeName(v any) string {
 	switch v := v.(type) {
 	case map[string]any:
@@ -672,65 +653,13 @@ func typeName(v any) string {
 		return "boolean"
 	case nil:
 		return "null"
-	case json.Number:
-		if hasType(v, "integer") {
+	case float64:
+		if v == math.Trunc(v) && !math.IsInf(v, 0) {
 			return "integer"
 		}
 		return "number"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// number returns v as a float64 if it is a JSON number in any of the
-// forms a decoder or a schema option leaves it.
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		f, err := n.Float64()
-		return f, err == nil
-	case float64:
-		return n, true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	}
-	return 0, false
-}
-
-// jsonEqual compares JSON values; numbers compare by value.
-func jsonEqual(a, b any) bool {
-	if fa, ok := number(a); ok {
-		fb, ok := number(b)
-		return ok && fa == fb
-	}
-	switch a := a.(type) {
-	case map[string]any:
-		bm, ok := b.(map[string]any)
-		if !ok || len(a) != len(bm) {
-			return false
-		}
-		for k, av := range a {
-			bv, ok := bm[k]
-			if !ok || !jsonEqual(av, bv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bl, ok := b.([]any)
-		if !ok || len(a) != len(bl) {
-			return false
-		}
-		for i := range a {
-			if !jsonEqual(a[i], bl[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		return a == b
-	}
 }
 
 // short renders v as JSON for an error message, cut to a readable length.

@@ -31,7 +31,7 @@ func TestPlantedKeyNeverLeaks(t *testing.T) {
 			// OpenAI quotes the key it rejects; a proxy might quote it whole.
 			return apiError(401, "Incorrect API key provided: "+key+". You can find your API key at https://platform.openai.com.", "")
 		case strings.Contains(user, "broken"):
-			return fakeReply{status: 500, body: `{"error":{"message":"upstream failed for key ` + key + `"}}`}
+			return apiError(500, "upstream failed for key "+key, "")
 		case strings.Contains(user, "garbled"):
 			return ok("not json, and the header was Bearer " + key)
 		}
@@ -40,8 +40,7 @@ func TestPlantedKeyNeverLeaks(t *testing.T) {
 		}
 		// A proxy that echoes request headers into the reasoning.
 		rep := ok(validAnswer)
-		rep.body.(map[string]any)["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["reasoning_content"] =
-			"Request had Authorization: Bearer " + key
+		rep.Reasoning = "Request had Authorization: Bearer " + key
 		return rep
 	})
 

@@ -14,59 +14,45 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/sim"
 )
 
 var pdfBody = []byte("%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n")
 
-// fakeHost is a PDF host on a loopback address that counts what it is
-// asked, robots.txt apart.
+// hostPDFs are the files every fake host serves pdfBody at.
+var hostPDFs = []string{"/P19-1285.pdf", "/P19-1.pdf", "/D17-1230.pdf", "/anthology/P19-1285.pdf", "/anthology/open/P19-1285.pdf",
+	"/private/x.pdf", "/x.pdf", "/y.pdf", "/a.pdf", "/b.pdf", "/secret.pdf"}
+
+// fakeHost is the simulated PDF host on a loopback address: a
+// sim.PDFSite behind its sim.RobotsFile (none at first) and a sim.Service
+// that logs what it is asked.
 type fakeHost struct {
-	srv          *httptest.Server
-	addr         netip.AddrPort
-	robots       string // robots.txt body; "" answers 404
-	robotsStatus int    // robots.txt status when not 0
-	robotsAsked  atomic.Int32
-	mu           sync.Mutex
-	paths        []string
-	handle       func(w http.ResponseWriter, r *http.Request)
+	srv    *httptest.Server
+	addr   netip.AddrPort
+	site   *sim.PDFSite
+	robots *sim.RobotsFile
+	svc    *sim.Service
 }
 
 // startHost starts a fake host listening on ip (127.0.0.1, 127.0.0.2,
 // ::1); it skips the test when the address cannot be bound.
-func startHost(t *testing.T, ip string, handle func(w http.ResponseWriter, r *http.Request)) *fakeHost {
+func startHost(t *testing.T, ip string) *fakeHost {
 	t.Helper()
 	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		t.Skipf("cannot listen on %s: %v", ip, err)
 	}
-	h := &fakeHost{handle: handle}
-	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			h.robotsAsked.Add(1)
-			h.mu.Lock()
-			body, status := h.robots, h.robotsStatus
-			h.mu.Unlock()
-			switch {
-			case status != 0:
-				w.WriteHeader(status)
-			case body == "":
-				http.NotFound(w, r)
-				return
-			}
-			w.Write([]byte(body))
-			return
-		}
-		h.mu.Lock()
-		h.paths = append(h.paths, r.URL.Path)
-		h.mu.Unlock()
-		h.handle(w, r)
-	}))
+	h := &fakeHost{site: sim.NewPDFSite(), robots: sim.NoRobotsFile()}
+	for _, p := range hostPDFs {
+		h.site.Put(p, pdfBody)
+	}
+	h.svc = sim.Wrap(sim.PDFHost, h.robots.In(h.site))
+	h.srv = httptest.NewUnstartedServer(h.svc)
 	h.srv.Listener.Close()
 	h.srv.Listener = ln
 	h.srv.Start()
@@ -75,24 +61,18 @@ func startHost(t *testing.T, ip string, handle func(w http.ResponseWriter, r *ht
 	return h
 }
 
-// setRobots sets the robots.txt answer: its status (0 for 200, or 404
-// when body is "") and body.
-func (h *fakeHost) setRobots(status int, body string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.robotsStatus, h.robots = status, body
+// paths returns the paths asked for, robots.txt apart, in order.
+func (h *fakeHost) paths() []string {
+	var out []string
+	for _, c := range h.svc.Calls() {
+		if c.Path != sim.RobotsPath {
+			out = append(out, c.Path)
+		}
+	}
+	return out
 }
 
-func (h *fakeHost) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.paths)
-}
-
-func servePDF(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/pdf")
-	w.Write(pdfBody)
-}
+func (h *fakeHost) count() int { return len(h.paths()) }
 
 // testNet is the network a test's fetcher sees: host names mapped to
 // addresses, and the one address (the main fake's) that may be dialled
@@ -131,9 +111,9 @@ type env struct {
 	port string
 }
 
-func newEnv(t *testing.T, handle func(w http.ResponseWriter, r *http.Request), cfg Config, names map[string][]netip.Addr) *env {
+func newEnv(t *testing.T, cfg Config, names map[string][]netip.Addr) *env {
 	t.Helper()
-	return newEnvOn(t, startHost(t, "127.0.0.1", handle), cfg, names)
+	return newEnvOn(t, startHost(t, "127.0.0.1"), cfg, names)
 }
 
 // newEnvOn is newEnv over a running fake.
@@ -183,7 +163,7 @@ func cmpInt(a, b int) int {
 func (e *env) at(host, path string) string { return "http://" + host + ":" + e.port + path }
 
 func TestFetch(t *testing.T) {
-	e := newEnv(t, servePDF, Config{}, nil)
+	e := newEnv(t, Config{}, nil)
 	pdf, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/P19-1285.pdf"))
 	if err != nil {
 		t.Fatal(err)
@@ -197,14 +177,8 @@ func TestFetch(t *testing.T) {
 }
 
 func TestRedirectBetweenAllowedHosts(t *testing.T) {
-	var e *env
-	e = newEnv(t, func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.Host, "www.aclweb.org") {
-			http.Redirect(w, r, e.at("aclanthology.org", "/D17-1230.pdf"), http.StatusMovedPermanently)
-			return
-		}
-		servePDF(w, r)
-	}, Config{}, nil)
+	e := newEnv(t, Config{}, nil)
+	e.main.site.Redirect("/anthology/D17-1230.pdf", e.at("aclanthology.org", "/D17-1230.pdf"), http.StatusMovedPermanently)
 	pdf, err := e.f.Fetch(context.Background(), e.at("www.aclweb.org", "/anthology/D17-1230.pdf"))
 	if err != nil {
 		t.Fatal(err)
@@ -218,25 +192,16 @@ func TestRedirectBetweenAllowedHosts(t *testing.T) {
 // is followed without them: no Basic auth is sent, and the URL the PDF is
 // stored under does not keep them.
 func TestRedirectWithCredentials(t *testing.T) {
-	var e *env
-	var auth atomic.Value
-	e = newEnv(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/redirect" {
-			u, _ := url.Parse(e.at("aclanthology.org", "/P19-1.pdf"))
-			u.User = url.UserPassword("someone", "hunter2")
-			w.Header().Set("Location", u.String())
-			w.WriteHeader(http.StatusFound)
-			return
-		}
-		auth.Store(r.Header.Get("Authorization"))
-		servePDF(w, r)
-	}, Config{}, nil)
+	e := newEnv(t, Config{}, nil)
+	u, _ := url.Parse(e.at("aclanthology.org", "/P19-1.pdf"))
+	u.User = url.UserPassword("someone", "hunter2")
+	e.main.site.Redirect("/redirect", u.String(), http.StatusFound)
 	pdf, err := e.f.Fetch(context.Background(), e.at("www.aclweb.org", "/redirect"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, _ := auth.Load().(string); a != "" {
-		t.Errorf("the redirect's credentials were sent: %q", a)
+	if c := e.main.svc.CallsTo("/P19-1.pdf"); len(c) != 1 || c[0].Auth {
+		t.Errorf("the redirect's credentials were sent: %+v", c)
 	}
 	if pdf.FinalURL != e.at("aclanthology.org", "/P19-1.pdf") {
 		t.Errorf("final url %q", pdf.FinalURL)
@@ -246,15 +211,14 @@ func TestRedirectWithCredentials(t *testing.T) {
 // TestSSRF: URLs and redirects that lead to loopback, private, link-local
 // or unlisted hosts are never fetched; the fakes count what reaches them.
 func TestSSRF(t *testing.T) {
-	inner := startHost(t, "127.0.0.2", servePDF) // an "internal" service
+	inner := startHost(t, "127.0.0.2") // an "internal" service
 	innerURL := "http://" + inner.addr.String() + "/secret.pdf"
 	var v6 *fakeHost
 	if ln, err := net.Listen("tcp", "[::1]:0"); err == nil {
 		ln.Close()
-		v6 = startHost(t, "::1", servePDF)
+		v6 = startHost(t, "::1")
 	}
 
-	var redirectTo atomic.Value
 	names := map[string][]netip.Addr{
 		"internal.test": {inner.addr.Addr()},
 		"private.test":  {netip.MustParseAddr("10.0.0.1")},
@@ -264,14 +228,7 @@ func TestSSRF(t *testing.T) {
 		"zero.test":     {netip.MustParseAddr("0.0.0.0")},
 		"cgnat.test":    {netip.MustParseAddr("100.64.0.1")},
 	}
-	e := newEnv(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/redirect" {
-			w.Header().Set("Location", redirectTo.Load().(string))
-			w.WriteHeader(http.StatusFound)
-			return
-		}
-		servePDF(w, r)
-	}, Config{}, names)
+	e := newEnv(t, Config{}, names)
 	ctx := context.Background()
 
 	cases := []struct {
@@ -309,7 +266,7 @@ func TestSSRF(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			redirectTo.Store(c.redirect)
+			e.main.site.Redirect("/redirect", c.redirect, http.StatusFound)
 			before := e.main.count()
 			pdf, err := e.f.Fetch(ctx, c.url)
 			if !errors.Is(err, c.want) || pdf != nil {
@@ -342,11 +299,9 @@ func TestSSRF(t *testing.T) {
 // TestRebinding: a name that resolves to the permitted address once and
 // to an internal one the next time is refused the second time, at dial.
 func TestRebinding(t *testing.T) {
-	inner := startHost(t, "127.0.0.2", servePDF)
-	e := newEnv(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Connection", "close") // the next fetch dials again
-		servePDF(w, r)
-	}, Config{}, map[string][]netip.Addr{"flip.test": nil})
+	inner := startHost(t, "127.0.0.2")
+	e := newEnv(t, Config{}, map[string][]netip.Addr{"flip.test": nil})
+	e.main.srv.Config.SetKeepAlivesEnabled(false) // the next fetch dials again
 	e.net.names["flip.test"] = []netip.Addr{e.main.addr.Addr()}
 	ctx := context.Background()
 	if _, err := e.f.Fetch(ctx, e.at("flip.test", "/a.pdf")); err != nil {
@@ -365,33 +320,15 @@ func TestRebinding(t *testing.T) {
 
 func TestNotPDFAndTooLarge(t *testing.T) {
 	big := append(append([]byte(nil), pdfBody...), bytes.Repeat([]byte("x"), 4096)...)
-	e := newEnv(t, func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/html":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write([]byte("<html><body>Sign in to download</body></html>"))
-		case "/html-as-pdf":
-			w.Header().Set("Content-Type", "application/pdf")
-			w.Write([]byte("<html><body>not a pdf</body></html>"))
-		case "/pdf-as-html":
-			w.Header().Set("Content-Type", "text/html")
-			w.Write(pdfBody)
-		case "/octet":
-			w.Header().Set("Content-Type", "application/octet-stream")
-			w.Write(pdfBody)
-		case "/big":
-			w.Header().Set("Content-Type", "application/pdf")
-			w.Write(big)
-		case "/big-chunked":
-			w.Header().Set("Content-Type", "application/pdf")
-			for i := 0; i < len(big); i += 512 {
-				w.Write(big[i:min(i+512, len(big))])
-				w.(http.Flusher).Flush()
-			}
-		case "/gone":
-			http.Error(w, "gone", http.StatusGone)
-		}
-	}, Config{MaxSize: 1024}, nil)
+	e := newEnv(t, Config{MaxSize: 1024}, nil)
+	site := e.main.site
+	site.Set("/html", sim.LoginPage)
+	site.Set("/html-as-pdf", sim.PDFAnswer{Body: []byte("<html><body>not a pdf</body></html>")})
+	site.Set("/pdf-as-html", sim.PDFAnswer{ContentType: "text/html", Body: pdfBody})
+	site.Set("/octet", sim.PDFAnswer{ContentType: "application/octet-stream", Body: pdfBody})
+	site.Put("/big", big)
+	site.Set("/big-chunked", sim.PDFAnswer{Body: big, Chunked: true})
+	site.Set("/gone", sim.PDFAnswer{Status: http.StatusGone, ContentType: "text/plain", Body: []byte("gone\n")})
 	ctx := context.Background()
 	for path, want := range map[string]error{
 		"/html": ErrNotPDF, "/html-as-pdf": ErrNotPDF, "/pdf-as-html": ErrNotPDF,
@@ -431,8 +368,8 @@ func TestRobots(t *testing.T) {
 		{"429: unreachable", 429, "slow down", map[string]bool{"/x.pdf": false}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, servePDF, Config{}, nil)
-			e.main.setRobots(tc.status, tc.body)
+			e := newEnv(t, Config{}, nil)
+			e.main.robots.Set(tc.status, tc.body)
 			ctx := context.Background()
 			var want []string
 			for path, ok := range tc.allowed {
@@ -446,13 +383,11 @@ func TestRobots(t *testing.T) {
 					want = append(want, path)
 				}
 			}
-			e.main.mu.Lock()
-			got := slices.Sorted(slices.Values(e.main.paths))
-			e.main.mu.Unlock()
+			got := slices.Sorted(slices.Values(e.main.paths()))
 			if slices.Sort(want); !slices.Equal(got, want) {
 				t.Errorf("paths requested %q, want %q", got, want)
 			}
-			if n := e.main.robotsAsked.Load(); n != 1 {
+			if n := e.main.robots.Asked(); n != 1 {
 				t.Errorf("robots.txt asked %d times, want once", n)
 			}
 		})
@@ -462,15 +397,13 @@ func TestRobots(t *testing.T) {
 // TestRobotsOnRedirect: a redirect to another allowed host obeys that
 // host's robots.txt; the hop is refused before it is sent.
 func TestRobotsOnRedirect(t *testing.T) {
-	var e *env
-	e = newEnv(t, func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, e.at("www.aclweb.org", "/private/D17-1230.pdf"), http.StatusFound)
-	}, Config{}, nil)
-	e.main.setRobots(0, "User-agent: *\nDisallow: /private/\n")
+	e := newEnv(t, Config{}, nil)
+	e.main.site.Redirect("/D17-1230.pdf", e.at("www.aclweb.org", "/private/D17-1230.pdf"), http.StatusFound)
+	e.main.robots.Set(0, "User-agent: *\nDisallow: /private/\n")
 	if _, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/D17-1230.pdf")); !errors.Is(err, ErrRobots) {
 		t.Errorf("redirect to a disallowed path: %v, want ErrRobots", err)
 	}
-	if got := strings.Join(e.main.paths, " "); got != "/D17-1230.pdf" {
+	if got := strings.Join(e.main.paths(), " "); got != "/D17-1230.pdf" {
 		t.Errorf("paths requested: %s, want only the first", got)
 	}
 }
@@ -495,8 +428,8 @@ func TestCrawlDelay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := newEnv(t, servePDF, Config{Interval: tc.configured, Robots: cr}, nil)
-			e.main.setRobots(0, tc.robots)
+			e := newEnv(t, Config{Interval: tc.configured, Robots: cr}, nil)
+			e.main.robots.Set(0, tc.robots)
 			svc := e.f.byHost["aclanthology.org:"+e.port]
 			if d := svc.Interval(); d != httpx.Paced(tc.configured) {
 				t.Fatalf("interval %s before the host was asked, want the configured %s", d, tc.configured)
@@ -523,8 +456,8 @@ func TestCrawlDelay(t *testing.T) {
 // share a Cache read a host's robots.txt once while it is fresh.
 func TestRobotsCachedAcrossFetchers(t *testing.T) {
 	cache := robots.NewMemoryCache()
-	main := startHost(t, "127.0.0.1", servePDF)
-	main.setRobots(0, "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.02\n")
+	main := startHost(t, "127.0.0.1")
+	main.robots.Set(0, "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.02\n")
 	for run := range 2 {
 		cr, err := robots.New(robots.Config{UserAgent: httpx.UserAgent("test", ""), Cache: cache})
 		if err != nil {
@@ -541,7 +474,7 @@ func TestRobotsCachedAcrossFetchers(t *testing.T) {
 			t.Errorf("run %d: interval %s, want %s from the cached Crawl-delay", run, d, want)
 		}
 	}
-	if n := main.robotsAsked.Load(); n != 1 {
+	if n := main.robots.Asked(); n != 1 {
 		t.Errorf("robots.txt asked %d times over two runs, want once", n)
 	}
 	if n := main.count(); n != 2 {
@@ -551,12 +484,12 @@ func TestRobotsCachedAcrossFetchers(t *testing.T) {
 
 // TestIgnoreRobots: IgnoreRobots asks for no robots.txt.
 func TestIgnoreRobots(t *testing.T) {
-	e := newEnv(t, servePDF, Config{IgnoreRobots: true}, nil)
-	e.main.setRobots(0, "User-agent: *\nDisallow: /\n")
+	e := newEnv(t, Config{IgnoreRobots: true}, nil)
+	e.main.robots.Set(0, "User-agent: *\nDisallow: /\n")
 	if _, err := e.f.Fetch(context.Background(), e.at("aclanthology.org", "/x.pdf")); err != nil {
 		t.Fatal(err)
 	}
-	if n := e.main.robotsAsked.Load(); n != 0 {
+	if n := e.main.robots.Asked(); n != 0 {
 		t.Errorf("robots.txt asked %d times, want none", n)
 	}
 }

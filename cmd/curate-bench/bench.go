@@ -115,6 +115,7 @@ const (
 // benchmarks, and robots the files they serve.
 func rateLimits(arxivLat, crawlDelay time.Duration) sim.Options {
 	return sim.Options{
+		LLMAnswer: sim.CurateModel,
 		Limits: map[string]sim.Limits{
 			sim.Arxiv:    {Rate: arxivRate, Latency: arxivLat},
 			sim.Ar5iv:    {Rate: arxivRate, Latency: arxivLat},
@@ -373,7 +374,7 @@ func memoryRun(ctx context.Context, opt *options, n int, name string, env []stri
 		return nil, nil, nil, err
 	}
 	// Fast services: this benchmark is about what curate holds, not pace.
-	s, err := sim.Start(w, sim.Options{Limits: map[string]sim.Limits{
+	s, err := sim.Start(w, sim.Options{LLMAnswer: sim.CurateModel, Limits: map[string]sim.Limits{
 		sim.LLM: {MaxInFlight: llmSlots, Latency: 10 * time.Millisecond},
 		sim.S2:  {Latency: time.Millisecond},
 	}})

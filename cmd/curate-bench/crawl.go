@@ -189,7 +189,7 @@ func benchArchive(ctx context.Context, opt *options, res *results) error {
 	if err := zf.Close(); err != nil {
 		return err
 	}
-	s, err := sim.Start(w, sim.Options{Limits: map[string]sim.Limits{sim.LLM: {MaxInFlight: llmSlots, Latency: 10 * time.Millisecond}}})
+	s, err := sim.Start(w, sim.Options{LLMAnswer: sim.CurateModel, Limits: map[string]sim.Limits{sim.LLM: {MaxInFlight: llmSlots, Latency: 10 * time.Millisecond}}})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/internal/hostile"
+	"github.com/groundwork/curate/sim"
 )
 
 // hostileResult is what one hostile input cost one curate command.
@@ -41,13 +42,7 @@ func benchHostile(ctx context.Context, opt *options, res *results) error {
 	}
 	// arXiv and ar5iv as curate's fetch sees them: a robots.txt that
 	// allows everything, and no page (every page comes from the archive).
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			io.WriteString(w, "User-agent: *\nAllow: /\n")
-			return
-		}
-		http.NotFound(w, r)
-	}))
+	srv := httptest.NewServer(sim.NewRobotsFile(http.StatusOK, "User-agent: *\nAllow: /\n").In(nil))
 	defer srv.Close()
 	net := []string{"--arxiv-base", srv.URL, "--ar5iv-base", srv.URL, "--arxiv-interval", "1ms"}
 

@@ -190,7 +190,7 @@ func serve(ctx context.Context, opt *options) error {
 	if err != nil {
 		return err
 	}
-	s, err := sim.Start(w, sim.Options{})
+	s, err := sim.Start(w, sim.Options{LLMAnswer: sim.CurateModel})
 	if err != nil {
 		return err
 	}

@@ -116,7 +116,7 @@ func providerRun(ctx context.Context, opt *options, provider, model, mode string
 		return nil, err
 	}
 	lim := sim.Limits{MaxInFlight: llmSlots, Latency: providerLat, BatchDuration: batchDuration}
-	s, err := sim.Start(w, sim.Options{StrictOpenAI: true, Limits: map[string]sim.Limits{sim.LLM: lim, sim.Anthropic: lim}})
+	s, err := sim.Start(w, sim.Options{LLMAnswer: sim.CurateModel, StrictOpenAI: true, Limits: map[string]sim.Limits{sim.LLM: lim, sim.Anthropic: lim}})
 	if err != nil {
 		return nil, err
 	}

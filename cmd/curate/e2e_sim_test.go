@@ -21,11 +21,16 @@ import (
 const e2eEpoch = "1767225600"
 
 // e2eSim starts the services of a world; they stop when the test ends.
+// The LLMs answer curate's prompts as a diligent model (sim.CurateModel)
+// unless opt declares another hook.
 func e2eSim(t *testing.T, cfg sim.WorldConfig, opt sim.Options) *sim.Servers {
 	t.Helper()
 	w, err := sim.NewWorld(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opt.LLMAnswer == nil {
+		opt.LLMAnswer = sim.CurateModel
 	}
 	s, err := sim.Start(w, opt)
 	if err != nil {

@@ -5,16 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/groundwork/curate/internal/publish"
@@ -329,17 +326,10 @@ func readShards(t *testing.T, dir string) map[string][]byte {
 // the planted API key nowhere in the output or the store.
 func TestRunMisbehavingLLM(t *testing.T) {
 	const key = "sk-PLANTED-cli-0123456789"
-	var calls atomic.Int32
-	llmSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		if r.Header.Get("Authorization") != "Bearer "+key {
-			http.Error(w, "no key", http.StatusUnauthorized)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"x","object":"chat.completion","model":"fake-1","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"I would rather not answer in JSON."}}],"usage":{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110}}`)
-	}))
-	defer llmSrv.Close()
+	// It takes only the planted key, and answers in prose.
+	llm := simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMKey: key, LLMAnswer: func(sim.LLMRequest) (sim.LLMReply, bool) {
+		return sim.LLMReply{Text: "I would rather not answer in JSON.", Usage: &sim.LLMUsage{Prompt: 100, Completion: 10}}, true
+	}})
 	srv, err := demo.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -350,7 +340,7 @@ func TestRunMisbehavingLLM(t *testing.T) {
 	code, out, stderr := runCLI(t, env, "run", "--store", dir, "--targets", writeTargets(t, demo.TargetIDs()),
 		"--arxiv-base", srv.URL(sim.Arxiv), "--ar5iv-base", srv.URL(sim.Ar5iv), "--arxiv-interval", "1ms",
 		"--s2-base", srv.URL(sim.S2), "--arxiv-api-base", srv.URL(sim.ArxivAPI), "--s2-interval", "1ms",
-		"--llm-base", llmSrv.URL+"/v1", "--llm-model", "fake-1", "--price", "fake-1=1/2", "--log", "debug")
+		"--llm-base", llm.BaseURL(), "--llm-model", "fake-1", "--price", "fake-1=1/2", "--log", "debug")
 	if code != 1 {
 		t.Errorf("exit %d, want 1 (targets failed)", code)
 	}
@@ -362,8 +352,14 @@ func TestRunMisbehavingLLM(t *testing.T) {
 	if !strings.Contains(stderr, "classify") || !strings.Contains(stderr, "fake-1") || !strings.Contains(stderr, "$0.") {
 		t.Errorf("no LLM usage and cost in the summary:\n%s", stderr)
 	}
-	if calls.Load() == 0 {
+	calls := llm.Calls()
+	if len(calls) == 0 {
 		t.Fatal("the endpoint was never called")
+	}
+	for _, c := range calls {
+		if c.Status != http.StatusOK {
+			t.Fatalf("the endpoint answered %d: curate did not send the key", c.Status)
+		}
 	}
 	if strings.Contains(out+stderr, key) {
 		t.Errorf("the API key leaked into the output")

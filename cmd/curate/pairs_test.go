@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/groundwork/curate/pairs"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 )
 
@@ -79,26 +77,21 @@ func TestPairsCommand(t *testing.T) {
 	}
 
 	// With an endpoint: one call per paper, cached in the store.
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		body, _ := io.ReadAll(r.Body)
-		if !strings.Contains(string(body), "Reveal nothing but the idea") {
-			http.Error(w, `{"error":{"message":"unexpected prompt"}}`, http.StatusBadRequest)
-			return
+	llm := simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMAnswer: func(r sim.LLMRequest) (sim.LLMReply, bool) {
+		if !strings.Contains(r.System+r.User(), "Reveal nothing but the idea") {
+			return sim.LLMReply{}, false // another prompt: the schema's answer, which the test would see
 		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"x","object":"chat.completion","model":"fake-1","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"{\"problem_gap\": \"[Evidence Gap] Readers are never checked against drift.\", \"core_claim\": \"We claim that drift hides reader errors.\", \"method\": \"[Empirical Mapping] Compare readers on drifted inputs.\"}"}}],"usage":{"prompt_tokens":80,"completion_tokens":40,"total_tokens":120}}`)
-	}))
-	defer srv.Close()
+		return sim.Say(`{"problem_gap": "[Evidence Gap] Readers are never checked against drift.", "core_claim": "We claim that drift hides reader errors.", "method": "[Empirical Mapping] Compare readers on drifted inputs."}`), true
+	}})
+	calls := func() int { return llm.Stats().Requests }
 	env := map[string]string{"LLM_API_KEY": "sk-test"}
-	args := []string{"pairs", "--store", st, "--llm-base", srv.URL + "/v1", "--llm-model", "fake-1"}
-	if code, _, stderr := runCLI(t, env, append(args, "--out", filepath.Join(t.TempDir(), "p1"))...); code != 0 || calls.Load() != 6 {
-		t.Fatalf("endpoint: exit %d, %d calls\n%s", code, calls.Load(), stderr)
+	args := []string{"pairs", "--store", st, "--llm-base", llm.BaseURL(), "--llm-model", "fake-1"}
+	if code, _, stderr := runCLI(t, env, append(args, "--out", filepath.Join(t.TempDir(), "p1"))...); code != 0 || calls() != 6 {
+		t.Fatalf("endpoint: exit %d, %d calls\n%s", code, calls(), stderr)
 	}
 	out2 := filepath.Join(t.TempDir(), "p2")
-	if code, _, stderr := runCLI(t, env, append(args, "--out", out2)...); code != 0 || calls.Load() != 6 {
-		t.Errorf("second run: exit %d, %d calls (want the cache to answer)\n%s", code, calls.Load(), stderr)
+	if code, _, stderr := runCLI(t, env, append(args, "--out", out2)...); code != 0 || calls() != 6 {
+		t.Errorf("second run: exit %d, %d calls (want the cache to answer)\n%s", code, calls(), stderr)
 	}
 	rows, err = pairs.ReadParquet(filepath.Join(out2, pairs.PairsParquet))
 	if err != nil || len(rows) != 6 || rows[0].RewriteModel != "fake-1" || rows[0].RewritePromptVersion != "pairs-rewrite-v1" || rows[0].IdeaA.CoreClaim != "We claim that drift hides reader errors." {

@@ -4,22 +4,19 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/gate"
-	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/sft"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 )
 
 // demoDataset builds the demo corpus's dataset offline, as a user would
@@ -122,23 +119,20 @@ func TestSFTOnDemoCorpus(t *testing.T) {
 // store (a re-run calls nothing), the budget and the usage table.
 func TestSFTEndpoint(t *testing.T) {
 	ds := demoDataset(t)
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		content := teacherAnswer(t, r)
-		testutil.WriteJSON(w, http.StatusOK, testutil.ChatCompletion("teacher-1", content, "", &testutil.Usage{Prompt: 1000, Completion: 200}))
-	}))
-	defer srv.Close()
+	llm := simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMAnswer: func(r sim.LLMRequest) (sim.LLMReply, bool) {
+		return sim.LLMReply{Text: teacherAnswer(t, r), Usage: &sim.LLMUsage{Prompt: 1000, Completion: 200}}, true
+	}})
+	calls := func() int32 { return int32(llm.Stats().Requests) }
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sft")
 	args := []string{"sft", "--dataset", ds, "--out", out, "--store", filepath.Join(dir, "store"), "--splits", "train,test",
-		"--llm-base", srv.URL + "/v1", "--llm-model", "teacher-1", "--price", "teacher-1=1/5"}
+		"--llm-base", llm.BaseURL(), "--llm-model", "teacher-1", "--price", "teacher-1=1/5"}
 	code, stdout, stderr := runCLI(t, nil, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	stderr = stdout + stderr
-	first := calls.Load()
+	first := calls()
 	// 8 ideas, 1 openings batch, 8 traces.
 	if first != 17 {
 		t.Errorf("%d calls, want 17", first)
@@ -149,15 +143,15 @@ func TestSFTEndpoint(t *testing.T) {
 		}
 	}
 	code, _, stderr = runCLI(t, nil, args...)
-	if code != 0 || calls.Load() != first || !strings.Contains(stderr, "cost: $0.0000 spent, $0.0340 saved by the cache") {
-		t.Errorf("re-run: exit %d, %d new calls:\n%s", code, calls.Load()-first, stderr)
+	if code != 0 || calls() != first || !strings.Contains(stderr, "cost: $0.0000 spent, $0.0340 saved by the cache") {
+		t.Errorf("re-run: exit %d, %d new calls:\n%s", code, calls()-first, stderr)
 	}
 	// A budget on a new store stops after the calls it covers; the rows
 	// it could not pay for are reported, not written as rejects.
 	args[6] = filepath.Join(dir, "store2")
 	code, _, stderr = runCLI(t, nil, append(args, "--budget", "$0.005", "--no-think", "--workers", "1")...)
-	if code != 0 || calls.Load()-first != 3 || !strings.Contains(stderr, "not generated: 5 instances") {
-		t.Errorf("budget: exit %d, %d calls:\n%s", code, calls.Load()-first, stderr)
+	if code != 0 || calls()-first != 3 || !strings.Contains(stderr, "not generated: 5 instances") {
+		t.Errorf("budget: exit %d, %d calls:\n%s", code, calls()-first, stderr)
 	}
 }
 
@@ -169,13 +163,8 @@ var (
 
 // teacherAnswer answers a teacher request well, by the stage its system
 // prompt names.
-func teacherAnswer(t *testing.T, r *http.Request) string {
-	raw, _ := io.ReadAll(r.Body)
-	var body struct {
-		Messages []struct{ Role, Content string } `json:"messages"`
-	}
-	json.Unmarshal(raw, &body)
-	system, user := body.Messages[0].Content, body.Messages[1].Content
+func teacherAnswer(t *testing.T, r sim.LLMRequest) string {
+	system, user := r.System, r.User()
 	switch {
 	case strings.Contains(system, "teacher model"):
 		k, _ := strconv.Atoi(reCount.FindStringSubmatch(user)[1])

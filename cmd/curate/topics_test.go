@@ -4,17 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"github.com/groundwork/curate/internal/testutil"
 	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
 	"github.com/groundwork/curate/store"
 	"github.com/groundwork/curate/topics"
 )
@@ -178,12 +176,10 @@ func TestTopicsOnDemo(t *testing.T) {
 // endpoint: four calls, and a second run answers from the store's cache
 // without calling it.
 func TestTopicsLLMTags(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		testutil.WriteJSON(w, http.StatusOK, testutil.ChatCompletion("fake-1", `{"tag": "A shared research topic"}`, "", &testutil.Usage{Prompt: 50, Completion: 8}))
-	}))
-	defer srv.Close()
+	llm := simtest.ServeOptions(t, sim.LLM, nil, sim.Options{LLMAnswer: func(sim.LLMRequest) (sim.LLMReply, bool) {
+		return sim.LLMReply{Text: `{"tag": "A shared research topic"}`, Usage: &sim.LLMUsage{Prompt: 50, Completion: 8}}, true
+	}})
+	calls := func() int { return llm.Stats().Requests }
 	dir := t.TempDir()
 	st := filepath.Join(dir, "store")
 	if code, _, stderr := runCLI(t, nil, "demo", "--store", st, "--out", filepath.Join(dir, "ds")); code != 0 {
@@ -191,14 +187,14 @@ func TestTopicsLLMTags(t *testing.T) {
 	}
 	env := map[string]string{"LLM_API_KEY": "sk-test"}
 	args := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4", "--splits", "train,test",
-		"--llm-base", srv.URL + "/v1", "--llm-model", "fake-1"}
+		"--llm-base", llm.BaseURL(), "--llm-model", "fake-1"}
 	code, out, stderr := runCLI(t, env, append(args, "--out", filepath.Join(dir, "t1"))...)
-	if code != 0 || strings.Count(out, "A shared research topic") != 4 || calls.Load() != 4 {
-		t.Fatalf("exit %d, %d calls\n%s%s", code, calls.Load(), out, stderr)
+	if code != 0 || strings.Count(out, "A shared research topic") != 4 || calls() != 4 {
+		t.Fatalf("exit %d, %d calls\n%s%s", code, calls(), out, stderr)
 	}
 	code, _, stderr = runCLI(t, env, append(args, "--out", filepath.Join(dir, "t2"))...)
-	if code != 0 || calls.Load() != 4 || !strings.Contains(stderr, "topics     fake-1  0      4") {
-		t.Errorf("second run: exit %d, %d calls\n%s", code, calls.Load(), stderr)
+	if code != 0 || calls() != 4 || !strings.Contains(stderr, "topics     fake-1  0      4") {
+		t.Errorf("second run: exit %d, %d calls\n%s", code, calls(), stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "t2", topics.TopicsJSONL))
 	if err != nil || !strings.Contains(string(data), `"tag_model":"fake-1","tag_prompt_version":"topics-tag-v1"`) {

@@ -66,6 +66,9 @@ func NewHome(ctx context.Context, cfg *Config, name string, wc sim.WorldConfig, 
 	if opt.Robots == nil {
 		opt.Robots = map[string]string{sim.Arxiv: "User-agent: *\nAllow: /\n", sim.Ar5iv: "User-agent: *\nAllow: /\n"}
 	}
+	if opt.LLMAnswer == nil {
+		opt.LLMAnswer = sim.CurateModel // curate's prompts, answered as a diligent model would
+	}
 	s, err := sim.Start(w, opt)
 	if err != nil {
 		return nil, fmt.Errorf("chaos: services: %w", err)

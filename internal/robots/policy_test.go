@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,41 +21,27 @@ import (
 
 var ua = httpx.UserAgent("test", "team@example.org")
 
-// site is a test server with a scriptable robots.txt that counts the
-// requests for it.
+// site is a host serving the simulated robots.txt in front of pages that
+// answer "page", behind a sim.Service that logs every request.
 type site struct {
 	*httptest.Server
-	mu     sync.Mutex
-	status int
-	body   string
-	asked  atomic.Int32 // robots.txt requests
-	pages  atomic.Int32 // other requests
+	robots *sim.RobotsFile
+	svc    *sim.Service
 }
 
 func newSite(t *testing.T, status int, body string) *site {
-	s := &site{status: status, body: body}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/robots.txt" {
-			s.pages.Add(1)
-			io.WriteString(w, "page")
-			return
-		}
-		s.asked.Add(1)
-		s.mu.Lock()
-		status, body := s.status, s.body
-		s.mu.Unlock()
-		w.WriteHeader(status)
-		io.WriteString(w, body)
-	}))
+	f := sim.NewRobotsFile(status, body)
+	svc := sim.Wrap("site", f.In(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "page") })))
+	s := &site{Server: httptest.NewServer(svc), robots: f, svc: svc}
 	t.Cleanup(s.Close)
 	return s
 }
 
-func (s *site) set(status int, body string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.status, s.body = status, body
-}
+func (s *site) set(status int, body string) { s.robots.Set(status, body) }
+
+// asked counts the robots.txt requests, pages the others.
+func (s *site) asked() int { return s.robots.Asked() }
+func (s *site) pages() int { return len(s.svc.Calls()) - s.robots.Asked() }
 
 func service(t *testing.T, base string, interval time.Duration) *httpx.Service {
 	t.Helper()
@@ -173,7 +158,7 @@ func TestFetchedOnce(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := s.asked.Load(); n != 1 {
+	if n := s.asked(); n != 1 {
 		t.Errorf("robots.txt asked %d times in one run, want 1", n)
 	}
 	if d := svc.Interval(); d != 10*time.Millisecond+httpx.Margin(10*time.Millisecond) {
@@ -186,7 +171,7 @@ func TestFetchedOnce(t *testing.T) {
 	if _, err := c2.Apply(ctx, svc, 0, false); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.asked.Load(); n != 1 {
+	if n := s.asked(); n != 1 {
 		t.Errorf("robots.txt asked %d times after a fresh cached copy, want 1", n)
 	}
 
@@ -198,7 +183,7 @@ func TestFetchedOnce(t *testing.T) {
 	if !errors.Is(err, robots.ErrDisallowed) {
 		t.Errorf("after the refetch: err = %v, want ErrDisallowed under the new rules", err)
 	}
-	if n := s.asked.Load(); n != 2 {
+	if n := s.asked(); n != 2 {
 		t.Errorf("robots.txt asked %d times after it went stale, want 2", n)
 	}
 	if d := svc.Interval(); d != 0 {
@@ -233,7 +218,7 @@ func TestGuard(t *testing.T) {
 			}
 		}
 	}
-	if n := s.pages.Load(); n != 2 {
+	if n := s.pages(); n != 2 {
 		t.Errorf("%d page requests reached the server, want the 2 allowed", n)
 	}
 }
@@ -259,9 +244,9 @@ func TestStaleCopyStandsIn(t *testing.T) {
 	if d, _ := pol.CrawlDelay(); pol.Kind != robots.KindRules || !pol.Stale || d != 4*time.Second || !strings.Contains(pol.Reason, "unreachable") {
 		t.Errorf("policy %+v, want the stale copy's rules", pol)
 	}
-	asked := s.asked.Load()
+	asked := s.asked()
 	// Asked again only after RetryUnreachable.
-	if _, err := c.Policy(ctx, svc); err != nil || s.asked.Load() != asked {
+	if _, err := c.Policy(ctx, svc); err != nil || s.asked() != asked {
 		t.Errorf("asked again before the retry time (%v)", err)
 	}
 	s.set(200, "User-agent: *\nCrawl-delay: 2\n")
@@ -438,7 +423,7 @@ func TestGuardReadsOnFirstRequest(t *testing.T) {
 		svc := service(t, s.URL, configured)
 		c := checker(t, robots.Config{Cache: cache})
 		c.Guard(svc, configured, false)
-		if n := s.asked.Load(); n != int32(run) {
+		if n := s.asked(); n != run {
 			t.Fatalf("run %d: Guard asked robots.txt (%d requests in all), want no request before the host is asked", run, n)
 		}
 		if p := c.Paces(); len(p) != 0 {
@@ -457,11 +442,11 @@ func TestGuardReadsOnFirstRequest(t *testing.T) {
 		if _, err := svc.Get(ctx, "/private/b.pdf", nil); !errors.Is(err, robots.ErrDisallowed) {
 			t.Errorf("run %d: disallowed path: err = %v, want ErrDisallowed", run, err)
 		}
-		if n := s.asked.Load(); n != 1 {
+		if n := s.asked(); n != 1 {
 			t.Errorf("run %d: robots.txt asked %d times in all, want once (the second run reads the cache)", run, n)
 		}
 	}
-	if n := s.pages.Load(); n != 2 {
+	if n := s.pages(); n != 2 {
 		t.Errorf("%d page requests reached the server, want the 2 allowed", n)
 	}
 }
@@ -478,7 +463,7 @@ func TestGuardByScheme(t *testing.T) {
 	if _, err := svc.Get(context.Background(), s.URL+"/x/1.pdf", nil); !errors.Is(err, robots.ErrDisallowed) {
 		t.Errorf("err = %v, want ErrDisallowed from the http robots.txt", err)
 	}
-	if n := s.asked.Load(); n != 1 {
+	if n := s.asked(); n != 1 {
 		t.Errorf("http robots.txt asked %d times, want 1", n)
 	}
 }

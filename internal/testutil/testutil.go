@@ -1,8 +1,9 @@
 // Package testutil holds the helpers tests of several packages share: a
-// buffer that goroutines may log into, a recording HTTP test server for
-// tests that script each answer themselves, and the body of an OpenAI
-// chat completion. (A fake that speaks a service's protocol belongs in package
-// sim, not here.)
+// buffer that goroutines may log into, and a recording HTTP test server,
+// for tests that read what was sent or script each answer of a generic
+// HTTP client themselves. (A fake that speaks a service's protocol belongs
+// in package sim, not here: put a sim service behind the server to record
+// what reaches it.)
 package testutil
 
 import (
@@ -140,35 +141,6 @@ func WriteJSON(w http.ResponseWriter, status int, body any, header ...string) {
 	default:
 		json.NewEncoder(w).Encode(b)
 	}
-}
-
-// Usage is a chat completion's token counts.
-type Usage struct {
-	Prompt, Completion int
-}
-
-// ChatCompletion is the body of an OpenAI chat completion answering
-// content; finish is its finish_reason ("stop" when empty); a nil usage
-// leaves usage out.
-func ChatCompletion(model, content, finish string, usage *Usage) map[string]any {
-	if finish == "" {
-		finish = "stop"
-	}
-	m := map[string]any{
-		"id":      "chatcmpl-test",
-		"object":  "chat.completion",
-		"created": 1767225600,
-		"model":   model,
-		"choices": []any{map[string]any{
-			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": content},
-			"finish_reason": finish,
-		}},
-	}
-	if usage != nil {
-		m["usage"] = map[string]int{"prompt_tokens": usage.Prompt, "completion_tokens": usage.Completion, "total_tokens": usage.Prompt + usage.Completion}
-	}
-	return m
 }
 
 // WriteZip writes a zip file at path holding files (entry name -> body),

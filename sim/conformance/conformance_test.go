@@ -2,9 +2,13 @@ package conformance_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/groundwork/curate/internal/fixtures"
@@ -70,6 +74,65 @@ func TestRecordedFixtures(t *testing.T) {
 	if n != len(ids[sim.HTMLArxiv])+len(ids[sim.HTMLAr5iv]) || n == 0 {
 		t.Errorf("%d pages checked, the manifest names %d", n, len(ids[sim.HTMLArxiv])+len(ids[sim.HTMLAr5iv]))
 	}
+
+	// Every recorded GROBID TEI is TEI as the suite sees it, of the
+	// version and with the bibliography its manifest gives.
+	recorded := recordedTEI(t)
+	for _, r := range recorded {
+		info, err := conformance.CheckGrobidTEI(200, "application/xml; charset=UTF-8", r.tei)
+		if err != nil {
+			t.Errorf("%s: %v", r.file, err)
+			continue
+		}
+		if info.Version != r.version || info.BiblStructs != r.biblStructs || info.Citations == 0 {
+			t.Errorf("%s: GROBID %s, %d entries, %d citations; the manifest says %s, %d entries", r.file, info.Version, info.BiblStructs, info.Citations, r.version, r.biblStructs)
+		}
+	}
+	if len(recorded) == 0 {
+		t.Error("the manifest names no TEI file")
+	}
+}
+
+// teiFixture is a recorded TEI file and what its manifest says of it.
+type teiFixture struct {
+	file, version string
+	biblStructs   int
+	tei           []byte
+}
+
+// recordedTEI reads the recorded TEI files of ../shared/fixtures/grobid-tei
+// by their MANIFEST.tsv (file, ..., grobid_version, ..., n_biblStruct).
+func recordedTEI(t *testing.T) []teiFixture {
+	t.Helper()
+	dir := fixtures.Dir(t, "grobid-tei")
+	m, err := os.ReadFile(filepath.Join(dir, "MANIFEST.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(m)), "\n")
+	head := strings.Split(lines[0], "\t")
+	col := func(name string) int {
+		i := slices.Index(head, name)
+		if i < 0 {
+			t.Fatalf("MANIFEST.tsv has no column %s", name)
+		}
+		return i
+	}
+	fi, vi, ni := col("file"), col("grobid_version"), col("n_biblStruct")
+	var out []teiFixture
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		n, err := strconv.Atoi(f[ni])
+		if err != nil {
+			t.Fatalf("MANIFEST.tsv %s: n_biblStruct %q", f[fi], f[ni])
+		}
+		b, err := os.ReadFile(filepath.Join(dir, f[fi]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, teiFixture{file: f[fi], version: f[vi], biblStructs: n, tei: b})
+	}
+	return out
 }
 
 func glob(t *testing.T, dir, pattern string) []string {
@@ -86,21 +149,42 @@ func glob(t *testing.T, dir, pattern string) []string {
 // implementation of each protocol.
 func TestConformanceFixtures(t *testing.T) {
 	c, pages := simtest.FixtureCorpus(t)
+	// GROBID answering the recorded TEI of one version, for PDFs made up
+	// for them.
+	g := sim.NewGrobid(sim.GrobidConfig{Version: "0.8.1-SNAPSHOT"})
+	var pdfs [][]byte
+	for i, r := range recordedTEI(t) {
+		if r.version == "0.8.1-SNAPSHOT" {
+			pdf := []byte(fmt.Sprintf("%%PDF-1.5\n%% the PDF of %s\n%%%%EOF\n", r.file))
+			g.Add(pdf, r.tei)
+			pdfs = append(pdfs, pdf)
+		}
+		if i == 0 {
+			g.AddNoContent([]byte("%PDF-1.4\n% a scan without text\n%%EOF\n"))
+		}
+	}
 	s := &conformance.Suite{
 		Start: func(t *testing.T) map[string]string {
 			urls := map[string]string{}
 			for _, name := range []string{sim.Arxiv, sim.Ar5iv, sim.S2} {
 				urls[name] = simtest.Serve(t, name, c).URL
 			}
+			gs := httptest.NewServer(g)
+			t.Cleanup(gs.Close)
+			urls[sim.GrobidService] = gs.URL
 			return urls
 		},
-		ArxivPages:  pages[sim.HTMLArxiv],
-		ArxivNoHTML: pages[sim.HTMLAr5iv], // ar5iv has them, arXiv has no HTML
-		Ar5ivPages:  pages[sim.HTMLAr5iv],
-		Ar5ivLacks:  pages[sim.HTMLArxiv], // arXiv has them, ar5iv lacks them
-		S2Papers:    append([]string{simtest.RecordedPaperID}, simtest.RecordedBatchIDs[1:]...),
-		S2Lists:     []string{simtest.RecordedReferencesID, simtest.RecordedMinimalID},
-		S2Unknown:   []string{notFoundID, simtest.RecordedBatchIDs[0]},
+		GrobidTEI:       pdfs,
+		GrobidNoContent: [][]byte{[]byte("%PDF-1.4\n% a scan without text\n%%EOF\n")},
+		GrobidVersion:   "0.8.1-SNAPSHOT",
+		GrobidBusy:      g.SetBusy,
+		ArxivPages:      pages[sim.HTMLArxiv],
+		ArxivNoHTML:     pages[sim.HTMLAr5iv], // ar5iv has them, arXiv has no HTML
+		Ar5ivPages:      pages[sim.HTMLAr5iv],
+		Ar5ivLacks:      pages[sim.HTMLArxiv], // arXiv has them, ar5iv lacks them
+		S2Papers:        append([]string{simtest.RecordedPaperID}, simtest.RecordedBatchIDs[1:]...),
+		S2Lists:         []string{simtest.RecordedReferencesID, simtest.RecordedMinimalID},
+		S2Unknown:       []string{notFoundID, simtest.RecordedBatchIDs[0]},
 	}
 	s.RunTests(t)
 }
@@ -141,6 +225,107 @@ func TestSuiteFails(t *testing.T) {
 	if err := conformance.CheckArxivPage([]byte("<html><body>No content</body></html>")); err == nil {
 		t.Error("a page without LaTeXML markup passes")
 	}
+
+	// GROBID: a recorded TEI broken in each way, and version answers.
+	tei := string(recordedTEI(t)[0].tei)
+	for _, tc := range []struct{ name, ctype, body string }{
+		{"served as text/html", "text/html", tei},
+		{"another root", "application/xml", strings.Replace(strings.Replace(tei, "<TEI ", "<DOC ", 1), "</TEI>", "</DOC>", 1)},
+		{"no GROBID application", "application/xml", strings.Replace(tei, `ident="GROBID"`, `ident="other"`, 1)},
+		{"a citation of no entry", "application/xml", strings.Replace(tei, `target="#b0"`, `target="#b9999"`, 1)},
+		{"entries misnumbered", "application/xml", strings.Replace(tei, `xml:id="b0"`, `xml:id="b00"`, 1)},
+		{"cut short", "application/xml", tei[:len(tei)/2]},
+	} {
+		if _, err := conformance.CheckGrobidTEI(200, tc.ctype, []byte(tc.body)); err == nil {
+			t.Errorf("TEI %s passes", tc.name)
+		}
+	}
+	for _, tc := range []struct{ ctype, body string }{
+		{"application/json", `{"version":"0.8.1","revision":"abc"}`},
+		{"text/plain", "0.8.2"},
+		{"application/json", `{"version":"0.8.2"}`},
+		{"text/html", "0.8.0"},
+	} {
+		if _, err := conformance.CheckGrobidVersion(200, tc.ctype, []byte(tc.body)); err == nil {
+			t.Errorf("version %s %s passes", tc.ctype, tc.body)
+		}
+	}
+
+	// PDF hosts: a sign-in page labelled PDF, a wrong length, a PDF cut
+	// short.
+	pdf := []byte("%PDF-1.7\n1 0 obj << >> endobj\n%%EOF\n")
+	for _, tc := range []struct {
+		name, ctype, length string
+		body                []byte
+	}{
+		{"sign-in page as PDF", "application/pdf", "", []byte("<html>Sign in</html>")},
+		{"PDF as HTML", "text/html", "", pdf},
+		{"wrong length", "application/pdf", "9", pdf},
+		{"cut short", "application/pdf", "", pdf[:12]},
+	} {
+		h := map[string][]string{"Content-Type": {tc.ctype}}
+		if tc.length != "" {
+			h["Content-Length"] = []string{tc.length}
+		}
+		if err := conformance.CheckPDF(200, h, tc.body); err == nil {
+			t.Errorf("PDF %s passes", tc.name)
+		}
+	}
+
+	// robots.txt: a rule outside a group, an HTML page, a line of prose.
+	for _, tc := range []struct{ name, ctype, body string }{
+		{"rule before user-agent", "text/plain", "Disallow: /api\nUser-agent: *\n"},
+		{"HTML", "text/html", "User-agent: *\nAllow: /\n"},
+		{"prose", "text/plain", "User-agent: *\nplease be gentle\n"},
+	} {
+		if err := conformance.CheckRobotsFile(200, tc.ctype, []byte(tc.body)); err == nil {
+			t.Errorf("robots.txt %s passes", tc.name)
+		}
+	}
+
+	// LLM answers the providers would not send.
+	good := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m-2026","choices":[{"index":0,"message":{"role":"assistant","content":"x"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`
+	if _, err := conformance.CheckOpenAIChat("m", []byte(good)); err != nil {
+		t.Errorf("a good chat completion fails: %v", err)
+	}
+	for name, from := range map[string][2]string{
+		"another object":           {`"chat.completion"`, `"text_completion"`},
+		"a finish of its own":      {`"stop"`, `"done"`},
+		"usage that adds up wrong": {`"total_tokens":4`, `"total_tokens":5`},
+		"content and refusal":      {`"content":"x"`, `"content":"x","refusal":"no"`},
+		"the user's role":          {`"role":"assistant"`, `"role":"user"`},
+	} {
+		if _, err := conformance.CheckOpenAIChat("m", []byte(strings.Replace(good, from[0], from[1], 1))); err == nil {
+			t.Errorf("a chat completion with %s passes", name)
+		}
+	}
+	if err := conformance.CheckOpenAIError(429, 429, []byte(`{"message": "Too Many Requests"}`)); err == nil {
+		t.Error("a 429 without OpenAI's error object passes")
+	}
+	if err := conformance.CheckOpenAIError(400, 400, []byte(`{"error":{"message":"bad","type":"invalid_request_error"}}`)); err == nil {
+		t.Error("an error object without param and code passes")
+	}
+	msg := `{"id":"msg_1","type":"message","role":"assistant","model":"claude-x","content":[{"type":"text","text":"x"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`
+	if _, err := conformance.CheckAnthropicMessage("claude-x", []byte(msg)); err != nil {
+		t.Errorf("a good message fails: %v", err)
+	}
+	for name, from := range map[string][2]string{
+		"an id of another kind":   {`"msg_1"`, `"chatcmpl-1"`},
+		"a stop of its own":       {`"end_turn"`, `"stop"`},
+		"tool_use without a tool": {`"end_turn"`, `"tool_use"`},
+		"no cache counts":         {`,"cache_creation_input_tokens":0,"cache_read_input_tokens":0`, ``},
+	} {
+		if _, err := conformance.CheckAnthropicMessage("claude-x", []byte(strings.Replace(msg, from[0], from[1], 1))); err == nil {
+			t.Errorf("a message with %s passes", name)
+		}
+	}
+	if err := conformance.CheckAnthropicError(429, "rate_limit_error", 429, []byte(`{"error":{"message":"slow down"}}`)); err == nil {
+		t.Error("an error without type error passes")
+	}
+	if err := conformance.CheckAnswerSchema([]byte(`{"type":"object","required":["a"]}`), `{"b":1}`); err == nil {
+		t.Error("an answer missing a required property passes the schema check")
+	}
+
 	// Citations pages S2 would not send.
 	for name, body := range map[string]string{
 		"citedPaper nested":  `{"offset":0,"data":[{"citedPaper":{"paperId":"0123456789012345678901234567890123456789","title":"T"}}]}`,

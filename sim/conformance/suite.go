@@ -14,8 +14,10 @@ import (
 // Suite is the conformance suite for one backend.
 type Suite struct {
 	// Start starts the backend's services and returns their base URLs by
-	// service name (sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI); the
-	// tests of a service it leaves out are skipped. It is called once.
+	// service name (sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI,
+	// sim.OAIPMH, sim.GrobidService, sim.PDFHost, sim.LLM,
+	// sim.Anthropic; the LLMs' without their /v1); the tests of a service
+	// it leaves out are skipped. It is called once.
 	Start func(t *testing.T) map[string]string
 
 	// ArxivPages are ids arXiv has HTML for (with the version of the page
@@ -41,6 +43,34 @@ type Suite struct {
 	// Entries are versionless ids the arXiv API knows; Unlisted valid ids
 	// it does not.
 	Entries, Unlisted []string
+
+	// GrobidTEI are PDFs GROBID converts into TEI, GrobidNoContent PDFs
+	// it extracts nothing from (204), GrobidFails PDFs whose conversion
+	// fails (500).
+	GrobidTEI, GrobidNoContent, GrobidFails [][]byte
+	// GrobidVersion is the version the GROBID service runs.
+	GrobidVersion string
+	// GrobidBusy, when set, makes the next n conversion requests find
+	// every engine taken, as other clients would (a real service cannot
+	// be asked to).
+	GrobidBusy func(n int)
+
+	// PDFs are paths the PDF host serves a PDF at, PDFMissing paths it
+	// has none at; PDFRedirects the paths it redirects, each to the URL
+	// its Location leads to.
+	PDFs, PDFMissing []string
+	PDFRedirects     map[string]string
+
+	// Robots are the robots.txt files the backend serves, by service
+	// name; every other service it starts has none (4xx).
+	Robots map[string]string
+
+	// OpenAIModel and AnthropicModel are the models the LLM services are
+	// asked for (default sim.Model).
+	OpenAIModel, AnthropicModel string
+	// BatchWait, when set, runs before each poll of a batch: the time a
+	// backend's batch needs to move on (a real one takes hours).
+	BatchWait func()
 
 	// Service returns the service behind a name, for the tests of its
 	// limits (they set some and restore the service's own); those tests
@@ -97,7 +127,7 @@ func (s *Suite) service(t *testing.T, name string) *sim.Service {
 }
 
 // need skips the test when the backend has no probes of a kind.
-func need(t *testing.T, what string, probes []string) {
+func need[P any](t *testing.T, what string, probes []P) {
 	t.Helper()
 	if len(probes) == 0 {
 		t.Skipf("the backend names no %s", what)
@@ -116,11 +146,21 @@ type response struct {
 
 func do(t *testing.T, method, url, body string) response {
 	t.Helper()
+	return doWith(t, method, url, body, nil)
+}
+
+// doWith is do with the request's headers (a JSON body's Content-Type is
+// set when they do not set one).
+func doWith(t *testing.T, method, url, body string, header http.Header) response {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if body != "" {
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if body != "" && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := noRedirect.Do(req)
