@@ -4,19 +4,23 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/groundwork/curate/internal/pipeline"
 )
 
 // Statuses of an item in a stage.
+// Running is the ledger's own; the others are how the stage lifecycle
+// (package pipeline) ends an item's work.
 const (
-	StatusPending = "pending"
+	StatusPending = pipeline.StatusPending
 	StatusRunning = "running"
-	StatusDone    = "done"
-	StatusFailed  = "failed"
-	StatusSkipped = "skipped"
+	StatusDone    = pipeline.StatusDone
+	StatusFailed  = pipeline.StatusFailed
+	StatusSkipped = pipeline.StatusSkipped
 	// StatusSuspect: the stage's result is stored but held back as
 	// implausible (an injected instruction obeyed, say); the entry's error
 	// says why.
-	StatusSuspect = "suspect"
+	StatusSuspect = pipeline.StatusSuspect
 )
 
 // Entry is the status of one item in one stage.

@@ -142,7 +142,7 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	fmt.Fprintf(env.stderr, "curate refresh: %d targets (%d from the targets file, %d harvested so far)\n", len(targets), len(fileIDs), len(discovered))
 	keys, invalid := app.Targets(targets)
 	invalid = append(badRows, invalid...)
-	stageErr := runStages(ctx, env, a, app.PerTargetNames(), keys, invalid, c.run.workers.byStage(), nil, true)
+	stageErr := runStages(ctx, env, a, app.PerTargetNames(), keys, invalid, c.run.workers.byStage())
 	if !completed(stageErr) {
 		return stageErr // interrupted or unable to go on: publish nothing
 	}

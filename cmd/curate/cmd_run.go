@@ -5,14 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/pipeline"
-	"github.com/groundwork/curate/record"
 )
 
 // runCmd is `curate run`: every stage of the table (or --stages), then
@@ -57,8 +54,8 @@ func (c *runCmd) validate(env *cmdEnv) error {
 	if _, _, err := app.Select(splitList(c.stages)); err != nil {
 		return fmt.Errorf("--stages: %w", err)
 	}
-	if slices.Contains(splitList(c.stages), app.PDFs) && c.flags.pdf.grobid == "" {
-		return fmt.Errorf("%w: --stages %s: the %s stage needs --grobid URL (a GROBID service)", errUsage, c.stages, app.PDFs)
+	if err := app.CheckStages(app.Config{PDF: c.flags.pdf.config(env)}, splitList(c.stages)); err != nil {
+		return err
 	}
 	_, err := c.data.options(env.getenv)
 	return err
@@ -122,7 +119,7 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids, badRows []strin
 	invalid = append(badRows, invalid...)
 	var stageErr error
 	if len(names) > 0 {
-		stageErr = runStages(ctx, env, a, names, keys, invalid, c.workers.byStage(), nil, true)
+		stageErr = runStages(ctx, env, a, names, keys, invalid, c.workers.byStage())
 		if !completed(stageErr) {
 			return stageErr
 		}
@@ -156,9 +153,15 @@ func completed(err error) bool {
 }
 
 // runStages runs the named stages over keys with a progress bar and prints
-// what happened; invalid IDs count as failed targets. onEvent, when set,
-// sees each target leave each stage.
-func runStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invalid []string, workers map[string]int, onEvent func(pipeline.Event), lines bool) error {
+// what happened; invalid IDs count as failed targets.
+func runStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invalid []string, workers map[string]int) error {
+	out, err := startStages(ctx, env, a, names, keys, invalid, workers, nil)
+	return endStages(env, a, out, invalid, true, err)
+}
+
+// startStages runs the named stages over keys with a progress bar; onEvent,
+// when set, sees each target leave each stage.
+func startStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invalid []string, workers map[string]int, onEvent func(pipeline.Event)) (*app.Outcome, error) {
 	if len(invalid) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs (left out):\n  %s\n", strings.Join(invalid, "\n  "))
 	}
@@ -182,6 +185,12 @@ func runStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invali
 		}
 	}})
 	bar.Finish()
+	return out, err
+}
+
+// endStages prints a run's outcome (a line per failure unless lines is
+// false) and returns its error, invalid IDs counting as failed targets.
+func endStages(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, lines bool, err error) error {
 	printOutcome(env, a, out, invalid, lines)
 	if err == nil && len(invalid) > 0 {
 		err = app.Fail(app.ErrIncomplete, fmt.Errorf("%s failed", app.Plural(len(invalid), "target")))
@@ -190,25 +199,29 @@ func runStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invali
 }
 
 // stageCmd runs one stage of the table through the same path as `curate
-// run` (with the stages it needs before it, see app.Stage.Needs): fetch,
-// citegraph, classify, summarize.
+// run` (with the stages it needs before it, see pipeline.Decl.Before):
+// fetch, citegraph, classify, summarize.
 type stageCmd struct {
 	name    string
 	flags   stageFlags
 	workers int
-	refetch bool
+	refetch *bool // --refetch, for a stage that fetches pages
 }
 
-func newStageCmd(name string) *stageCmd {
+func newStageCmd(name string, refetch bool) *stageCmd {
 	s, _ := app.Lookup(name)
-	return &stageCmd{name: name, workers: s.Workers}
+	c := &stageCmd{name: name, workers: s.Workers}
+	if refetch {
+		c.refetch = new(bool)
+	}
+	return c
 }
 
 func (c *stageCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	c.flags.AddFlags(fs, env)
 	fs.IntVar(&c.workers, "workers", c.workers, "targets in each stage at once (1 or more)")
-	if c.name == app.Fetch {
-		fs.BoolVar(&c.refetch, "refetch", false, "fetch papers again even when the store holds them")
+	if c.refetch != nil {
+		fs.BoolVar(c.refetch, "refetch", false, "fetch papers again even when the store holds them")
 	}
 }
 
@@ -230,12 +243,12 @@ func (c *stageCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	cfg.Stages.Refetch = c.refetch != nil && *c.refetch
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	a.Fetcher.Refetch = c.refetch
 	keys, invalid := app.Targets(ids)
 	invalid = append(badRows, invalid...)
 	workers := map[string]int{}
@@ -243,80 +256,21 @@ func (c *stageCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		workers[n] = c.workers
 	}
 	var mu sync.Mutex
-	outcome := map[string]pipeline.Event{}
-	err = runStages(ctx, env, a, []string{c.name}, keys, invalid, workers, func(ev pipeline.Event) {
+	events := map[string]pipeline.Event{}
+	out, err := startStages(ctx, env, a, []string{c.name}, keys, invalid, workers, func(ev pipeline.Event) {
 		if ev.Step == c.name {
 			mu.Lock()
-			outcome[ev.Key] = ev
+			events[ev.Key] = ev
 			mu.Unlock()
 		}
-	}, c.name != app.Fetch)
-	if c.name == app.Fetch || c.name == app.Citegraph {
-		c.report(ctx, env, a, keys, invalid, outcome)
+	})
+	rep, ok := a.Report(ctx, c.name, keys, events, len(invalid))
+	err = endStages(env, a, out, invalid, !rep.Failures, err)
+	if ok {
+		for _, l := range rep.Lines {
+			fmt.Fprintln(env.stdout, l)
+		}
+		fmt.Fprintln(env.stderr, rep.Total)
 	}
 	return err
-}
-
-// report prints a line per paper of what the stage did: for fetch, where
-// its page came from and its title; for citegraph, its edges and how they
-// were linked; and a total.
-func (c *stageCmd) report(ctx context.Context, env *cmdEnv, a *app.App, keys, invalid []string, outcome map[string]pipeline.Event) {
-	var total record.LinkReport
-	var fetched []fetch.Result
-	for range invalid {
-		fetched = append(fetched, fetch.Result{Outcome: fetch.Failed})
-	}
-	for _, k := range keys {
-		switch c.name {
-		case app.Fetch:
-			ev, ran := outcome[k]
-			r := fetch.Result{ID: k, Outcome: fetch.Failed, Err: ev.Err}
-			doc, ok, _ := record.Documents.Lookup(ctx, a.Store, k)
-			switch {
-			case ok && ev.Outcome == pipeline.Done:
-				r.Outcome, r.Source = fetch.Fetched, doc.Source
-			case ok:
-				r.Outcome, r.Source = fetch.Stored, doc.Source
-			case errors.Is(ev.Err, fetch.ErrNoHTML):
-				r.Outcome = fetch.Missing
-			case !ran:
-				continue // not reached (interrupted)
-			}
-			fetched = append(fetched, r)
-			line := ""
-			switch {
-			case r.Err != nil:
-				line = r.Err.Error()
-			case doc != nil:
-				line = deref(doc.Title)
-			}
-			fmt.Fprintf(env.stdout, "%s\t%s\t%s\t%s\n", k, r.Outcome, r.Source, line)
-		case app.Citegraph:
-			g, ok, _ := record.Graphs.Lookup(ctx, a.Store, k)
-			if !ok {
-				continue
-			}
-			rep := g.Report
-			total.S2Edges += rep.S2Edges
-			total.ByArxivID += rep.ByArxivID
-			total.ByDOI += rep.ByDOI
-			total.ByTitle += rep.ByTitle
-			fmt.Fprintf(env.stdout, "%s\t%s\t%d edges\tlinked %d/%d (%.0f%%)\t%s\t%s\n", k, g.S2Status,
-				len(g.Edges), rep.Linked(), rep.S2Edges, 100*rep.Rate(), g.Meta.Published, g.Meta.PrimaryCategory)
-		}
-	}
-	if c.name == app.Fetch {
-		fmt.Fprintf(env.stderr, "curate fetch: %s; store %s\n", fetch.Summarize(fetched), a.Store.Dir())
-	}
-	if c.name == app.Citegraph {
-		fmt.Fprintf(env.stderr, "curate citegraph: linked %d of %d S2 edges (%.1f%%: arXiv ID %d, DOI %d, title %d); store %s\n",
-			total.Linked(), total.S2Edges, 100*total.Rate(), total.ByArxivID, total.ByDOI, total.ByTitle, a.Store.Dir())
-	}
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

@@ -645,10 +645,7 @@ func (f *stageFlags) config(env *cmdEnv) (app.Config, error) {
 type workerFlags map[string]*int
 
 func (w workerFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
-	for _, s := range app.Stages() {
-		if !s.PerTarget {
-			continue
-		}
+	for _, s := range app.PerTarget() {
 		n := s.Workers
 		w[s.Name] = &n
 		fs.IntVar(w[s.Name], s.Name+"-workers", s.Workers, "targets in the "+s.Name+" stage at once (1 or more)")

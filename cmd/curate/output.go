@@ -117,8 +117,8 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 	}
 	if len(out.WithoutMeta) > 0 {
 		why := "it gave no entry"
-		if out.MetaErr != nil {
-			why = out.MetaErr.Error()
+		if out.FinishErr != nil {
+			why = out.FinishErr.Error()
 		}
 		fmt.Fprintf(env.stderr, "%s without arXiv metadata (%s): left out of the dataset until a run reads it\n", app.Plural(len(out.WithoutMeta), "target"), why)
 	}

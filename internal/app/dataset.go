@@ -161,12 +161,12 @@ func spillDir(st *store.Store) (string, error) {
 // datasetWriters names, from the table, the stage that writes each record
 // kind the dataset reads.
 func datasetWriters() dataset.Writers {
-	ds, _ := Lookup(Dataset)
+	ds := datasetDecl()
 	w := dataset.Writers{}
 	for _, kind := range append(slices.Clone(ds.Reads), ds.Optional...) {
-		for _, s := range Stages() {
-			if s.PerTarget && slices.Contains(s.Writes, kind) {
-				w[kind] = s.Name
+		for _, d := range PerTarget() {
+			if slices.Contains(d.Writes, kind) {
+				w[kind] = d.Name
 				break
 			}
 		}
@@ -198,7 +198,7 @@ func InputsDigest(ctx context.Context, st *store.Store, version string, keys []s
 		return "", err
 	}
 	fmt.Fprintf(h, "%s\n%s\n%s\ncompression %s\n", version, tmpl.Version(), o, codec)
-	ds, _ := Lookup(Dataset)
+	ds := datasetDecl()
 	used := map[string]bool{}
 	for _, k := range append(slices.Clone(ds.Reads), ds.Optional...) {
 		used[k] = true

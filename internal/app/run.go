@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/internal/robots"
@@ -20,13 +17,7 @@ import (
 	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/summarize"
 )
-
-// MinSources is the number of sources a target needs for an instance: the
-// dataset drops targets with fewer (the recipe drops ≤ 2), so they are not
-// summarized at all.
-const MinSources = 3
 
 // Targets turns the IDs a user gave into store keys, parsed once here and
 // never again: duplicates removed, order kept, and the invalid IDs listed
@@ -80,9 +71,11 @@ type Outcome struct {
 	Summary *pipeline.Summary
 	// WithoutMeta lists the targets whose arXiv metadata could not be read
 	// (their date is the ID's month, their categories unknown): the
-	// dataset leaves them out until a run reads it. MetaErr is why.
+	// dataset leaves them out until a run reads it.
 	WithoutMeta []string
-	MetaErr     error
+	// FinishErr is why the stages' work across targets failed (see
+	// pipeline.Preparer: the arXiv metadata lookup), if it did.
+	FinishErr error
 	// Batches is what the run left with the LLM provider in batch mode
 	// (nil in sync mode); Summary.Waiting lists the targets waiting on it.
 	Batches *BatchState
@@ -100,79 +93,48 @@ type Outcome struct {
 }
 
 // NoPDF is a source whose PDF full text a run asked for and did not get.
-type NoPDF struct {
-	Target string `json:"target"`
-	Source string `json:"source"` // the reference's key in the target
-	Paper  string `json:"paper"`  // its store item
-	// Outcome is pdfs.Failed (asked again by the next run) or pdfs.None
-	// (not asked again within --missing-ttl).
-	Outcome string `json:"outcome"`
-	Reason  string `json:"reason"`
-}
+type NoPDF = pdfs.Missing
 
 // Run sends keys (store keys: see Targets) through the chosen stages of
-// the table, with a pool per stage, stores the run's summary for curate
-// status, and returns what happened. In batch mode a target whose LLM
-// answers are not there yet waits at its stage; when nothing else can
-// move, the run submits the queued requests and waits for them within
-// LLM.Wait (see Settle). The error classifies the outcome: nil;
-// ErrIncomplete when targets failed, were held back as suspect or lack
-// their metadata; ErrPending when targets still wait on LLM batches (they
-// are listed; the next run collects them); ErrInterrupted; ErrCannotRun
-// when the disk filled (the run stopped at once and started nothing more).
+// the table, with a pool per stage, under the stage lifecycle (see
+// pipeline.Lifecycle), stores the run's summary for curate status, and
+// returns what happened. In batch mode a target whose LLM answers are not
+// there yet waits at its stage; when nothing else can move, the run
+// submits the queued requests and waits for them within LLM.Wait (see
+// Settle). The error classifies the outcome: nil; ErrIncomplete when
+// targets failed, were held back as suspect or lack their metadata;
+// ErrPending when targets still wait on LLM batches (they are listed; the
+// next run collects them); ErrInterrupted; ErrCannotRun when the disk
+// filled (the run stopped at once and started nothing more).
 func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome, error) {
 	started := time.Now() // the summary's times are the run's, not only its pipeline's
 	names, _, err := Select(opt.Stages)
 	if err != nil {
 		return nil, err
 	}
-	names = a.Active(names)
-	if slices.Contains(names, PDFs) {
-		if err := a.CheckGrobid(ctx); err != nil {
-			return nil, err
+	stages := a.stagesNamed(a.Active(names))
+	out := &Outcome{Stages: namesOf(stages)}
+	for _, s := range stages {
+		if c, ok := s.(pipeline.Checker); ok {
+			if err := c.Check(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
-	out := &Outcome{Stages: names}
-	a.noPDFMu.Lock()
-	a.noPDF = nil
-	a.noPDFMu.Unlock()
-	steps := make([]pipeline.Step, 0, len(names))
-	for _, n := range names {
-		s, _ := Lookup(n)
-		w := s.Workers
-		if v, ok := opt.Workers[n]; ok {
-			w = v
-		}
-		steps = append(steps, pipeline.Step{Name: n, Workers: max(w, 1), Run: a.runner(n)})
-	}
-	if slices.Contains(names, Fetch) || slices.Contains(names, Sources) {
-		paces, err := a.prepareFetch(ctx, keys)
-		nh, offline := a.unreachable(err)
-		switch {
-		case store.IsDiskFull(err):
-			return out, a.diskFull(err)
-		case ctx.Err() != nil:
-			return out, ErrInterrupted
-		case offline:
+	finish, err := a.prepare(ctx, stages, keys)
+	if err != nil {
+		if nh, ok := a.unreachable(err); ok {
 			out.Unreachable = nh.Host
-			return out, offlineError(nh)
-		case errors.Is(err, httpx.ErrStopped):
-			// Stopped while robots.txt waited for a retry: the pipeline
-			// stops at once, and says what was not reached.
-		case err != nil:
-			return out, err
 		}
-		out.Paces = paces
+		return out, err
 	}
+	out.Paces = a.Paces()
 	if opt.OnStart != nil {
 		opt.OnStart(Start{Paces: out.Paces, Archives: a.archives.stats()})
 	}
-	stopFeed := func() error { return nil }
-	if slices.Contains(names, Citegraph) {
-		// Semantic Scholar and the arXiv API are asked ahead of the stage
-		// and across targets: targets' records and missing fields in
-		// batches of up to 500, arXiv metadata 100 IDs a request.
-		stopFeed = a.Citegraph.Feed(ctx, keys, a.cfg.Drain)
+	steps := make([]pipeline.Step, len(stages))
+	for i, s := range stages {
+		steps[i] = a.lifecycle.Step(s, opt.Workers[out.Stages[i]])
 	}
 	var settle func(context.Context, int) bool
 	if a.Batcher != nil {
@@ -204,24 +166,23 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	})
 	out.Batches = a.EndBatches(ctx)
 	sum := out.Summary
-	if out.MetaErr = stopFeed(); out.MetaErr != nil {
-		if store.IsDiskFull(out.MetaErr) {
-			return out, a.diskFull(out.MetaErr)
+	if out.FinishErr = finish(ctx); out.FinishErr != nil {
+		if store.IsDiskFull(out.FinishErr) {
+			return out, a.diskFull(out.FinishErr)
 		}
-		a.Log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", out.MetaErr)
+		a.Log.Warn("arxiv metadata lookup failed; targets without stored metadata are left out of the dataset until a run reads it", "err", out.FinishErr)
 	}
 	out.Archives = a.archives.stats()
-	a.noPDFMu.Lock()
-	out.NoPDF = slices.Clone(a.noPDF)
-	a.noPDFMu.Unlock()
-	slices.SortFunc(out.NoPDF, func(x, y NoPDF) int {
-		return cmp.Or(strings.Compare(x.Target, y.Target), strings.Compare(x.Source, y.Source))
-	})
+	for _, s := range stages {
+		if m, ok := s.(missingPDFs); ok {
+			out.NoPDF = append(out.NoPDF, m.Missing()...)
+		}
+	}
 	nh := unreachable.Load()
 	if sum.Fatal != "" && nh == nil {
 		return out, a.diskFull(errors.New(sum.Fatal))
 	}
-	if slices.Contains(names, Citegraph) {
+	if writes(stages, record.Graphs.Name()) {
 		out.WithoutMeta = a.withoutArxivMeta(ctx, keys, sum)
 	}
 	sum.Wall = time.Since(started)
@@ -251,6 +212,79 @@ func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome,
 	return out, nil
 }
 
+// missingPDFs is a stage that lists the sources it asked a PDF for and
+// did not get (the pdfs stage).
+type missingPDFs interface{ Missing() []pdfs.Missing }
+
+// prepare readies the run's stages for keys, in table order (see
+// pipeline.Preparer), and returns the function that finishes them all,
+// joining their errors. An error stops the run before any target: the
+// disk full, an interrupt, a service's host that does not resolve; a
+// preparation the first interrupt cut short (robots.txt waiting for a
+// retry) is no error: the pipeline stops at once and says what was not
+// reached.
+func (a *App) prepare(ctx context.Context, stages []pipeline.Stage, keys []string) (finish func(context.Context) error, err error) {
+	var finishes []func(context.Context) error
+	finish = func(ctx context.Context) error {
+		var errs []error
+		for _, f := range finishes {
+			errs = append(errs, f(ctx))
+		}
+		return errors.Join(errs...)
+	}
+	for _, s := range stages {
+		p, ok := s.(pipeline.Preparer)
+		if !ok {
+			continue
+		}
+		f, err := p.Prepare(ctx, keys)
+		if f != nil {
+			finishes = append(finishes, f)
+		}
+		nh, offline := a.unreachable(err)
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(err, httpx.ErrStopped) && ctx.Err() == nil:
+			return finish, nil // the rest would stop the same way
+		case store.IsDiskFull(err):
+			err = a.diskFull(err)
+		case ctx.Err() != nil:
+			err = ErrInterrupted
+		case offline:
+			err = offlineError(nh)
+		}
+		finish(ctx)
+		return nil, err
+	}
+	return finish, nil
+}
+
+// stagesNamed returns the stages of the App's table with the given
+// names, in table order.
+func (a *App) stagesNamed(names []string) []pipeline.Stage {
+	var out []pipeline.Stage
+	for _, s := range a.stages {
+		if slices.Contains(names, s.Declare().Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func namesOf(stages []pipeline.Stage) []string {
+	out := make([]string, len(stages))
+	for i, s := range stages {
+		out[i] = s.Declare().Name
+	}
+	return out
+}
+
+// writes reports whether one of stages writes records of kind.
+func writes(stages []pipeline.Stage, kind string) bool {
+	return slices.ContainsFunc(stages, func(s pipeline.Stage) bool { return slices.Contains(s.Declare().Writes, kind) })
+}
+
 // diskFull is the end of a run whose store can take no more. What was
 // stored is kept (every record is written whole or not at all) and the
 // next run resumes from it.
@@ -261,298 +295,25 @@ func (a *App) diskFull(err error) error {
 		"Everything stored so far is kept: free some space and run the same command again to resume", a.Store.Dir(), cause))
 }
 
-// runner returns the per-target function of a stage of the table.
-func (a *App) runner(name string) func(context.Context, string) (string, error) {
-	switch name {
-	case Fetch:
-		return a.runFetch
-	case Citegraph:
-		return a.runCitegraph
-	case Classify:
-		return a.runClassify
-	case Sources:
-		return a.runSources
-	case PDFs:
-		return a.runPDFs
-	case Summarize:
-		return a.runSummarize
-	}
-	panic("app: no stage " + name) // Select only lets the table's names through
-}
-
-// runFetch fetches one target. The papers its bibliography names may be
-// its sources: the archives learn of them.
-func (a *App) runFetch(ctx context.Context, key string) (string, error) {
-	r := a.Fetcher.Fetch(ctx, key)
-	a.archives.learn(referencedIDs(r.Doc)...)
-	switch r.Outcome {
-	case fetch.Fetched, fetch.Archived:
-		return pipeline.Done, nil
-	case fetch.Stored:
-		return pipeline.Reused, nil
-	}
-	return "", r.Err
-}
-
-// runCitegraph builds one target's edges. Re-linking stored responses
-// makes no request and counts as reused; the arXiv metadata of all
-// targets was looked up before the run (Runner.LookupArxiv).
-func (a *App) runCitegraph(ctx context.Context, key string) (string, error) {
-	r := a.Citegraph.Build(ctx, key)
-	if r.Err != nil {
-		return "", r.Err
-	}
-	a.archives.learn(edgeIDs(r.Graph)...)
-	if !r.Requests {
-		return pipeline.Reused, nil
-	}
-	return pipeline.Done, nil
-}
-
-// runClassify classifies one target's references; an implausible
-// classification holds the target back unless suspects are included.
-func (a *App) runClassify(ctx context.Context, key string) (string, error) {
-	r, err := a.Classify.Process(ctx, key)
-	if err != nil {
-		return "", waitOr(err)
-	}
-	if r.Failure != nil {
-		return "", fmt.Errorf("classify %s: %s", key, r.Failure.Reason)
-	}
-	if sus := r.Selections.Suspect; len(sus) > 0 && !a.cfg.Stages.IncludeSuspect {
-		return "", pipeline.Hold(suspectReason(sus))
-	}
-	if r.Stored {
-		return pipeline.Reused, nil
-	}
-	return pipeline.Done, nil
-}
-
-// runSources fetches the pages of a target's sources (those with an arXiv
-// ID) into the store, where summarize reads them: a page already stored,
-// or a paper known to have no HTML, makes no request. A source whose fetch
-// failed fails the target, which the next run retries.
-func (a *App) runSources(ctx context.Context, key string) (outcome string, err error) {
-	defer func() { err = a.ledger(ctx, key, Sources, outcome, err) }()
-	refs, skip, err := a.workingSources(ctx, key)
-	if err != nil || skip != "" {
-		return skip, err
-	}
-	fetched := false
-	var failed []string
-	for _, r := range refs {
-		if _, err := arxiv.Parse(r.ArxivID); err != nil {
-			continue // no arXiv page to fetch: its card comes from the abstract
-		}
-		res := a.Fetcher.Fetch(ctx, r.ArxivID)
-		switch res.Outcome {
-		case fetch.Fetched, fetch.Archived:
-			fetched = true
-		case fetch.Failed:
-			if err := ctx.Err(); err != nil {
-				return "", err
-			}
-			failed = append(failed, res.Err.Error())
-		}
-	}
-	if len(failed) > 0 {
-		return "", fmt.Errorf("sources of %s: %d not fetched: %s", key, len(failed), strings.Join(failed, "; "))
-	}
-	if fetched {
-		return pipeline.Done, nil
-	}
-	return pipeline.Reused, nil
-}
-
-// ledger records how a stage the App runs itself (sources, pdfs) last
-// went for a target, as every stage's ledger entry says; a no-op rerun
-// sets it without counting an attempt. It returns err, or the store's
-// error when it could not record.
-func (a *App) ledger(ctx context.Context, key, stage, outcome string, err error) error {
-	status, msg := store.StatusDone, ""
-	var held *pipeline.HeldError
-	switch {
-	case errors.As(err, &held):
-		status, msg = store.StatusSkipped, held.Reason
-	case err != nil && (ctx.Err() != nil || errors.Is(err, httpx.ErrStopped)):
-		return err // not done, not failed: the next run does it
-	case err != nil:
-		status, msg = store.StatusFailed, err.Error()
-	case outcome == pipeline.Skipped:
-		status = store.StatusSkipped
-	}
-	if e := a.Store.SetStatus(context.WithoutCancel(ctx), key, stage, status, msg); e != nil && err == nil {
-		return e
-	}
-	return err
-}
-
-// Active returns names without the stages that are off: pdfs without a
-// GROBID service. A stage that is off is no step of a run, so it costs
-// nothing, counts nothing and writes no ledger entry.
+// Active returns names without the stages that are off (see
+// pipeline.Decl.Off): pdfs without a GROBID service. A stage that is off
+// is no step of a run, so it costs nothing, counts nothing and writes no
+// ledger entry.
 func (a *App) Active(names []string) []string {
-	if a.PDFs != nil {
-		return names
-	}
-	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == PDFs })
-}
-
-// runPDFs converts the open-access PDFs of a target's sources that have
-// no arXiv page (see package pdfs). A source whose PDF cannot be had keeps
-// its abstract and does not fail the target; a GROBID service that stays
-// busy or unreachable does, and the next run goes on from the stored PDFs.
-func (a *App) runPDFs(ctx context.Context, key string) (outcome string, err error) {
-	defer func() { err = a.ledger(ctx, key, PDFs, outcome, err) }()
-	refs, skip, err := a.workingSources(ctx, key)
-	if err != nil || skip != "" {
-		return skip, err
-	}
-	srcs := make([]pdfs.Source, len(refs))
-	for i, r := range refs {
-		srcs[i] = pdfs.Source{Key: r.Key, ArxivID: r.ArxivID, S2PaperID: r.S2PaperID, Title: r.Title}
-	}
-	r, err := a.PDFs.ProcessTarget(ctx, key, srcs)
-	a.notePDFs(key, r)
-	if err != nil {
-		return "", err
-	}
-	if r.Requested > 0 || r.Converted > 0 {
-		return pipeline.Done, nil
-	}
-	return pipeline.Reused, nil
-}
-
-// notePDFs keeps the sources of r that asked for a PDF and did not get
-// one, for the run's output.
-func (a *App) notePDFs(key string, r *pdfs.Result) {
-	if r == nil {
-		return
-	}
-	a.noPDFMu.Lock()
-	defer a.noPDFMu.Unlock()
-	for _, s := range r.Sources {
-		if s.Requested && (s.Outcome == pdfs.None || s.Outcome == pdfs.Failed) {
-			a.noPDF = append(a.noPDF, NoPDF{Target: key, Source: s.Key, Paper: s.Paper, Outcome: s.Outcome, Reason: s.Reason})
-		}
-	}
-}
-
-// runSummarize writes the target's gold card and its sources' cards. A
-// target with fewer than MinSources sources is skipped: it cannot become
-// an instance, and carding it would only cost tokens.
-func (a *App) runSummarize(ctx context.Context, key string) (string, error) {
-	refs, skip, err := a.workingSources(ctx, key)
-	if err != nil || skip != "" {
-		return skip, err
-	}
-	r, err := a.Summarize.ProcessTarget(ctx, key, refs)
-	if err != nil {
-		return "", err
-	}
-	if r.Pending > 0 && (r.Gold.Card != nil || r.Gold.Pending) && r.Failed == 0 {
-		return "", pipeline.Wait(fmt.Sprintf("%d of its cards wait on LLM answers in a batch", r.Pending))
-	}
-	if r.Gold.Card == nil {
-		return "", fmt.Errorf("summarize %s: no gold card: %s", key, r.Gold.Failure)
-	}
-	if len(r.Suspect) > 0 && !a.cfg.Stages.IncludeSuspect {
-		return "", pipeline.Hold(suspectReason(r.Suspect))
-	}
-	if r.Failed > 0 {
-		// A source without a card would silently shrink the instance; the
-		// next run retries the failed cards (the others are stored).
-		var why []string
-		for _, c := range r.Sources {
-			if c.Card == nil && !c.Unsummarizable {
-				why = append(why, c.Key+": "+c.Failure)
-			}
-		}
-		return "", fmt.Errorf("summarize %s: %d cards failed: %s", key, r.Failed, strings.Join(why, "; "))
-	}
-	if r.Written == 0 {
-		return pipeline.Reused, nil
-	}
-	return pipeline.Done, nil
-}
-
-// workingSources returns the sources of a target that the stages working
-// per source (sources, pdfs, summarize) work on, or why the target goes no
-// further: held back as suspect (the error), or skipped (outcome Skipped)
-// with fewer than MinSources sources, since it cannot become an instance.
-func (a *App) workingSources(ctx context.Context, key string) (refs []summarize.SourceRef, outcome string, err error) {
-	refs, suspect, err := SourceRefs(ctx, a.Store, key)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(suspect) > 0 && !a.cfg.Stages.IncludeSuspect {
-		return nil, "", pipeline.Hold(suspectReason(suspect))
-	}
-	if len(refs) < MinSources {
-		return nil, pipeline.Skipped, nil
-	}
-	return refs, "", nil
-}
-
-// waitOr turns an LLM answer pending in a batch into the target's wait,
-// and returns any other error as it is.
-func waitOr(err error) error {
-	var pe *llm.PendingError
-	if errors.As(err, &pe) {
-		if pe.Batch == "" {
-			return pipeline.Wait("its LLM request is queued for the next batch")
-		}
-		return pipeline.Wait(fmt.Sprintf("its LLM request is %s in batch %s", pe.State, pe.Batch))
-	}
-	return err
-}
-
-// suspectReason is the reason a suspect target is held back.
-func suspectReason(reasons []string) string {
-	return "suspect (" + strings.Join(reasons, "; ") + "); --include-suspect keeps it"
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+		return slices.ContainsFunc(a.stages, func(s pipeline.Stage) bool { d := s.Declare(); return d.Name == n && d.Off != "" })
+	})
 }
 
 // SourceRefs returns the references the classify stage chose as sources of
-// a target, as the summarize stage wants them, in edge order, and why the
-// selections are suspect, if they are.
-func SourceRefs(ctx context.Context, st *store.Store, key string) ([]summarize.SourceRef, []string, error) {
-	g, _, err := record.Graphs.Get(ctx, st, key)
+// a target, in edge order, and why the selections are suspect, if they
+// are.
+func SourceRefs(ctx context.Context, st *store.Store, key string) ([]record.SourceRef, []string, error) {
+	set, err := record.Sources(ctx, st, key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("sources of %s: no edges (run citegraph first): %w", key, err)
+		return nil, nil, err
 	}
-	sel, _, err := record.SelectionSets.Get(ctx, st, key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("sources of %s: no selections (run classify first): %w", key, err)
-	}
-	keys := record.RefKeys(g.Edges)
-	edgeOf := make(map[string]*record.Edge, len(keys))
-	for i, k := range keys {
-		edgeOf[k] = &g.Edges[i]
-	}
-	var refs []summarize.SourceRef
-	for _, s := range sel.Selections {
-		if s.Role != record.RoleSource {
-			continue
-		}
-		e := edgeOf[s.RefKey]
-		if e == nil {
-			return nil, nil, fmt.Errorf("sources of %s: selection %q names no edge: %w", key, s.RefKey, errStale)
-		}
-		refs = append(refs, summarize.SourceRef{
-			Key: s.RefKey, ArxivID: deref(e.ArxivID), S2PaperID: deref(e.S2PaperID),
-			Title: deref(e.Title), Abstract: deref(e.Abstract),
-		})
-	}
-	return refs, sel.Suspect, nil
-}
-
-// errStale marks selections made for other edges than the stored ones.
-var errStale = errors.New("selections are stale: classify again")
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
+	return set.Refs, set.Suspect, nil
 }
 
 // withoutArxivMeta lists the keys that went through citegraph and whose
@@ -676,24 +437,25 @@ func Plural(n int, noun string) string {
 }
 
 // BuildGraphs returns the function topics uses to build the citation
-// graphs of seeds the store lacks: fetch and citegraph over them, through
-// the table's runners, workers at a time.
+// graphs of seeds the store lacks: the stages of the table that make a
+// target's Graph (fetch and citegraph), over them, workers at a time.
 func (a *App) BuildGraphs(workers int) func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
 	return func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
 		built, failed := map[string]*record.Graph{}, map[string]error{}
-		if _, err := a.prepareFetch(ctx, keys); err != nil {
+		stages := a.stagesNamed(Writers(record.Graphs.Name()))
+		finish, err := a.prepare(ctx, stages, keys)
+		if err != nil {
 			for _, k := range keys {
 				failed[k] = err
 			}
 			return built, failed
 		}
-		stop := a.Citegraph.Feed(ctx, keys, a.cfg.Drain)
 		var steps []pipeline.Step
-		for _, n := range []string{Fetch, Citegraph} {
-			steps = append(steps, pipeline.Step{Name: n, Workers: max(workers, 1), Run: a.runner(n)})
+		for _, s := range stages {
+			steps = append(steps, a.lifecycle.Step(s, workers))
 		}
 		sum := pipeline.Run(ctx, keys, steps, pipeline.Options{Drain: a.cfg.Drain, Fatal: store.IsDiskFull})
-		if err := stop(); err != nil {
+		if err := finish(ctx); err != nil {
 			a.Log.Warn("arxiv metadata lookup failed; seeds keep the date from their ID", "err", err)
 		}
 		for _, f := range sum.Failures {
@@ -711,4 +473,15 @@ func (a *App) BuildGraphs(workers int) func(ctx context.Context, keys []string) 
 		}
 		return built, failed
 	}
+}
+
+// Report is the named stage's account of a run over keys (see
+// pipeline.Reporter); ok is false for a stage that gives none.
+func (a *App) Report(ctx context.Context, name string, keys []string, events map[string]pipeline.Event, invalid int) (r pipeline.Report, ok bool) {
+	for _, s := range a.stagesNamed([]string{name}) {
+		if rep, is := s.(pipeline.Reporter); is {
+			return rep.Report(ctx, keys, events, invalid), true
+		}
+	}
+	return pipeline.Report{}, false
 }
