@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/groundwork/curate/holdout"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
@@ -86,10 +87,13 @@ type RewardModel struct {
 
 // ExtraInfo is verl's extra_info column.
 type ExtraInfo struct {
-	Split      string `json:"split" parquet:"split"`
-	Index      int    `json:"index" parquet:"index"` // position in the file: unique in it
-	InstanceID string `json:"instance_id" parquet:"instance_id"`
-	NumIdeas   int    `json:"num_ideas" parquet:"num_ideas"`
+	// Split is the export's split: train, validation (held out of the
+	// dataset's train split) or test; DatasetSplit the dataset's.
+	Split        string `json:"split" parquet:"split"`
+	Index        int    `json:"index" parquet:"index"` // position in the file: unique in it
+	InstanceID   string `json:"instance_id" parquet:"instance_id"`
+	NumIdeas     int    `json:"num_ideas" parquet:"num_ideas"`
+	DatasetSplit string `json:"dataset_split" parquet:"dataset_split"`
 }
 
 // VerlRLRow is one row of FormatVerlRL.
@@ -110,28 +114,31 @@ type VerlSFTRow struct {
 
 // MessagesRow is one row of FormatMessages.
 type MessagesRow struct {
-	Messages   []record.Message `json:"messages" parquet:"messages,list"`
-	InstanceID string           `json:"instance_id" parquet:"instance_id"`
-	Split      string           `json:"split" parquet:"split"`
-	NumIdeas   int              `json:"num_ideas" parquet:"num_ideas"`
+	Messages     []record.Message `json:"messages" parquet:"messages,list"`
+	InstanceID   string           `json:"instance_id" parquet:"instance_id"`
+	Split        string           `json:"split" parquet:"split"`
+	NumIdeas     int              `json:"num_ideas" parquet:"num_ideas"`
+	DatasetSplit string           `json:"dataset_split" parquet:"dataset_split"`
 }
 
 // TRLSFTRow is one row of FormatTRLSFT.
 type TRLSFTRow struct {
-	Prompt     []record.Message `json:"prompt" parquet:"prompt,list"`
-	Completion []record.Message `json:"completion" parquet:"completion,list"`
-	InstanceID string           `json:"instance_id" parquet:"instance_id"`
-	Split      string           `json:"split" parquet:"split"`
-	NumIdeas   int              `json:"num_ideas" parquet:"num_ideas"`
+	Prompt       []record.Message `json:"prompt" parquet:"prompt,list"`
+	Completion   []record.Message `json:"completion" parquet:"completion,list"`
+	InstanceID   string           `json:"instance_id" parquet:"instance_id"`
+	Split        string           `json:"split" parquet:"split"`
+	NumIdeas     int              `json:"num_ideas" parquet:"num_ideas"`
+	DatasetSplit string           `json:"dataset_split" parquet:"dataset_split"`
 }
 
 // TRLGRPORow is one row of FormatTRLGRPO.
 type TRLGRPORow struct {
-	Prompt     []record.Message `json:"prompt" parquet:"prompt,list"`
-	Gold       string           `json:"gold" parquet:"gold"` // GoldAnswer as JSON, as verl's ground_truth
-	NumIdeas   int              `json:"num_ideas" parquet:"num_ideas"`
-	InstanceID string           `json:"instance_id" parquet:"instance_id"`
-	Split      string           `json:"split" parquet:"split"`
+	Prompt       []record.Message `json:"prompt" parquet:"prompt,list"`
+	Gold         string           `json:"gold" parquet:"gold"` // GoldAnswer as JSON, as verl's ground_truth
+	NumIdeas     int              `json:"num_ideas" parquet:"num_ideas"`
+	InstanceID   string           `json:"instance_id" parquet:"instance_id"`
+	Split        string           `json:"split" parquet:"split"`
+	DatasetSplit string           `json:"dataset_split" parquet:"dataset_split"`
 }
 
 // GoldAnswer is the part of a gold card a model is asked to write, with
@@ -161,12 +168,35 @@ func goldAnswer(c record.Card) GoldAnswer {
 // no-think completion of recipe.md, "<think>\n</think>\n" then "<answer>"
 // with a JSON array of the one card's four fields "</answer>". Hindsight
 // traces with K cards (curate sft) replace it when they exist.
+//
+// Each row's split is the instance's dataset split; ExportSplit writes
+// one split of an export, validation held out.
 func Export(instances []record.Instance, format string, w io.Writer, opts ExportOptions) error {
+	splits := make([]string, len(instances))
+	for i, in := range instances {
+		splits[i] = in.Split
+	}
+	return export(instances, splits, format, w, opts)
+}
+
+// ExportSplit writes to w the rows of one split of an export of
+// instances: train (validation held out), validation, test, or SplitAll
+// (every row, keeping its export split); valSize is as
+// ExportDirOptions.ValSize.
+func ExportSplit(instances []record.Instance, split string, valSize int, format string, w io.Writer, opts ExportOptions) error {
+	if _, err := ExportSplits(split); err != nil || split == "" {
+		return fmt.Errorf("export %s: split %q: want one of %s, %s, %s or %s", format, split, record.SplitTrain, holdout.SplitValidation, record.SplitTest, SplitAll)
+	}
+	ins, splits := assign(instances, split, valSize)
+	return export(ins, splits, format, w, opts)
+}
+
+func export(instances []record.Instance, splits []string, format string, w io.Writer, opts ExportOptions) error {
 	enc := cmp.Or(opts.Encoding, EncodingParquet)
 	if enc != EncodingParquet && enc != EncodingJSONL {
 		return fmt.Errorf("export %s: unknown encoding %q (want %s or %s)", format, enc, EncodingParquet, EncodingJSONL)
 	}
-	rows, err := exportRows(instances, format, opts)
+	rows, err := exportRows(instances, splits, format, opts)
 	if err != nil {
 		return err
 	}
@@ -193,25 +223,26 @@ func encodeAny(w io.Writer, enc string, c parquetcodec.Codec, rows any) error {
 	return fmt.Errorf("no encoder for %T", rows)
 }
 
-// exportRows builds the rows of format: a slice of the format's row type.
-func exportRows(instances []record.Instance, format string, opts ExportOptions) (any, error) {
+// exportRows builds the rows of format: a slice of the format's row type;
+// splits holds each instance's export split.
+func exportRows(instances []record.Instance, splits []string, format string, opts ExportOptions) (any, error) {
 	if err := CheckFormat(format); err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	switch format {
 	case FormatVerlRL:
-		return verlRLRows(instances, opts), nil
+		return verlRLRows(instances, splits, opts), nil
 	case FormatTRLGRPO:
 		out := make([]TRLGRPORow, len(instances))
 		for i, in := range instances {
 			out[i] = TRLGRPORow{
 				Prompt: []record.Message{{Role: "user", Content: in.Prompt}}, Gold: goldJSON(in.Gold),
-				NumIdeas: in.NumIdeas, InstanceID: in.InstanceID, Split: in.Split,
+				NumIdeas: in.NumIdeas, InstanceID: in.InstanceID, Split: splits[i], DatasetSplit: in.Split,
 			}
 		}
 		return out, nil
 	}
-	pairs, err := sftPairs(instances)
+	pairs, err := sftPairs(instances, splits)
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", format, err)
 	}
@@ -227,7 +258,7 @@ func exportRows(instances []record.Instance, format string, opts ExportOptions) 
 		for i, p := range pairs {
 			out[i] = MessagesRow{
 				Messages:   []record.Message{{Role: "user", Content: p.prompt}, {Role: "assistant", Content: p.response}},
-				InstanceID: p.info.InstanceID, Split: p.info.Split, NumIdeas: p.info.NumIdeas,
+				InstanceID: p.info.InstanceID, Split: p.info.Split, NumIdeas: p.info.NumIdeas, DatasetSplit: p.info.DatasetSplit,
 			}
 		}
 		return out, nil
@@ -236,7 +267,7 @@ func exportRows(instances []record.Instance, format string, opts ExportOptions) 
 		for i, p := range pairs {
 			out[i] = TRLSFTRow{
 				Prompt: []record.Message{{Role: "user", Content: p.prompt}}, Completion: []record.Message{{Role: "assistant", Content: p.response}},
-				InstanceID: p.info.InstanceID, Split: p.info.Split, NumIdeas: p.info.NumIdeas,
+				InstanceID: p.info.InstanceID, Split: p.info.Split, NumIdeas: p.info.NumIdeas, DatasetSplit: p.info.DatasetSplit,
 			}
 		}
 		return out, nil
@@ -252,16 +283,16 @@ func goldJSON(c record.Card) string {
 // extraInfos numbers instances in the order given: one export file is one
 // Export call, so an index is unique in its file even when the file holds
 // both splits.
-func extraInfos(instances []record.Instance) []ExtraInfo {
+func extraInfos(instances []record.Instance, splits []string) []ExtraInfo {
 	out := make([]ExtraInfo, len(instances))
 	for i, in := range instances {
-		out[i] = ExtraInfo{Split: in.Split, Index: i, InstanceID: in.InstanceID, NumIdeas: in.NumIdeas}
+		out[i] = ExtraInfo{Split: splits[i], Index: i, InstanceID: in.InstanceID, NumIdeas: in.NumIdeas, DatasetSplit: in.Split}
 	}
 	return out
 }
 
-func verlRLRows(instances []record.Instance, opts ExportOptions) []VerlRLRow {
-	infos := extraInfos(instances)
+func verlRLRows(instances []record.Instance, splits []string, opts ExportOptions) []VerlRLRow {
+	infos := extraInfos(instances, splits)
 	out := make([]VerlRLRow, len(instances))
 	for i, in := range instances {
 		out[i] = VerlRLRow{
@@ -280,12 +311,12 @@ type sftPair struct {
 	info             ExtraInfo
 }
 
-func sftPairs(instances []record.Instance) ([]sftPair, error) {
+func sftPairs(instances []record.Instance, splits []string) ([]sftPair, error) {
 	tmpl, err := modelinput.Load()
 	if err != nil {
 		return nil, err
 	}
-	infos := extraInfos(instances)
+	infos := extraInfos(instances, splits)
 	out := make([]sftPair, len(instances))
 	for i, in := range instances {
 		prompt := in.Prompt

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/gate"
+	"github.com/groundwork/curate/holdout"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/reward"
 )
@@ -53,7 +55,7 @@ func TestExport(t *testing.T) {
 			switch format {
 			case FormatVerlRL:
 				for _, want := range []string{"prompt: type=list<element: struct<role: utf8, content: utf8>>", "reward_model: type=struct<style: utf8, ground_truth: utf8>",
-					"extra_info: type=struct<split: utf8, index: int64, instance_id: utf8, num_ideas: int64>"} {
+					"extra_info: type=struct<split: utf8, index: int64, instance_id: utf8, num_ideas: int64, dataset_split: utf8>"} {
 					if !strings.Contains(schema.String(), want) {
 						t.Errorf("schema lacks %q:\n%s", want, schema)
 					}
@@ -158,9 +160,10 @@ func (byteCounter) Count(s string) int { return len(s) }
 // measured on the rows; the RL exports ship the reward.
 func TestExportCard(t *testing.T) {
 	r := mustBuild(t, corpus(), fixedOptions())
+	ins, splits := assign(r.Instances, SplitAll, 0)
 	longest := func(f func(in record.Instance) (string, string), split string) (p, c, tot int) {
-		for _, in := range r.Instances {
-			if split != "" && in.Split != split {
+		for i, in := range ins {
+			if split != "" && splits[i] != split {
 				continue
 			}
 			a, b := f(in)
@@ -169,7 +172,7 @@ func TestExportCard(t *testing.T) {
 		return
 	}
 	sft := func(in record.Instance) (string, string) {
-		pairs, err := sftPairs([]record.Instance{in})
+		pairs, err := sftPairs([]record.Instance{in}, []string{in.Split})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,5 +238,89 @@ func TestExportCard(t *testing.T) {
 	}
 	if card, _ := os.ReadFile(filepath.Join(out, ReadmeFile)); !strings.Contains(string(card), "estimated at one token per 3 bytes") {
 		t.Errorf("estimate not said:\n%s", card)
+	}
+}
+
+// TestExportValidation: an export holds out a validation split of the
+// dataset's train split, by package holdout's rule (as curate sft does),
+// in a file of its own that no train file repeats; the trainers' configs
+// validate on it, and the test split is left for the final evaluation.
+func TestExportValidation(t *testing.T) {
+	r := mustBuild(t, corpus(), fixedOptions())
+	var trainIDs []string
+	for _, in := range r.Instances {
+		if in.Split == record.SplitTrain {
+			trainIDs = append(trainIDs, in.InstanceID)
+		}
+	}
+	val := holdout.Validation(trainIDs, holdout.DefaultSize)
+	if len(val) != 1 {
+		t.Fatalf("the corpus gives %d validation instances, want 1", len(val))
+	}
+	config := map[string][]string{
+		FormatVerlRL:   {"data.train_files=train.parquet data.val_files=validation.parquet"},
+		FormatVerlSFT:  {"data.train_files=train.parquet data.val_files=validation.parquet"},
+		FormatMessages: {"data.train_files=train.parquet data.val_files=validation.parquet"},
+		FormatTRLSFT:   {`"validation": "EXPORT_DIR/validation.parquet"`, `eval_dataset=ds["validation"]`},
+		FormatTRLGRPO:  {`"validation": "EXPORT_DIR/validation.parquet"`, `eval_dataset=ds["validation"]`},
+	}
+	for _, format := range ExportFormats() {
+		t.Run(format, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "x")
+			files, err := WriteExport(context.Background(), out, r.Instances, ExportDirOptions{Format: format, ExportOptions: ExportOptions{Encoding: EncodingJSONL}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, f := range files {
+				names = append(names, f.Name)
+			}
+			if want := []string{"train.jsonl", "validation.jsonl", "test.jsonl"}; !slices.Equal(names, want) {
+				t.Fatalf("files %v, want %v", names, want)
+			}
+			seen := map[string]string{}
+			for _, split := range []string{record.SplitTrain, holdout.SplitValidation, record.SplitTest} {
+				b, err := os.ReadFile(filepath.Join(out, split+".jsonl"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+					var row struct {
+						InstanceID   string    `json:"instance_id"`
+						Split        string    `json:"split"`
+						DatasetSplit string    `json:"dataset_split"`
+						ExtraInfo    ExtraInfo `json:"extra_info"`
+					}
+					if err := json.Unmarshal([]byte(line), &row); err != nil {
+						t.Fatal(err)
+					}
+					id, s, ds := row.InstanceID, row.Split, row.DatasetSplit
+					if id == "" {
+						id, s, ds = row.ExtraInfo.InstanceID, row.ExtraInfo.Split, row.ExtraInfo.DatasetSplit
+					}
+					if prev, ok := seen[id]; ok {
+						t.Errorf("%s is in %s and %s", id, prev, split)
+					}
+					seen[id] = split
+					wantDS := map[string]string{record.SplitTrain: record.SplitTrain, holdout.SplitValidation: record.SplitTrain, record.SplitTest: record.SplitTest}[split]
+					if s != split || ds != wantDS || val[id] != (split == holdout.SplitValidation) {
+						t.Errorf("%s in %s.jsonl: split %q, dataset_split %q (validation draw: %v)", id, split, s, ds, val[id])
+					}
+				}
+			}
+			if len(seen) != len(r.Instances) {
+				t.Errorf("%d instances exported, want %d", len(seen), len(r.Instances))
+			}
+			card, _ := os.ReadFile(filepath.Join(out, ReadmeFile))
+			for _, want := range append(config[format], "final evaluation only", "validation.jsonl") {
+				want = strings.ReplaceAll(want, ".parquet", ".jsonl")
+				if !strings.Contains(string(card), want) {
+					t.Errorf("card lacks %q:\n%s", want, card)
+				}
+			}
+			if strings.Contains(string(card), "val_files=test") || strings.Contains(string(card), `ds["test"]`) {
+				t.Errorf("the card validates on the test split:\n%s", card)
+			}
+		})
 	}
 }

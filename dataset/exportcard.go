@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/gate"
+	"github.com/groundwork/curate/holdout"
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/reward"
 )
@@ -17,14 +19,13 @@ type TokenCounter interface {
 	Count(text string) int
 }
 
-// TokenEstimate counts tokens without a tokenizer, on the long side: one
-// token per three bytes of UTF-8, rounded up (byte-level BPE tokenizers
-// average about four bytes a token on English prose, fewer on JSON), so a
-// length set from it rarely truncates a row.
+// TokenEstimate counts tokens without a tokenizer, on the long side, as
+// every curate output does (modelinput.EstimateTokens), so a length set
+// from it rarely truncates a row.
 type TokenEstimate struct{}
 
-// Count returns ⌈len(text)/3⌉.
-func (TokenEstimate) Count(text string) int { return (len(text) + 2) / 3 }
+// Count returns modelinput.EstimateTokens(text).
+func (TokenEstimate) Count(text string) int { return modelinput.EstimateTokens(text) }
 
 // TemplateOverhead is added to every prompt's count for the chat template
 // a trainer wraps around the turns (role markers, turn ends, the
@@ -111,11 +112,17 @@ func rlAnswer(gold string, k int) string {
 // against.
 const (
 	checkedVerl = "volcengine/verl at b178a3c (2026-01-29): verl/utils/dataset/rl_dataset.py, sft_dataset.py and multiturn_sft_dataset.py; " +
-		"verl/trainer/config/data/legacy_data.yaml, ppo_trainer.yaml, sft_trainer.yaml and sft_trainer_engine.yaml; " +
-		"verl/trainer/fsdp_sft_trainer.py and sft_trainer.py; verl/trainer/ppo/reward.py; verl/workers/reward_manager/naive.py and batch.py; " +
+		"verl/trainer/config/data/legacy_data.yaml, ppo_trainer.yaml, _generated_ppo_trainer.yaml (main_ppo's composed configuration), reward_model/reward_model.yaml, sft_trainer.yaml and sft_trainer_engine.yaml; " +
+		"verl/trainer/fsdp_sft_trainer.py and sft_trainer.py; verl/trainer/ppo/reward.py; verl/experimental/reward_loop/reward_loop.py and its reward_manager registry; verl/workers/reward_manager (the legacy registry); " +
 		"verl/utils/reward_score/__init__.py"
 	checkedTRL = "huggingface/trl at f2cd577 (1.10.0.dev0, 2026-07-24): trl/trainer/sft_trainer.py and sft_config.py, trl/trainer/grpo_trainer.py and grpo_config.py, trl/data_utils.py"
 )
+
+// rewardRange says what the shipped reward's scores are.
+var rewardRange = fmt.Sprintf("The reward of a rollout is 0 when it fails the schema gate, else ε + Σ q·d with each of the K cards adding at most 1: 0 ≤ reward ≤ ε + K (ε = %.2f, K = the row's `num_ideas`).", reward.Epsilon)
+
+// rewardChecks says when the shipped reward checks its judges.
+const rewardChecks = "- The reward checks its judges once, at its first call and before any rollout is scored: without judge settings (and not `GROUNDWORK_REWARD_MODE=gate`), with an endpoint that does not answer, a key it refuses or a model it does not serve, that first call raises `JudgeError` naming the settings to fix, and the run stops at its first batch.\n"
 
 // exportCardData is what the export's README says.
 type exportCardData struct {
@@ -124,6 +131,7 @@ type exportCardData struct {
 	Splits   []string
 	Counter  string // "" for TokenEstimate
 	Encoding string
+	ValRows  int // rows of the validation split, in its file or the all file
 }
 
 // exportCard is the README of an export: what each file holds, which
@@ -139,7 +147,7 @@ func exportCard(d exportCardData) string {
 		}
 	}
 	fmt.Fprintf(&b, "# Groundwork export: %s\n\n%s\n\nDrawn from %s.\n\n", d.Format, formatSummary(d.Format), drawn)
-	counted := "estimated at one token per 3 bytes, on the long side (no tokenizer was given: `curate export --tokenizer tokenizer.json` counts exactly)"
+	counted := fmt.Sprintf("estimated at one token per %d bytes, on the long side, as the dataset report estimates (no tokenizer was given: `curate export --tokenizer tokenizer.json` counts exactly)", modelinput.BytesPerToken)
 	if d.Counter != "" {
 		counted = "counted with " + d.Counter
 	}
@@ -154,18 +162,30 @@ func exportCard(d exportCardData) string {
 		b.WriteString(" For these RL prompts the \"completion\" is the least room a rollout's answer needs: K cards, each as long as the row's gold card, in an empty think block; the thinking you allow comes on top.")
 	}
 	b.WriteString("\n")
-	if slices.Contains(d.Splits, record.SplitTest) {
-		b.WriteString("\nThe test split holds the targets first published on or after the dataset's cutoff: it is for evaluation only; never train on it.")
-		if mixed {
-			where := "`split`"
-			if d.Format == FormatVerlRL || d.Format == FormatVerlSFT {
-				where = "`extra_info.split`"
-			}
-			fmt.Fprintf(&b, " In the `all` file each row keeps its split (%s).", where)
-		}
-		b.WriteString("\n")
+	val, hasVal := splitFile(d.Files, holdout.SplitValidation)
+	if all, ok := splitFile(d.Files, SplitAll); ok {
+		val, hasVal = all, true // the rows keep their split
 	}
-	train, eval := fileFor(d.Files, record.SplitTrain), fileFor(d.Files, record.SplitTest)
+	b.WriteString("\n")
+	if d.ValRows > 0 {
+		fmt.Fprintf(&b, "The validation split holds %d of the dataset's train instances, held out of training (those whose IDs hash lowest, at most half: the rule `curate sft` draws its validation rows by; `--val-size` sets how many): validate and choose checkpoints on it.", d.ValRows)
+	}
+	if slices.Contains(d.Splits, record.SplitTest) {
+		b.WriteString(" The test split holds the targets first published on or after the dataset's cutoff: it is for the final evaluation only; never train on it or choose checkpoints with it.")
+	}
+	if mixed {
+		where := "`split`, the dataset's in `dataset_split`"
+		if d.Format == FormatVerlRL || d.Format == FormatVerlSFT {
+			where = "`extra_info.split`, the dataset's in `extra_info.dataset_split`"
+		}
+		fmt.Fprintf(&b, " In the `all` file each row keeps its split (%s).", where)
+	}
+	b.WriteString("\n")
+	if !hasVal {
+		val = "VALIDATION_FILE"
+		b.WriteString("\nThis export has no validation file (`--split`, or `--val-size 0`): `curate export --split validation` writes the held-out train instances; the settings below name it VALIDATION_FILE.\n")
+	}
+	train, eval := fileFor(d.Files, record.SplitTrain), val
 	l := longest(d.Files)
 	b.WriteString("\n## Trainer\n\nFile paths below are relative to this directory (run from it, or give full paths; EXPORT_DIR is this directory). Lengths are the longest rows of these files.\n\n")
 	switch d.Format {
@@ -175,14 +195,18 @@ func exportCard(d exportCardData) string {
 			train, eval, l.Prompt, l.Completion, reward.ExportName)
 		fmt.Fprintf(&b, "- `data.max_prompt_length` must be at least %d: the default (512) rejects (`truncation: error`) or, with `filter_overlong_prompts`, silently drops every longer prompt.\n", l.Prompt)
 		fmt.Fprintf(&b, "- `data.max_response_length` of %d fits only a K-card answer with an empty think block; add the thinking budget (the default 512 truncates the answer, and a truncated rollout fails the gate: reward 0).\n", l.Completion)
-		b.WriteString("- The reward reads K from `extra_info.num_ideas` and the gold card from `reward_model.ground_truth`. With `reward_model.reward_manager=batch`, use `custom_reward_function.name=compute_score_batch` to score a batch's rollouts in parallel.\n")
+		b.WriteString("- The reward reads K from `extra_info.num_ideas` and the gold card from `reward_model.ground_truth`. verl's default reward loop (`reward_model.use_reward_loop`, true, with its `naive` manager) calls `compute_score` for the rollouts of a batch concurrently, each in a worker thread: no reward manager needs setting. On verl's legacy reward path, `reward_model.use_reward_loop=False reward_manager.name=batch custom_reward_function.name=compute_score_batch` scores a batch in one call, in parallel threads.\n")
+		fmt.Fprintf(&b, "- %s `custom_reward_function.name=compute_score_normalized` divides it by ε + K (0 … 1, whatever a row's K).\n", rewardRange)
+		b.WriteString(rewardChecks)
 		b.WriteString("- verl decodes rollouts with `skip_special_tokens=True`: a tokenizer whose `<think>` tags are special tokens loses them, and every rollout fails the gate. A chat template that writes the opening of the think block into the generation prompt (DeepSeek-R1's, Qwen3's thinking-only models', Qwen3's with `enable_thinking=False`) leaves it out of the rollout, which then fails the gate: check a few rollouts with `curate gate`.\n")
 	case FormatTRLGRPO:
 		fmt.Fprintf(&b, "TRL's `GRPOTrainer` (conversational prompt-only: `prompt` is the user turn as messages). GRPOTrainer keeps the extra columns (`remove_unused_columns` defaults to False) and passes `gold` and `num_ideas` to the reward functions; the reward shipped here, `%s`, scores a rollout with the recipe's schema gate, the ε = %.2f bonus and the set-level score (its docstring says how to configure the judges):\n\n", reward.ExportName, reward.Epsilon)
-		fmt.Fprintf(&b, "```python\nimport sys; sys.path.insert(0, \"EXPORT_DIR\")\nimport reward  # %s\nfrom datasets import load_dataset\nfrom trl import GRPOConfig, GRPOTrainer\n\nds = load_dataset(\"parquet\", data_files={\"train\": \"EXPORT_DIR/%s\"})[\"train\"]\nargs = GRPOConfig(max_completion_length=%d,  # an empty-think K-card answer; add the thinking budget\n                  vllm_max_model_length=%d)  # prompt + completion, when generating with vLLM\ntrainer = GRPOTrainer(model=\"MODEL\", reward_funcs=[reward.grpo_reward], args=args, train_dataset=ds)\n```\n\n",
-			reward.ExportName, train, l.Completion, l.Total)
+		fmt.Fprintf(&b, "```python\nimport sys; sys.path.insert(0, \"EXPORT_DIR\")\nimport reward  # %s\nfrom datasets import load_dataset\nfrom trl import GRPOConfig, GRPOTrainer\n\nds = load_dataset(\"parquet\", data_files={\"train\": \"EXPORT_DIR/%s\", \"validation\": \"EXPORT_DIR/%s\"})\nargs = GRPOConfig(max_completion_length=%d,  # an empty-think K-card answer; add the thinking budget\n                  vllm_max_model_length=%d)  # prompt + completion, when generating with vLLM\ntrainer = GRPOTrainer(model=\"MODEL\", reward_funcs=[reward.grpo_reward], args=args,\n                      train_dataset=ds[\"train\"], eval_dataset=ds[\"validation\"])\n```\n\n",
+			reward.ExportName, train, eval, l.Completion, l.Total)
 		fmt.Fprintf(&b, "- `max_completion_length` defaults to 512: set it to at least %d plus the thinking budget, or truncated rollouts fail the gate (reward 0).\n", l.Completion)
 		b.WriteString("- The judges: `GROUNDWORK_QUALITY_URL`, `GROUNDWORK_QUALITY_MODEL` (and `GROUNDWORK_DISTANCE_*`) for OpenAI-compatible endpoints, or `reward.make_grpo_reward(quality_judge, distance_judge)` with your own.\n")
+		fmt.Fprintf(&b, "- %s `reward_funcs=[reward.grpo_reward_normalized]` divides it by ε + K (0 … 1, whatever a row's K).\n", rewardRange)
+		b.WriteString(rewardChecks)
 	case FormatVerlSFT:
 		fmt.Fprintf(&b, "verl's legacy SFT trainer, `verl.trainer.fsdp_sft_trainer` (SFTDataset: the prompt becomes a user turn, the response the assistant's, with the EOS token). Its YAML defaults are `prompt_key: question`, `response_key: answer` and `max_length: 1024` with `truncation: error`, which fail on these rows:\n\n")
 		fmt.Fprintf(&b, "```\ntorchrun -m verl.trainer.fsdp_sft_trainer \\\n  data.train_files=%s data.val_files=%s \\\n  data.prompt_key=prompt data.response_key=response \\\n  data.max_length=%d data.truncation=error ...\n```\n\n", train, eval, l.Total)
@@ -196,7 +220,7 @@ func exportCard(d exportCardData) string {
 		fmt.Fprintf(&b, "- TRL's `SFTTrainer` reads `messages` as a conversational language-modeling dataset and computes the loss on the whole sequence unless `assistant_only_loss=True` (which needs a chat template with `{%% generation %%}`); its default `max_length=1024` keeps the start and cuts every row before the answer. Prefer `--format trl-sft`, or set `SFTConfig(max_length=%d)`.\n", l.Total)
 	case FormatTRLSFT:
 		fmt.Fprintf(&b, "TRL's `SFTTrainer` (conversational prompt-completion: `prompt` is the user turn, `completion` the assistant turn, both as messages). For this type SFTTrainer computes the loss on the completion only (`completion_only_loss` defaults to it):\n\n")
-		fmt.Fprintf(&b, "```python\nfrom datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n\nds = load_dataset(\"parquet\", data_files={\"train\": \"EXPORT_DIR/%s\", \"test\": \"EXPORT_DIR/%s\"})\nargs = SFTConfig(max_length=%d)  # the default 1024 keeps the start and cuts the answer off\ntrainer = SFTTrainer(model=\"MODEL\", args=args, train_dataset=ds[\"train\"])\n```\n\n", train, eval, l.Total)
+		fmt.Fprintf(&b, "```python\nfrom datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n\nds = load_dataset(\"parquet\", data_files={\"train\": \"EXPORT_DIR/%s\", \"validation\": \"EXPORT_DIR/%s\"})\nargs = SFTConfig(max_length=%d)  # the default 1024 keeps the start and cuts the answer off\ntrainer = SFTTrainer(model=\"MODEL\", args=args, train_dataset=ds[\"train\"], eval_dataset=ds[\"validation\"])\n```\n\n", train, eval, l.Total)
 		fmt.Fprintf(&b, "- `max_length` defaults to 1024 with `truncation_mode=\"keep_start\"`: a longer row loses its end, the answer, without an error. Set it to at least %d.\n", l.Total)
 	}
 	b.WriteString("\n## Columns\n\n")
@@ -204,7 +228,7 @@ func exportCard(d exportCardData) string {
 	if !isRL(d.Format) {
 		fmt.Fprintf(&b, "\nThe SFT rows hold the one answer an instance has, its gold card: the prompt is rendered for K = 1 (`num_ideas` 1) and the completion is the no-think format `<think>\\n</think>\\n<answer>` a JSON array of one card `</answer>`. `curate sft` writes K-card rows with hindsight traces. `curate gate FILE` applies the schema gate to this file or to any model's generations in these layouts.\n")
 	}
-	fmt.Fprintf(&b, "\n## Checked against\n\nThe column names and config keys above were checked against the trainers' loaders:\n\n- verl: %s.\n- TRL: %s.\n", checkedVerl, checkedTRL)
+	fmt.Fprintf(&b, "\n## Checked against\n\nThe column names and config keys above were checked against the trainers' loaders, and curate's tests check every setting printed here against excerpts of their configuration files and registries recorded at these commits:\n\n- verl: %s.\n- TRL: %s.\n", checkedVerl, checkedTRL)
 	return b.String()
 }
 
@@ -245,6 +269,16 @@ func formatColumns(format string) string {
 		return "- `prompt` (list of {role, content}): the user turn.\n- `completion` (list of {role, content}): the assistant turn.\n- `instance_id`, `split` (strings), `num_ideas` (int).\n"
 	}
 	return ""
+}
+
+// splitFile names the file of split, if the export has one.
+func splitFile(files []ExportFile, split string) (string, bool) {
+	for _, f := range files {
+		if f.Split == split {
+			return f.Name, true
+		}
+	}
+	return "", false
 }
 
 // fileFor names the file that holds split, or the all file.

@@ -55,7 +55,8 @@ func TestReadersReadEveryOutput(t *testing.T) {
 				}); err != nil {
 					t.Fatal(err)
 				}
-				rows, err := exportRows(r.Instances, format, ExportOptions{})
+				ins, splits := assign(r.Instances, SplitAll, 0)
+				rows, err := exportRows(ins, splits, format, ExportOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -31,8 +31,10 @@ func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, fi
 	if id := mix.hfID(); id != "" {
 		fmt.Fprintf(&b, "license: %s\n", id)
 	} else {
-		// Hugging Face's way to name a licence it has no identifier for.
-		b.WriteString("license: other\nlicense_name: mixed-paper-licenses\n")
+		// Hugging Face's way to name a licence it has no identifier for:
+		// license_link names the file that states it (the dataset card
+		// spec: "LICENSE" or "LICENSE.md" in the repository, or a URL).
+		fmt.Fprintf(&b, "license: other\nlicense_name: mixed-paper-licenses\nlicense_link: %s\n", LicenseFile)
 	}
 	fmt.Fprintf(&b, "size_categories:\n- %s\n", sizeCategory(counts.Train+counts.Test))
 	b.WriteString("language:\n- en\n")
@@ -117,9 +119,9 @@ func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, fi
 	b.WriteString("pandas:\n\n```python\nimport pandas as pd\ndf = pd.read_parquet(\"data/\")  # both splits; the split column tells them apart\ntrain = df[df.split == \"train\"]\n```\n\n")
 	b.WriteString("DuckDB:\n\n```sql\nSELECT instance_id, split, target.title, target.domain, len(sources) AS n_sources, gold.opportunity\nFROM 'data/*.parquet' ORDER BY split, instance_id;\n```\n\n")
 	b.WriteString("verl and TRL read trainer layouts that `curate export` writes from this directory, each with a README giving the trainer's config keys and the lengths its longest rows need (measured; `--tokenizer tokenizer.json` counts exactly), and, for RL, the reward (`reward.py`: the schema gate, the bonus and the set-level score) that the rows' `data_source` needs:\n\n")
-	b.WriteString("```sh\ncurate export --format verl-rl  --out rl  .   # verl main_ppo: custom_reward_function.path=rl/reward.py\n")
-	b.WriteString("curate export --format verl-sft --out sft .   # verl fsdp_sft_trainer: data.prompt_key=prompt data.response_key=response\n")
-	b.WriteString("curate export --format messages --out chat .  # verl sft_trainer: data.messages_key=messages\n")
+	b.WriteString("```sh\ncurate export --format verl-rl  --out rl  .   # verl.trainer.main_ppo: custom_reward_function.path=rl/reward.py\n")
+	b.WriteString("curate export --format verl-sft --out sft .   # verl.trainer.fsdp_sft_trainer: data.prompt_key=prompt data.response_key=response\n")
+	b.WriteString("curate export --format messages --out chat .  # verl.trainer.sft_trainer: data.messages_key=messages\n")
 	b.WriteString("curate export --format trl-sft  --out trl-sft .   # TRL SFTTrainer, prompt-completion (loss on the completion)\n")
 	b.WriteString("curate export --format trl-grpo --out trl-grpo .  # TRL GRPOTrainer, prompt-only; reward_funcs=[reward.grpo_reward]\n```\n\n")
 	b.WriteString("```python\n# TRL, after the trl-sft export (set max_length from its README: the default 1024 cuts the answer off)\n")
@@ -387,6 +389,11 @@ func (m paperLicenses) hfID() string {
 		return hfLicenses[licenseKey(l)]
 	}
 	return ""
+}
+
+// licenseText is LICENSE.md: the licence section of the card, on its own.
+func licenseText(m paperLicenses) string {
+	return "# Licences of the Groundwork ideation dataset\n\n" + m.text()
 }
 
 func (m paperLicenses) text() string {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
 
@@ -19,11 +20,6 @@ const (
 	ReportHTML = "report.html"
 	ReportJSON = "report.json"
 )
-
-// charsPerToken estimates tokens from characters: about four characters
-// of English per token for the common BPE tokenizers. No tokenizer is
-// run, so the token counts are estimates.
-const charsPerToken = 4
 
 // Human-paper rates of the two labels LLM labelers over-use (recipe.md):
 // a share over twice the rate is flagged as collapse.
@@ -203,7 +199,8 @@ func (a *reportAcc) add(in *record.Instance) {
 		a.counts.Train++
 	}
 	a.nSources, a.nSplit = append(a.nSources, len(in.Sources)), append(a.nSplit, in.Split)
-	a.tokens, a.tSplit = append(a.tokens, (len(in.Prompt)+charsPerToken-1)/charsPerToken), append(a.tSplit, in.Split)
+	// The exports' estimate of the same text: one estimate in every output.
+	a.tokens, a.tSplit = append(a.tokens, modelinput.EstimateTokens(in.Prompt)), append(a.tSplit, in.Split)
 	a.nRefs, a.rSplit = append(a.nRefs, in.Target.NumReferences), append(a.rSplit, in.Split)
 	for _, s := range in.Sources {
 		for _, l := range s.Labels {
@@ -250,7 +247,7 @@ func (a *reportAcc) data(dropped []Dropped, c *Contamination) *ReportData {
 			Models: prov.Models, PromptVersions: prov.PromptVersions,
 		},
 		Counts:        a.counts,
-		TokenEstimate: fmt.Sprintf("tokens ~ characters / %d (no tokenizer is run)", charsPerToken),
+		TokenEstimate: fmt.Sprintf("one token per %d bytes, on the long side, as the exports estimate (no tokenizer is run)", modelinput.BytesPerToken),
 		Contamination: c,
 		Warnings:      []string{},
 		Guards:        a.guards,

@@ -239,3 +239,29 @@ func TestChartsReadable(t *testing.T) {
 		}
 	}
 }
+
+// TestOneTokenEstimate: the report's prompt lengths and an export's are
+// the same estimate of the same text (the report said chars/4 where the
+// exports said bytes/3: 34% apart).
+func TestOneTokenEstimate(t *testing.T) {
+	r := mustBuild(t, corpus(), fixedOptions())
+	d := reportData(r.Instances, nil, nil)
+	longest := 0
+	for _, in := range r.Instances {
+		longest = max(longest, TokenEstimate{}.Count(in.Prompt))
+	}
+	if d.InputTokStats.Max != longest {
+		t.Errorf("report: longest prompt %v tokens; the exports' estimate of it: %d", d.InputTokStats.Max, longest)
+	}
+	ins, splits := assign(r.Instances, SplitAll, -1)
+	rows, err := exportRows(ins, splits, FormatTRLGRPO, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := measure(rows, TokenEstimate{}); l.Prompt-TemplateOverhead != longest {
+		t.Errorf("export: longest prompt %d tokens (with the chat template's %d), report %d", l.Prompt, TemplateOverhead, longest)
+	}
+	if !strings.Contains(d.TokenEstimate, "3 bytes") {
+		t.Errorf("the report says its estimate is %q", d.TokenEstimate)
+	}
+}

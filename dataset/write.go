@@ -31,6 +31,9 @@ const (
 	TemplateFile      = "model-input.prompt"
 	InstancesFile     = "instances.jsonl"
 	LicensesFile      = "licenses.json"
+	// LicenseFile states the papers' licences when they are not one the
+	// Hub has an identifier for: the card's license_link names it.
+	LicenseFile = "LICENSE.md"
 	// PrevSuffix names the previous dataset kept beside OUT: OUT.prev.
 	PrevSuffix = atomicdir.PrevSuffix
 )
@@ -242,6 +245,9 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 	}
 	if lic := card.targetLicenses; len(lic) > 0 {
 		writes = append(writes, file{LicensesFile, func() ([]byte, error) { return marshalJSON(lic) }})
+	}
+	if card.mix.hfID() == "" {
+		writes = append(writes, file{LicenseFile, func() ([]byte, error) { return []byte(licenseText(card.mix)), nil }})
 	}
 	for _, w := range writes {
 		b, err := w.data()

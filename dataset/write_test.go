@@ -77,7 +77,7 @@ func TestWriteLayoutAndRoundTrip(t *testing.T) {
 	want := []string{
 		ContaminationFile, ReadmeFile, "data/test-00000-of-00001.parquet",
 		"data/train-00000-of-00003.parquet", "data/train-00001-of-00003.parquet", "data/train-00002-of-00003.parquet",
-		DroppedFile, GuardsFile, InstancesFile, publish.ManifestFile, TemplateFile,
+		DroppedFile, GuardsFile, InstancesFile, publish.ManifestFile, TemplateFile, LicenseFile, // no licence recorded: LICENSE.md says so
 	}
 	slices.Sort(want)
 	if !slices.Equal(files, want) {
@@ -274,6 +274,7 @@ func TestWriteRefusesForeignDirectory(t *testing.T) {
 // DuckDB, verl and TRL.
 func TestCardLicenceAndUse(t *testing.T) {
 	r := mustBuild(t, corpus(), fixedOptions())
+	var licenseFile string // LICENSE.md of the last card, "" if none
 	card := func(licenses map[string]string) string {
 		out := filepath.Join(t.TempDir(), "ds")
 		writeTestDataset(t, out, r, WriteOptions{Licenses: licenses})
@@ -281,14 +282,21 @@ func TestCardLicenceAndUse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		l, _ := os.ReadFile(filepath.Join(out, LicenseFile))
+		licenseFile = string(l)
 		return string(b)
 	}
 	c := card(nil)
 	header, _, _ := strings.Cut(strings.TrimPrefix(c, "---\n"), "\n---\n")
-	for _, want := range []string{"license: other", "license_name: mixed-paper-licenses", "size_categories:\n- n<1K"} {
+	// license: other needs license_name and license_link, which names a
+	// file of the dataset (the Hub's dataset card spec).
+	for _, want := range []string{"license: other", "license_name: mixed-paper-licenses", "license_link: " + LicenseFile, "size_categories:\n- n<1K"} {
 		if !strings.Contains(header, want) {
 			t.Errorf("YAML header lacks %q:\n%s", want, header)
 		}
+	}
+	if !strings.Contains(licenseFile, "may not be redistributable") || !strings.Contains(licenseFile, "is not recorded") {
+		t.Errorf("%s does not state the licences:\n%s", LicenseFile, licenseFile)
 	}
 	for _, want := range []string{"may not be redistributable", fmt.Sprintf("The licence of the %d target papers is not recorded", len(r.Instances)),
 		"from datasets import load_dataset", "import pandas as pd", "FROM 'data/*.parquet'", "curate export --format verl-rl", "custom_reward_function.path=rl/reward.py",
@@ -302,16 +310,16 @@ func TestCardLicenceAndUse(t *testing.T) {
 	for _, in := range r.Instances {
 		all[in.Target.ArxivID] = "http://creativecommons.org/licenses/by/4.0/"
 	}
-	if c := card(all); !strings.Contains(c, "\nlicense: cc-by-4.0\n") || strings.Contains(c, "license_name") {
-		t.Errorf("every target CC BY 4.0: the header does not say so:\n%.300s", c)
+	if c := card(all); !strings.Contains(c, "\nlicense: cc-by-4.0\n") || strings.Contains(c, "license_name") || strings.Contains(c, "license_link") || licenseFile != "" {
+		t.Errorf("every target CC BY 4.0: the header does not say so (or links a %s of %d bytes):\n%.300s", LicenseFile, len(licenseFile), c)
 	}
 	all[r.Instances[0].Target.ArxivID] = "http://arxiv.org/licenses/nonexclusive-distrib/1.0/"
 	delete(all, r.Instances[1].Target.ArxivID)
 	c = card(all)
 	for _, want := range []string{"license: other", fmt.Sprintf("| http://creativecommons.org/licenses/by/4.0/ | %d |", len(r.Instances)-2),
 		"| http://arxiv.org/licenses/nonexclusive-distrib/1.0/ | 1 |", "| (not recorded) | 1 |", "`licenses.json`"} {
-		if !strings.Contains(c, want) {
-			t.Errorf("mixed licences: card lacks %q", want)
+		if !strings.Contains(c, want) || !strings.Contains(licenseFile, strings.ReplaceAll(want, "license: other", "| licence |")) {
+			t.Errorf("mixed licences: card or %s lacks %q\n%s", LicenseFile, want, licenseFile)
 		}
 	}
 	if strings.Contains(c, "none named") {

@@ -155,6 +155,9 @@ type Result struct {
 	Source  string // which site served the page (record.SourceArxiv, SourceAr5iv or SourceArchive)
 	Doc     *record.Document
 	Err     error
+	// Known says a Missing paper was found without HTML by an earlier
+	// fetch, within the missing TTL: nothing was asked.
+	Known bool
 }
 
 // Fetch fetches one paper given as text (an arXiv ID with or without
@@ -190,7 +193,7 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 	}
 	if !f.Refetch {
 		if m, ok := f.knownMissing(ctx, id); ok {
-			res.Outcome = Missing
+			res.Outcome, res.Known = Missing, true
 			res.Err = fmt.Errorf("fetch %s: %w (checked %s; asked again after %s)", id, ErrNoHTML, m.CheckedAt, f.missingTTL())
 			return res
 		}

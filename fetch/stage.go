@@ -77,6 +77,10 @@ func (r Result) outcome() (string, error) {
 		return pipeline.Done, nil
 	case Stored:
 		return pipeline.Reused, nil
+	case Missing:
+		if r.Known {
+			return pipeline.Reused, r.Err
+		}
 	}
 	return "", r.Err
 }

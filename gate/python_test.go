@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/groundwork/curate/internal/testneeds"
 )
 
 // TestPythonGateAgrees runs the gate of the Python reward
@@ -16,7 +18,7 @@ import (
 func TestPythonGateAgrees(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		t.Skip("no python3 on PATH: the Python reward's gate is not checked against the Go gate")
+		testneeds.Skip(t, testneeds.Python, "the Python reward's gate is not checked against the Go gate: %v", err)
 	}
 	cases := checkCases(t)
 	var in bytes.Buffer

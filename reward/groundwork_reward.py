@@ -7,6 +7,11 @@ A rollout is a completion "<think> trace </think><answer> [K idea cards]
     0                              if it fails the schema gate (no judge is called)
     EPSILON + sum_i q(u_i) * d_i   otherwise, EPSILON = 0.05
 
+so it is 0 or between EPSILON and EPSILON + K (each card adds at most 1):
+0 <= reward <= EPSILON + K. The normalised variants (compute_score_normalized,
+compute_score_batch_normalized, grpo_reward_normalized, or normalize=True)
+divide it by EPSILON + K, giving 0 .. 1 whatever the row's K.
+
 where u_1..u_K are the cards in the order written, q(u) in {0, 0.5, 1} is
 the fraction of the two orderings (u first, gold first) in which a pairwise
 judge finds u of higher long-term impact than the gold idea, d_1 = 1 and
@@ -18,9 +23,11 @@ verl (data_source "groundwork/ideation"; K from extra_info.num_ideas, the
 gold card from reward_model.ground_truth):
 
     custom_reward_function.path=reward.py custom_reward_function.name=compute_score
-    # judges: +custom_reward_function.reward_kwargs.quality_url=http://host:8000/v1 ... or the
-    # GROUNDWORK_* environment variables below; reward_model.reward_manager=batch with
-    # custom_reward_function.name=compute_score_batch scores a batch's rollouts in parallel.
+    +custom_reward_function.reward_kwargs.quality_url=http://host:8000/v1
+    +custom_reward_function.reward_kwargs.quality_model=IMPACT_JUDGE
+    # or the GROUNDWORK_* environment variables below. verl's default reward loop
+    # calls compute_score for a batch's rollouts concurrently; on its legacy path,
+    reward_model.use_reward_loop=False reward_manager.name=batch custom_reward_function.name=compute_score_batch
 
 TRL (GRPOTrainer; the export's columns gold and num_ideas reach the reward
 function as keyword arguments):
@@ -36,10 +43,16 @@ environment:
     GROUNDWORK_DISTANCE_URL, GROUNDWORK_DISTANCE_MODEL, GROUNDWORK_DISTANCE_API_KEY
     (the API keys fall back to OPENAI_API_KEY; the distance endpoint to the quality one)
     GROUNDWORK_REWARD_MODE=gate   score the gate and the bonus only (no judge)
+    GROUNDWORK_NORMALIZE=1        divide every reward by EPSILON + K
 
 or any objects with the methods of PairwiseJudge and SimilarityJudge, given
-to make_compute_score / make_grpo_reward. Nothing beyond the Python standard
-library is imported. `python3 reward.py gate-jsonl` checks completions
+to make_compute_score / make_grpo_reward. The judges are checked once, at
+the first call, before any rollout is scored: without judge settings (and
+not in gate mode), with a judge URL that does not answer, an API key it
+refuses or a model it does not serve, that first call raises JudgeError
+naming the settings to fix, so a training run stops at its first batch
+instead of after the first rollout that passes the gate. Nothing beyond the
+Python standard library is imported. `python3 reward.py gate-jsonl` checks completions
 (JSON lines {"completion", "k"}) with the gate alone.
 
 The gate's rules (tags, fields, labels, axes) are generated from curate's Go
@@ -52,6 +65,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 import unicodedata
 import urllib.error
@@ -418,6 +432,32 @@ class OpenAIChat:
         raise JudgeError("%s: no answer" % self.url)
 
 
+    def check(self, what):
+        """Asks the endpoint, once, whether it answers and serves the model
+        (GET /models, which vLLM, SGLang, llama.cpp, OpenAI and LiteLLM
+        serve); raises JudgeError naming `what` (the settings) otherwise. A
+        server without /models (404, 405) is taken to be there."""
+        url = self.url[: -len("/chat/completions")] + "/models"
+        headers = {"Authorization": "Bearer " + self.api_key} if self.api_key else {}
+        req = urllib.request.Request(url, headers=headers, method="GET")
+        try:
+            with urllib.request.urlopen(req, timeout=min(self.timeout, 30.0)) as resp:
+                data = json.loads(resp.read().decode("utf-8") or "{}")
+        except urllib.error.HTTPError as err:
+            if err.code in (401, 403):
+                raise JudgeError("%s refused the API key (status %d): check %s" % (url, err.code, what["key"]))
+            if err.code in (404, 405):
+                return
+            raise JudgeError("%s answered status %d: check %s" % (url, err.code, what["url"]))
+        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as err:
+            raise JudgeError("cannot reach the judge at %s (%s): check %s" % (self.url, getattr(err, "reason", err), what["url"]))
+        except ValueError:
+            return  # not a model list: the chat endpoint is what counts
+        ids = [m.get("id") for m in data.get("data", []) if isinstance(m, dict)] if isinstance(data, dict) else []
+        if ids and self.model not in ids:
+            raise JudgeError("%s serves no model %r (it serves %s): check %s" % (url, self.model, ", ".join(map(str, ids[:10])), what["model"]))
+
+
 def _retry_after(value, default):
     try:
         return max(0.0, min(float(value), 60.0))
@@ -538,20 +578,50 @@ def _setting(kwargs, name, default=None):
     return default if v in (None, "") else v
 
 
+def _names(name):
+    """How a setting is given: verl's reward_kwargs key and the variable."""
+    return "+custom_reward_function.reward_kwargs.%s or GROUNDWORK_%s" % (name, name.upper())
+
+
+NO_JUDGES = ("no judges are configured: set %s and %s (the impact judge, an OpenAI-compatible endpoint; "
+             "%s and %s for a separate distance judge), pass judge objects to make_compute_score / "
+             "make_grpo_reward, or set %s=gate to score the gate and the bonus alone"
+             % (_names("quality_url"), _names("quality_model"), _names("distance_url"), _names("distance_model"),
+                _names("reward_mode").split(" or ")[1]))
+
+
+def _number(kwargs, name, default, kind=float):
+    v = _setting(kwargs, name, default)
+    try:
+        return kind(v)
+    except (TypeError, ValueError):
+        raise ValueError("%s is %r: want a number (%s)" % (name, v, _names(name)))
+
+
 def judges_from_settings(**kwargs):
     """(quality_judge, distance_judge) from keyword arguments (verl's
     custom_reward_function.reward_kwargs) or GROUNDWORK_* variables; (None,
-    None) when no quality endpoint is set."""
+    None) when no quality endpoint is set. Raises JudgeError naming the
+    settings when they are incomplete."""
     q_url = _setting(kwargs, "quality_url")
     if not q_url:
+        if _setting(kwargs, "quality_model") or _setting(kwargs, "distance_url") or _setting(kwargs, "distance_model"):
+            raise JudgeError("a judge model is set but no endpoint: set %s" % _names("quality_url"))
         return None, None
-    common = dict(timeout=float(_setting(kwargs, "timeout", 120)), attempts=int(_setting(kwargs, "attempts", 5)))
+    q_model = _setting(kwargs, "quality_model")
+    if not q_model:
+        raise JudgeError("the impact judge at %s has no model: set %s" % (q_url, _names("quality_model")))
+    common = dict(timeout=_number(kwargs, "timeout", 120), attempts=_number(kwargs, "attempts", 5, int))
     q_key = _setting(kwargs, "quality_api_key", os.environ.get("OPENAI_API_KEY"))
-    q_chat = OpenAIChat(q_url, _setting(kwargs, "quality_model"), q_key,
-                        max_tokens=int(_setting(kwargs, "quality_max_tokens", 2048)), **common)
-    d_chat = OpenAIChat(_setting(kwargs, "distance_url", q_url), _setting(kwargs, "distance_model", q_chat.model),
+    q_chat = OpenAIChat(q_url, q_model, q_key, max_tokens=_number(kwargs, "quality_max_tokens", 2048, int), **common)
+    d_chat = OpenAIChat(_setting(kwargs, "distance_url", q_url), _setting(kwargs, "distance_model", q_model),
                         _setting(kwargs, "distance_api_key", q_key),
-                        max_tokens=int(_setting(kwargs, "distance_max_tokens", 1024)), **common)
+                        max_tokens=_number(kwargs, "distance_max_tokens", 1024, int), **common)
+    q_chat.check({"url": _names("quality_url"), "model": _names("quality_model"),
+                  "key": _names("quality_api_key") + " (or OPENAI_API_KEY)"})
+    if (d_chat.url, d_chat.model, d_chat.api_key) != (q_chat.url, q_chat.model, q_chat.api_key):
+        d_chat.check({"url": _names("distance_url"), "model": _names("distance_model"),
+                      "key": _names("distance_api_key")})
     return OpenAIPairwiseJudge(q_chat), OpenAISimilarityJudge(d_chat)
 
 
@@ -567,18 +637,49 @@ def _num_ideas(extra_info, kwargs):
 _UNSET = object()
 
 
-def make_compute_score(quality_judge=_UNSET, distance_judge=_UNSET, window=None, gate_only=None):
+def _gate_only(kwargs, gate_only):
+    if gate_only is not None:
+        return bool(gate_only)
+    mode = _setting(kwargs, "reward_mode", "full")
+    if mode not in ("full", "gate"):
+        raise ValueError("reward_mode is %r: want full or gate (%s)" % (mode, _names("reward_mode")))
+    return mode == "gate"
+
+
+def _normalize(kwargs, normalize):
+    if normalize is not None:
+        return bool(normalize)
+    v = str(_setting(kwargs, "normalize", "0")).strip().lower()
+    if v not in ("0", "1", "false", "true", "no", "yes"):
+        raise ValueError("normalize is %r: want 1 or 0 (%s)" % (v, _names("normalize")))
+    return v in ("1", "true", "yes")
+
+
+def max_score(k):
+    """The highest reward of a rollout with k cards: EPSILON + k."""
+    return EPSILON + k
+
+
+def make_compute_score(quality_judge=_UNSET, distance_judge=_UNSET, window=None, gate_only=None, normalize=None):
     """A verl compute_score with these judges (by default, those the settings
-    name, read at the first call)."""
+    name, read and checked at the first call: see JudgeError above); with
+    normalize, each reward is divided by EPSILON + K (0 .. 1)."""
+    if (quality_judge is _UNSET) != (distance_judge is _UNSET) or (
+            quality_judge is not _UNSET and (quality_judge is None) != (distance_judge is None)):
+        raise JudgeError("give both judges to make_compute_score, or neither (the settings then name them)")
     cache = {}
+    lock = threading.Lock()
 
     def judges(kwargs):
         if quality_judge is not _UNSET:
             return quality_judge, distance_judge
         key = tuple(sorted((k, str(v)) for k, v in kwargs.items() if k not in ("extra_info",)))
-        if key not in cache:
-            cache[key] = judges_from_settings(**kwargs)
-        return cache[key]
+        # One thread reads and checks the settings; the rollouts scored
+        # beside it wait for its verdict rather than ask the judges too.
+        with lock:
+            if key not in cache:
+                cache[key] = judges_from_settings(**kwargs)
+            return cache[key]
 
     def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
         if data_source != DATA_SOURCE:
@@ -587,10 +688,16 @@ def make_compute_score(quality_judge=_UNSET, distance_judge=_UNSET, window=None,
             except ImportError:
                 raise ValueError("data_source %r is not %r, and verl is not there to score it" % (data_source, DATA_SOURCE))
             return default_compute_score(data_source, solution_str, ground_truth, extra_info)
-        only = gate_only if gate_only is not None else _setting(kwargs, "reward_mode", "full") == "gate"
+        only = _gate_only(kwargs, gate_only)
         q, d = (None, None) if only else judges(kwargs)
+        if not only and (q is None or d is None):
+            # Before the gate: a run without judges stops at its first
+            # rollout, not at the first that passes.
+            raise JudgeError(NO_JUDGES)
         w = window if window is not None else _setting(kwargs, "window")
-        return score(solution_str, ground_truth, _num_ideas(extra_info, kwargs), q, d, w and int(w), only)
+        k = _num_ideas(extra_info, kwargs)
+        r = score(solution_str, ground_truth, k, q, d, w and int(w), only)
+        return r / max_score(k) if _normalize(kwargs, normalize) else r
 
     def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs):
         workers = int(_setting(kwargs, "workers", 16))
@@ -614,9 +721,10 @@ def _completion_text(c):
     raise TypeError("a completion is a string or a list of messages, not %r" % type(c).__name__)
 
 
-def make_grpo_reward(quality_judge=_UNSET, distance_judge=_UNSET, window=None, gate_only=None):
-    """A TRL GRPOTrainer reward function with these judges."""
-    compute_score, _ = make_compute_score(quality_judge, distance_judge, window, gate_only)
+def make_grpo_reward(quality_judge=_UNSET, distance_judge=_UNSET, window=None, gate_only=None, normalize=None):
+    """A TRL GRPOTrainer reward function with these judges (checked at its
+    first call, as make_compute_score's); normalize divides by EPSILON + K."""
+    compute_score, _ = make_compute_score(quality_judge, distance_judge, window, gate_only, normalize)
 
     def grpo_reward(completions, gold, num_ideas, **kwargs):
         workers = int(_setting({}, "workers", 16))
@@ -630,7 +738,9 @@ def make_grpo_reward(quality_judge=_UNSET, distance_judge=_UNSET, window=None, g
 
 
 compute_score, compute_score_batch = make_compute_score()
+compute_score_normalized, compute_score_batch_normalized = make_compute_score(normalize=True)
 grpo_reward = make_grpo_reward()
+grpo_reward_normalized = make_grpo_reward(normalize=True)
 
 
 # ---------------------------------------------------------------------------

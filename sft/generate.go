@@ -3,8 +3,6 @@ package sft
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/gate"
+	"github.com/groundwork/curate/holdout"
 	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
@@ -22,7 +21,7 @@ import (
 const (
 	DefaultNumIdeas  = 3
 	DefaultMaxTokens = 15_872
-	DefaultValSize   = 100
+	DefaultValSize   = holdout.DefaultSize
 	DefaultWorkers   = 4
 	// openingsBatch is how many openings one teacher call writes.
 	openingsBatch = 20
@@ -34,7 +33,7 @@ const (
 // other two.
 const (
 	SplitTrain      = "train"
-	SplitValidation = "validation"
+	SplitValidation = holdout.SplitValidation
 	SplitTest       = "test"
 )
 
@@ -581,33 +580,24 @@ func isGateReason(reason string) bool { return slices.Contains(gate.Reasons(), r
 func splitOrder(s string) int { return slices.Index(Splits(), s) }
 
 // holdOut assigns the SFT splits: rows of the dataset's test targets go
-// to SplitTest; of the others, the n rows whose instance IDs hash lowest
-// (n = valSize, at most half of them) are validation, so the choice
-// depends on the IDs alone, not on order, teacher or K, and changes
-// little when rows come and go; the rest are train.
+// to SplitTest; of the others, the valSize that package holdout chooses
+// (the rule curate export uses too) are validation; the rest are train.
 func holdOut(rows []Row, valSize int) {
-	var idx []int
+	var ids []string
 	for i := range rows {
 		if rows[i].DatasetSplit == record.SplitTest {
 			rows[i].Split = SplitTest
 			continue
 		}
 		rows[i].Split = SplitTrain
-		idx = append(idx, i)
+		ids = append(ids, rows[i].InstanceID)
 	}
-	n := min(max(valSize, 0), len(idx)/2)
-	slices.SortFunc(idx, func(a, b int) int {
-		return cmp.Or(cmp.Compare(splitHash(rows[a].InstanceID), splitHash(rows[b].InstanceID)), cmp.Compare(rows[a].InstanceID, rows[b].InstanceID))
-	})
-	for _, i := range idx[:n] {
-		rows[i].Split = SplitValidation
+	val := holdout.Validation(ids, valSize)
+	for i := range rows {
+		if rows[i].Split == SplitTrain && val[rows[i].InstanceID] {
+			rows[i].Split = SplitValidation
+		}
 	}
-}
-
-// splitHash ranks an instance for the validation draw.
-func splitHash(id string) uint64 {
-	sum := sha256.Sum256([]byte("groundwork-sft-validation\x00" + id))
-	return binary.BigEndian.Uint64(sum[:8])
 }
 
 func clip(s string, n int) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/internal/readback"
+	"github.com/groundwork/curate/internal/trainerconf"
 	"github.com/groundwork/curate/record"
 )
 
@@ -153,6 +154,26 @@ func TestWriteReadBack(t *testing.T) {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README lacks %q", want)
 		}
+	}
+	// Every trainer setting the card prints is one the trainer takes at
+	// the commit the card names.
+	schemas, err := trainerconf.Load(filepath.Join("..", "internal", "trainerconf", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, typ := range []reflect.Type{reflect.TypeFor[VerlRow](), reflect.TypeFor[MessagesRow](), reflect.TypeFor[Row]()} {
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			cols = append(cols, name)
+		}
+	}
+	problems, checked := schemas.Check(string(readme), trainerconf.Options{Columns: cols})
+	for _, p := range problems {
+		t.Errorf("README, %v", p)
+	}
+	if len(checked) < 8 {
+		t.Errorf("README: only %v checked", checked)
 	}
 
 	// ReadCompletions reads every format back for the gate.

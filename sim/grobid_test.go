@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/internal/testneeds"
 	"github.com/groundwork/curate/sim"
 )
 
@@ -206,7 +207,7 @@ func TestGrobidServesRecordedTEI(t *testing.T) {
 	dir := fixtures.Dir(t, "grobid-tei")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.tei.xml"))
 	if len(files) == 0 {
-		t.Skipf("no TEI fixtures in %s", dir)
+		testneeds.Skip(t, testneeds.Fixtures, "no TEI fixtures in %s", dir)
 	}
 	g := sim.NewGrobid(sim.GrobidConfig{})
 	pdfs := map[string][]byte{}

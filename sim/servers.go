@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -71,6 +72,11 @@ type Options struct {
 	// Echo, by service name, makes a service echo the requests it gets
 	// (see Echo).
 	Echo map[string]Echo
+	// Addrs, by service name, is the address a service listens on when it
+	// is free (default 127.0.0.1:0, a free port); one that is taken falls
+	// back to a free port. The demo asks for its previous run's, so that a
+	// store's robots.txt answers, kept by URL, still apply.
+	Addrs map[string]string
 }
 
 // Servers are the simulated services of a Literature, each listening on
@@ -116,7 +122,10 @@ func Start(lit Literature, opt Options) (*Servers, error) {
 		if g != nil {
 			s.grobid = g
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := net.Listen("tcp", cmp.Or(opt.Addrs[name], "127.0.0.1:0"))
+		if err != nil && opt.Addrs[name] != "" {
+			ln, err = net.Listen("tcp", "127.0.0.1:0")
+		}
 		if err != nil {
 			return fail(fmt.Errorf("sim: listen for %s: %w", name, err))
 		}

@@ -191,6 +191,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	wg.Wait()
 
 	if err := ctx.Err(); err != nil {
+		// Abandoned: the run leaves it running for the next run.
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
 	var problems []string

@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/holdout"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/internal/publish"
-	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sft/tokenizer"
 )
 
@@ -217,7 +217,7 @@ func (c *reportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("%w: give one dataset directory", errUsage)
 	}
-	pub, err := dataset.ReadDataset(ctx, args[0])
+	pub, err := readDataset(ctx, args[0])
 	if err != nil {
 		return err
 	}
@@ -246,6 +246,17 @@ func (c *reportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	return nil
 }
 
+// readDataset reads a published dataset for a command that works from
+// one: a dataset that is not there or cannot be read is a run that could
+// not go on (exit 2), not a failed target.
+func readDataset(ctx context.Context, dir string) (*dataset.Published, error) {
+	pub, err := dataset.ReadDataset(ctx, dir)
+	if err != nil {
+		return nil, app.Fail(app.ErrCannotRun, err)
+	}
+	return pub, nil
+}
+
 // sameDir reports whether a and b name one directory.
 func sameDir(a, b string) bool {
 	fa, err1 := os.Stat(a)
@@ -259,13 +270,15 @@ func sameDir(a, b string) bool {
 type exportCmd struct {
 	format, out, encoding, split, compression, tokenizer string
 	codec                                                parquetcodec.Codec
+	valSize                                              int
 }
 
 func (c *exportCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 	fs.StringVar(&c.format, "format", dataset.FormatVerlRL, strings.Join(dataset.ExportFormats(), ", ")+": verl RL and SFT (legacy prompt/response), chat messages (verl's multi-turn SFT), TRL prompt-completion SFT and prompt-only GRPO")
-	fs.StringVar(&c.out, "out", "", "directory to publish the export in: train.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
+	fs.StringVar(&c.out, "out", "", "directory to publish the export in: train.EXT, validation.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
 	fs.StringVar(&c.encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
-	fs.StringVar(&c.split, "split", "", "train, test, or all (both in one file, each row keeping its split); default one file per split")
+	fs.StringVar(&c.split, "split", "", "train, validation (held out of the dataset's train split), test, or all (every row in one file, each keeping its split); default one file per split")
+	fs.IntVar(&c.valSize, "val-size", holdout.DefaultSize, "train instances held out as the validation split, as curate sft draws them (at most half; 0: none)")
 	fs.StringVar(&c.tokenizer, "tokenizer", "", "Hugging Face tokenizer.json to count the longest rows' tokens with, for the trainer settings in the export's README (default: an estimate on the long side)")
 	addCompressionFlag(fs, &c.compression)
 }
@@ -285,7 +298,14 @@ func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		return fmt.Errorf("%w: --%v", errUsage, err)
 	}
 	if c.out == "" && c.split == "" {
-		return fmt.Errorf("%w: give --out DIR (a file per split), or --split train|test|all to write one split to stdout", errUsage)
+		return fmt.Errorf("%w: give --out DIR (a file per split), or --split train|validation|test|all to write one split to stdout", errUsage)
+	}
+	if c.valSize < 0 {
+		return fmt.Errorf("%w: --val-size %d: want 0 (none) or more", errUsage, c.valSize)
+	}
+	valSize := c.valSize
+	if valSize == 0 {
+		valSize = -1 // none; the options' zero is the default
 	}
 	if len(args) != 1 {
 		return fmt.Errorf("%w: give one dataset directory", errUsage)
@@ -299,19 +319,13 @@ func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		counter, counterName = tok, "the tokenizer "+filepath.Base(c.tokenizer)
 	}
-	pub, err := dataset.ReadDataset(ctx, args[0])
+	pub, err := readDataset(ctx, args[0])
 	if err != nil {
 		return err
 	}
 	opts := dataset.ExportOptions{Encoding: c.encoding, Compression: c.codec}
 	if c.out == "" {
-		var rows []record.Instance
-		for _, in := range pub.Instances {
-			if c.split == dataset.SplitAll || in.Split == c.split {
-				rows = append(rows, in)
-			}
-		}
-		return dataset.Export(rows, c.format, env.stdout, opts)
+		return dataset.ExportSplit(pub.Instances, c.split, valSize, c.format, env.stdout, opts)
 	}
 	manifest, err := os.ReadFile(filepath.Join(pub.Dir, publish.ManifestFile))
 	if err != nil {
@@ -325,9 +339,9 @@ func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 		tokDigest = fmt.Sprintf("%x", sha256.Sum256(b))
 	}
-	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s %s %s", c.format, c.encoding, c.split, c.codec, tokDigest))
+	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s %s %s %d", c.format, c.encoding, c.split, c.codec, tokDigest, valSize))
 	files, err := dataset.WriteExport(ctx, c.out, pub.Instances, dataset.ExportDirOptions{
-		ExportOptions: opts, Format: c.format, Split: c.split, Version: version, Inputs: hex.EncodeToString(inputs[:]),
+		ExportOptions: opts, Format: c.format, Split: c.split, ValSize: valSize, Version: version, Inputs: hex.EncodeToString(inputs[:]),
 		Counter: counter, CounterName: counterName,
 	})
 	if errors.Is(err, publish.ErrLocked) {

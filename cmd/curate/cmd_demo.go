@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -39,7 +42,7 @@ func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("%w: the demo takes no arguments (it runs its own corpus)", errUsage)
 	}
-	srv, err := demo.Start()
+	srv, err := startDemo(ctx, c.run.flags.store.store)
 	if err != nil {
 		return fmt.Errorf("demo: start the bundled services: %w", err)
 	}
@@ -75,4 +78,42 @@ func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	fmt.Fprintf(env.stdout, "the dataset is in %s (open %s in a browser); the store is %s (try: curate show --store %s %s)\n",
 		c.run.out, filepath.Join(c.run.out, "report.html"), f.store.store, f.store.store, ids[0])
 	return nil
+}
+
+// demoAddrsKey is where the demo's store keeps the addresses its services
+// listened on.
+const demoAddrsKey = "demo/addresses"
+
+// startDemo starts the demo's services at the addresses they had in the
+// last demo run on the store, when they are free: robots.txt answers are
+// kept under their URL, so a run that finds everything stored asks
+// nothing at all, robots.txt included, within their TTL. The addresses
+// are recorded in the store for the next run.
+func startDemo(ctx context.Context, dir string) (*sim.Servers, error) {
+	st, err := app.OpenStore(ctx, dir, false)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	addrs := map[string]string{}
+	if b, err := st.Value(ctx, demoAddrsKey); err == nil {
+		json.Unmarshal(b, &addrs) // a value that does not read: fresh ports
+	}
+	srv, err := demo.StartAt(addrs)
+	if err != nil {
+		return nil, err
+	}
+	now := map[string]string{}
+	for _, name := range demo.Services() {
+		if u, err := url.Parse(srv.URL(name)); err == nil {
+			now[name] = u.Host
+		}
+	}
+	if b, err := json.Marshal(now); err == nil && !maps.Equal(now, addrs) {
+		if err := st.SetValue(ctx, demoAddrsKey, b); err != nil {
+			srv.Close()
+			return nil, err
+		}
+	}
+	return srv, nil
 }

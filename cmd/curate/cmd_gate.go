@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/groundwork/curate/gate"
+	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/sft"
 )
 
@@ -35,7 +36,9 @@ func (c *gateCmd) Run(_ context.Context, env *cmdEnv, files []string) error {
 	for _, path := range files {
 		rows, err := sft.ReadCompletions(path)
 		if err != nil {
-			return err
+			// A file that cannot be read is no verdict on its rows: the
+			// check could not run.
+			return app.Fail(app.ErrCannotRun, err)
 		}
 		reasons := map[string]int{}
 		passed := 0

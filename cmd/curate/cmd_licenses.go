@@ -117,7 +117,7 @@ func (c *licensesCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
-		fmt.Fprintf(env.stderr, "\nRecords, for each target, the licence its arXiv metadata (OAI-PMH, metadataPrefix=arXiv) gives, or that it names none; "+
+		fmt.Fprintf(fs.Output(), "\nRecords, for each target, the licence its arXiv metadata (OAI-PMH, metadataPrefix=arXiv) gives, or that it names none; "+
 			"the dataset card counts them. It costs %s. Each answer is stored as it comes: interrupted, the same command resumes, and a target once answered for is not asked about again. "+
 			"A refresh records the licences of the papers it harvests without asking.\n", lookupCost())
 	}

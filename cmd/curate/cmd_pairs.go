@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/pairs"
@@ -72,7 +71,7 @@ func (c *pairsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	ctx, cancel := env.drainContext(ctx)
 	defer cancel()
 	if c.dataset != "" {
-		pub, err := dataset.ReadDataset(ctx, c.dataset)
+		pub, err := readDataset(ctx, c.dataset)
 		if err != nil {
 			return err
 		}
@@ -84,7 +83,8 @@ func (c *pairsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		}
 	}
 	log, _ := c.flags.store.logger(env.stderr)
-	a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true,
+	// The pairs come from the store's targets: it must be there.
+	a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true, Existing: true,
 		Net: c.flags.net.config(env), S2: c.flags.s2.config(env), LLM: c.flags.llm.config(env), Drain: env.drain})
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -156,6 +157,11 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	o := c.run.data.build("", keys, dopts)
 	o.Locked = true
 	v, err := app.PublishVersion(ctx, a.Store, a.Log, version, c.publish, o)
+	if errors.Is(err, app.ErrNothingToPublish) && stageErr != nil {
+		// Say it, and exit as the stages did (1, or 75 when waiting).
+		fmt.Fprintf(env.stderr, "curate refresh: %v\n", err)
+		return stageErr
+	}
 	if err != nil {
 		return err
 	}

@@ -135,6 +135,11 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids, badRows []strin
 		o := c.data.build(c.out, keys, dopts)
 		o.Locked = true
 		out, err := app.BuildDataset(ctx, a.Store, version, o)
+		if errors.Is(err, app.ErrNothingToPublish) && stageErr != nil {
+			// Say it, and exit as the stages did (1, or 75 when waiting).
+			fmt.Fprintf(env.stderr, "curate dataset: %v\n", err)
+			return stageErr
+		}
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/parse/arxiv"
+	"github.com/groundwork/curate/internal/targetlist"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -53,7 +53,7 @@ func (c *showCmd) Run(ctx context.Context, env *cmdEnv, ids []string) error {
 	}
 	keys := make([]string, len(ids))
 	for i, in := range ids {
-		id, err := arxiv.Parse(in)
+		id, err := targetlist.ParseValue(in) // what --targets-from reads: URLs too
 		switch {
 		case err == nil:
 			keys[i] = record.Key(id)

@@ -89,7 +89,9 @@ func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	ctx, cancel := env.drainContext(ctx)
 	defer cancel()
 	log, _ := c.flags.store.logger(env.stderr)
-	a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true,
+	// Without listed seeds, the seeds are the store's targets: a store
+	// that is not there is a mistake, not an empty corpus.
+	a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true, Existing: len(ids) == 0,
 		Net: c.flags.net.config(env), S2: c.flags.s2.config(env), LLM: c.flags.llm.config(env), Drain: env.drain,
 		Stages: app.StageOptions{Refresh: c.flags.refresh}})
 	if err != nil {

@@ -510,8 +510,14 @@ func TestE2EBatchCrashResume(t *testing.T) {
 			if len(st.Batches) == 0 || st.Batches[0].Requests == 0 || len(st.Waiting) == 0 {
 				t.Errorf("status shows batches %+v and %d waiting targets; want the pending classify batch and its targets", st.Batches, len(st.Waiting))
 			}
+			// While it runs no batch ends: a run longer than the batches'
+			// second (a loaded machine's) would otherwise collect them all.
+			svc := s.Service(name)
+			svc.SetLimits(sim.Limits{BatchDuration: time.Hour})
 			p = e2eStart(t, bin, noWaitArgs...)
-			if !p.wait(60*time.Second) || p.code != 75 {
+			ended := p.wait(5 * time.Minute)
+			svc.SetLimits(slow)
+			if !ended || p.code != 75 {
 				t.Errorf("a run that does not wait: exit %d, want 75 (not finished)\n%s", p.code, p.stderr.String())
 			}
 			if n := strings.Count(p.stdout.String(), "\twaiting\t"); n == 0 || !strings.Contains(p.stderr.String(), "run the same command again later to collect them") {

@@ -165,12 +165,28 @@ func main() {
 
 // run dispatches args to a subcommand and maps its error to an exit status.
 func run(ctx context.Context, env *cmdEnv, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	// Help asked for is output (stdout, exit 0); a command line without a
+	// command is a usage error (stderr, exit 2).
+	if len(args) == 0 {
 		usage(env.stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(env.stdout)
 		return 0
+	case "help":
+		switch len(args) {
+		case 1:
+			usage(env.stdout)
+			return 0
+		case 2:
+			args = []string{args[1], "-h"} // help CMD is CMD -h
+		default:
+			fmt.Fprintf(env.stderr, "curate help: help takes one command (got %s)\n\n", strings.Join(args[1:], " "))
+			usage(env.stderr)
+			return exitUsage
+		}
 	}
 	if args[0] == "version" || args[0] == "--version" {
 		fmt.Fprintln(env.stdout, "curate", version)
@@ -183,7 +199,7 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		fs := newFlagSet(env, c.name, c.synopsis)
 		r := c.new()
 		r.AddFlags(fs, env)
-		rest, err := parseFlags(fs, args[1:])
+		rest, err := parseFlags(env, fs, args[1:])
 		if err == nil {
 			err = r.Run(ctx, env, rest)
 		}
@@ -267,28 +283,43 @@ func usage(w io.Writer) {
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
-func newFlagSet(env *cmdEnv, name, synopsis string) *flag.FlagSet {
+// It prints nothing while parsing: parseFlags says where the usage goes
+// (stdout when asked for, stderr after a mistake).
+func newFlagSet(_ *cmdEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet("curate "+name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "usage: curate %s %s\n\nflags:\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "usage: curate %s %s\n\nflags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
+// printFlagUsage writes fs's usage to w.
+func printFlagUsage(fs *flag.FlagSet, w io.Writer) {
+	out := fs.Output()
+	fs.SetOutput(w)
+	fs.Usage()
+	fs.SetOutput(out)
+}
+
 // parseFlags parses args with flags and positional arguments in any order
 // ("curate fetch ID --store DIR" works as well as "curate fetch --store DIR
 // ID"), turning flag errors into exit status 2, and returns the positional
-// arguments. A lone "--" ends flag parsing.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+// arguments. A lone "--" ends flag parsing. -h prints the usage on stdout
+// (flag.ErrHelp: exit 0); a flag error prints itself and the usage on
+// stderr.
+func parseFlags(env *cmdEnv, fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				printFlagUsage(fs, env.stdout)
 				return nil, err
 			}
-			return nil, &toldError{fmt.Errorf("%w: %w", errUsage, err)} // the flag package printed it
+			fmt.Fprintln(env.stderr, err)
+			printFlagUsage(fs, env.stderr)
+			return nil, &toldError{fmt.Errorf("%w: %w", errUsage, err)}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -201,11 +204,12 @@ func TestDemoEndToEnd(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s", code, stderr)
 	}
+	firstStderr := stderr
 	// The run's account on stderr, what it made on stdout.
-	if !strings.Contains(stderr, "6 of 6 targets through every stage") {
+	if !strings.Contains(stderr, "9 of 9 targets through every stage") {
 		t.Errorf("demo's stderr lacks the run summary:\n%s", stderr)
 	}
-	for _, want := range []string{"2 train and 3 test instances", "test_target_as_train_source 1", "the dataset is in " + dir + "/ds"} {
+	for _, want := range []string{"5 train and 3 test instances", "test_target_as_train_source 1", "the dataset is in " + dir + "/ds"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo's stdout lacks %q:\n%s", want, stdout)
 		}
@@ -220,9 +224,20 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Fatalf("second demo: exit %d\n%s", code, stderr)
 	}
 	for _, stage := range []string{"fetch", "citegraph", "classify", "summarize"} {
-		if !strings.Contains(stderr, stage+strings.Repeat(" ", 11-len(stage))+"0     6") {
+		if !strings.Contains(stderr, stage+strings.Repeat(" ", 11-len(stage))+"0     9") {
 			t.Errorf("second run redid %s work:\n%s", stage, stderr)
 		}
+	}
+	// Nothing is asked, robots.txt included: the demo's services come back
+	// at the addresses of the first run, whose robots.txt answers the
+	// store holds within their TTL.
+	// (Unless another process took one of those ports meanwhile: the demo
+	// then moves, and asks that host's robots.txt again.)
+	crawl := regexp.MustCompile(`(?m)^crawl: (\S+):`)
+	if fmt.Sprint(crawl.FindAllStringSubmatch(firstStderr, -1)) != fmt.Sprint(crawl.FindAllStringSubmatch(stderr, -1)) {
+		t.Logf("the demo's services moved:\n%s", stderr)
+	} else if !strings.Contains(stderr, "requests: arxiv 0 (0.00 per target), ar5iv 0 (0.00 per target), s2 0 (0.00 per target), arxiv-api 0 (0.00 per target)") {
+		t.Errorf("the second demo run made requests:\n%s", stderr)
 	}
 	if second := readShards(t, dir+"/ds"); !reflect.DeepEqual(first, second) {
 		t.Errorf("second run wrote a different dataset")
@@ -233,7 +248,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	items, err := st.Items(context.Background(), record.Documents.Name())
-	if err != nil || len(items) < 6 {
+	if err != nil || len(items) < 9 {
 		t.Fatalf("stored documents: %v %v", items, err)
 	}
 	for _, item := range items {
@@ -256,15 +271,15 @@ func TestDemoEndToEnd(t *testing.T) {
 		}
 	}
 	rows := 0
-	for _, split := range []string{"train", "test"} {
+	for _, split := range []string{"train", "validation", "test"} {
 		rl, err := os.ReadFile(dir + "/rl/" + split + ".jsonl")
-		if err != nil || !strings.Contains(string(rl), `"reward_model"`) || strings.Contains(string(rl), `"split":"`+map[string]string{"train": "test", "test": "train"}[split]+`"`) {
+		if err != nil || !strings.Contains(string(rl), `"reward_model"`) || !strings.Contains(string(rl), `"split":"`+split+`"`) {
 			t.Errorf("verl-rl export of %s: %v\n%.300s", split, err, rl)
 		}
 		rows += strings.Count(string(rl), "\n")
 	}
-	if rows != 5 {
-		t.Errorf("verl-rl export: %d rows, want 5", rows)
+	if rows != 8 {
+		t.Errorf("verl-rl export: %d rows, want 8", rows)
 	}
 	if _, problems, err := publish.Verify(dir + "/rl"); err != nil || len(problems) > 0 {
 		t.Errorf("export does not verify: %v %v", problems, err)
@@ -275,7 +290,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	if html, err := os.ReadFile(dir + "/rep/report.html"); err != nil || !strings.Contains(string(html), "<svg") {
 		t.Errorf("report.html: %v", err)
 	}
-	if code, out, stderr := runCLI(t, nil, "stats", "labels", "--store", dir+"/store"); code != 0 || !strings.Contains(out, "Label health over 27 cards") {
+	if code, out, stderr := runCLI(t, nil, "stats", "labels", "--store", dir+"/store"); code != 0 || !strings.Contains(out, "Label health over 38 cards") {
 		t.Errorf("stats labels: exit %d\n%s%s", code, out, stderr)
 	}
 	if !strings.Contains(stdout, "is up to date") {
@@ -417,5 +432,36 @@ func TestParseCommandBound(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, nil, "parse", "--max-mb", "-1", page); code != 2 || !strings.Contains(stderr, "--max-mb") {
 		t.Errorf("--max-mb -1: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestDemoAddressesKept: the demo's services come back where they were on
+// the store's last demo run (so the robots.txt answers the store keeps by
+// URL still apply), unless an address is taken.
+func TestDemoAddressesKept(t *testing.T) {
+	dir := t.TempDir()
+	first, err := startDemo(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	was := map[string]string{}
+	for _, name := range demo.Services() {
+		was[name] = first.URL(name)
+	}
+	first.Close()
+	again, err := startDemo(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	for name, u := range was {
+		if again.URL(name) == u {
+			continue
+		}
+		// Moved: only because another process holds the address now.
+		if ln, err := net.Listen("tcp", strings.TrimPrefix(u, "http://")); err == nil {
+			ln.Close()
+			t.Errorf("%s moved from %s to %s although %s is free", name, u, again.URL(name), u)
+		}
 	}
 }

@@ -306,18 +306,22 @@ func TestExportSplits(t *testing.T) {
 		if code, _, stderr := runCLI(t, nil, "export", "--format", format, "--encoding", "jsonl", "--out", out, dir+"/ds"); code != 0 {
 			t.Fatalf("export %s: exit %d\n%s", format, code, stderr)
 		}
-		for _, split := range []string{"train", "test"} {
+		for _, split := range []string{"train", "validation", "test"} {
 			b, err := os.ReadFile(out + "/" + split + ".jsonl")
 			if err != nil {
 				t.Fatal(err)
 			}
-			other := map[string]string{"train": "test", "test": "train"}[split]
-			if strings.Contains(string(b), `"split":"`+other+`"`) || !strings.Contains(string(b), `"split":"`+split+`"`) {
-				t.Errorf("%s %s file holds other rows:\n%.400s", format, split, b)
+			for _, other := range []string{"train", "validation", "test"} {
+				if other != split && strings.Contains(string(b), `"split":"`+other+`"`) {
+					t.Errorf("%s %s file holds %s rows:\n%.400s", format, split, other, b)
+				}
+			}
+			if !strings.Contains(string(b), `"split":"`+split+`"`) {
+				t.Errorf("%s %s file holds no %s row:\n%.400s", format, split, split, b)
 			}
 		}
 		card, _ := os.ReadFile(out + "/README.md")
-		if !strings.Contains(string(card), "train and test splits") || !strings.Contains(string(card), "never train on it") {
+		if !strings.Contains(string(card), "train and test splits") || !strings.Contains(string(card), "never train on it") || !strings.Contains(string(card), "data.val_files=validation.jsonl") {
 			t.Errorf("%s card does not say which splits it draws on:\n%s", format, card)
 		}
 	}
@@ -331,7 +335,7 @@ func TestExportSplits(t *testing.T) {
 			t.Errorf("index %d is not unique in the all file:\n%s", i, b)
 		}
 	}
-	for _, bad := range []string{"val", "validation", "both"} {
+	for _, bad := range []string{"val", "valid", "both"} {
 		code, _, stderr := runCLI(t, nil, "export", "--split", bad, "--out", dir+"/bad", dir+"/ds")
 		if code != 2 || !strings.Contains(stderr, bad) {
 			t.Errorf("--split %s: exit %d, %q", bad, code, stderr)
@@ -395,5 +399,43 @@ func TestRunHoldsOutputLock(t *testing.T) {
 	}
 	if code, stdout, stderr := runCLI(t, nil, "dataset", "--check", out); code != 0 {
 		t.Errorf("check: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestNothingToPublishKeepsDataset: a run in which every target failed,
+// or a dataset build that keeps no instance, does not replace a published
+// dataset with an empty one: it stays as it was, the command says why
+// and exits 1.
+func TestNothingToPublishKeepsDataset(t *testing.T) {
+	dir := t.TempDir()
+	env, _ := demoWorld(t, dir)
+	if code, _, stderr := runCLI(t, env, runArgs(dir)...); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	before := treeDigest(t, dir+"/ds", dir+"/ds.prev")
+	// Papers the demo's arXiv does not know: every target fails.
+	args := []string{"run", "--out", dir + "/ds", "--arxiv-interval", "1ms", "--s2-interval", "1ms", "--retries", "0", "2101.00001", "2101.00002"}
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"a run whose every target failed", args},
+		{"a dataset of targets the store lacks", []string{"dataset", "--out", dir + "/ds", "2101.00001"}},
+	} {
+		code, stdout, stderr := runCLI(t, env, tt.args...)
+		if code != 1 || !strings.Contains(stdout+stderr, "no instance to publish") || !strings.Contains(stdout+stderr, dir+"/ds is left as it was") {
+			t.Errorf("%s: exit %d, want 1 saying why\nstdout:\n%s\nstderr:\n%s", tt.name, code, stdout, stderr)
+		}
+		if after := treeDigest(t, dir+"/ds", dir+"/ds.prev"); after != before {
+			t.Errorf("%s: the published dataset changed", tt.name)
+		}
+	}
+	// Without a previous dataset there is nothing to keep: the empty one
+	// is published, its dropped.json saying why each target is missing.
+	if code, _, stderr := runCLI(t, env, "dataset", "--out", dir+"/none", "2101.00001"); code != 0 {
+		t.Errorf("an empty dataset at a new place: exit %d\n%s", code, stderr)
+	}
+	if b, err := os.ReadFile(dir + "/none/dropped.json"); err != nil || !strings.Contains(string(b), "2101.00001") {
+		t.Errorf("the empty dataset does not say why: %v\n%s", err, b)
 	}
 }

@@ -101,3 +101,30 @@ func readChangelog(t *testing.T, out string) changelog {
 	}
 	return c
 }
+
+// TestRefreshNothingToPublish: a night on which every target fails
+// publishes no version: latest stays, the refresh says why and exits 1.
+func TestRefreshNothingToPublish(t *testing.T) {
+	srv, err := demo.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "published")
+	base := []string{"refresh", "--store", filepath.Join(dir, "store"), "--out", out,
+		"--arxiv-base", srv.URL(sim.Arxiv), "--ar5iv-base", srv.URL(sim.Ar5iv), "--arxiv-interval", "1ms",
+		"--s2-base", srv.URL(sim.S2), "--arxiv-api-base", srv.URL(sim.ArxivAPI), "--s2-interval", "1ms", "--retries", "0"}
+	env := map[string]string{"SOURCE_DATE_EPOCH": "1767225600"}
+	if code, _, stderr := runCLI(t, env, append(base, "--targets", writeTargets(t, demo.TargetIDs()[:2]))...); code != 0 {
+		t.Fatalf("first refresh: exit %d\n%s", code, stderr)
+	}
+	first := readChangelog(t, out)
+	code, stdout, stderr := runCLI(t, env, append(base, "--targets", writeTargets(t, []string{"2101.00001", "2101.00002"}))...)
+	if code != 1 || !strings.Contains(stdout+stderr, "no instance to publish") {
+		t.Errorf("a night of failures: exit %d, want 1 saying why\n%s%s", code, stdout, stderr)
+	}
+	if v := readChangelog(t, out); v.Version != first.Version {
+		t.Errorf("latest moved to %s (every target failed)", v.Version)
+	}
+}

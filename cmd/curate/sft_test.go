@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,10 +47,10 @@ func TestSFTOnDemoCorpus(t *testing.T) {
 	}
 	stderr = stdout + stderr // what was written on stdout, the account on stderr
 	for _, want := range []string{
-		"curate sft: 1 train and 1 validation rows in " + out + " (teacher heuristic, K=3, think)",
+		"curate sft: 4 train and 1 validation rows in " + out + " (teacher heuristic, K=3, think)",
 		"and 3 rows of the dataset's test targets, asked for with --splits, in the SFT test split",
-		"gate: 100.0% pass rate (5 of 5 answers, 5 on the first attempt)", "rejects: 0",
-		"openings: 5 distinct of 5 traces", fmt.Sprintf("length: max %d tokens by estimate", sft.DefaultMaxTokens), "cost: $0.0000 spent",
+		"gate: 100.0% pass rate (8 of 8 answers, 8 on the first attempt)", "rejects: 0",
+		"openings: 8 distinct of 8 traces", fmt.Sprintf("length: max %d tokens by estimate", sft.DefaultMaxTokens), "cost: $0.0000 spent",
 		"sft-ideas", "sft-trace", "$0 (heuristic)",
 	} {
 		if !strings.Contains(stderr, want) {
@@ -60,7 +61,7 @@ func TestSFTOnDemoCorpus(t *testing.T) {
 	// keeps each row's dataset split, and no test target is in train or
 	// validation.
 	for _, split := range sft.Splits() {
-		want := map[string]int{"train": 1, "validation": 1, "test": 3}[split]
+		want := map[string]int{"train": 4, "validation": 1, "test": 3}[split]
 		rows, err := parquet.ReadFile[sft.VerlRow](filepath.Join(out, "data", split+"-00000-of-00001.parquet"))
 		if err != nil || len(rows) != want {
 			t.Fatalf("verl %s: %d rows, %v", split, len(rows), err)
@@ -88,6 +89,19 @@ func TestSFTOnDemoCorpus(t *testing.T) {
 	if card, _ := os.ReadFile(filepath.Join(out, "README.md")); !strings.Contains(string(card), "drawn on its train and test splits") || !strings.Contains(string(card), "split: test") {
 		t.Errorf("the card does not say it draws on the test split:\n%s", card)
 	}
+	// The card and the report name the dataset by its directory's name and
+	// its manifest's digest: a published card carries no local path.
+	manifest, err := os.ReadFile(filepath.Join(ds, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := fmt.Sprintf("%x", sha256.Sum256(manifest))[:12]
+	for _, f := range []string{"README.md", "sft.json"} {
+		b, _ := os.ReadFile(filepath.Join(out, f))
+		if strings.Contains(string(b), filepath.Dir(ds)) || !strings.Contains(string(b), filepath.Base(ds)) || !strings.Contains(string(b), digest) {
+			t.Errorf("%s names the dataset by its local path %s, or not by its name and manifest digest %s:\n%.600s", f, ds, digest, b)
+		}
+	}
 	code, stdout, stderr = runCLI(t, nil, "gate", "--strict", filepath.Join(out, "data", "test-00000-of-00001.parquet"), filepath.Join(out, "jsonl", "validation.jsonl"))
 	if code != 0 || !strings.Contains(stdout, "3 rows, 3 passed (100.0%), 0 failed") || !strings.Contains(stdout, "1 rows, 1 passed") {
 		t.Errorf("gate: exit %d\n%s%s", code, stdout, stderr)
@@ -96,7 +110,7 @@ func TestSFTOnDemoCorpus(t *testing.T) {
 	// The default takes the train split only; --no-think writes empty
 	// think blocks with the same answers.
 	code, stdout, stderr = runCLI(t, nil, "sft", "--dataset", ds, "--out", out, "--no-think")
-	if code != 0 || !strings.Contains(stdout, "1 train and 1 validation rows") || strings.Contains(stderr, "openings:") {
+	if code != 0 || !strings.Contains(stdout, "3 train and 2 validation rows") || strings.Contains(stderr, "openings:") {
 		t.Errorf("--no-think: exit %d:\n%s", code, stderr)
 	}
 	if _, err := os.Stat(out + ".prev"); err != nil {
@@ -125,24 +139,24 @@ func TestSFTEndpoint(t *testing.T) {
 	}
 	stderr = stdout + stderr
 	first := calls.Load()
-	// 5 ideas, 1 openings batch, 5 traces.
-	if first != 11 {
-		t.Errorf("%d calls, want 11", first)
+	// 8 ideas, 1 openings batch, 8 traces.
+	if first != 17 {
+		t.Errorf("%d calls, want 17", first)
 	}
-	for _, want := range []string{"teacher teacher-1", "gate: 100.0% pass rate", "cost: $0.0220 spent", "sft-openings  teacher-1  1"} {
+	for _, want := range []string{"teacher teacher-1", "gate: 100.0% pass rate", "cost: $0.0340 spent", "sft-openings  teacher-1  1"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
 	code, _, stderr = runCLI(t, nil, args...)
-	if code != 0 || calls.Load() != first || !strings.Contains(stderr, "cost: $0.0000 spent, $0.0220 saved by the cache") {
+	if code != 0 || calls.Load() != first || !strings.Contains(stderr, "cost: $0.0000 spent, $0.0340 saved by the cache") {
 		t.Errorf("re-run: exit %d, %d new calls:\n%s", code, calls.Load()-first, stderr)
 	}
 	// A budget on a new store stops after the calls it covers; the rows
 	// it could not pay for are reported, not written as rejects.
 	args[6] = filepath.Join(dir, "store2")
 	code, _, stderr = runCLI(t, nil, append(args, "--budget", "$0.005", "--no-think", "--workers", "1")...)
-	if code != 0 || calls.Load()-first != 3 || !strings.Contains(stderr, "not generated: 2 instances") {
+	if code != 0 || calls.Load()-first != 3 || !strings.Contains(stderr, "not generated: 5 instances") {
 		t.Errorf("budget: exit %d, %d calls:\n%s", code, calls.Load()-first, stderr)
 	}
 }
@@ -244,9 +258,9 @@ func TestSFTUsage(t *testing.T) {
 		{[]string{"sft", "--dataset", "d", "--out", "o", "--splits", "dev"}, 2, `unknown split "dev"`},
 		{[]string{"sft", "--dataset", "d", "--out", "o", "--budget", "lots"}, 2, "--budget"},
 		{[]string{"sft", "--dataset", "d", "--out", "o", "--llm-base", "http://127.0.0.1:1/v1", "--llm-model", "m", "--budget", "5"}, 2, "--budget needs a price for m"},
-		{[]string{"sft", "--dataset", "/does/not/exist", "--out", "o"}, 1, "/does/not/exist"},
+		{[]string{"sft", "--dataset", "/does/not/exist", "--out", "o"}, 2, "/does/not/exist"},
 		{[]string{"gate"}, 2, "give a JSONL or Parquet file"},
-		{[]string{"gate", "/does/not/exist.jsonl"}, 1, "exist.jsonl"},
+		{[]string{"gate", "/does/not/exist.jsonl"}, 2, "exist.jsonl"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runCLI(t, nil, tt.args...)

@@ -40,13 +40,16 @@ func TestTopicsUsage(t *testing.T) {
 	}
 }
 
-// TestTopicsOnDemo builds topics from the store `curate demo` writes. The
-// demo's six targets pair up (three pairs sharing two influential
-// references each, IoU 1/3, 1/4 and 1/3), so only thresholds below the
-// recipe's yield topics: --iou 0.25, --min-support 2, --min-background 4.
-// Each pair is a 2025 (train) and a 2026 (test) paper: by default no
-// topic forms, since no topic may hold a test target; --splits
-// train,test asks for them by name.
+// TestTopicsOnDemo builds topics from the store `curate demo` writes. Of
+// the demo's nine targets, the three 2023 cs.IR ones share three of
+// their four influential references (IoU 3/5: a topic at the recipe's
+// settings, which TestReadmeCommandsOnDemo runs); the other six pair up
+// (three pairs sharing two influential references each, IoU 1/3, 1/4 and
+// 1/3), which only thresholds below the recipe's group: --iou 0.25,
+// --min-support 2, --min-background 4. Each of those pairs is a 2025
+// (train) and a 2026 (test) paper: by default only the cs.IR topic forms,
+// since no topic may hold a test target; --splits train,test asks for
+// them by name.
 func TestTopicsOnDemo(t *testing.T) {
 	dir := t.TempDir()
 	st := filepath.Join(dir, "store")
@@ -54,8 +57,10 @@ func TestTopicsOnDemo(t *testing.T) {
 		t.Fatalf("demo: exit %d\n%s", code, stderr)
 	}
 	base := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4"}
+	// Train only: the three 2023 cs.IR targets, which share their
+	// influential references, are the one group.
 	code, out, stderr := runCLI(t, nil, append(base, "--out", filepath.Join(dir, "t0"))...)
-	if code != 0 || out != "" || !strings.Contains(stderr, "3 of 6 seeds kept") || !strings.Contains(stderr, "0 topics selected from the train split") {
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, "3 supporting") || !strings.Contains(stderr, "6 of 9 seeds kept") || !strings.Contains(stderr, "1 topics selected from the train split") {
 		t.Errorf("train only: exit %d\n%s%s", code, out, stderr)
 	}
 	seeds, _ := os.ReadFile(filepath.Join(dir, "t0", topics.SeedsJSONL))
@@ -68,7 +73,7 @@ func TestTopicsOnDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("topics: exit %d\n%s", code, stderr)
 	}
-	if n := strings.Count(out, "\n"); n != 3 || !strings.Contains(stderr, "6 of 6 seeds kept; 3 groups, 3 candidates, 3 topics selected") || !strings.Contains(stderr, "topics     heuristic  3") {
+	if n := strings.Count(out, "\n"); n != 4 || !strings.Contains(stderr, "9 of 9 seeds kept; 4 groups, 4 candidates, 4 topics selected") || !strings.Contains(stderr, "topics     heuristic  4") {
 		t.Errorf("stdout (%d lines):\n%s\nstderr:\n%s", n, out, stderr)
 	}
 
@@ -120,9 +125,19 @@ func TestTopicsOnDemo(t *testing.T) {
 				cards++
 			}
 		}
-		o := topics.Intersect(tp.Supporting[0].Influential, tp.Supporting[1].Influential)
-		if !slices.Equal(bg, union) || len(tp.Pairs) != 1 || tp.Pairs[0].Intersection != o.Intersection || tp.Pairs[0].Union != o.Union || o.IoU() < 0.25 {
-			t.Errorf("%s: background %v, union %v, pairs %+v, recomputed %+v", tp.ID, bg, union, tp.Pairs, o)
+		n := len(tp.Supporting)
+		if !slices.Equal(bg, union) || len(tp.Pairs) != n*(n-1)/2 {
+			t.Errorf("%s: background %v, union %v, %d pairs of %d supporting papers", tp.ID, bg, union, len(tp.Pairs), n)
+		}
+		influential := map[string][]string{}
+		for _, sp := range tp.Supporting {
+			influential[sp.ArxivID] = sp.Influential
+		}
+		for _, p := range tp.Pairs {
+			o := topics.Intersect(influential[p.A], influential[p.B])
+			if p.Intersection != o.Intersection || p.Union != o.Union || o.IoU() < 0.25 {
+				t.Errorf("%s: pair %+v, recomputed %+v", tp.ID, p, o)
+			}
 		}
 	}
 	s.Close()
@@ -145,10 +160,10 @@ func TestTopicsOnDemo(t *testing.T) {
 	// Every demo paper is an arXiv preprint in Semantic Scholar (venue
 	// "arXiv.org"): published-only keeps none, says so, and still writes.
 	code, out, stderr = runCLI(t, nil, append(args, "--published-only", "--out", filepath.Join(dir, "t3"))...)
-	if code != 0 || out != "" || !strings.Contains(stderr, "0 of 6 seeds kept") || !strings.Contains(stderr, "no topic met the bounds") {
+	if code != 0 || out != "" || !strings.Contains(stderr, "0 of 9 seeds kept") || !strings.Contains(stderr, "no topic met the bounds") {
 		t.Errorf("published-only: exit %d\n%s%s", code, out, stderr)
 	}
-	if rep, err := os.ReadFile(filepath.Join(dir, "t3", topics.ReportFile)); err != nil || !strings.Contains(string(rep), "| not_published | 6 |") {
+	if rep, err := os.ReadFile(filepath.Join(dir, "t3", topics.ReportFile)); err != nil || !strings.Contains(string(rep), "| not_published | 9 |") {
 		t.Errorf("published-only report: %v\n%s", err, rep)
 	}
 
@@ -160,7 +175,7 @@ func TestTopicsOnDemo(t *testing.T) {
 }
 
 // TestTopicsLLMTags tags the demo's topics through an OpenAI-compatible
-// endpoint: three calls, and a second run answers from the store's cache
+// endpoint: four calls, and a second run answers from the store's cache
 // without calling it.
 func TestTopicsLLMTags(t *testing.T) {
 	var calls atomic.Int32
@@ -178,11 +193,11 @@ func TestTopicsLLMTags(t *testing.T) {
 	args := []string{"topics", "--store", st, "--iou", "0.25", "--min-support", "2", "--min-background", "4", "--splits", "train,test",
 		"--llm-base", srv.URL + "/v1", "--llm-model", "fake-1"}
 	code, out, stderr := runCLI(t, env, append(args, "--out", filepath.Join(dir, "t1"))...)
-	if code != 0 || strings.Count(out, "A shared research topic") != 3 || calls.Load() != 3 {
+	if code != 0 || strings.Count(out, "A shared research topic") != 4 || calls.Load() != 4 {
 		t.Fatalf("exit %d, %d calls\n%s%s", code, calls.Load(), out, stderr)
 	}
 	code, _, stderr = runCLI(t, env, append(args, "--out", filepath.Join(dir, "t2"))...)
-	if code != 0 || calls.Load() != 3 || !strings.Contains(stderr, "topics     fake-1  0      3") {
+	if code != 0 || calls.Load() != 4 || !strings.Contains(stderr, "topics     fake-1  0      4") {
 		t.Errorf("second run: exit %d, %d calls\n%s", code, calls.Load(), stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "t2", topics.TopicsJSONL))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,6 +68,11 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 	}
 	// The counts, dropped targets and contamination report outlive it.
 	defer res.Result.Close()
+	if c := res.Result.Counts(); c.Train+c.Test == 0 && publishedDataset(out) {
+		// An empty dataset is never better than the one published (every
+		// target failed, waits or was dropped): keep it, and say why.
+		return nil, Fail(ErrIncomplete, fmt.Errorf("%w (%s); %s is left as it was", ErrNothingToPublish, droppedText(res.Result.Dropped), out))
+	}
 	lic, err := Licenses(ctx, st, res.Result)
 	if err != nil {
 		return nil, err
@@ -252,4 +258,32 @@ func digestTarget(ctx context.Context, h io.Writer, st *store.Store, k string, u
 		fmt.Fprintf(h, "%s %s\n", e.Stage, e.Status)
 	}
 	return nil
+}
+
+// ErrNothingToPublish: a build kept no instance, and a dataset is
+// published where it would go: it is left as it was.
+var ErrNothingToPublish = errors.New("no instance to publish")
+
+// publishedDataset reports whether dir holds a published dataset (its
+// manifest says so).
+func publishedDataset(dir string) bool {
+	m, _, err := publish.Verify(dir)
+	return err == nil && m.Kind == dataset.ManifestKind
+}
+
+// droppedText counts dropped targets by reason: "2 targets dropped:
+// incomplete 2".
+func droppedText(dropped []dataset.Dropped) string {
+	if len(dropped) == 0 {
+		return "no target given"
+	}
+	n := map[string]int{}
+	for _, d := range dropped {
+		n[d.Reason]++
+	}
+	var parts []string
+	for _, r := range slices.Sorted(maps.Keys(n)) {
+		parts = append(parts, fmt.Sprintf("%s %d", r, n[r]))
+	}
+	return Plural(len(dropped), "target") + " dropped: " + strings.Join(parts, ", ") + "; see curate status"
 }

@@ -305,6 +305,11 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 		return nil, lostInput(err)
 	}
 	defer res.Close()
+	if c := res.Counts(); c.Train+c.Test == 0 && prevDir != "" {
+		// A night on which every target failed (or waits) publishes no
+		// empty version over the latest.
+		return nil, Fail(ErrIncomplete, fmt.Errorf("%w (%s); %s is left as it was", ErrNothingToPublish, droppedText(res.Dropped), out.Latest))
+	}
 	lic, err := Licenses(ctx, st, res)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/internal/robots"
-	"github.com/groundwork/curate/parse/arxiv"
+	"github.com/groundwork/curate/internal/targetlist"
 	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -25,9 +25,11 @@ import (
 func Targets(ids []string) (keys, invalid []string) {
 	seen := map[string]bool{}
 	for _, in := range ids {
-		id, err := arxiv.Parse(in)
+		// Every form --targets-from reads (arXiv URLs, pair IDs) is a
+		// target on the command line too.
+		id, err := targetlist.ParseValue(in)
 		if err != nil {
-			invalid = append(invalid, err.Error())
+			invalid = append(invalid, fmt.Sprintf("%q: %v", in, err))
 			continue
 		}
 		k := record.Key(id)

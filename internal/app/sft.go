@@ -2,9 +2,14 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/groundwork/curate/dataset"
+	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/sft"
 )
 
@@ -16,10 +21,12 @@ import (
 func SFT(ctx context.Context, datasetDir, out string, opts sft.Options, wopts sft.WriteOptions) (*sft.Result, error) {
 	pub, err := dataset.ReadDataset(ctx, datasetDir)
 	if err != nil {
-		return nil, fmt.Errorf("sft: %w", err)
+		return nil, Fail(ErrCannotRun, fmt.Errorf("sft: %w", err))
 	}
 	if opts.Dataset == "" {
-		opts.Dataset = datasetDir
+		if opts.Dataset, err = datasetName(datasetDir); err != nil {
+			return nil, Fail(ErrCannotRun, fmt.Errorf("sft: %w", err))
+		}
 	}
 	r, err := sft.Generate(ctx, pub.Instances, opts)
 	if err != nil {
@@ -32,4 +39,21 @@ func SFT(ctx context.Context, datasetDir, out string, opts sft.Options, wopts sf
 		return nil, err
 	}
 	return r, nil
+}
+
+// datasetName names a published dataset for the cards made from it: its
+// directory's name and the start of its manifest's SHA-256, which tells
+// two versions apart; never the local path, which means nothing where the
+// card is published and may say more than it should.
+func datasetName(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, publish.ManifestFile))
+	if err != nil {
+		return "", fmt.Errorf("read dataset manifest: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return fmt.Sprintf("%s (manifest sha256 %s)", filepath.Base(abs), hex.EncodeToString(sum[:])[:12]), nil
 }

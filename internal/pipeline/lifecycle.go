@@ -103,7 +103,9 @@ func EntryOf(outcome string, err error) Entry {
 	case errors.As(err, &held):
 		return Entry{Status: StatusSkipped, Reason: held.Reason, Worked: worked}
 	case err != nil:
-		return Entry{Status: StatusFailed, Reason: err.Error(), Worked: true}
+		// A failure counts an attempt unless the stage says it only
+		// found an earlier one standing (Reused: nothing was asked).
+		return Entry{Status: StatusFailed, Reason: err.Error(), Worked: outcome != Reused}
 	case outcome == Skipped:
 		return Entry{Status: StatusSkipped}
 	}

@@ -65,6 +65,7 @@ func TestLifecycle(t *testing.T) {
 		{"reused", nil, Reused, nil, StatusDone, "", 0},
 		{"skipped", nil, Skipped, nil, StatusSkipped, "", 0},
 		{"failed", nil, "", errors.New("status 500"), StatusFailed, "status 500", 1},
+		{"failed before, nothing asked", nil, Reused, errors.New("no HTML (checked yesterday)"), StatusFailed, "no HTML (checked yesterday)", 0},
 		{"suspect after work", nil, Done, Suspect("12 sources of 13"), StatusSuspect, "suspect (12 sources of 13); --include-suspect keeps it", 1},
 		{"suspect reused", nil, Reused, Suspect("12 sources of 13"), StatusSuspect, "suspect (12 sources of 13); --include-suspect keeps it", 0},
 		{"held before the stage", nil, "", Hold("classify held it"), StatusSkipped, "classify held it", 0},

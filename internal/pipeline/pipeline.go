@@ -263,15 +263,16 @@ func Run(ctx context.Context, keys []string, steps []Step, opt Options) *Summary
 						sum.Fatal = err.Error()
 						sum.Failures = append(sum.Failures, Failure{Key: key, Step: s.Name, Reason: err.Error()})
 						stop() // abandon the rest: it would fail the same way
+					case err != nil && errors.Is(err, context.Canceled) && (ctx.Err() != nil || draining()):
+						// Abandoned by the second interrupt, or cut short
+						// by the first (a request that gave up rather than
+						// retry): not failed, not listed; it counts as not
+						// reached, and the next run redoes it.
+						ev.Outcome = "abandoned"
 					case err != nil:
 						ev.Outcome = "failed"
 						st.Failed++
-						// Abandoned (ctx) or cut short by the drain (a
-						// request that gave up rather than retry) is not
-						// a failure to list: the next run does it.
-						if !errors.Is(err, context.Canceled) || ctx.Err() == nil && !draining() {
-							sum.Failures = append(sum.Failures, Failure{Key: key, Step: s.Name, Reason: err.Error()})
-						}
+						sum.Failures = append(sum.Failures, Failure{Key: key, Step: s.Name, Reason: err.Error()})
 					case outcome == Skipped:
 						st.Skipped++
 					case outcome == Reused:

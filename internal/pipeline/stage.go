@@ -20,7 +20,9 @@ type Stage interface {
 	// item that must not go on, a WaitingError (Wait) for one whose work
 	// waits on something outside the run, any other error for a failure.
 	// With a HeldError or WaitingError, the outcome says whether work was
-	// done before (Done: the ledger counts an attempt) or not (Reused).
+	// done before (Done: the ledger counts an attempt) or not (Reused);
+	// with a failure, Reused says it is an earlier failure found standing
+	// (a paper known to have no page: nothing asked, no attempt).
 	// It must be safe for concurrent use.
 	Do(ctx context.Context, item string) (string, error)
 }

@@ -7,8 +7,9 @@
 //
 // The JavaScript readers need `make readback-deps` (npm installs them
 // into js/node_modules); without Node.js or them, Check skips its
-// JavaScript part with a message, unless CURATE_REQUIRE_JS_READERS is
-// set, which makes their absence a failure.
+// JavaScript part with a message (counted at the end of go test ./...),
+// unless CURATE_REQUIRE_JS_READERS or CI=true is set, which makes their
+// absence a failure.
 package readback
 
 import (
@@ -32,6 +33,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/groundwork/curate/internal/testneeds"
 )
 
 // RequireEnv names the environment variable that turns missing
@@ -268,7 +271,7 @@ func Check(t *testing.T, files ...File) {
 			if os.Getenv(RequireEnv) != "" {
 				t.Fatalf("%v (%s is set)", err, RequireEnv)
 			}
-			t.Skipf("hyparquet and DuckDB not checked: %v", err)
+			testneeds.Skip(t, testneeds.JSReaders, "hyparquet and DuckDB not checked: %v", err)
 		}
 		if err != nil {
 			t.Fatal(err)

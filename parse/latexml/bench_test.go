@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork/curate/internal/fixtures"
 	"github.com/groundwork/curate/internal/hostile"
+	"github.com/groundwork/curate/internal/testneeds"
 )
 
 // BenchmarkParse measures parse throughput over every fixture page
@@ -43,7 +44,7 @@ func fixturePages(tb testing.TB) []fixturePage {
 	dir := fixtures.Dir(tb, "arxiv-html")
 	files, err := filepath.Glob(filepath.Join(dir, "*.html"))
 	if err != nil || len(files) == 0 {
-		tb.Skipf("no fixture pages in %s: skipping", dir)
+		testneeds.Skip(tb, testneeds.Fixtures, "no fixture pages in %s", dir)
 	}
 	var pages []fixturePage
 	for _, f := range files {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/internal/testneeds"
 	"github.com/groundwork/curate/record"
 )
 
@@ -117,7 +118,7 @@ func TestReferenceTitles(t *testing.T) {
 				if titles[l.page] == nil {
 					page, err := os.ReadFile(filepath.Join(dir, l.page+".html"))
 					if errors.Is(err, fs.ErrNotExist) {
-						t.Skipf("no page %s in %s: skipping", l.page, dir)
+						testneeds.Skip(t, testneeds.Fixtures, "no page %s in %s", l.page, dir)
 					}
 					if err != nil {
 						t.Fatal(err)

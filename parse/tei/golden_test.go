@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/internal/testneeds"
 	"github.com/groundwork/curate/record"
 )
 
@@ -29,7 +30,7 @@ func fixtureFiles(tb testing.TB) []fixtureTEI {
 	dir := fixtures.Dir(tb, "grobid-tei")
 	files, err := filepath.Glob(filepath.Join(dir, "*.tei.xml"))
 	if err != nil || len(files) == 0 {
-		tb.Skipf("no TEI fixtures in %s: skipping", dir)
+		testneeds.Skip(tb, testneeds.Fixtures, "no TEI fixtures in %s", dir)
 	}
 	var out []fixtureTEI
 	for _, f := range files {

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/internal/testneeds"
 	"github.com/groundwork/curate/record"
 )
 
@@ -149,7 +150,7 @@ func manifest(t *testing.T, dir string) map[string]map[string]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, "MANIFEST.tsv"))
 	if err != nil {
-		t.Skipf("no MANIFEST.tsv in %s: %v", dir, err)
+		testneeds.Skip(t, testneeds.Fixtures, "no MANIFEST.tsv in %s: %v", dir, err)
 	}
 	defer f.Close()
 	out := map[string]map[string]string{}

@@ -268,7 +268,7 @@ func TestManifestConsistency(t *testing.T) {
 			}
 		}
 	}
-	if splits["train"] != 3 || splits["test"] != 3 || len(cats) < 3 {
+	if splits["train"] != 6 || splits["test"] != 3 || len(cats) < 3 {
 		t.Errorf("splits %v, primary categories %v", splits, cats)
 	}
 	if ar5ivTrain != 1 {

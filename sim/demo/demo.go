@@ -2,9 +2,13 @@
 // simulated services, so the whole pipeline can run offline ("curate
 // demo").
 //
-// The corpus is invented: six target papers (three dated 2025, train; three
-// dated 2026, test) in cs.CL, cs.LG, physics.soc-ph and q-bio.PE, the papers
-// they cite, and what the services know about them. Every title, author,
+// The corpus is invented: nine target papers (six train: three dated 2025
+// in cs.CL, cs.LG and physics.soc-ph, and three dated 2023 in cs.IR; three
+// test, dated 2026, in q-bio.PE, cs.LG and cs.CL), the papers they cite, and
+// what the services know about them. The three cs.IR targets build on the
+// same influential references and differ in uptake, so that every command
+// of the README has something to show: they form a topic corpus at the
+// recipe's settings and an impact-judge pair at the paper's. Every title, author,
 // abstract, venue's paper and DOI (10.5555/..., the prefix reserved for
 // examples) is made up; arXiv ids were picked to look right and do not refer
 // to the real papers with those numbers.
@@ -17,7 +21,7 @@
 //	corpus/s2/references/ID.json   /paper/ARXIV:ID/references, the whole list
 //	corpus/arxiv-api/entries.xml   export.arxiv.org Atom entries
 //	corpus/manifest.json           what the corpus intends (see Manifest)
-//	corpus/targets.txt             the six target ids
+//	corpus/targets.txt             the nine target ids
 //
 // The corpus is served as a sim world: Corpus loads it into a sim.Corpus,
 // and Start, ServiceHandler and Handler serve that with package sim's

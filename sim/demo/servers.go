@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/groundwork/curate/sim"
@@ -48,13 +49,21 @@ func Corpus() (*sim.Corpus, error) {
 // over the corpus, each on its own port of 127.0.0.1, so each has its own
 // base URL (the pipeline's HTTP layer keys rate limits and credentials by
 // host).
-func Start() (*sim.Servers, error) {
+func Start() (*sim.Servers, error) { return StartAt(nil) }
+
+// StartAt starts the services as Start does, each at the address addrs
+// names for it when that address is free (127.0.0.1:PORT), else on a free
+// port.
+func StartAt(addrs map[string]string) (*sim.Servers, error) {
 	c, err := Corpus()
 	if err != nil {
 		return nil, err
 	}
-	return sim.Start(c, sim.Options{Services: services})
+	return sim.Start(c, sim.Options{Services: services, Addrs: addrs})
 }
+
+// Services names the services Start starts.
+func Services() []string { return slices.Clone(services) }
 
 // ServiceHandler returns the handler of one service over the corpus,
 // serving paths as the real service does (arXiv and ar5iv: /html/ID; S2:
