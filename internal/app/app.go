@@ -189,7 +189,7 @@ type App struct {
 
 	// stages is the stage table (see table), wired to the clients above;
 	// lifecycle records each stage's work on each item in the store.
-	stages    []pipeline.Stage
+	stages    Table
 	lifecycle *pipeline.Lifecycle
 	s2        *s2.Client
 	arxivAPI  *arxivapi.Client

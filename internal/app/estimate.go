@@ -63,11 +63,11 @@ type EstimateOptions struct {
 // (robots.txt Crawl-delay included, --ignore-crawl-delay honoured), and
 // latencies the last run's means.
 func (a *App) Estimate(ctx context.Context, keys []string, opt EstimateOptions) (*estimate.Estimate, error) {
-	names, _, err := Select(opt.Stages)
+	names, _, err := a.stages.Select(opt.Stages)
 	if err != nil {
 		return nil, err
 	}
-	stages := a.stagesNamed(WithNeeds(names...))
+	stages := a.stages.Named(a.stages.WithNeeds(names...))
 	e := &estimator{a: a, keys: keys, run: map[string]bool{}, in: estimate.Input{Targets: len(keys)}}
 	for _, k := range keys {
 		e.run[k] = true

@@ -110,11 +110,11 @@ type NoPDF = pdfs.Missing
 // filled (the run stopped at once and started nothing more).
 func (a *App) Run(ctx context.Context, keys []string, opt RunOptions) (*Outcome, error) {
 	started := time.Now() // the summary's times are the run's, not only its pipeline's
-	names, _, err := Select(opt.Stages)
+	names, _, err := a.stages.Select(opt.Stages)
 	if err != nil {
 		return nil, err
 	}
-	stages := a.stagesNamed(a.Active(names))
+	stages := a.stages.Named(a.stages.Active(names))
 	out := &Outcome{Stages: namesOf(stages)}
 	for _, s := range stages {
 		if c, ok := s.(pipeline.Checker); ok {
@@ -225,7 +225,7 @@ type missingPDFs interface{ Missing() []pdfs.Missing }
 // preparation the first interrupt cut short (robots.txt waiting for a
 // retry) is no error: the pipeline stops at once and says what was not
 // reached.
-func (a *App) prepare(ctx context.Context, stages []pipeline.Stage, keys []string) (finish func(context.Context) error, err error) {
+func (a *App) prepare(ctx context.Context, stages Table, keys []string) (finish func(context.Context) error, err error) {
 	var finishes []func(context.Context) error
 	finish = func(ctx context.Context) error {
 		var errs []error
@@ -262,19 +262,7 @@ func (a *App) prepare(ctx context.Context, stages []pipeline.Stage, keys []strin
 	return finish, nil
 }
 
-// stagesNamed returns the stages of the App's table with the given
-// names, in table order.
-func (a *App) stagesNamed(names []string) []pipeline.Stage {
-	var out []pipeline.Stage
-	for _, s := range a.stages {
-		if slices.Contains(names, s.Declare().Name) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func namesOf(stages []pipeline.Stage) []string {
+func namesOf(stages Table) []string {
 	out := make([]string, len(stages))
 	for i, s := range stages {
 		out[i] = s.Declare().Name
@@ -283,7 +271,7 @@ func namesOf(stages []pipeline.Stage) []string {
 }
 
 // writes reports whether one of stages writes records of kind.
-func writes(stages []pipeline.Stage, kind string) bool {
+func writes(stages Table, kind string) bool {
 	return slices.ContainsFunc(stages, func(s pipeline.Stage) bool { return slices.Contains(s.Declare().Writes, kind) })
 }
 
@@ -298,14 +286,8 @@ func (a *App) diskFull(err error) error {
 }
 
 // Active returns names without the stages that are off (see
-// pipeline.Decl.Off): pdfs without a GROBID service. A stage that is off
-// is no step of a run, so it costs nothing, counts nothing and writes no
-// ledger entry.
-func (a *App) Active(names []string) []string {
-	return slices.DeleteFunc(slices.Clone(names), func(n string) bool {
-		return slices.ContainsFunc(a.stages, func(s pipeline.Stage) bool { d := s.Declare(); return d.Name == n && d.Off != "" })
-	})
-}
+// Table.Active).
+func (a *App) Active(names []string) []string { return a.stages.Active(names) }
 
 // SourceRefs returns the references the classify stage chose as sources of
 // a target, in edge order, and why the selections are suspect, if they
@@ -444,7 +426,7 @@ func Plural(n int, noun string) string {
 func (a *App) BuildGraphs(workers int) func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
 	return func(ctx context.Context, keys []string) (map[string]*record.Graph, map[string]error) {
 		built, failed := map[string]*record.Graph{}, map[string]error{}
-		stages := a.stagesNamed(Writers(record.Graphs.Name()))
+		stages := a.stages.Named(a.stages.Writers(record.Graphs.Name()))
 		finish, err := a.prepare(ctx, stages, keys)
 		if err != nil {
 			for _, k := range keys {
@@ -480,7 +462,7 @@ func (a *App) BuildGraphs(workers int) func(ctx context.Context, keys []string) 
 // Report is the named stage's account of a run over keys (see
 // pipeline.Reporter); ok is false for a stage that gives none.
 func (a *App) Report(ctx context.Context, name string, keys []string, events map[string]pipeline.Event, invalid int) (r pipeline.Report, ok bool) {
-	for _, s := range a.stagesNamed([]string{name}) {
+	for _, s := range a.stages.Named([]string{name}) {
 		if rep, is := s.(pipeline.Reporter); is {
 			return rep.Report(ctx, keys, events, invalid), true
 		}
