@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
@@ -187,7 +188,7 @@ func TestStatus(t *testing.T) {
 		}
 	}
 	code, out, _ = runCLI(t, env, "status", "--json")
-	var s storeStatus
+	var s app.StoreStatus
 	if code != 0 || json.Unmarshal([]byte(out), &s) != nil || s.Stages["fetch"]["done"] != 1 || s.Stages["fetch"]["failed"] != 1 {
 		t.Errorf("status --json: exit %d, %+v", code, s)
 	}

@@ -44,6 +44,21 @@ func TestStageTable(t *testing.T) {
 	}
 }
 
+// The table of stages whose item is not a target declares each like the
+// per-target table does, under names of its own.
+func TestCorpusTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, n := range Names() {
+		seen[n] = true
+	}
+	for _, d := range CorpusStages() {
+		if d.Name == "" || seen[d.Name] || d.About == "" {
+			t.Errorf("corpus stage %+v: no name, a name taken, or no About line", d)
+		}
+		seen[d.Name] = true
+	}
+}
+
 func TestSelect(t *testing.T) {
 	tests := []struct {
 		in      []string
