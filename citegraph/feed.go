@@ -65,7 +65,7 @@ type feed struct {
 	// ("" when S2 answered null); fresh holds the answers of this run
 	// until that target's record is written.
 	memo     map[string]string
-	fresh    map[string]*s2.Paper
+	fresh    map[string]*record.ScholarPaper
 	memoOnce sync.Once
 	memoErr  error
 	steps    int // targets walked
@@ -126,7 +126,7 @@ func (s *Runner) Feed(ctx context.Context, keys []string, drain <-chan struct{})
 	keys = slices.Clone(keys)
 	f := &feed{r: s, keys: keys, index: make(map[string]int, len(keys)), refresh: s.Refresh, drain: drain,
 		flushAfter: s.FlushAfter, workers: s.FeedWorkers,
-		waiting: map[string][]int{}, memo: map[string]string{}, fresh: map[string]*s2.Paper{}, st: make([]keyState, len(keys))}
+		waiting: map[string][]int{}, memo: map[string]string{}, fresh: map[string]*record.ScholarPaper{}, st: make([]keyState, len(keys))}
 	if f.flushAfter <= 0 {
 		f.flushAfter = DefaultFlushAfter
 	}
@@ -306,7 +306,7 @@ func (f *feed) step(i int) {
 		fail(err)
 		return
 	}
-	if refs.List == nil || !f.refresh && f.r.has(ctx, key, record.S2Batches.Name()) {
+	if refs.List == nil || !f.refresh && record.S2Batches.Has(ctx, f.r.Store, key) {
 		// Nothing to fill (no list), or filled already.
 		f.mu.Lock()
 		f.steps++
@@ -613,7 +613,7 @@ func (s *Runner) lookupArxiv(ctx context.Context, keys []string, refresh bool) e
 	}
 	var want []string
 	for _, k := range keys {
-		if !refresh && s.has(ctx, k, record.ArxivMetas.Name()) {
+		if !refresh && record.ArxivMetas.Has(ctx, s.Store, k) {
 			continue
 		}
 		want = append(want, k)

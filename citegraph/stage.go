@@ -181,11 +181,6 @@ func (s *Runner) LookupArxiv(ctx context.Context, keys []string) error {
 	return s.lookupArxiv(ctx, keys, s.Refresh)
 }
 
-func (s *Runner) has(ctx context.Context, key, kind string) bool {
-	_, _, err := s.Store.GetBytes(ctx, key, kind)
-	return err == nil
-}
-
 // process builds and stores one target's Graph. With refresh the
 // services are asked again rather than the stored answers reused (the
 // feed, having asked them already this run, passes false, and asked when
@@ -198,7 +193,7 @@ func (s *Runner) process(ctx context.Context, key string, refresh, asked bool) (
 	}
 
 	// The target's own S2 record tells whether S2 knows the paper at all.
-	var target *s2.Paper
+	var target *record.ScholarPaper
 	refs := record.S2ReferenceList{Status: record.S2OK}
 	if s.S2 != nil {
 		target, requested, err = s.s2Target(ctx, key, refresh)
@@ -212,7 +207,7 @@ func (s *Runner) process(ctx context.Context, key string, refresh, asked bool) (
 			return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
 		}
 	}
-	var filled map[string]*s2.Paper
+	var filled record.S2Filled
 	if refs.List != nil {
 		var req bool
 		filled, req, err = s.fill(ctx, key, refs.List, refresh)
@@ -235,7 +230,7 @@ func (s *Runner) process(ctx context.Context, key string, refresh, asked bool) (
 	}
 	g.Edges, g.Report = Link(key, doc, in)
 	g.Meta = s.meta(ctx, key, doc, target)
-	if _, err := s.Store.PutJSON(ctx, key, record.Graphs.Name(), g, map[string]string{"s2_status": g.S2Status}); err != nil {
+	if _, err := record.Graphs.Put(ctx, s.Store, key, g, map[string]string{"s2_status": g.S2Status}); err != nil {
 		return nil, requested, fmt.Errorf("citegraph %s: %w", key, err)
 	}
 	return g, requested, nil
@@ -243,10 +238,9 @@ func (s *Runner) process(ctx context.Context, key string, refresh, asked bool) (
 
 // document returns the target's stored Document, fetching it if allowed.
 func (s *Runner) document(ctx context.Context, key string) (*record.Document, error) {
-	var doc record.Document
-	_, err := s.Store.GetJSON(ctx, key, record.Documents.Name(), &doc)
+	doc, _, err := record.Documents.Get(ctx, s.Store, key)
 	if err == nil {
-		return &doc, nil
+		return doc, nil
 	}
 	if !errors.Is(err, store.ErrNotFound) || s.Fetch == nil {
 		return nil, fmt.Errorf("no parsed document (run curate fetch first): %w", err)
@@ -256,13 +250,13 @@ func (s *Runner) document(ctx context.Context, key string) (*record.Document, er
 
 // s2Target returns S2's record of the target (nil when S2 does not know
 // it), stored or asked.
-func (s *Runner) s2Target(ctx context.Context, key string, refresh bool) (*s2.Paper, bool, error) {
-	var stored record.S2Paper
+func (s *Runner) s2Target(ctx context.Context, key string, refresh bool) (*record.ScholarPaper, bool, error) {
 	if !refresh {
-		if _, err := s.Store.GetJSON(ctx, key, record.S2Papers.Name(), &stored); err == nil {
+		if stored, _, err := record.S2Papers.Get(ctx, s.Store, key); err == nil {
 			return stored.Paper, false, nil
 		}
 	}
+	var stored record.S2Paper
 	p, err := s.S2.Paper(ctx, s2.ArxivPaperID(key), strings.Split(targetFields, ",")...)
 	switch {
 	case errors.Is(err, s2.ErrNotFound):
@@ -272,20 +266,20 @@ func (s *Runner) s2Target(ctx context.Context, key string, refresh bool) (*s2.Pa
 	default:
 		stored.Found, stored.Paper = true, p
 	}
-	if _, err := s.Store.PutJSON(ctx, key, record.S2Papers.Name(), stored, nil); err != nil {
+	if _, err := record.S2Papers.Put(ctx, s.Store, key, &stored, nil); err != nil {
 		return nil, true, err
 	}
 	return stored.Paper, true, nil
 }
 
 // s2References returns the target's S2 reference list, stored or asked.
-func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper, refresh bool) (record.S2ReferenceList, bool, error) {
-	var refs record.S2ReferenceList
+func (s *Runner) s2References(ctx context.Context, key string, target *record.ScholarPaper, refresh bool) (record.S2ReferenceList, bool, error) {
 	if !refresh {
-		if _, err := s.Store.GetJSON(ctx, key, record.S2References.Name(), &refs); err == nil {
-			return refs, false, nil
+		if stored, _, err := record.S2References.Get(ctx, s.Store, key); err == nil {
+			return *stored, false, nil
 		}
 	}
+	var refs record.S2ReferenceList
 	if target == nil {
 		// S2 does not know the paper: recorded as missing, edges come from
 		// the bibliography, and the run goes on.
@@ -307,7 +301,7 @@ func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper,
 			}
 		}
 	}
-	if _, err := s.Store.PutJSON(ctx, key, record.S2References.Name(), refs, map[string]string{"status": refs.Status}); err != nil {
+	if _, err := record.S2References.Put(ctx, s.Store, key, &refs, map[string]string{"status": refs.Status}); err != nil {
 		return refs, true, err
 	}
 	return refs, true, nil
@@ -315,13 +309,13 @@ func (s *Runner) s2References(ctx context.Context, key string, target *s2.Paper,
 
 // fill asks the batch endpoint for the abstracts, dates and identifiers
 // that reference edges lack (S2 often omits abstracts under citedPaper).
-func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList, refresh bool) (map[string]*s2.Paper, bool, error) {
-	filled := map[string]*s2.Paper{}
+func (s *Runner) fill(ctx context.Context, key string, list *record.ScholarReferences, refresh bool) (record.S2Filled, bool, error) {
 	if !refresh {
-		if _, err := s.Store.GetJSON(ctx, key, record.S2Batches.Name(), &filled); err == nil {
-			return filled, false, nil
+		if stored, _, err := record.S2Batches.Get(ctx, s.Store, key); err == nil {
+			return *stored, false, nil
 		}
 	}
+	filled := record.S2Filled{}
 	ids := FillIDs(list)
 	if len(ids) > 0 && s.S2 != nil {
 		papers, err := s.S2.Batch(ctx, ids, s.fillFields()...)
@@ -334,7 +328,7 @@ func (s *Runner) fill(ctx context.Context, key string, list *s2.ReferenceList, r
 			}
 		}
 	}
-	if _, err := s.Store.PutJSON(ctx, key, record.S2Batches.Name(), filled, nil); err != nil {
+	if _, err := record.S2Batches.Put(ctx, s.Store, key, &filled, nil); err != nil {
 		return nil, true, err
 	}
 	return filled, len(ids) > 0, nil
@@ -352,7 +346,7 @@ func (s *Runner) fillFields() []string {
 // FillIDs lists the cited papers of list whose edges lack an abstract, a
 // date or identifiers, each once, in list order: what the batch endpoint
 // is asked to fill.
-func FillIDs(list *s2.ReferenceList) []string {
+func FillIDs(list *record.ScholarReferences) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, r := range list.Edges {
@@ -370,7 +364,7 @@ func FillIDs(list *s2.ReferenceList) []string {
 
 // toRef reduces an S2 edge to a Ref, taking fields the edge lacks from the
 // batch answer.
-func toRef(r s2.Reference, extra *s2.Paper) Ref {
+func toRef(r record.ScholarReference, extra *record.ScholarPaper) Ref {
 	p := r.CitedPaper
 	out := Ref{
 		PaperID:       p.PaperID,
@@ -440,13 +434,12 @@ func toRef(r s2.Reference, extra *s2.Paper) Ref {
 // meta assembles the target's metadata. The date that decides the split is
 // arXiv's v1 date from the arXiv API; without it, the year and month of the
 // ID (the month the paper entered arXiv) are used and the source says so.
-func (s *Runner) meta(ctx context.Context, key string, doc *record.Document, target *s2.Paper) record.TargetMeta {
+func (s *Runner) meta(ctx context.Context, key string, doc *record.Document, target *record.ScholarPaper) record.TargetMeta {
 	m := record.TargetMeta{ArxivID: key, Sources: map[string]string{}}
 	if doc != nil && doc.Title != nil {
 		m.Title, m.Sources["title"] = *doc.Title, "html"
 	}
-	var am record.ArxivMeta
-	if _, err := s.Store.GetJSON(ctx, key, record.ArxivMetas.Name(), &am); err == nil && am.Entry != nil {
+	if am, _, err := record.ArxivMetas.Get(ctx, s.Store, key); err == nil && am.Entry != nil {
 		e := am.Entry
 		m.Published, m.Sources["published"] = e.Published.UTC().Format("2006-01-02"), "arxiv-api"
 		m.PrimaryCategory, m.Categories = e.PrimaryCategory, e.Categories

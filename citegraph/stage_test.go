@@ -171,7 +171,7 @@ func (e *stageEnv) addPaper(p any) {
 func (e *stageEnv) putDoc(key, file string) *record.Document {
 	e.t.Helper()
 	doc := fixtureDocument(e.t, file, key)
-	if _, err := e.store.PutJSON(e.ctx, key, record.Documents.Name(), doc, map[string]string{"source": doc.Source}); err != nil {
+	if _, err := record.Documents.Put(e.ctx, e.store, key, doc, map[string]string{"source": doc.Source}); err != nil {
 		e.t.Fatal(err)
 	}
 	if len(doc.References) == 0 {
@@ -223,12 +223,11 @@ func (e *stageEnv) run(r *Runner, inputs ...string) []Result {
 // graph returns the stored Graph of key and its blob.
 func (e *stageEnv) graph(key string) (*record.Graph, store.Hash) {
 	e.t.Helper()
-	var g record.Graph
-	rec, err := e.store.GetJSON(e.ctx, key, record.Graphs.Name(), &g)
+	g, rec, err := record.Graphs.Get(e.ctx, e.store, key)
 	if err != nil {
 		e.t.Fatalf("stored graph of %s: %v", key, err)
 	}
-	return &g, rec.Blob
+	return g, rec.Blob
 }
 
 // ledger returns the citegraph ledger entry of key.
@@ -415,7 +414,7 @@ func TestStageLargeList(t *testing.T) {
 	// A changed linker input (here the bibliography) is linked again from
 	// the stored responses.
 	doc.References = doc.References[10:]
-	if _, err := e.store.PutJSON(e.ctx, key, record.Documents.Name(), doc, nil); err != nil {
+	if _, err := record.Documents.Put(e.ctx, e.store, key, doc, nil); err != nil {
 		t.Fatal(err)
 	}
 	relinked := e.run(e.runner(testKey, false), key)[0]
@@ -537,8 +536,7 @@ func TestStageFallbacks(t *testing.T) {
 	if got := e.requestsByOffset("ARXIV:" + withheld); len(got) != 1 || got[0] != 1 {
 		t.Errorf("withheld: pages fetched %v, want offset 0 once", got)
 	}
-	var refs record.S2ReferenceList
-	if rec, err := e.store.GetJSON(e.ctx, withheld, record.S2References.Name(), &refs); err != nil || rec.Meta["status"] != record.S2Withheld || !refs.List.Elided {
+	if refs, rec, err := record.S2References.Get(e.ctx, e.store, withheld); err != nil || rec.Meta["status"] != record.S2Withheld || !refs.List.Elided {
 		t.Errorf("withheld: stored references %+v, %v", refs, err)
 	}
 
@@ -628,7 +626,7 @@ func TestStageRateLimited(t *testing.T) {
 	if en := e.ledger(blocked); en.Status != store.StatusFailed || !strings.Contains(en.Error, blocked) || !strings.Contains(en.Error, "429") {
 		t.Errorf("blocked: ledger %+v", en)
 	}
-	if _, _, err := e.store.GetBytes(e.ctx, blocked, record.Graphs.Name()); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := record.Graphs.Get(e.ctx, e.store, blocked); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("blocked: a graph was stored (%v)", err)
 	}
 	if n := len(e.s2.CallsTo(sim.S2ReferencesPath("ARXIV:" + blocked))); n != 5 {
@@ -695,8 +693,7 @@ func TestStageTargetMetadata(t *testing.T) {
 	if q := e.apiQueries(); len(q) != 1 || !strings.Contains(q[0], listed) || !strings.Contains(q[0], unlisted) {
 		t.Errorf("arXiv API requests %q", q)
 	}
-	var am record.ArxivMeta
-	if _, err := e.store.GetJSON(e.ctx, unlisted, record.ArxivMetas.Name(), &am); err != nil || am.Found {
+	if am, _, err := record.ArxivMetas.Get(e.ctx, e.store, unlisted); err != nil || am.Found {
 		t.Errorf("unlisted: stored %+v, %v", am, err)
 	}
 	// The target's own S2 record is asked with the counts curate pairs
@@ -966,7 +963,7 @@ func TestStageBatchFailureKeepsPages(t *testing.T) {
 	simtest.AddSyntheticReferences(t, e.corpus, "ARXIV:"+key, 600, simtest.Synth{NullAbstract: 2})
 	// Its own record was stored by an earlier run: the only batch is the
 	// fill, and it fails for good.
-	if _, err := record.S2Papers.Put(e.ctx, e.store, key, &record.S2Paper{Found: true, Paper: &s2.Paper{PaperID: strings.Repeat("ab", 20)}}, nil); err != nil {
+	if _, err := record.S2Papers.Put(e.ctx, e.store, key, &record.S2Paper{Found: true, Paper: &record.ScholarPaper{PaperID: strings.Repeat("ab", 20)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	e.s2.Script(sim.S2BatchPath, sim.TooManyRequests, sim.Forever)
@@ -1027,9 +1024,10 @@ func TestStageFetchesMissingDocument(t *testing.T) {
 	if res.Err != nil || res.Graph.Report.Bibliography == 0 || res.Graph.Report.S2Edges != 8 {
 		t.Fatalf("result %+v", res)
 	}
-	var doc record.Document
-	if _, err := e.store.GetJSON(e.ctx, key, record.Documents.Name(), &doc); err != nil || len(doc.References) != res.Graph.Report.Bibliography {
-		t.Errorf("stored document: %d references, %v", len(doc.References), err)
+	if doc, _, err := record.Documents.Get(e.ctx, e.store, key); err != nil {
+		t.Errorf("stored document: %v", err)
+	} else if len(doc.References) != res.Graph.Report.Bibliography {
+		t.Errorf("stored document: %d references, want %d", len(doc.References), res.Graph.Report.Bibliography)
 	}
 	if res = run(); res.Err != nil || len(site.Calls()) != 1 {
 		t.Errorf("second run: %v, %d page requests in all", res.Err, len(site.Calls()))

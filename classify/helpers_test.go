@@ -36,10 +36,10 @@ func openStore(t *testing.T) *store.Store {
 // putTarget stores doc and its graph under key as fetch and citegraph do.
 func putTarget(t *testing.T, st *store.Store, key string, doc *record.Document, g *record.Graph) {
 	t.Helper()
-	if _, err := st.PutJSON(t.Context(), key, record.Documents.Name(), doc, nil); err != nil {
+	if _, err := record.Documents.Put(t.Context(), st, key, doc, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutJSON(t.Context(), key, record.Graphs.Name(), g, nil); err != nil {
+	if _, err := record.Graphs.Put(t.Context(), st, key, g, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -276,8 +276,8 @@ func TestLLMFailures(t *testing.T) {
 				t.Fatalf("result = %+v", res)
 			}
 			e := ledger(t, env.st, handKey)
-			var f record.ClassifyFailure
-			if _, err := env.st.GetJSON(t.Context(), handKey, record.ClassifyFailures.Name(), &f); err != nil {
+			f, _, err := record.ClassifyFailures.Get(t.Context(), env.st, handKey)
+			if err != nil {
 				t.Fatal(err)
 			}
 			for _, r := range tt.reason {
@@ -294,7 +294,7 @@ func TestLLMFailures(t *testing.T) {
 			if tt.raw && f.Attempts != 3 {
 				t.Errorf("failure says %d attempts", f.Attempts)
 			}
-			if _, err := env.st.GetJSON(t.Context(), handKey, record.SelectionSets.Name(), new(record.Selections)); !errors.Is(err, store.ErrNotFound) {
+			if _, _, err := record.SelectionSets.Get(t.Context(), env.st, handKey); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("selections stored for a failed target: %v", err)
 			}
 		})

@@ -166,12 +166,12 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	if err != nil {
 		return res, fmt.Errorf("classify %s: %w", targetKey, err)
 	}
-	var doc record.Document
-	if _, err := s.Store.GetJSON(ctx, targetKey, record.Documents.Name(), &doc); err != nil {
+	doc, _, err := record.Documents.Get(ctx, s.Store, targetKey)
+	if err != nil {
 		return res, fmt.Errorf("classify %s: read document: %w", targetKey, err)
 	}
-	var g record.Graph
-	if _, err := s.Store.GetJSON(ctx, targetKey, record.Graphs.Name(), &g); err != nil {
+	g, _, err := record.Graphs.Get(ctx, s.Store, targetKey)
+	if err != nil {
 		return res, fmt.Errorf("classify %s: read reference graph: %w", targetKey, err)
 	}
 	g.TargetID = targetKey
@@ -180,14 +180,14 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	if !heur {
 		version = p.Version
 	}
-	digest := inputDigest(&doc, &g, p, heur, s.budget())
+	digest := inputDigest(doc, g, p, heur, s.budget())
 	if !s.Force {
 		// Stored selections stand when made from the same inputs by the same
 		// model and prompt, and the text still reads as it did: held back
 		// for the same instruction-like text (and suspects still not asked
 		// for), or classified whole.
 		if old := s.stored(ctx, targetKey); old != nil && old.Model == model && old.PromptVersion == version &&
-			old.InputDigest == digest && slices.Equal(old.Instructions, injection.ScanDocument(&doc, g.Edges)) &&
+			old.InputDigest == digest && slices.Equal(old.Instructions, injection.ScanDocument(doc, g.Edges)) &&
 			(old.NotClassified && !s.IncludeSuspect || !old.NotClassified && len(old.Selections) == len(g.Edges)) {
 			s.log().Debug("classify: selections already stored", "target", targetKey, "model", model, "prompt_version", version)
 			res.Selections, res.Stored = old, true
@@ -195,7 +195,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 			// record saying what it says now.
 			if suspect := s.Plausibility.suspect(old); !slices.Equal(suspect, old.Suspect) {
 				old.Suspect = suspect
-				if _, err := s.Store.PutJSON(ctx, targetKey, record.SelectionSets.Name(), old, selectionsMeta(old)); err != nil {
+				if _, err := record.SelectionSets.Put(ctx, s.Store, targetKey, old, selectionsMeta(old)); err != nil {
 					return res, fmt.Errorf("classify %s: %w", targetKey, err)
 				}
 			}
@@ -203,7 +203,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 		}
 	}
 
-	sels, err := s.Classify(ctx, &doc, &g)
+	sels, err := s.Classify(ctx, doc, g)
 	if errors.Is(err, llm.ErrPending) {
 		// Not classified yet, not failed: a later pass or run collects
 		// the answer.
@@ -218,7 +218,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 		if errors.As(err, &ie) {
 			res.Failure.Raw, res.Failure.Attempts = ie.Raw, ie.Attempts
 		}
-		if _, perr := s.Store.PutJSON(context.WithoutCancel(ctx), targetKey, record.ClassifyFailures.Name(), res.Failure,
+		if _, perr := record.ClassifyFailures.Put(context.WithoutCancel(ctx), s.Store, targetKey, res.Failure,
 			map[string]string{"model": model, "prompt_version": version}); perr != nil {
 			s.log().Error("classify: store failure record", "target", targetKey, "err", perr)
 		}
@@ -233,7 +233,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	case len(sels.Suspect) > 0:
 		s.log().Warn("classify: implausible selections held back as suspect", "target", targetKey, "model", sels.Model, "reasons", sels.Suspect)
 	}
-	if _, err := s.Store.PutJSON(ctx, targetKey, record.SelectionSets.Name(), sels, selectionsMeta(sels)); err != nil {
+	if _, err := record.SelectionSets.Put(ctx, s.Store, targetKey, sels, selectionsMeta(sels)); err != nil {
 		return res, fmt.Errorf("classify %s: %w", targetKey, err)
 	}
 	if len(sels.Unquoted) > 0 {
@@ -256,14 +256,14 @@ func selectionsMeta(sels *record.Selections) map[string]string {
 
 // stored returns the target's stored selections, or nil.
 func (s *Stage) stored(ctx context.Context, key string) *record.Selections {
-	var old record.Selections
-	if _, err := s.Store.GetJSON(ctx, key, record.SelectionSets.Name(), &old); err != nil {
+	old, _, err := record.SelectionSets.Get(ctx, s.Store, key)
+	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
 			s.log().Warn("classify: stored selections unreadable; classifying again", "target", key, "err", err)
 		}
 		return nil
 	}
-	return &old
+	return old
 }
 
 // inputDigest hashes what a classification depends on besides the model:

@@ -17,11 +17,11 @@ const handKey = "2601.00001"
 // storedSelections reads the stored selections of key.
 func storedSelections(t *testing.T, st *store.Store, key string) *record.Selections {
 	t.Helper()
-	var s record.Selections
-	if _, err := st.GetJSON(t.Context(), key, record.SelectionSets.Name(), &s); err != nil {
+	s, _, err := record.SelectionSets.Get(t.Context(), st, key)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &s
+	return s
 }
 
 // process runs s's Process for key as a run does, under the stage
@@ -121,7 +121,7 @@ func TestProcessMissingInput(t *testing.T) {
 	}
 
 	doc, _ := handPaper()
-	if _, err := st.PutJSON(t.Context(), "2601.00002", "document", doc, nil); err != nil {
+	if _, err := record.Documents.Put(t.Context(), st, "2601.00002", doc, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := process(t, stage, "2601.00002"); err == nil || !strings.Contains(err.Error(), "read reference graph") {

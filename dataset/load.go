@@ -17,8 +17,8 @@ const DropIncomplete = "incomplete"
 
 // Records is what LoadTargets needs of a store; *store.Store has it.
 type Records interface {
-	GetJSON(ctx context.Context, item, kind string, v any) (store.Record, error)
-	Items(ctx context.Context, kind string) ([]string, error)
+	record.Getter
+	record.Lister
 }
 
 // Writers names the stage that writes each record kind the dataset reads
@@ -54,7 +54,7 @@ func LoadTargets(ctx context.Context, st Records, ids []string, in Inputs) ([]Ta
 func EachTarget(ctx context.Context, st Records, ids []string, in Inputs, fn func(*TargetInputs) error) ([]Dropped, error) {
 	if ids == nil {
 		var err error
-		if ids, err = st.Items(ctx, record.Graphs.Name()); err != nil {
+		if ids, err = record.Graphs.Items(ctx, st); err != nil {
 			return nil, fmt.Errorf("load dataset targets: %w", err)
 		}
 	}
@@ -150,48 +150,26 @@ func stageWith(ctx context.Context, st Records, key string, in Inputs, status st
 // loadTarget reads one target; missing names the first absent record.
 func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t TargetInputs, missing string, err error) {
 	writers := in.Writers
-	get := func(kind string, v any) (bool, error) {
-		_, err := st.GetJSON(ctx, key, kind, v)
-		if errors.Is(err, store.ErrCorrupt) {
-			// Lost or damaged, not absent: building without it would
-			// publish a different dataset.
-			return false, fmt.Errorf("load dataset target %s: %w; the %s stage makes it again (curate run)", key, err, writers[kind])
-		}
-		if errors.Is(err, store.ErrNotFound) {
-			missing = fmt.Sprintf("no %s record: run the %s stage", kind, writers[kind])
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("load dataset target %s: %w", key, err)
-		}
-		return true, nil
+	g, missing, err := load(ctx, st, key, record.Graphs, writers)
+	if err != nil || missing != "" {
+		return TargetInputs{}, missing, err
 	}
-	var (
-		sels record.Selections
-		res  record.Summary
-	)
-	for _, r := range []struct {
-		kind string
-		v    any
-	}{
-		{record.Graphs.Name(), &t.Graph},
-		{record.SelectionSets.Name(), &sels},
-		{record.Summaries.Name(), &res},
-	} {
-		ok, err := get(r.kind, r.v)
-		if err != nil {
-			return TargetInputs{}, missing, err
-		}
-		if !ok && r.kind == record.Summaries.Name() && len(sels.Suspect) > 0 {
-			// A suspect target is not summarized: it is dropped for what
-			// it is, not as incomplete.
-			missing = ""
-			break
-		}
-		if !ok {
-			return TargetInputs{}, missing, nil
-		}
+	sels, missing, err := load(ctx, st, key, record.SelectionSets, writers)
+	if err != nil || missing != "" {
+		return TargetInputs{}, missing, err
 	}
+	res, missing, err := load(ctx, st, key, record.Summaries, writers)
+	switch {
+	case err != nil:
+		return TargetInputs{}, "", err
+	case missing != "" && len(sels.Suspect) == 0:
+		return TargetInputs{}, missing, nil
+	case missing != "":
+		// A suspect target is not summarized: it is dropped for what it
+		// is, not as incomplete.
+		res = &record.Summary{}
+	}
+	t.Graph = *g
 	t.Suspect = sels.Suspect
 	t.Instructions, t.NotClassified = len(sels.Instructions), sels.NotClassified
 	t.QuotesNotCiting, t.QuotesNotInPaper = sels.QuotesNotCiting, sels.QuotesDropped
@@ -206,23 +184,41 @@ func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t Targe
 		t.Sources = append(t.Sources, SourceInput{RefKey: s.Key, Card: s.Card, TextLevel: s.TextLevel})
 	}
 	for _, f := range in.Fields {
-		var raw json.RawMessage
-		ok, err := get(f.Kind, &raw)
-		if err != nil || !ok {
+		// As stored: the writer decodes it into the field's shape.
+		raw, missing, err := load(ctx, st, key, record.RawOf(f.Kind), writers)
+		if err != nil || missing != "" {
 			return TargetInputs{}, missing, err
 		}
 		if t.Fields == nil {
 			t.Fields = map[string]json.RawMessage{}
 		}
-		t.Fields[f.Name] = raw
+		t.Fields[f.Name] = *raw
 	}
-	var doc record.Document
-	if ok, err := get(record.Documents.Name(), &doc); err != nil {
+	doc, _, err := load(ctx, st, key, record.Documents, writers)
+	if err != nil {
 		return TargetInputs{}, "", err
-	} else if ok {
-		t.MentionOrder = mentionOrder(&doc)
+	}
+	if doc != nil {
+		t.MentionOrder = mentionOrder(doc)
 	}
 	return t, "", nil
+}
+
+// load reads key's record of kind k; with none, v is nil and missing says
+// which stage would make it.
+func load[T any](ctx context.Context, st Records, key string, k record.Kind[T], writers Writers) (v *T, missing string, err error) {
+	v, _, err = k.Get(ctx, st, key)
+	switch {
+	case errors.Is(err, store.ErrCorrupt):
+		// Lost or damaged, not absent: building without it would publish
+		// a different dataset.
+		return nil, "", fmt.Errorf("load dataset target %s: %w; the %s stage makes it again (curate run)", key, err, writers[k.Name()])
+	case errors.Is(err, store.ErrNotFound):
+		return nil, fmt.Sprintf("no %s record: run the %s stage", k.Name(), writers[k.Name()]), nil
+	case err != nil:
+		return nil, "", fmt.Errorf("load dataset target %s: %w", key, err)
+	}
+	return v, "", nil
 }
 
 // trimEdges drops what the dataset never reads from a target's edges

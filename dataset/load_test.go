@@ -15,24 +15,24 @@ import (
 func putTarget(t *testing.T, st *store.Store, key string, in TargetInputs, withSummary, withDoc bool) {
 	t.Helper()
 	ctx := context.Background()
-	put := func(kind string, v any) {
-		if _, err := st.PutJSON(ctx, key, kind, v, nil); err != nil {
+	check := func(_ store.Hash, err error) {
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	put(record.Graphs.Name(), in.Graph)
-	put(record.SelectionSets.Name(), record.Selections{TargetID: key, Selections: in.Selections})
+	check(record.Graphs.Put(ctx, st, key, &in.Graph, nil))
+	check(record.SelectionSets.Put(ctx, st, key, &record.Selections{TargetID: key, Selections: in.Selections}, nil))
 	if withSummary {
 		res := record.Summary{Target: key, Gold: record.CardResult{Key: key, Card: in.Gold}}
 		for _, s := range in.Sources {
 			res.Sources = append(res.Sources, record.CardResult{Key: s.RefKey, Card: s.Card, TextLevel: s.TextLevel})
 		}
-		put(record.Summaries.Name(), res)
+		check(record.Summaries.Put(ctx, st, key, &res, nil))
 	}
 	if withDoc {
 		// The target cites its last source first.
 		keys := []string{"bib.bib3", "bib.bib1"}
-		put(record.Documents.Name(), record.Document{ID: key, Mentions: []record.Mention{{RefKeys: keys[:1]}, {RefKeys: keys}}})
+		check(record.Documents.Put(ctx, st, key, &record.Document{ID: key, Mentions: []record.Mention{{RefKeys: keys[:1]}, {RefKeys: keys}}}, nil))
 	}
 }
 

@@ -134,7 +134,7 @@ func TestFetchFromArchive(t *testing.T) {
 		if doc.Source != record.SourceArchive || doc.Archive != c.archive || doc.ArchiveEntry != c.entry || doc.Title == nil || *doc.Title != c.p.Title {
 			t.Errorf("%s: stored document source %q archive %q entry %q title %v", c.p.ArxivID, doc.Source, doc.Archive, doc.ArchiveEntry, doc.Title)
 		}
-		_, raw, err := s.st.GetBytes(context.Background(), c.p.ArxivID, record.Raw)
+		_, raw, err := record.RawPages.Get(context.Background(), s.st, c.p.ArxivID)
 		if err != nil {
 			t.Fatal(err)
 		}

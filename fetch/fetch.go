@@ -55,18 +55,18 @@ func (f *Fetcher) missingTTL() time.Duration {
 // knownMissing reports whether the paper was found without HTML recently
 // enough not to ask again: a nightly run would otherwise ask every night.
 func (f *Fetcher) knownMissing(ctx context.Context, id arxiv.ID) (record.NoHTML, bool) {
-	var m record.NoHTML
 	if f.missingTTL() < 0 {
-		return m, false
+		return record.NoHTML{}, false
 	}
-	if _, err := f.Store.GetJSON(ctx, record.Key(id), record.NoHTMLs.Name(), &m); err != nil {
-		return m, false
+	m, _, err := record.NoHTMLs.Get(ctx, f.Store, record.Key(id))
+	if err != nil {
+		return record.NoHTML{}, false
 	}
 	at, err := time.Parse(time.RFC3339, m.CheckedAt)
 	if err != nil || f.now().Sub(at) > f.missingTTL() {
-		return m, false
+		return *m, false
 	}
-	return m, true
+	return *m, true
 }
 
 // KnownMissing reports whether the paper was found without HTML on arXiv
@@ -90,7 +90,7 @@ func (f *Fetcher) KnownMissing(ctx context.Context, key string) bool {
 
 func (f *Fetcher) rememberMissing(ctx context.Context, id arxiv.ID, err error) {
 	m := record.NoHTML{CheckedAt: f.now().UTC().Format(time.RFC3339), Reason: err.Error()}
-	if _, e := f.Store.PutJSON(context.WithoutCancel(ctx), record.Key(id), record.NoHTMLs.Name(), m, nil); e != nil {
+	if _, e := record.NoHTMLs.Put(context.WithoutCancel(ctx), f.Store, record.Key(id), &m, nil); e != nil {
 		f.log().Warn("record a paper without HTML", "id", id.String(), "err", e)
 	}
 }
@@ -228,7 +228,7 @@ func (f *Fetcher) now() time.Time {
 
 // reparse parses a stored raw page that has no Document yet.
 func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
-	page, rec, err := f.Store.GetBytes(ctx, record.Key(id), record.Raw)
+	page, rec, err := record.RawPages.Get(ctx, f.Store, record.Key(id))
 	if err != nil {
 		return nil, false
 	}
@@ -246,7 +246,7 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 	if err != nil {
 		return nil, false
 	}
-	if _, err := f.Store.PutJSON(ctx, record.Key(id), record.Documents.Name(), doc, map[string]string{"source": rec.Meta["source"]}); err != nil {
+	if _, err := record.Documents.Put(ctx, f.Store, record.Key(id), doc, map[string]string{"source": rec.Meta["source"]}); err != nil {
 		return nil, false
 	}
 	return doc, true
@@ -256,8 +256,8 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 // a versionless request takes any stored version, a versioned one only
 // that version.
 func (f *Fetcher) stored(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
-	var doc record.Document
-	if _, err := f.Store.GetJSON(ctx, record.Key(id), record.Documents.Name(), &doc); err != nil {
+	doc, _, err := record.Documents.Get(ctx, f.Store, record.Key(id))
+	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
 			f.log().Warn("stored document unreadable; fetching again", "id", record.Key(id), "err", err)
 		}
@@ -269,7 +269,7 @@ func (f *Fetcher) stored(ctx context.Context, id arxiv.ID) (*record.Document, bo
 			return nil, false
 		}
 	}
-	return &doc, true
+	return doc, true
 }
 
 // download tries arXiv, then ar5iv, stores the raw page and the Document.
@@ -301,14 +301,14 @@ func (f *Fetcher) download(ctx context.Context, id arxiv.ID) (*record.Document, 
 	}
 	// The raw page is kept before parsing, so a parser bug loses nothing:
 	// a later parser version can re-read it without a request.
-	if _, err := f.Store.PutBytes(ctx, key, record.Raw, page, meta); err != nil {
+	if _, err := record.RawPages.Put(ctx, f.Store, key, page, meta); err != nil {
 		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
 	}
 	doc, err := f.parse(ctx, page, id, source, pageURL)
 	if err != nil {
 		return nil, source, fmt.Errorf("fetch %s from %s: %w", id, source, err)
 	}
-	if _, err := f.Store.PutJSON(ctx, key, record.Documents.Name(), doc, map[string]string{"source": source}); err != nil {
+	if _, err := record.Documents.Put(ctx, f.Store, key, doc, map[string]string{"source": source}); err != nil {
 		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
 	}
 	return doc, source, nil
@@ -358,10 +358,10 @@ func (f *Fetcher) fromArchive(ctx context.Context, id arxiv.ID) (*record.Documen
 		meta["severity"] = page.Severity
 	}
 	key := record.Key(id)
-	if _, err := f.Store.PutBytes(ctx, key, record.Raw, page.Body, meta); err != nil {
+	if _, err := record.RawPages.Put(ctx, f.Store, key, page.Body, meta); err != nil {
 		return nil, false, fmt.Errorf("fetch %s: %w", id, err)
 	}
-	if _, err := f.Store.PutJSON(ctx, key, record.Documents.Name(), doc, map[string]string{"source": record.SourceArchive}); err != nil {
+	if _, err := record.Documents.Put(ctx, f.Store, key, doc, map[string]string{"source": record.SourceArchive}); err != nil {
 		return nil, false, fmt.Errorf("fetch %s: %w", id, err)
 	}
 	return doc, true, nil

@@ -154,16 +154,15 @@ func TestFetchMisbehavingServers(t *testing.T) {
 			continue
 		}
 		// Both the raw page and the Document are in the store.
-		var doc record.Document
-		if _, err := st.GetJSON(context.Background(), r.ID, record.Documents.Name(), &doc); err != nil {
+		doc, _, err := record.Documents.Get(context.Background(), st, r.ID)
+		if err != nil {
 			t.Errorf("%s: document not stored: %v", tt.id, err)
+		} else if doc.Source != tt.source {
+			t.Errorf("%s: document source %q, want %q", tt.id, doc.Source, tt.source)
 		}
-		raw, rec, err := st.GetBytes(context.Background(), r.ID, record.Raw)
+		raw, rec, err := record.RawPages.Get(context.Background(), st, r.ID)
 		if err != nil || len(raw) == 0 || rec.Meta["source"] != tt.source {
 			t.Errorf("%s: raw page not stored with its source: %v %v", tt.id, err, rec.Meta)
-		}
-		if doc.Source != tt.source {
-			t.Errorf("%s: document source %q, want %q", tt.id, doc.Source, tt.source)
 		}
 	}
 	if got := results[0].Doc; got == nil || got.ID != "2507.11127v1" || got.Title == nil || *got.Title != "Defining neurosymbolic AI" {
@@ -271,11 +270,11 @@ func TestFetchWrongPage(t *testing.T) {
 	if r.Outcome != fetch.Failed || r.Err == nil || !strings.Contains(r.Err.Error(), "2507.11127v1") {
 		t.Fatalf("outcome %s, err %v; want a failure naming the page's paper", r.Outcome, r.Err)
 	}
-	if _, err := st.GetJSON(context.Background(), "2401.00001", record.Documents.Name(), new(record.Document)); !errors.Is(err, store.ErrNotFound) {
+	if _, _, err := record.Documents.Get(context.Background(), st, "2401.00001"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("wrong page stored as a document: %v", err)
 	}
 	// The raw page is kept for inspection.
-	if _, _, err := st.GetBytes(context.Background(), "2401.00001", record.Raw); err != nil {
+	if _, _, err := record.RawPages.Get(context.Background(), st, "2401.00001"); err != nil {
 		t.Errorf("raw page not kept: %v", err)
 	}
 }
@@ -338,7 +337,7 @@ func TestFetchReparsesStoredPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutBytes(context.Background(), "2507.11127", record.Raw, page, map[string]string{"source": "arxiv", "url": "https://arxiv.org/html/2507.11127"}); err != nil {
+	if _, err := record.RawPages.Put(context.Background(), st, "2507.11127", page, map[string]string{"source": "arxiv", "url": "https://arxiv.org/html/2507.11127"}); err != nil {
 		t.Fatal(err)
 	}
 	r := f.Fetch(context.Background(), "2507.11127")

@@ -30,7 +30,7 @@ type Stage struct {
 func (s *Stage) Declare() pipeline.Decl {
 	return pipeline.Decl{
 		Name: Name, About: "arXiv HTML (ar5iv as fallback) of each target, parsed", Workers: 2,
-		Writes: []string{record.Raw, record.Documents.Name(), record.NoHTMLs.Name()},
+		Writes: []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
 		Requests: []pipeline.Request{
 			{Service: ServiceArxiv},
 			{Service: ServiceAr5iv, Fallback: true},
@@ -119,7 +119,7 @@ func (s *Sources) Declare() pipeline.Decl {
 	return pipeline.Decl{
 		Name: SourcesName, About: "the arXiv HTML of each target's sources, parsed", Workers: 2,
 		Reads:  []string{record.Graphs.Name(), record.SelectionSets.Name()},
-		Writes: []string{record.Raw, record.Documents.Name(), record.NoHTMLs.Name()},
+		Writes: []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
 		Requests: []pipeline.Request{
 			{Service: ServiceArxiv, Count: pipeline.PerSource},
 			{Service: ServiceAr5iv, Count: pipeline.PerSource, Fallback: true},

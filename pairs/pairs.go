@@ -98,21 +98,10 @@ const (
 	StatusNoGraph        = "no_citegraph_metadata" // no citegraph record
 )
 
-// s2Record is the shape of citegraph's stored record of a target
-// (KindS2Paper).
-type s2Record struct {
-	Found bool `json:"found"`
-	Paper *struct {
-		PaperID                  string `json:"paperId"`
-		CitationCount            *int   `json:"citationCount"`
-		InfluentialCitationCount *int   `json:"influentialCitationCount"`
-	} `json:"paper"`
-}
-
 // Records is what Load needs of a store; *store.Store has it.
 type Records interface {
-	GetJSON(ctx context.Context, item, kind string, v any) (store.Record, error)
-	Items(ctx context.Context, kind string) ([]string, error)
+	record.Getter
+	record.Lister
 }
 
 // Load reads every target of the store (those with a citegraph Graph) and
@@ -120,7 +109,7 @@ type Records interface {
 // the ineligible ones with their reason. A store that cannot be read is
 // an error.
 func Load(ctx context.Context, st Records, o Options) ([]*Paper, []Considered, error) {
-	ids, err := st.Items(ctx, record.Graphs.Name())
+	ids, err := record.Graphs.Items(ctx, st)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load pair candidates: %w", err)
 	}
@@ -152,8 +141,8 @@ func Load(ctx context.Context, st Records, o Options) ([]*Paper, []Considered, e
 
 // loadPaper reads one target; status is "" when it is eligible.
 func loadPaper(ctx context.Context, st Records, id string, o Options, only map[string]bool) (p *Paper, status, detail string, err error) {
-	var g record.Graph
-	if _, err := st.GetJSON(ctx, id, record.Graphs.Name(), &g); err != nil {
+	g, _, err := record.Graphs.Get(ctx, st, id)
+	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, StatusNoGraph, "", nil
 		}
@@ -171,8 +160,7 @@ func loadPaper(ctx context.Context, st Records, id string, o Options, only map[s
 	case p.date.Year() < o.FromYear || p.date.Year() > o.ToYear:
 		return p, StatusOutOfRange, fmt.Sprintf("published %s, not in %d–%d", p.Published, o.FromYear, o.ToYear), nil
 	}
-	var s2 s2Record
-	rec, err := st.GetJSON(ctx, id, record.S2Papers.Name(), &s2)
+	s2, rec, err := record.S2Papers.Get(ctx, st, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return p, StatusNoS2, "no " + record.S2Papers.Name() + " record: run curate citegraph", nil
@@ -188,19 +176,20 @@ func loadPaper(ctx context.Context, st Records, id string, o Options, only map[s
 	p.Citations, p.Influential = *s2.Paper.CitationCount, *s2.Paper.InfluentialCitationCount
 	p.CountsReadAt = rec.UpdatedAt.UTC().Format(time.RFC3339)
 	p.S2PaperID = cmp.Or(p.S2PaperID, s2.Paper.PaperID)
-	var res record.Summary
-	if _, err := st.GetJSON(ctx, id, record.Summaries.Name(), &res); err != nil && !errors.Is(err, store.ErrNotFound) {
+	res, _, err := record.Summaries.Lookup(ctx, st, id)
+	if err != nil {
 		return nil, "", "", err
 	}
-	if res.Gold.Card == nil {
+	if res == nil || res.Gold.Card == nil {
 		return p, StatusNoGold, "no gold card: run curate summarize", nil
 	}
 	p.Gold = res.Gold.Card
-	var doc record.Document
-	if _, err := st.GetJSON(ctx, id, record.Documents.Name(), &doc); err == nil {
-		p.Abstract = doc.Abstract
-	} else if !errors.Is(err, store.ErrNotFound) {
+	doc, ok, err := record.Documents.Lookup(ctx, st, id)
+	if err != nil {
 		return nil, "", "", err
+	}
+	if ok {
+		p.Abstract = doc.Abstract
 	}
 	return p, "", "", nil
 }

@@ -99,15 +99,15 @@ func simStore(t *testing.T, ps []simPaper) *store.Store {
 	t.Cleanup(func() { st.Close() })
 	for _, p := range ps {
 		g := record.Graph{TargetID: p.id, Meta: record.TargetMeta{ArxivID: p.id, Title: p.title, Published: p.published, PrimaryCategory: "cs.CL"}}
-		if _, err := st.PutJSON(ctx, p.id, record.Graphs.Name(), g, nil); err != nil {
+		if _, err := record.Graphs.Put(ctx, st, p.id, &g, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !p.noS2 {
-			paper := map[string]any{"paperId": "s2-" + p.id, "citationCount": p.cit}
+			paper := &record.ScholarPaper{PaperID: "s2-" + p.id, CitationCount: &p.cit}
 			if !p.noInfl {
-				paper["influentialCitationCount"] = p.infl
+				paper.InfluentialCitationCount = &p.infl
 			}
-			if _, err := st.PutJSON(ctx, p.id, record.S2Papers.Name(), map[string]any{"found": true, "paper": paper}, nil); err != nil {
+			if _, err := record.S2Papers.Put(ctx, st, p.id, &record.S2Paper{Found: true, Paper: paper}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -116,7 +116,7 @@ func simStore(t *testing.T, ps []simPaper) *store.Store {
 			if gold == nil {
 				gold = simGold(strings.ToLower(p.title))
 			}
-			if _, err := st.PutJSON(ctx, p.id, record.Summaries.Name(), record.Summary{Target: p.id, Gold: record.CardResult{Key: p.id, Card: gold}}, nil); err != nil {
+			if _, err := record.Summaries.Put(ctx, st, p.id, &record.Summary{Target: p.id, Gold: record.CardResult{Key: p.id, Card: gold}}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -238,14 +238,11 @@ func TestRederiveFromStore(t *testing.T) {
 		readAt string
 	}
 	read := func(id string) fact {
-		var g record.Graph
-		if _, err := st.GetJSON(ctx, id, record.Graphs.Name(), &g); err != nil {
+		g, _, err := record.Graphs.Get(ctx, st, id)
+		if err != nil {
 			t.Fatal(err)
 		}
-		var s2 struct {
-			Paper struct{ CitationCount, InfluentialCitationCount int }
-		}
-		rec, err := st.GetJSON(ctx, id, record.S2Papers.Name(), &s2)
+		s2, rec, err := record.S2Papers.Get(ctx, st, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +250,7 @@ func TestRederiveFromStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return fact{g.Meta.Title, d, s2.Paper.CitationCount, s2.Paper.InfluentialCitationCount, rec.UpdatedAt.UTC().Format(time.RFC3339)}
+		return fact{g.Meta.Title, d, *s2.Paper.CitationCount, *s2.Paper.InfluentialCitationCount, rec.UpdatedAt.UTC().Format(time.RFC3339)}
 	}
 	holds := func(w, l fact) bool {
 		lo, hi := w.date, l.date

@@ -8,9 +8,10 @@
 // grobid) and parses the TEI into a Document (package tei).
 //
 // Everything is stored under the paper's own item, as its cards are: the
-// PDF as downloaded (record.PDF, content-addressed by the store), the TEI
-// as GROBID sent it (record.TEI), the Document (record.PDFDocuments) and
-// the outcome with the candidates and their licences (record.PDFOutcomes).
+// PDF as downloaded (record.PDFFiles, content-addressed by the store), the
+// TEI as GROBID sent it (record.TEIFiles), the Document
+// (record.PDFDocuments) and the outcome with the candidates and their
+// licences (record.PDFOutcomes).
 // A later run reuses each step: a stored TEI is parsed again without
 // GROBID, a stored PDF converted again without downloading it.
 package pdfs
@@ -28,7 +29,6 @@ import (
 
 	"github.com/groundwork/curate/client/grobid"
 	"github.com/groundwork/curate/client/oapdf"
-	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/keylock"
 	"github.com/groundwork/curate/internal/membudget"
@@ -216,8 +216,8 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 // s2Papers returns what Semantic Scholar said of the target's cited
 // papers, by paper ID: the reference edge's record, with the fields it
 // lacks taken from the batch answer that filled it.
-func s2Papers(ctx context.Context, st *store.Store, targetKey string) (map[string]*s2.Paper, error) {
-	out := map[string]*s2.Paper{}
+func s2Papers(ctx context.Context, st *store.Store, targetKey string) (map[string]*record.ScholarPaper, error) {
+	out := map[string]*record.ScholarPaper{}
 	refs, ok, err := record.S2References.Lookup(ctx, st, targetKey)
 	if err != nil || !ok || refs.List == nil {
 		return out, err // no edges: no candidates
@@ -263,7 +263,7 @@ const OriginArxiv = "arxiv"
 // candidates returns where a source's PDF may come from: for a paper on
 // arXiv, arXiv's PDF first (S2's openAccessPdf usually names it too);
 // then the ACL Anthology's and S2's (oapdf.Candidates).
-func candidates(src Source, p *s2.Paper) []oapdf.Candidate {
+func candidates(src Source, p *record.ScholarPaper) []oapdf.Candidate {
 	cands := oapdf.Candidates(p)
 	id, err := arxiv.Parse(strings.TrimSpace(src.ArxivID))
 	if err != nil {
@@ -320,7 +320,7 @@ func (s *Stage) fetch(ctx context.Context, c *record.PDFCandidate) (*oapdf.PDF, 
 
 // source works on one source, whose Semantic Scholar record is rec (nil
 // when citegraph has none); the error fails the target.
-func (s *Stage) source(ctx context.Context, src Source, rec *s2.Paper) (PaperResult, error) {
+func (s *Stage) source(ctx context.Context, src Source, rec *record.ScholarPaper) (PaperResult, error) {
 	cands := candidates(src, rec)
 	res := PaperResult{Key: src.Key, Outcome: NotNeeded}
 	items := record.PaperItems(src.ArxivID, src.S2PaperID, src.Title)
@@ -372,16 +372,16 @@ func (s *Stage) source(ctx context.Context, src Source, rec *s2.Paper) (PaperRes
 	case s.standing(prev, p.out.Candidates):
 		res.Outcome, res.Reason = Reused, prev.Reason
 		return res, nil
-	case has[record.TEI]:
+	case has[record.TEIFiles.Name()]:
 		err = p.fromTEI(ctx)
-	case has[record.PDF]:
+	case has[record.PDFFiles.Name()]:
 		err = p.fromPDF(ctx)
 	default:
 		err = p.download(ctx)
 	}
 	// A stored TEI or PDF whose blob is lost reads as absent: the PDF is
 	// converted again, or downloaded again.
-	if errors.Is(err, store.ErrNotFound) && has[record.TEI] && has[record.PDF] {
+	if errors.Is(err, store.ErrNotFound) && has[record.TEIFiles.Name()] && has[record.PDFFiles.Name()] {
 		err = p.fromPDF(ctx)
 	}
 	if errors.Is(err, store.ErrNotFound) {
@@ -456,7 +456,7 @@ func toRecord(cands []oapdf.Candidate) []record.PDFCandidate {
 type paper struct {
 	s         *Stage
 	item      string
-	rec       *s2.Paper // the paper's Semantic Scholar record, or nil
+	rec       *record.ScholarPaper // the paper's Semantic Scholar record, or nil
 	prev      *record.PDFOutcome
 	out       *record.PDFOutcome
 	requested bool
@@ -492,7 +492,7 @@ func (p *paper) download(ctx context.Context) error {
 			"url": pdf.URL, "final_url": pdf.FinalURL, "origin": c.Origin, "license": c.License,
 			"oa_status": c.Status, "content_type": pdf.ContentType, "sha256": pdf.SHA256,
 		}
-		if _, err := p.s.Store.PutBytes(ctx, p.item, record.PDF, pdf.Body, meta); err != nil {
+		if _, err := record.PDFFiles.Put(ctx, p.s.Store, p.item, pdf.Body, meta); err != nil {
 			return err
 		}
 		p.out.URL, p.out.FinalURL, p.out.SHA256, p.out.License = pdf.URL, pdf.FinalURL, pdf.SHA256, c.License
@@ -531,7 +531,7 @@ func refused(err error) bool {
 
 // fromPDF converts the stored PDF again (a TEI was never stored).
 func (p *paper) fromPDF(ctx context.Context) error {
-	body, rec, err := p.s.Store.GetBytes(ctx, p.item, record.PDF)
+	body, rec, err := record.PDFFiles.Get(ctx, p.s.Store, p.item)
 	if err != nil {
 		return err
 	}
@@ -569,7 +569,7 @@ func (p *paper) convert(ctx context.Context, pdf []byte, url string) error {
 		return err
 	}
 	meta := map[string]string{"pdf_sha256": p.out.SHA256, "url": url}
-	if _, err := p.s.Store.PutBytes(ctx, p.item, record.TEI, teiXML, meta); err != nil {
+	if _, err := record.TEIFiles.Put(ctx, p.s.Store, p.item, teiXML, meta); err != nil {
 		return err
 	}
 	return p.parse(ctx, teiXML, url)
@@ -578,7 +578,7 @@ func (p *paper) convert(ctx context.Context, pdf []byte, url string) error {
 // fromTEI parses the stored TEI again (no Document was stored, or it was
 // lost).
 func (p *paper) fromTEI(ctx context.Context) error {
-	data, rec, err := p.s.Store.GetBytes(ctx, p.item, record.TEI)
+	data, rec, err := record.TEIFiles.Get(ctx, p.s.Store, p.item)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/groundwork/curate/client/grobid"
 	"github.com/groundwork/curate/client/oapdf"
-	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/membudget"
 	"github.com/groundwork/curate/parse/tei"
@@ -177,13 +176,13 @@ func (e *env) at(path string) string { return "http://pdfs.test:" + e.pdfs.port 
 // source, with the given open-access URL.
 func (e *env) edges(t *testing.T, papers map[string]string) {
 	t.Helper()
-	list := &s2.ReferenceList{PaperID: "ARXIV:" + target}
+	list := &record.ScholarReferences{PaperID: "ARXIV:" + target}
 	for id, url := range papers {
-		p := s2.Paper{PaperID: id, ExternalIDs: &s2.ExternalIDs{DOI: "10.5555/" + id}, OpenAccessPDF: &s2.OpenAccessPDF{URL: url, Status: "GOLD", License: "CCBY"}}
+		p := record.ScholarPaper{PaperID: id, ExternalIDs: &record.ScholarIDs{DOI: "10.5555/" + id}, OpenAccessPDF: &record.ScholarPDF{URL: url, Status: "GOLD", License: "CCBY"}}
 		if url == "" {
-			p.OpenAccessPDF = &s2.OpenAccessPDF{Status: "CLOSED"}
+			p.OpenAccessPDF = &record.ScholarPDF{Status: "CLOSED"}
 		}
-		list.Edges = append(list.Edges, s2.Reference{CitedPaper: p})
+		list.Edges = append(list.Edges, record.ScholarReference{CitedPaper: p})
 	}
 	if _, err := record.S2References.Put(context.Background(), e.st, target, &record.S2ReferenceList{Status: record.S2OK, List: list}, nil); err != nil {
 		t.Fatal(err)
@@ -237,11 +236,11 @@ func TestProcessTarget(t *testing.T) {
 		doc.URL != e.at("/ok.pdf") || len(doc.Sections) != 3 || len(doc.References) != 2 || len(doc.Mentions) != 2 {
 		t.Errorf("document: %+v", doc)
 	}
-	body, rec, err := e.st.GetBytes(ctx, "s2:ok", record.PDF)
+	body, rec, err := record.PDFFiles.Get(ctx, e.st, "s2:ok")
 	if err != nil || string(body) != string(pdfOK) || rec.Blob != store.HashOf(pdfOK) || rec.Meta["license"] != "CCBY" {
 		t.Errorf("pdf record: %v %+v", err, rec)
 	}
-	if _, _, err := e.st.GetBytes(ctx, "s2:ok", record.TEI); err != nil {
+	if _, _, err := record.TEIFiles.Get(ctx, e.st, "s2:ok"); err != nil {
 		t.Errorf("no TEI stored: %v", err)
 	}
 	out, _, _ := record.PDFOutcomes.Lookup(ctx, e.st, "s2:ok")
@@ -249,7 +248,7 @@ func TestProcessTarget(t *testing.T) {
 		t.Errorf("outcome: %+v", out)
 	}
 	for _, item := range []string{"s2:login", "s2:loopback", "s2:redirect"} {
-		if _, _, err := e.st.GetBytes(ctx, item, record.PDF); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := record.PDFFiles.Get(ctx, e.st, item); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s: a PDF was stored (%v)", item, err)
 		}
 	}
@@ -361,7 +360,7 @@ func TestResume(t *testing.T) {
 	if !errors.Is(err, grobid.ErrBusy) || res.Failed != 1 {
 		t.Fatalf("busy GROBID: %v, %+v; want ErrBusy", err, res)
 	}
-	if _, _, err := e.st.GetBytes(ctx, "s2:later", record.PDF); err != nil {
+	if _, _, err := record.PDFFiles.Get(ctx, e.st, "s2:later"); err != nil {
 		t.Fatalf("the PDF was not kept: %v", err)
 	}
 	e.g.SetBusy(0)
@@ -374,8 +373,8 @@ func TestResume(t *testing.T) {
 	}
 
 	// A TEI stored by hand (as an older run would have left it).
-	tei, _, _ := e.st.GetBytes(ctx, "s2:later", record.TEI)
-	if _, err := e.st.PutBytes(ctx, "s2:orphan", record.TEI, tei, nil); err != nil {
+	tei, _, _ := record.TEIFiles.Get(ctx, e.st, "s2:later")
+	if _, err := record.TEIFiles.Put(ctx, e.st, "s2:orphan", tei, nil); err != nil {
 		t.Fatal(err)
 	}
 	e.edges(t, map[string]string{"orphan": e.at("/never.pdf")})
@@ -578,9 +577,9 @@ func TestLostRecordsMadeAgain(t *testing.T) {
 	ctx := context.Background()
 	for _, lose := range [][]string{
 		{record.PDFDocuments.Name()},
-		{record.PDFDocuments.Name(), record.TEI},
-		{record.PDFDocuments.Name(), record.TEI, record.PDF},
-		{record.TEI, record.PDF}, // the Document stands: nothing to do
+		{record.PDFDocuments.Name(), record.TEIFiles.Name()},
+		{record.PDFDocuments.Name(), record.TEIFiles.Name(), record.PDFFiles.Name()},
+		{record.TEIFiles.Name(), record.PDFFiles.Name()}, // the Document stands: nothing to do
 	} {
 		t.Run(strings.Join(lose, ","), func(t *testing.T) {
 			e := newEnv(t)
@@ -589,14 +588,22 @@ func TestLostRecordsMadeAgain(t *testing.T) {
 			if res, err := e.stage.ProcessTarget(ctx, target, []Source{src("later")}); err != nil || res.Converted != 1 {
 				t.Fatalf("first run: %v %+v", err, res)
 			}
-			for _, kind := range lose {
-				_, rec, err := e.st.GetBytes(ctx, "s2:later", kind)
-				if err != nil {
-					t.Fatal(err)
+			recs, err := e.st.Records(ctx, "s2:later")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lost := 0
+			for _, rec := range recs {
+				if !slices.Contains(lose, rec.Kind) {
+					continue
 				}
+				lost++
 				if err := os.Remove(filepath.Join(e.st.Dir(), "blobs", string(rec.Blob[:2]), string(rec.Blob)+".zst")); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if lost != len(lose) {
+				t.Fatalf("the first run stored %d of the kinds %v", lost, lose)
 			}
 			calls := e.g.Count(0)
 			e.rerun()
@@ -607,9 +614,9 @@ func TestLostRecordsMadeAgain(t *testing.T) {
 			wantDownloads, wantConversions := 1, 0
 			switch {
 			case !slices.Contains(lose, record.PDFDocuments.Name()):
-			case slices.Contains(lose, record.PDF):
+			case slices.Contains(lose, record.PDFFiles.Name()):
 				wantDownloads, wantConversions = 2, 1
-			case slices.Contains(lose, record.TEI):
+			case slices.Contains(lose, record.TEIFiles.Name()):
 				wantConversions = 1
 			}
 			if n := e.pdfs.count("/later.pdf"); n != wantDownloads {
@@ -636,7 +643,7 @@ func TestParseBudget(t *testing.T) {
 	if _, err := e.stage.ProcessTarget(context.Background(), target, []Source{src("ok")}); err != nil {
 		t.Fatal(err)
 	}
-	data, _, err := e.st.GetBytes(context.Background(), "s2:ok", record.TEI)
+	data, _, err := record.TEIFiles.Get(context.Background(), e.st, "s2:ok")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
 )
@@ -20,7 +19,7 @@ import (
 // abstract fill what the TEI lacks; an author that is a shorter spelling
 // of another, which Semantic Scholar lists alone, is dropped. Each
 // correction is said in Conversion.Notes; the full text follows.
-func reconcile(doc *record.Document, p *s2.Paper) {
+func reconcile(doc *record.Document, p *record.ScholarPaper) {
 	if p == nil {
 		return
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/record"
 )
 
@@ -17,15 +16,15 @@ func strp(s string) *string { return &s }
 // TestReconcile covers each correction of GROBID's metadata by the
 // source's Semantic Scholar record, and what stays as GROBID read it.
 func TestReconcile(t *testing.T) {
-	rec := &s2.Paper{PaperID: "x", Title: "Trade and Growth in Small Economies",
-		Authors:  []s2.Author{{Name: "Guy Paré"}, {Name: "Ana Silva"}},
+	rec := &record.ScholarPaper{PaperID: "x", Title: "Trade and Growth in Small Economies",
+		Authors:  []record.ScholarAuthor{{Name: "Guy Paré"}, {Name: "Ana Silva"}},
 		Abstract: strp("Small economies trade more.")}
 	for _, tt := range []struct {
 		name         string
 		title        *string
 		authors      []string
 		abstract     string
-		rec          *s2.Paper
+		rec          *record.ScholarPaper
 		wantTitle    string
 		wantAuthors  []string
 		wantAbstract string
@@ -47,10 +46,10 @@ func TestReconcile(t *testing.T) {
 		{name: "a title cut short matches", title: strp("Trade and Growth"), abstract: "Ours.", authors: []string{"Ana Silva"}, rec: rec,
 			wantTitle: "Trade and Growth", wantAuthors: []string{"Ana Silva"}, wantAbstract: "Ours."},
 		{name: "a real title that opens like a banner", title: strp("Open Access Publishing and Citations"), abstract: "Ours.",
-			authors: []string{"Ana Silva"}, rec: &s2.Paper{PaperID: "y", Title: "Open access publishing and citations"},
+			authors: []string{"Ana Silva"}, rec: &record.ScholarPaper{PaperID: "y", Title: "Open access publishing and citations"},
 			wantTitle: "Open Access Publishing and Citations", wantAuthors: []string{"Ana Silva"}, wantAbstract: "Ours."},
 		{name: "two authors, one's name inside the other's, both listed", title: strp(rec.Title), abstract: "Ours.",
-			authors: []string{"Wei Li", "Wei Lin"}, rec: &s2.Paper{PaperID: "z", Title: rec.Title, Authors: []s2.Author{{Name: "Wei Li"}, {Name: "Wei Lin"}}},
+			authors: []string{"Wei Li", "Wei Lin"}, rec: &record.ScholarPaper{PaperID: "z", Title: rec.Title, Authors: []record.ScholarAuthor{{Name: "Wei Li"}, {Name: "Wei Lin"}}},
 			wantTitle: rec.Title, wantAuthors: []string{"Wei Li", "Wei Lin"}, wantAbstract: "Ours."},
 		{name: "no record", title: strp("Munich Personal RePEc Archive"), wantTitle: "Munich Personal RePEc Archive"},
 	} {
@@ -88,9 +87,9 @@ func TestReconcile(t *testing.T) {
 func TestMetadataReconciled(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	list := &s2.ReferenceList{PaperID: "ARXIV:" + target, Edges: []s2.Reference{{CitedPaper: s2.Paper{PaperID: "mpra",
+	list := &record.ScholarReferences{PaperID: "ARXIV:" + target, Edges: []record.ScholarReference{{CitedPaper: record.ScholarPaper{PaperID: "mpra",
 		Title:   "Trade and Growth in Small Economies",
-		Authors: []s2.Author{{Name: "Guy Paré"}, {Name: "Ana Silva"}, {Name: "Wei Li"}, {Name: "Wei Lin"}}}}}}
+		Authors: []record.ScholarAuthor{{Name: "Guy Paré"}, {Name: "Ana Silva"}, {Name: "Wei Li"}, {Name: "Wei Lin"}}}}}}
 	if _, err := record.S2References.Put(ctx, e.st, target, &record.S2ReferenceList{Status: record.S2OK, List: list}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +97,7 @@ func TestMetadataReconciled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.st.PutBytes(ctx, "s2:mpra", record.TEI, tei, nil); err != nil {
+	if _, err := record.TEIFiles.Put(ctx, e.st, "s2:mpra", tei, nil); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.stage.ProcessTarget(ctx, target, []Source{src("mpra")})

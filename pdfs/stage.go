@@ -46,7 +46,7 @@ func (r *Row) Declare() pipeline.Decl {
 		Name: Name, About: "open-access PDFs of the sources without an arXiv page, converted by GROBID (with --grobid only)", Workers: 2,
 		Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name(), record.S2References.Name()},
 		Optional: []string{record.S2Batches.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
-		Writes:   []string{record.PDF, record.TEI, record.PDFDocuments.Name(), record.PDFOutcomes.Name()},
+		Writes:   []string{record.PDFFiles.Name(), record.TEIFiles.Name(), record.PDFDocuments.Name(), record.PDFOutcomes.Name()},
 		Before:   []string{"sources"},
 		Requests: []pipeline.Request{{Service: grobid.ServiceName, Count: pipeline.PerSource}},
 		Off:      r.Off,

@@ -1,10 +1,8 @@
 package record
 
 import (
+	"encoding/json"
 	"time"
-
-	"github.com/groundwork/curate/client/arxivapi"
-	"github.com/groundwork/curate/client/s2"
 )
 
 // S2 status of a target's reference list.
@@ -91,29 +89,71 @@ func (r LinkReport) Rate() float64 {
 // S2Paper is Semantic Scholar's record of a target as received; Found
 // false records that S2 does not know it.
 type S2Paper struct {
-	Found bool      `json:"found"`
-	Paper *s2.Paper `json:"paper,omitempty"`
+	Found bool          `json:"found"`
+	Paper *ScholarPaper `json:"paper,omitempty"`
 }
 
 // S2ReferenceList is Semantic Scholar's answer for a target's references:
 // the list as received and its status (S2OK, S2Withheld, S2Missing,
 // S2Partial).
 type S2ReferenceList struct {
-	Status string            `json:"status"`
-	Error  string            `json:"error,omitempty"`
-	List   *s2.ReferenceList `json:"list,omitempty"`
+	Status string             `json:"status"`
+	Error  string             `json:"error,omitempty"`
+	List   *ScholarReferences `json:"list,omitempty"`
 }
 
 // S2Filled holds the batch answers that filled what a target's reference
 // edges lacked, by S2 paper ID.
-type S2Filled map[string]*s2.Paper
+type S2Filled map[string]*ScholarPaper
 
 // ArxivMeta is the arXiv API's answer for one paper; Found false records
 // that arXiv does not know it, so it is not asked again.
 type ArxivMeta struct {
-	Found     bool            `json:"found"`
-	CheckedAt string          `json:"checked_at"`
-	Entry     *arxivapi.Entry `json:"entry,omitempty"`
+	Found     bool        `json:"found"`
+	CheckedAt string      `json:"checked_at"`
+	Entry     *ArxivEntry `json:"entry,omitempty"`
+}
+
+// ArxivEntry is one paper as the arXiv API describes it, at its latest
+// version (client/arxivapi reads it from the API's Atom feed).
+type ArxivEntry struct {
+	ID        string    `json:"id"`        // versionless canonical ID: "2401.00001", "hep-th/9901001"
+	Version   int       `json:"version"`   // the version the entry describes
+	Published time.Time `json:"published"` // when v1 was submitted: the paper's date
+	Updated   time.Time `json:"updated"`   // when this version was submitted
+	Title     string    `json:"title"`     // whitespace collapsed
+	Authors   []string  `json:"authors"`
+	Abstract  string    `json:"abstract"` // whitespace collapsed
+	// PrimaryCategory is the paper's home category ("cs.CL"); Categories
+	// lists every category in arXiv's order, the primary one included, and
+	// may hold ACM or MSC class terms.
+	PrimaryCategory string   `json:"primary_category"`
+	Categories      []string `json:"categories"`
+	DOI             string   `json:"doi,omitempty"`
+	JournalRef      string   `json:"journal_ref,omitempty"`
+	Comment         string   `json:"comment,omitempty"`
+}
+
+// UnmarshalJSON also reads the entries stores wrote before the fields had
+// snake_case names (single-word names match either way; these two did not).
+func (e *ArxivEntry) UnmarshalJSON(data []byte) error {
+	type plain ArxivEntry
+	var v struct {
+		plain
+		LegacyPrimaryCategory string `json:"PrimaryCategory"`
+		LegacyJournalRef      string `json:"JournalRef"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*e = ArxivEntry(v.plain)
+	if e.PrimaryCategory == "" {
+		e.PrimaryCategory = v.LegacyPrimaryCategory
+	}
+	if e.JournalRef == "" {
+		e.JournalRef = v.LegacyJournalRef
+	}
+	return nil
 }
 
 // RobotsFile is a host's robots.txt as fetched: the answer's status and,

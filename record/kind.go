@@ -7,14 +7,24 @@ import (
 	"github.com/groundwork/curate/store"
 )
 
-// Getter and Putter are what a Kind needs of a store (*store.Store has
-// both); tests may read from something smaller.
+// Getter, Putter and Lister are what a Kind needs of a store, and
+// BytesGetter and BytesPutter what a BytesKind needs (*store.Store has
+// them all); tests may read from something smaller.
 type (
 	Getter interface {
 		GetJSON(ctx context.Context, item, kind string, v any) (store.Record, error)
 	}
 	Putter interface {
 		PutJSON(ctx context.Context, item, kind string, v any, meta map[string]string) (store.Hash, error)
+	}
+	Lister interface {
+		Items(ctx context.Context, kind string) ([]string, error)
+	}
+	BytesGetter interface {
+		GetBytes(ctx context.Context, item, kind string) ([]byte, store.Record, error)
+	}
+	BytesPutter interface {
+		PutBytes(ctx context.Context, item, kind string, data []byte, meta map[string]string) (store.Hash, error)
 	}
 )
 
@@ -65,10 +75,46 @@ func (k Kind[T]) Put(ctx context.Context, st Putter, item string, v *T, meta map
 	return st.PutJSON(ctx, item, k.name, v, meta)
 }
 
-// The stored kinds of the pipeline, by the stage that writes them.
+// Items returns the items that have a record of this kind, sorted.
+func (k Kind[T]) Items(ctx context.Context, st Lister) ([]string, error) {
+	return st.Items(ctx, k.name)
+}
+
+// BytesKind is a kind of stored record whose values are bytes kept as
+// they came (a page as served, a PDF, a TEI file), not JSON; like Kind,
+// one declaration below names each.
+type BytesKind struct{ name string }
+
+// BytesKindOf declares a kind of bytes named name.
+func BytesKindOf(name string) BytesKind { return BytesKind{name: name} }
+
+// Name returns the kind's name in the store.
+func (k BytesKind) Name() string { return k.name }
+
+// Get reads item's record of this kind. The error wraps store.ErrNotFound
+// when there is none.
+func (k BytesKind) Get(ctx context.Context, st BytesGetter, item string) ([]byte, store.Record, error) {
+	return st.GetBytes(ctx, item, k.name)
+}
+
+// Put writes data as item's record of this kind, with meta.
+func (k BytesKind) Put(ctx context.Context, st BytesPutter, item string, data []byte, meta map[string]string) (store.Hash, error) {
+	return st.PutBytes(ctx, item, k.name, data, meta)
+}
+
+// Items returns the items that have a record of this kind, sorted.
+func (k BytesKind) Items(ctx context.Context, st Lister) ([]string, error) {
+	return st.Items(ctx, k.name)
+}
+
+// The stored kinds of the pipeline, by the stage that writes them. Every
+// kind curate stores is declared in this package (a test guards it), so
+// that one place tells what a store holds.
 var (
-	// fetch: the page as served is bytes (kind "raw", see Raw); the
-	// parsed Document; when arXiv and ar5iv last had no HTML for it.
+	// fetch: the page as served (bytes, with meta source, url and
+	// status); the parsed Document; when arXiv and ar5iv last had no HTML
+	// for it.
+	RawPages  = BytesKindOf("raw")
 	Documents = KindOf[Document]("document")
 	NoHTMLs   = KindOf[NoHTML]("no-html")
 	// RobotsFiles are the HTML hosts' robots.txt files as fetched, under
@@ -98,7 +144,3 @@ var (
 	// metadata says of a paper's licence.
 	PaperLicenses = KindOf[PaperLicense]("paper-license")
 )
-
-// Raw is the kind of a page as served: bytes, with meta source, url and
-// status.
-const Raw = "raw"

@@ -5,20 +5,18 @@ import "time"
 // The pdfs stage's kinds, stored under the paper's own item (the first of
 // PaperItems), like its cards: a source shared by several targets has
 // one PDF, one TEI and one Document whichever target asked first.
-const (
-	// PDF is the kind of an open-access PDF as downloaded: bytes, with
-	// meta url, final_url, origin, license, oa_status and content_type.
-	// The store keeps blobs by their SHA-256, so a PDF is stored once
-	// however many papers or runs name it.
-	PDF = "pdf"
-	// TEI is the kind of the TEI XML a GROBID service made of the PDF, as
-	// it came: bytes, with meta pdf_sha256 and converter. A better
-	// parser reads it again without asking GROBID; a better converter
-	// needs only the stored PDF.
-	TEI = "tei"
-)
-
 var (
+	// PDFFiles are the open-access PDFs as downloaded: bytes, with meta
+	// url, final_url, origin, license, oa_status and content_type. The
+	// store keeps blobs by their SHA-256, so a PDF is stored once however
+	// many papers or runs name it.
+	PDFFiles = BytesKindOf("pdf")
+	// TEIFiles are the TEI XML a GROBID service made of the PDF, as it
+	// came: bytes, with meta pdf_sha256 and converter. A better parser
+	// reads it again without asking GROBID; a better converter needs only
+	// the stored PDF.
+	TEIFiles = BytesKindOf("tei")
+
 	// PDFDocuments are the Documents parsed from the TEI (Source
 	// SourcePDF, ServedBy the converter). They are a kind of their own,
 	// never "document": fetch reads a stored Document as the paper's

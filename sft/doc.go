@@ -34,8 +34,8 @@
 // Every teacher call goes through the llm package: its cache in the
 // store makes a re-run with nothing changed free, and a run stopped by
 // its Budget, an interrupt or a crash resumes where it stopped. Answers
-// rejected after their retry are remembered in the store (KindReject), so
-// they are not paid for again either.
+// rejected after their retry are remembered in the store
+// (record.SFTRejects), so they are not paid for again either.
 //
 // Write publishes the rows atomically as verl SFT Parquet, chat-messages
 // Parquet for TRL and JSONL, with rejects.jsonl, sft.json (the Report)

@@ -36,11 +36,6 @@ const (
 	usedShown = 200
 )
 
-// KindReject is the store record kind that remembers a rejected teacher
-// answer under the request's cache key, so that a re-run with nothing
-// changed does not pay for it again.
-const KindReject = "sft-reject"
-
 // LLMTeacher is a Teacher backed by an LLM through the LLM layer (cache,
 // limits, accounting). An answer that fails its check is sent back once
 // with the reason, as many times as the client's follow-ups allow
@@ -274,17 +269,6 @@ func (t *LLMTeacher) Trace(ctx context.Context, in *Input, cards []record.Card, 
 	return &Trace{Text: strings.TrimSpace(resp.Text), Call: callOf(resp)}, nil
 }
 
-// rejectMemo is what the store keeps of a rejected answer.
-type rejectMemo struct {
-	Stage    string    `json:"stage"`
-	Reason   string    `json:"reason"`
-	Detail   string    `json:"detail"`
-	Attempts int       `json:"attempts"`
-	Raw      string    `json:"raw"`
-	Model    string    `json:"model"`
-	At       time.Time `json:"at"`
-}
-
 // complete sends req, answering from the reject memo when the same
 // request was rejected before. An unusable answer becomes a *RejectError
 // with the reason reason gives it, and is remembered.
@@ -295,8 +279,7 @@ func (t *LLMTeacher) complete(ctx context.Context, req llm.Request, reason func(
 func (t *LLMTeacher) completeWith(ctx context.Context, c llm.Completer, req llm.Request, reason func(*llm.InvalidError) string) (*llm.Response, error) {
 	item := "sft-reject:" + llm.CacheKey(t.model, req)
 	if t.store != nil && !t.retry {
-		var m rejectMemo
-		_, err := t.store.GetJSON(ctx, item, KindReject, &m)
+		m, _, err := record.SFTRejects.Get(ctx, t.store, item)
 		switch {
 		case err == nil:
 			return nil, &RejectError{Stage: m.Stage, Reason: m.Reason, Detail: m.Detail, Attempts: m.Attempts, Raw: m.Raw}
@@ -309,9 +292,9 @@ func (t *LLMTeacher) completeWith(ctx context.Context, c llm.Completer, req llm.
 	if !errors.As(err, &ie) {
 		return resp, err
 	}
-	m := rejectMemo{Stage: req.Stage, Reason: reason(ie), Detail: ie.Reason, Attempts: ie.Attempts, Raw: ie.Raw, Model: t.model, At: time.Now().UTC()}
+	m := record.SFTReject{Stage: req.Stage, Reason: reason(ie), Detail: ie.Reason, Attempts: ie.Attempts, Raw: ie.Raw, Model: t.model, At: time.Now().UTC()}
 	if t.store != nil {
-		if _, perr := t.store.PutJSON(ctx, item, KindReject, m, map[string]string{"stage": req.Stage, "reason": m.Reason}); perr != nil {
+		if _, perr := record.SFTRejects.Put(ctx, t.store, item, &m, map[string]string{"stage": req.Stage, "reason": m.Reason}); perr != nil {
 			t.log.Warn("sft: remembering a reject failed", "stage", req.Stage, "err", perr)
 		}
 	}

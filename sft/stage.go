@@ -27,7 +27,7 @@ type Stage struct {
 
 func (s *Stage) Declare() pipeline.Decl {
 	return pipeline.Decl{Name: Name, About: "SFT hindsight traces over a published dataset: teacher ideas, traces, schema gate",
-		Writes:   []string{KindReject},
+		Writes:   []string{record.SFTRejects.Name()},
 		Requests: []pipeline.Request{{Service: llm.DefaultService}}}
 }
 

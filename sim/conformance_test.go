@@ -12,10 +12,12 @@ import (
 // with papers missing HTML and a withheld reference list.
 func TestConformanceWorld(t *testing.T) {
 	w := newWorld(t, sim.WorldConfig{Seed: 21, Targets: 30, NoHTML: []int{3, 4}, Withheld: []int{5}})
+	var srv *sim.Servers
 	s := &conformance.Suite{
+		Service: func(name string) *sim.Service { return srv.Service(name) },
 		Start: func(t *testing.T) map[string]string {
 			names := []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI, sim.OAIPMH}
-			srv := start(t, w, sim.Options{Services: names, OAIPageSize: 7})
+			srv = start(t, w, sim.Options{Services: names, OAIPageSize: 7})
 			urls := map[string]string{}
 			for _, name := range names {
 				urls[name] = srv.URL(name)
@@ -47,6 +49,9 @@ func TestConformanceWorld(t *testing.T) {
 			s.S2Lists = append(s.S2Lists, "ARXIV:"+p.ArxivID)
 		}
 		s.Entries = append(s.Entries, p.ArxivID)
+		if c, _ := w.S2Citing("ARXIV:" + p.ArxivID); len(c) > 0 && len(s.S2Cited) < 3 {
+			s.S2Cited = append(s.S2Cited, "ARXIV:"+p.ArxivID)
+		}
 	}
 	for j := range 10 {
 		if p := w.Background(j); p.DOI != "" {

@@ -96,7 +96,8 @@ func (c *Corpus) HTML(site string, id arxiv.ID) ([]byte, bool) {
 }
 
 // AddS2Paper registers a paper record: anything that marshals to a JSON
-// object in S2's shape (a recorded body, an S2Paper, an s2.Paper, a map).
+// object in S2's shape (a recorded body, an S2Paper, a
+// record.ScholarPaper, a map).
 // It returns the paperId. The paper answers to its paperId, corpusId and
 // externalIds (ArXiv, DOI, CorpusId, MAG, ACL, PubMed, PubMedCentral) and
 // to ids. A record without paperId gets one derived from ids[0].
@@ -192,7 +193,7 @@ func (c *Corpus) AliasS2(id string, aliases ...string) {
 // SetS2References makes edges the reference list of paper id (a stub when
 // id is unknown), served in that order. Each edge is a data element of the
 // references endpoint (a recorded element, a marshalled S2Edge or
-// s2.Reference). A citedPaper whose paperId is "" is served with a null
+// record.ScholarReference). A citedPaper whose paperId is "" is served with a null
 // paperId, as S2 sends unresolved references.
 func (c *Corpus) SetS2References(id string, edges []json.RawMessage) error {
 	raw := make([]json.RawMessage, len(edges))
@@ -284,6 +285,43 @@ func (c *Corpus) S2CitedBy(id string) []json.RawMessage {
 		out = append(out, q.record.encode())
 	}
 	return out
+}
+
+// S2Citing returns the citations of the paper id names: for each paper
+// whose reference list cites it (in the order of S2CitedBy), that edge's
+// fields and the citing paper's record.
+func (c *Corpus) S2Citing(id string) ([]json.RawMessage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.indexed {
+		c.indexLocked()
+	}
+	p := c.papers[canonicalS2ID(id)]
+	if p == nil {
+		return nil, false
+	}
+	var out []json.RawMessage
+	for _, q := range c.citedBy[p.id] {
+		for _, e := range q.edges {
+			o, err := parseObject(e)
+			if err != nil {
+				continue
+			}
+			co, err := parseObject(o.get("citedPaper"))
+			if err != nil || co.stringOf("paperId") == "" || c.papers[canonicalS2ID(co.stringOf("paperId"))] != p {
+				continue
+			}
+			edge := make(object, 0, len(o))
+			for _, f := range o {
+				if f.key != "citedPaper" {
+					edge = append(edge, f)
+				}
+			}
+			out = append(out, edge.set("citingPaper", q.record.encode()).encode())
+			break
+		}
+	}
+	return out, true
 }
 
 // indexLocked rebuilds citedBy, citing papers in a stable order.

@@ -30,7 +30,13 @@ import (
 // goes alone with the verb. Errors come in the body of a 200 response, as
 // the protocol has it: badVerb, badArgument, badResumptionToken,
 // cannotDisseminateFormat, noRecordsMatch. ListMetadataFormats names the
-// three formats.
+// three formats. arXivRaw lists every version with its date as arXiv
+// writes it ("Mon, 02 Mar 2026 18:00:01 GMT"), the size and source type.
+// Over its limits (Limits) the repository answers 503 with Retry-After,
+// OAI-PMH's flow control, not 429: the protocol's harvester guidelines
+// (openarchives.org/OAI/2.0/guidelines-harvester.htm, section 5) and
+// arXiv's own account of its answers to a harvester too fast for it (a
+// 503 saying to wait 60 seconds; oai-implementers list, September 2002).
 
 // OAIPath is the repository's path.
 const OAIPath = "/oai"
@@ -349,12 +355,15 @@ func cmpOrInt(a, b int) int {
 
 // OAIMeta is what a record says of a paper.
 type OAIMeta struct {
-	ID                string // versionless arXiv id
-	Datestamp         time.Time
-	Deleted           bool
-	Created, Updated  time.Time // v1's date; the latest version's (zero for v1 only)
-	Versions          int       // the latest version (arXivRaw's history)
-	Authors           []string  // full names, "Forenames Keyname"
+	ID               string // versionless arXiv id
+	Datestamp        time.Time
+	Deleted          bool
+	Created, Updated time.Time // v1's date; the latest version's (zero for v1 only)
+	Versions         int       // the latest version (arXivRaw's history)
+	// VersionDates, when set, are the dates of v1, v2, ... (arXivRaw's
+	// history); they then give Created, Updated and Versions too.
+	VersionDates      []time.Time
+	Authors           []string // full names, "Forenames Keyname"
 	Title, Abstract   string
 	Categories        []string // primary first
 	DOI, JournalRef   string
@@ -399,6 +408,12 @@ func OAISets(categories []string) (all, header []string) {
 
 // Record returns m as a record in format prefix (one of OAIFormats).
 func (m OAIMeta) Record(prefix string) OAIRecord {
+	if n := len(m.VersionDates); n > 0 {
+		m.Versions, m.Created, m.Updated = n, m.VersionDates[0], time.Time{}
+		if n > 1 {
+			m.Updated = m.VersionDates[n-1]
+		}
+	}
 	all, header := OAISets(m.Categories)
 	if m.Sets != nil {
 		header = m.Sets
@@ -443,10 +458,16 @@ func (m OAIMeta) Record(prefix string) OAIRecord {
 			f("        <arXivRaw xmlns=\"%s\">\n          <id>%s</id>\n", oaiSchemas[prefix][0], x(m.ID))
 			for v := 1; v <= max(m.Versions, 1); v++ {
 				t := m.Created
-				if v > 1 && !m.Updated.IsZero() {
+				switch {
+				case v <= len(m.VersionDates):
+					t = m.VersionDates[v-1]
+				case v > 1 && !m.Updated.IsZero():
 					t = m.Updated
 				}
-				f("          <version version=\"v%d\"><date>%s</date></version>\n", v, t.UTC().Format(time.RFC1123))
+				// arXiv writes the zone GMT (Go's RFC1123 writes UTC's
+				// own name) and, since its 2025 rewrite, pads the day.
+				f("          <version version=\"v%d\"><date>%s</date><size>%dkb</size><source_type>D</source_type></version>\n",
+					v, t.UTC().Format("Mon, 02 Jan 2006 15:04:05")+" GMT", 100+10*v)
 			}
 			f("          <title>%s</title>\n          <authors>%s</authors>\n          <categories>%s</categories>\n",
 				x(m.Title), x(joinAuthors(m.Authors)), x(strings.Join(m.Categories, " ")))

@@ -86,8 +86,12 @@ func TestConformanceOAICorpus(t *testing.T) {
 		{ID: "hep-th/9901001", Categories: []string{"hep-th"}},
 		{ID: "2603.00003", Deleted: true},
 		{ID: "2603.00004", License: "http://creativecommons.org/licenses/by-nc-sa/4.0/"},
+		{ID: "2603.00005", VersionDates: []time.Time{day.Add(9 * time.Hour), day.AddDate(0, 1, 0), day.AddDate(0, 2, 3)}},
 	} {
 		m.Datestamp, m.Created = day.AddDate(0, 0, i), day
+		if n := len(m.VersionDates); n > 0 {
+			m.Datestamp = m.VersionDates[n-1]
+		}
 		m.Title, m.Abstract, m.Authors = "Paper "+m.ID, "An abstract.", []string{"J. Doe"}
 		if m.Categories == nil {
 			m.Categories = []string{"cs.CL"}
@@ -99,8 +103,53 @@ func TestConformanceOAICorpus(t *testing.T) {
 			}
 		}
 	}
-	s := &conformance.Suite{Start: func(t *testing.T) map[string]string {
-		return map[string]string{sim.OAIPMH: simtest.ServeOptions(t, sim.OAIPMH, c, sim.Options{OAIPageSize: 2}).URL}
-	}}
+	var srv *simtest.Server
+	s := &conformance.Suite{
+		Start: func(t *testing.T) map[string]string {
+			srv = simtest.ServeOptions(t, sim.OAIPMH, c, sim.Options{OAIPageSize: 2})
+			return map[string]string{sim.OAIPMH: srv.URL}
+		},
+		Service: func(string) *sim.Service { return srv.Service },
+	}
 	s.RunTests(t)
+}
+
+// TestOAIFlowControlHarvest harvests a world from a repository that
+// throttles: its 503s with Retry-After pause the pipeline's client, which
+// then gets every page; no 429 is sent.
+func TestOAIFlowControlHarvest(t *testing.T) {
+	w := newWorld(t, sim.WorldConfig{Seed: 4, Targets: 15})
+	// One request in four seconds: the second page is asked at once and
+	// throttled however slow the machine.
+	srv := simtest.ServeOptions(t, sim.OAIPMH, w, sim.Options{OAIPageSize: 40,
+		Limits: map[string]sim.Limits{sim.OAIPMH: {Rate: 0.25, Burst: 1, RetryAfter: time.Second}}})
+	hc, err := httpx.New(httpx.Config{UserAgent: "sim-test", RetryMax: 10}, oaipmh.ServiceConfig(srv.URL+sim.OAIPath, time.Microsecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := hc.Service(oaipmh.ServiceName)
+	c, err := oaipmh.New(svc, oaipmh.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.ListRecords(context.Background(), oaipmh.Query{MetadataPrefix: "arXivRaw"}, func(oaipmh.Record) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range w.OAIRecords("arXivRaw") {
+		n++
+	}
+	if h.Records != n {
+		t.Errorf("%d records harvested of %d", h.Records, n)
+	}
+	st := srv.Stats()
+	if st.Throttled == 0 {
+		t.Error("the repository never throttled: the test proves nothing")
+	}
+	for _, call := range srv.Calls() {
+		if call.Outcome == sim.OutcomeThrottled && call.Status != 503 {
+			t.Errorf("throttled with status %d, want 503", call.Status)
+		}
+	}
 }

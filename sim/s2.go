@@ -20,6 +20,10 @@ import (
 //     paging, "next" absent on the last page, limit at most 1000 and
 //     offset+limit below 10,000 or 400; a withheld list answers "data":
 //     null with the publisher's disclaimer in citingPaperInfo.openAccessPdf;
+//   - GET /graph/v1/paper/{id}/citations?fields&offset&limit: the papers
+//     citing it, paged as references are (the same limits and window),
+//     each element the edge's fields and citingPaper; a paper nobody
+//     cites answers an empty list;
 //   - POST /graph/v1/paper/batch?fields with {"ids": [...]}: at most 500
 //     ids, an array aligned with them, null for an unknown id.
 //
@@ -52,6 +56,9 @@ func S2PaperPath(id string) string { return S2PathPrefix + id }
 
 // S2ReferencesPath returns the path of the reference list of paper id.
 func S2ReferencesPath(id string) string { return S2PathPrefix + id + "/references" }
+
+// S2CitationsPath returns the path of the papers citing paper id.
+func S2CitationsPath(id string) string { return S2PathPrefix + id + "/citations" }
 
 // Field names of the Graph API, from its swagger.
 var (
@@ -95,6 +102,16 @@ type S2Citations interface {
 	S2CitedBy(id string) []json.RawMessage
 }
 
+// S2CitingSource is what an S2Source may also know: the citations of a
+// paper as the citations endpoint lists them. A source without it answers
+// every known paper's citations with an empty list.
+type S2CitingSource interface {
+	// S2Citing returns the citations of the paper id names: each the
+	// edge's fields (contexts, intents, contextsWithIntent,
+	// isInfluential) and citingPaper, in S2's shape (S2CitingEdge).
+	S2Citing(id string) ([]json.RawMessage, bool)
+}
+
 // S2List is a paper's reference list.
 type S2List struct {
 	// Edges are the data elements in order: the edge fields and
@@ -131,7 +148,7 @@ func (a *s2API) serve(rw http.ResponseWriter, r *http.Request, body []byte, _ bo
 		s2Error(rw, http.StatusMethodNotAllowed, "Method not allowed")
 		return
 	}
-	if _, sub, ok := strings.Cut(rest, "/"); ok && (sub == "citations" || sub == "authors") {
+	if _, sub, ok := strings.Cut(rest, "/"); ok && sub == "authors" {
 		s2Error(rw, http.StatusNotFound, "the simulated API does not serve /"+sub)
 		return
 	}
@@ -140,6 +157,7 @@ func (a *s2API) serve(rw http.ResponseWriter, r *http.Request, body []byte, _ bo
 		return
 	}
 	id, refs := strings.CutSuffix(rest, "/references")
+	citedID, cites := strings.CutSuffix(rest, "/citations")
 	switch {
 	case batch:
 		ids, _ := s2BatchIDs(body)
@@ -147,6 +165,9 @@ func (a *s2API) serve(rw http.ResponseWriter, r *http.Request, body []byte, _ bo
 	case refs:
 		offset, limit, _ := s2Window(q)
 		a.references(rw, parseS2Fields(q, true), id, offset, limit)
+	case cites:
+		offset, limit, _ := s2Window(q)
+		a.citations(rw, parseS2Fields(q, true), citedID, offset, limit)
 	default:
 		a.paper(rw, parseS2Fields(q, false), rest)
 	}
@@ -161,6 +182,8 @@ func (a *s2API) serve(rw http.ResponseWriter, r *http.Request, body []byte, _ bo
 func S2Refuse(rw http.ResponseWriter, method, path string, q url.Values, body []byte) bool {
 	rest, _ := strings.CutPrefix(path, S2PathPrefix)
 	_, refs := strings.CutSuffix(rest, "/references")
+	_, cites := strings.CutSuffix(rest, "/citations")
+	refs = refs || cites // the same fields, limits and window
 	batch := rest == "batch" && method == http.MethodPost
 	if bad := badS2Fields(q, refs); bad != nil {
 		s2Error(rw, http.StatusBadRequest, "Unrecognized or unsupported fields: ["+strings.Join(bad, ", ")+"]")
@@ -246,6 +269,39 @@ func (a *s2API) references(rw http.ResponseWriter, fs s2Fields, id string, offse
 			b.WriteByte(',')
 		}
 		out, err := projectEdge(e, fs)
+		if err != nil {
+			s2Error(rw, http.StatusInternalServerError, err.Error())
+			return
+		}
+		b.Write(out)
+	}
+	b.WriteString("]}")
+	s2Sized(rw, b.Bytes())
+}
+
+// citations answers a page of the papers citing id.
+func (a *s2API) citations(rw http.ResponseWriter, fs s2Fields, id string, offset, limit int) {
+	if _, found := a.src.S2Paper(id); !found {
+		s2NotFound(rw, id)
+		return
+	}
+	var edges []json.RawMessage
+	if c, ok := a.src.(S2CitingSource); ok {
+		edges, _ = c.S2Citing(id)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"offset":%d`, offset)
+	start := min(offset, len(edges))
+	end := min(start+limit, len(edges))
+	if end < len(edges) {
+		fmt.Fprintf(&b, `,"next":%d`, end)
+	}
+	b.WriteString(`,"data":[`)
+	for i, e := range edges[start:end] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		out, err := projectNested(e, fs, "citingPaper")
 		if err != nil {
 			s2Error(rw, http.StatusInternalServerError, err.Error())
 			return
@@ -464,19 +520,26 @@ func nestedList(papers []json.RawMessage, subs []string) json.RawMessage {
 
 // projectEdge writes one data element of a references page.
 func projectEdge(e json.RawMessage, fs s2Fields) ([]byte, error) {
+	return projectNested(e, fs, "citedPaper")
+}
+
+// projectNested writes one data element of a references page (nested
+// citedPaper) or of a citations page (citingPaper): the edge fields asked
+// for, then the paper.
+func projectNested(e json.RawMessage, fs s2Fields, nested string) ([]byte, error) {
 	o, err := parseObject(e)
 	if err != nil {
 		return nil, fmt.Errorf("sim: a stored S2 edge is no JSON object: %w", err)
 	}
-	cited := jsonNull
-	if cp := o.get("citedPaper"); cp != nil && string(cp) != "null" {
+	paper := jsonNull
+	if cp := o.get(nested); cp != nil && string(cp) != "null" {
 		co, err := parseObject(cp)
 		if err != nil {
-			return nil, fmt.Errorf("sim: a stored S2 citedPaper is no JSON object: %w", err)
+			return nil, fmt.Errorf("sim: a stored S2 %s is no JSON object: %w", nested, err)
 		}
-		cited = project(co, fs.paper, nil)
+		paper = project(co, fs.paper, nil)
 	}
-	return project(o, append(slices.Clip(fs.edge), "citedPaper"), map[string]json.RawMessage{"citedPaper": cited}), nil
+	return project(o, append(slices.Clip(fs.edge), nested), map[string]json.RawMessage{nested: paper}), nil
 }
 
 // s2Sized refuses an answer over S2's size cap as S2 does.

@@ -19,6 +19,7 @@ import (
 	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/conformance"
 	"github.com/groundwork/curate/sim/simtest"
 )
 
@@ -555,13 +556,13 @@ func TestIDForms(t *testing.T) {
 	}
 }
 
-// TestUnresolvedFromReference: an s2.Reference with an empty paperId is
+// TestUnresolvedFromReference: an record.ScholarReference with an empty paperId is
 // served as S2 serves an unresolved reference, with paperId null.
 func TestUnresolvedFromReference(t *testing.T) {
 	t.Parallel()
 	c := sim.NewCorpus()
 	srv := simtest.Serve(t, sim.S2, c)
-	b, _ := json.Marshal(s2.Reference{CitedPaper: s2.Paper{Title: "D Scieur"}})
+	b := json.RawMessage(`{"contexts":null,"intents":null,"isInfluential":false,"citedPaper":{"paperId":"","externalIds":null,"title":"D Scieur"}}`)
 	if err := c.SetS2References("CorpusId:5", []json.RawMessage{b}); err != nil {
 		t.Fatal(err)
 	}
@@ -590,5 +591,51 @@ func TestRequestLog(t *testing.T) {
 	srv.Reset()
 	if len(srv.Calls()) != 0 {
 		t.Error("log not reset")
+	}
+}
+
+// TestS2CitationsCorpus serves a corpus paper's citations from the
+// reference lists that cite it: each citing paper once, with its edge's
+// fields (contexts, influence) and its own record as citingPaper; a known
+// paper nobody cites has an empty list, an unknown one is 404.
+func TestS2CitationsCorpus(t *testing.T) {
+	c := sim.NewCorpus()
+	cited := "0000000000000000000000000000000000000001"
+	if _, err := c.AddS2Paper(map[string]any{"paperId": cited, "title": "Cited", "publicationDate": "2020-01-01"}, cited); err != nil {
+		t.Fatal(err)
+	}
+	for i, infl := range []bool{true, false} {
+		id := fmt.Sprintf("00000000000000000000000000000000000000a%d", i)
+		if _, err := c.AddS2Paper(map[string]any{"paperId": id, "title": fmt.Sprintf("Citing %d", i), "publicationDate": fmt.Sprintf("202%d-05-01", i+1)}, id); err != nil {
+			t.Fatal(err)
+		}
+		e, _ := json.Marshal(sim.S2Edge{Contexts: []string{fmt.Sprintf("As [%d] shows.", i)}, Intents: []string{}, IsInfluential: infl,
+			CitedPaper: sim.S2Paper{PaperID: &cited, Title: "Cited"}})
+		if err := c.SetS2References(id, []json.RawMessage{e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := simtest.Serve(t, sim.S2, c)
+	r := s2Get(t, srv, "GET", sim.S2CitationsPath(cited), url.Values{"fields": {"contexts,isInfluential,title,publicationDate"}}, "")
+	cites, next, err := conformance.CheckS2CitationsPage("contexts,isInfluential,title,publicationDate", 0, 0, r.status, r.body)
+	if err != nil || len(cites) != 2 || next != -1 {
+		t.Fatalf("citations: %d, next %d, %v: %s", len(cites), next, err, r.body)
+	}
+	var got []sim.S2CitingEdge
+	for _, x := range cites {
+		var e sim.S2CitingEdge
+		json.Unmarshal(x, &e)
+		got = append(got, e)
+	}
+	if got[0].CitingPaper.Title != "Citing 0" || !got[0].IsInfluential || got[0].Contexts[0] != "As [0] shows." ||
+		got[1].CitingPaper.Title != "Citing 1" || got[1].IsInfluential || *got[1].CitingPaper.PublicationDate != "2022-05-01" {
+		t.Errorf("citations %+v", got)
+	}
+	r = s2Get(t, srv, "GET", sim.S2CitationsPath("00000000000000000000000000000000000000a0"), nil, "")
+	if cites, _, err := conformance.CheckS2CitationsPage("", 0, 0, r.status, r.body); err != nil || len(cites) != 0 {
+		t.Errorf("an uncited paper: %d citations, %v", len(cites), err)
+	}
+	if r = s2Get(t, srv, "GET", sim.S2CitationsPath("CorpusId:99"), nil, ""); r.status != 404 {
+		t.Errorf("an unknown paper: status %d", r.status)
 	}
 }

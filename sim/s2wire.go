@@ -96,6 +96,16 @@ type S2Edge struct {
 	CitedPaper         S2Paper     `json:"citedPaper"`
 }
 
+// S2CitingEdge is one element of a citations page: the edge's own fields
+// and the citing paper.
+type S2CitingEdge struct {
+	Contexts           []string    `json:"contexts"`
+	Intents            []string    `json:"intents"`
+	ContextsWithIntent []S2Context `json:"contextsWithIntent"`
+	IsInfluential      bool        `json:"isInfluential"`
+	CitingPaper        S2Paper     `json:"citingPaper"`
+}
+
 // S2Context is a citing sentence with the intents S2 gave it.
 type S2Context struct {
 	Context string   `json:"context"`

@@ -79,7 +79,7 @@ type Faults struct {
 const (
 	OutcomeOK        = "ok"        // the service's real answer (whatever its status)
 	OutcomeInvalid   = "invalid"   // an unusable LLM answer, injected
-	OutcomeThrottled = "throttled" // 429: over Rate or MaxInFlight
+	OutcomeThrottled = "throttled" // 429 (OAI-PMH: 503): over Rate or MaxInFlight
 	OutcomeBurst     = "burst429"  // 429: an injected burst
 	Outcome5xx       = "5xx"       // an injected server error
 	OutcomeReset     = "reset"     // an injected connection reset
@@ -142,7 +142,8 @@ type Stats struct {
 	MaxInFlight int `json:"max_in_flight"`    // most requests handled at once
 }
 
-// Sent429 is the number of 429 answers.
+// Sent429 is the number of 429 answers (of OAI-PMH, its flow control's
+// 503s).
 func (s Stats) Sent429() int { return s.Throttled + s.Burst429 }
 
 // Faults is the number of faults injected (429 bursts, 5xx, resets,
@@ -209,6 +210,9 @@ type Service struct {
 	identify func(r *http.Request, body []byte) (key, task, note string)
 	// fault writes the service's own answer for an error status.
 	fault func(w http.ResponseWriter, status int)
+	// throttled is the status of an answer over the limits: 429, or the
+	// 503 of OAI-PMH's flow control.
+	throttled int
 	// batches reports the batch API's counts (the LLMs); dropResults
 	// forgets the results of ended batches.
 	batches     func() BatchStats
@@ -230,9 +234,16 @@ type Service struct {
 }
 
 func newService(name string, seed uint64, h handlerFunc) *Service {
-	s := &Service{name: name, seed: seed, handler: h, seen: map[string]int{}, script: map[string][]scriptStep{}, fault: plainFault}
-	if name == S2 {
+	s := &Service{name: name, seed: seed, handler: h, seen: map[string]int{}, script: map[string][]scriptStep{}, fault: plainFault,
+		throttled: http.StatusTooManyRequests}
+	switch name {
+	case S2:
 		s.fault = s2Fault
+	case OAIPMH:
+		// OAI-PMH's flow control is a 503 with Retry-After (the
+		// protocol's harvester guidelines, section 5), as arXiv's
+		// repository answers a harvester too fast for it.
+		s.throttled = http.StatusServiceUnavailable
 	}
 	s.identify = func(r *http.Request, body []byte) (string, string, string) {
 		k := r.Method + " " + r.URL.RequestURI()
@@ -487,8 +498,8 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if l.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(l.RetryAfter.Seconds()))))
 		}
-		s.fault(w, http.StatusTooManyRequests)
-		s.finish(seq, outcome, http.StatusTooManyRequests, false)
+		s.fault(w, s.throttled)
+		s.finish(seq, outcome, s.throttled, false)
 		return
 	case Outcome5xx:
 		status := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable}[seq%3]

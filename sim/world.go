@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -65,6 +66,33 @@ type WorldConfig struct {
 	// Planted puts instructions in targets' pages (see Plant); the
 	// simulated LLM obeys them.
 	Planted []Plant
+
+	// Revisions gives the cited papers on arXiv version histories of
+	// their own (four in ten have two or three versions, months apart,
+	// some after the targets that cite them). Without it every cited
+	// paper has one version, as before.
+	Revisions bool
+	// RevisedSource lists target indices one of whose sources (the first
+	// cited paper on arXiv among them) is revised after the target's v1:
+	// its new version, two weeks after, cites the target, as a revision
+	// describing concurrent work would.
+	RevisedSource []int
+	// LateSource lists target indices whose last version (a revision,
+	// a week after the later paper appeared) cites as a source a paper
+	// first published after the target's v1: the next target dated a
+	// day or more later.
+	LateSource []int
+	// NoV1HTML lists target indices arXiv has HTML for from v2 on only
+	// (each gets a v2 a month after v1 when it has none): html/IDv1
+	// answers 404.
+	NoV1HTML []int
+}
+
+// versioned reports whether arXiv serves the HTML of every version of a
+// paper (html/IDvN), not only the latest's: in a world of version
+// histories.
+func (c *WorldConfig) versioned() bool {
+	return c.Revisions || len(c.RevisedSource)+len(c.LateSource)+len(c.NoV1HTML) > 0
 }
 
 // World is a deterministic synthetic literature: targets, the papers they
@@ -77,6 +105,16 @@ type World struct {
 	withheld map[int]bool
 	planted  map[int]Plant
 	oa       *openAccess // set by Start
+	// revised maps a cited paper revised after a target to that target;
+	// late maps a LateSource target to the later target it cites;
+	// noV1HTML are the NoV1HTML targets.
+	revised  map[int]int
+	late     map[int]int
+	noV1HTML map[int]bool
+	// citedBy is who cites each paper (kind, index -> citing kind,
+	// index, reference position), built once when citations are asked.
+	citedOnce sync.Once
+	citedBy   map[[2]int][][3]int
 }
 
 // NewWorld returns the world cfg describes.
@@ -140,10 +178,59 @@ func NewWorld(cfg WorldConfig) (*World, error) {
 		}
 		w.withheld[i] = true
 	}
+	if err := w.initVersions(); err != nil {
+		return nil, err
+	}
 	if err := w.initOpenAccess(); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// initVersions picks the papers of RevisedSource, LateSource and
+// NoV1HTML.
+func (w *World) initVersions() error {
+	w.revised, w.late, w.noV1HTML = map[int]int{}, map[int]int{}, map[int]bool{}
+	for _, i := range w.cfg.NoV1HTML {
+		if i < 0 || i >= w.cfg.Targets || w.noHTML[i] {
+			return fmt.Errorf("sim: NoV1HTML target %d out of range or without HTML (NoHTML)", i)
+		}
+		w.noV1HTML[i] = true
+	}
+	for _, i := range w.cfg.LateSource {
+		if i < 0 || i >= w.cfg.Targets {
+			return fmt.Errorf("sim: LateSource target %d out of range", i)
+		}
+		v1 := w.Target(i).Published
+		j := i + 1
+		for j < w.cfg.Targets && w.Target(j).Published.Before(v1.Add(24*time.Hour)) {
+			j++
+		}
+		if j >= w.cfg.Targets {
+			return fmt.Errorf("sim: LateSource target %d: no target is dated a day after it", i)
+		}
+		w.late[i] = j
+	}
+	for _, i := range w.cfg.RevisedSource {
+		if i < 0 || i >= w.cfg.Targets {
+			return fmt.Errorf("sim: RevisedSource target %d out of range", i)
+		}
+		t := w.Target(i)
+		found := false
+		for _, ref := range w.References(&t) {
+			if ref.Role == RoleSource && ref.Paper.Kind == kindBackground && ref.Paper.ArxivID != "" {
+				if _, taken := w.revised[ref.Paper.Index]; !taken {
+					w.revised[ref.Paper.Index] = i
+				}
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("sim: RevisedSource target %d has no source on arXiv among the cited papers", i)
+		}
+	}
+	return nil
 }
 
 // Config returns the world's configuration with defaults applied.
@@ -158,8 +245,10 @@ type Paper struct {
 	Version int    // latest version (0 without arXiv)
 	DOI     string // "" for arXiv papers (S2 then gives arXiv's DOI)
 	// Published is the arXiv v1 date (the publication date otherwise);
-	// Updated is the latest version's.
+	// Updated is the latest version's; Versions are the dates of v1 to
+	// the latest (nil without arXiv).
 	Published, Updated time.Time
+	Versions           []time.Time
 	Title              string
 	Abstract           string
 	Authors            []string
@@ -178,6 +267,22 @@ func (p *Paper) Year() int { return p.Published.Year() }
 
 // IDv returns the arXiv ID with its latest version, e.g. "2401.00001v2".
 func (p *Paper) IDv() string { return p.ArxivID + "v" + strconv.Itoa(p.Version) }
+
+// AsOf returns the paper as it stood at version v (1 to Version): its
+// history cut there, its page and references those of that version.
+func (p Paper) AsOf(v int) (Paper, bool) {
+	if v < 1 || v > p.Version || v > len(p.Versions) {
+		return Paper{}, false
+	}
+	p.Version, p.Versions, p.Updated = v, p.Versions[:v:v], p.Versions[v-1]
+	return p, true
+}
+
+// setVersions gives p the history of dates.
+func (p *Paper) setVersions(dates []time.Time) {
+	p.Versions, p.Version = dates, len(dates)
+	p.Published, p.Updated = dates[0], dates[len(dates)-1]
+}
 
 // Ref is one reference of a target, in bibliography order.
 type Ref struct {
@@ -257,7 +362,20 @@ func (w *World) Target(i int) Paper {
 	span := w.cfg.To.Sub(w.cfg.From)
 	day := w.cfg.From.Add(time.Duration(int64(span) / int64(w.cfg.Targets) * int64(i))).Truncate(24 * time.Hour)
 	p := w.paper(kindTarget, i, day)
+	if w.noV1HTML[i] && p.Version == 1 {
+		p.setVersions([]time.Time{p.Published, p.Published.AddDate(0, 1, 0)})
+	}
+	if j, ok := w.late[i]; ok {
+		// The revision that cites the later paper.
+		at := w.Target(j).Published
+		if p.Updated.After(at) {
+			at = p.Updated
+		}
+		p.setVersions(append(slices.Clip(p.Versions), at.AddDate(0, 0, 7)))
+	}
 	switch {
+	case w.noV1HTML[i]:
+		p.HTML = HTMLArxiv
 	case w.noHTML[i]:
 		p.HTML = HTMLNone
 	case w.rng("html", kindTarget, i).IntN(10) == 0:
@@ -277,7 +395,7 @@ func (w *World) Background(j int) Paper {
 	r := w.rng("html", kindBackground, j)
 	switch n := r.IntN(100); {
 	case n < 20: // not on arXiv: a journal paper with a DOI
-		p.ArxivID, p.Version, p.HTML = "", 0, HTMLNone
+		p.ArxivID, p.Version, p.HTML, p.Versions = "", 0, HTMLNone, nil
 		p.DOI = fmt.Sprintf("10.5555/sim.b%d", j)
 	case n < 35:
 		p.HTML = HTMLAr5iv
@@ -285,6 +403,31 @@ func (w *World) Background(j int) Paper {
 		p.HTML = HTMLNone
 	default:
 		p.HTML = HTMLArxiv
+	}
+	if p.ArxivID == "" {
+		return p
+	}
+	if w.cfg.Revisions {
+		// A stream of its own, so that the papers stay as they were.
+		rv := w.rng("versions", kindBackground, j)
+		if rv.IntN(10) < 4 {
+			dates := []time.Time{p.Published}
+			for range 1 + rv.IntN(2) {
+				dates = append(dates, dates[len(dates)-1].Add(time.Duration(30+rv.IntN(370))*24*time.Hour+time.Duration(rv.IntN(600))*time.Minute))
+			}
+			p.setVersions(dates)
+		}
+	}
+	if i, ok := w.revised[j]; ok {
+		// Revised two weeks after target i's v1, whatever came before.
+		after := w.Target(i).Published.AddDate(0, 0, 14)
+		dates := []time.Time{p.Published}
+		for _, d := range p.Versions[1:] {
+			if d.Before(after) {
+				dates = append(dates, d)
+			}
+		}
+		p.setVersions(append(dates, after))
 	}
 	return p
 }
@@ -305,10 +448,10 @@ func (w *World) paper(kind, i int, v1 time.Time) Paper {
 		Version:   1,
 		Published: v1,
 		Updated:   v1,
+		Versions:  []time.Time{v1},
 	}
 	if kind == kindTarget && r.IntN(4) == 0 {
-		p.Version = 2
-		p.Updated = v1.Add(time.Duration(20+r.IntN(40)) * 24 * time.Hour)
+		p.setVersions([]time.Time{v1, v1.Add(time.Duration(20+r.IntN(40)) * 24 * time.Hour)})
 	}
 	c := categories[r.IntN(len(categories))]
 	p.Primary = c.primary
@@ -362,6 +505,10 @@ func (w *World) References(p *Paper) []Ref {
 				}
 			}
 		}
+		if i, ok := w.revised[p.Index]; ok && len(p.Versions) > 1 && p.Updated.After(w.Target(i).Published) {
+			// The revision after target i describes it.
+			refs = append(refs, Ref{Paper: w.Target(i), Role: RoleOther})
+		}
 		return refs
 	}
 	r := w.rng("refs", p.Index)
@@ -386,6 +533,10 @@ func (w *World) References(p *Paper) []Ref {
 		}
 	}
 	r.Shuffle(len(refs), func(a, b int) { refs[a], refs[b] = refs[b], refs[a] })
+	if j, ok := w.late[p.Index]; ok && p.Version == w.Target(p.Index).Version {
+		// The last revision cites a paper that came after v1.
+		refs = append(refs, Ref{Paper: w.Target(j), Role: RoleSource, Label: pick(w.rng("late", p.Index), sourceLabels)})
+	}
 	return refs
 }
 

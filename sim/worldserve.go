@@ -19,13 +19,23 @@ import (
 // HTML returns the page site serves for id: arXiv the latest version of a
 // paper it has HTML for (or that version when asked for it), ar5iv the
 // page of a paper only ar5iv has.
+//
+// In a world of version histories (WorldConfig.Revisions, RevisedSource,
+// LateSource, NoV1HTML) arXiv serves every version's page (html/IDvN),
+// each as the paper stood then, but v1 of a NoV1HTML target; otherwise
+// the latest version's only.
 func (w *World) HTML(site string, id arxiv.ID) ([]byte, bool) {
 	p, ok := w.ByArxiv(id.String())
 	switch {
 	case !ok || p.HTML != site:
 		return nil, false
 	case site == HTMLArxiv && id.Version != 0 && id.Version != p.Version:
-		return nil, false
+		if !w.cfg.versioned() || p.IsTarget() && w.noV1HTML[p.Index] && id.Version == 1 {
+			return nil, false
+		}
+		if p, ok = p.AsOf(id.Version); !ok {
+			return nil, false
+		}
 	}
 	return w.Page(&p, site), true
 }
@@ -107,6 +117,54 @@ func (w *World) S2References(id string) (S2List, bool) {
 	return S2List{Edges: edges}, true
 }
 
+// S2Citing returns the citations of the paper id names: every paper of
+// the world whose (latest) reference list cites it, newest first, each
+// edge as that list has it (a source's citation influential, with the
+// citing sentences as contexts).
+func (w *World) S2Citing(id string) ([]json.RawMessage, bool) {
+	p, ok := w.ByS2(id)
+	if !ok {
+		return nil, false
+	}
+	w.citedOnce.Do(w.indexCitations)
+	var out []json.RawMessage
+	for _, c := range w.citedBy[[2]int{p.Kind, p.Index}] {
+		q, _ := w.byKind(c[0], c[1])
+		refs := w.References(&q)
+		ctxs := w.Contexts(&q, refs)
+		ref := refs[c[2]]
+		e := S2CitingEdge{Contexts: ctxs[c[2]], Intents: []string{}, CitingPaper: w.s2Record(&q, true)}
+		for _, x := range ctxs[c[2]] {
+			e.ContextsWithIntent = append(e.ContextsWithIntent, S2Context{Context: x, Intents: []string{}})
+		}
+		if ref.Role == RoleSource {
+			e.Intents, e.IsInfluential = []string{"methodology"}, true
+		}
+		out = append(out, mustJSON(e))
+	}
+	return out, true
+}
+
+// indexCitations finds, once, which papers cite each paper: kind, index
+// and the reference's position, the newest citing paper first.
+func (w *World) indexCitations() {
+	w.citedBy = map[[2]int][][3]int{}
+	var all []Paper
+	for i := range w.cfg.Targets {
+		all = append(all, w.Target(i))
+	}
+	for j := range w.cfg.Papers {
+		all = append(all, w.Background(j))
+	}
+	slices.SortStableFunc(all, func(a, b Paper) int { return b.Published.Compare(a.Published) })
+	for _, q := range all {
+		for k, ref := range w.References(&q) {
+			key := [2]int{ref.Paper.Kind, ref.Paper.Index}
+			w.citedBy[key] = append(w.citedBy[key], [3]int{q.Kind, q.Index, k})
+		}
+	}
+}
+
 // ArxivEntry returns the arXiv API entry of the paper with the versionless
 // id.
 func (w *World) ArxivEntry(id string) (Entry, bool) {
@@ -169,12 +227,9 @@ func (w *World) OAIRecords(prefix string) iter.Seq[OAIRecord] {
 		var recs []OAIRecord
 		add := func(p *Paper) {
 			m := OAIMeta{
-				ID: p.ArxivID, Datestamp: p.Updated, Created: p.Published, Versions: p.Version,
+				ID: p.ArxivID, Datestamp: p.Updated, VersionDates: p.Versions,
 				Authors: p.Authors, Title: p.Title, Abstract: p.Abstract, Categories: p.Categories,
 				License: "http://arxiv.org/licenses/nonexclusive-distrib/1.0/",
-			}
-			if p.Version > 1 {
-				m.Updated = p.Updated
 			}
 			recs = append(recs, m.Record(prefix))
 		}

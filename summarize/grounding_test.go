@@ -148,8 +148,7 @@ func TestGoldGrounding(t *testing.T) {
 					res.Grounding == nil || res.Grounding.Overlap >= DefaultMinGrounding || res.Gold.Card == nil {
 					t.Fatalf("run %d: suspect %q, grounding %+v", run+1, res.Suspect, res.Grounding)
 				}
-				var stored record.Summary
-				if _, err := w.st.GetJSON(t.Context(), idA, record.Summaries.Name(), &stored); err != nil || len(stored.Suspect) != 1 {
+				if stored, _, err := record.Summaries.Get(t.Context(), w.st, idA); err != nil || len(stored.Suspect) != 1 {
 					t.Errorf("run %d: stored summary %+v %v", run+1, stored, err)
 				}
 				// Held back, the ledger says why; kept, it is done.

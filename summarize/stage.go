@@ -172,7 +172,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		} else {
 			res.Written++
 		}
-		if _, err := s.Store.PutJSON(ctx, key, record.Summaries.Name(), res, map[string]string{"model": model}); err != nil {
+		if _, err := record.Summaries.Put(ctx, s.Store, key, res, map[string]string{"model": model}); err != nil {
 			return nil, fmt.Errorf("summarize target %s: %w", key, err)
 		}
 		return res, nil
@@ -225,7 +225,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		// (its written cards are); it waits.
 		return res, nil
 	}
-	if _, err := s.Store.PutJSON(ctx, key, record.Summaries.Name(), res, map[string]string{"model": model}); err != nil {
+	if _, err := record.Summaries.Put(ctx, s.Store, key, res, map[string]string{"model": model}); err != nil {
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
 	s.log().Debug("summarized target", "target", key, "model", model, "written", res.Written, "reused", res.Reused,
@@ -407,8 +407,7 @@ func (s *Stage) goldInput(ctx context.Context, key string) (Input, error) {
 	in := Input{Key: key, Doc: doc, Budget: s.Budget}
 	if in.title() == "" {
 		// A page without a title: the citegraph stage may know it.
-		var g record.Graph
-		if _, err := s.Store.GetJSON(ctx, key, record.Graphs.Name(), &g); err == nil {
+		if g, _, err := record.Graphs.Get(ctx, s.Store, key); err == nil {
 			in.Title = g.Meta.Title
 		}
 	}

@@ -36,7 +36,7 @@ func openStore(t *testing.T) *store.Store {
 
 func putDoc(t *testing.T, st *store.Store, key string, doc *record.Document) {
 	t.Helper()
-	if _, err := st.PutJSON(t.Context(), key, record.Documents.Name(), doc, nil); err != nil {
+	if _, err := record.Documents.Put(t.Context(), st, key, doc, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -199,8 +199,8 @@ func TestStageReuse(t *testing.T) {
 		t.Errorf("second run made %d calls", srv.calls()-5)
 	}
 
-	var stored record.Summary
-	if _, err := w.st.GetJSON(ctx, idA, record.Summaries.Name(), &stored); err != nil {
+	stored, _, err := record.Summaries.Get(ctx, w.st, idA)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(stored.Sources) != 3 || stored.Sources[0].Key != "bib.bib1" || stored.Sources[2].Failure == "" {
@@ -291,8 +291,8 @@ func TestStageInvalidCard(t *testing.T) {
 	if res.Failed != 1 || res.Written != 2 {
 		t.Errorf("result: %+v", res)
 	}
-	var f record.CardFailure
-	if _, err := w.st.GetJSON(t.Context(), idS, record.FailureKind(record.CardSource, "test-model", "summarize-source-v1").Name(), &f); err != nil {
+	f, _, err := record.FailureKind(record.CardSource, "test-model", "summarize-source-v1").Get(t.Context(), w.st, idS)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Raw != bad || f.Attempts != 3 || !strings.Contains(f.Reason, "other axis") {

@@ -471,7 +471,7 @@ type BuildGraphs func(ctx context.Context, keys []string) (map[string]*record.Gr
 func LoadGraphs(ctx context.Context, st *store.Store, ids []string, build BuildGraphs) ([]*record.Graph, []SeedStatus, error) {
 	if ids == nil {
 		var err error
-		if ids, err = st.Items(ctx, record.Graphs.Name()); err != nil {
+		if ids, err = record.Graphs.Items(ctx, st); err != nil {
 			return nil, nil, fmt.Errorf("load topic seeds: %w", err)
 		}
 	}
@@ -492,11 +492,10 @@ func LoadGraphs(ctx context.Context, st *store.Store, ids []string, build BuildG
 			continue
 		}
 		seen[key] = true
-		var g record.Graph
-		_, err = st.GetJSON(ctx, key, record.Graphs.Name(), &g)
+		g, _, err := record.Graphs.Get(ctx, st, key)
 		switch {
 		case err == nil:
-			graphs = append(graphs, &g)
+			graphs = append(graphs, g)
 		case errors.Is(err, store.ErrNotFound) && build != nil:
 			missing = append(missing, key)
 		case errors.Is(err, store.ErrNotFound):

@@ -80,7 +80,7 @@ func testStore(t *testing.T, graphs []*record.Graph) *store.Store {
 	t.Cleanup(func() { st.Close() })
 	ctx := context.Background()
 	for _, g := range graphs {
-		if _, err := st.PutJSON(ctx, g.TargetID, record.Graphs.Name(), g, nil); err != nil {
+		if _, err := record.Graphs.Put(ctx, st, g.TargetID, g, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,7 +102,7 @@ func putCard(t *testing.T, st *store.Store, item, cardKind string, c record.Card
 	if _, err := kind.Put(ctx, st, item, &c, map[string]string{"text_level": "full_text", "card_kind": cardKind}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutJSON(ctx, item, record.CardIndex.Name(), map[string]string{"paper": item}, nil); err != nil {
+	if _, err := record.CardIndex.Put(ctx, st, item, &map[string]string{"paper": item}, nil); err != nil {
 		t.Fatal(err)
 	}
 	return kind.Name()
@@ -185,8 +185,8 @@ func TestRederive(t *testing.T) {
 		var sets [][]string
 		var members []string
 		for _, s := range tp.Supporting {
-			var g record.Graph
-			if _, err := st.GetJSON(ctx, s.ArxivID, record.Graphs.Name(), &g); err != nil {
+			g, _, err := record.Graphs.Get(ctx, st, s.ArxivID)
+			if err != nil {
 				t.Fatal(err)
 			}
 			var set []string
@@ -398,7 +398,7 @@ func TestLoadGraphs(t *testing.T) {
 	ctx := context.Background()
 	title := "A Target Not Yet Linked"
 	doc := record.Document{ID: "2404.00008", Source: record.SourceArxiv, Title: &title}
-	if _, err := st.PutJSON(ctx, "2404.00008", record.Documents.Name(), doc, nil); err != nil {
+	if _, err := record.Documents.Put(ctx, st, "2404.00008", &doc, nil); err != nil {
 		t.Fatal(err)
 	}
 	ids := []string{"2401.00001v2", "arXiv:2401.00001", "not-an-id", "2404.00008", "2405.00009"}
@@ -436,7 +436,7 @@ func TestLoadGraphs(t *testing.T) {
 	if got := statuses(excluded); !reflect.DeepEqual(got, map[string]string{"not-an-id": ReasonInvalidID, "2405.00009": ReasonCitegraph}) {
 		t.Errorf("with a runner: excluded %v", got)
 	}
-	if _, err := st.GetJSON(ctx, "2404.00008", record.Graphs.Name(), &record.Graph{}); err != nil {
+	if _, _, err := record.Graphs.Get(ctx, st, "2404.00008"); err != nil {
 		t.Errorf("the runner stored no Graph: %v", err)
 	}
 	// The new Graph has no influential edges (no Semantic Scholar): the

@@ -12,7 +12,6 @@ package arxivapi
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/parse/arxiv"
+	"github.com/groundwork/curate/record"
 )
 
 const (
@@ -99,53 +99,12 @@ func New(svc *httpx.Service, opts Options) (*Client, error) {
 	return &Client{svc: svc, pageSize: size, log: log}, nil
 }
 
-// Entry is one paper as the API describes it, at its latest version.
-type Entry struct {
-	ID        string    `json:"id"`        // versionless canonical id: "2401.00001", "hep-th/9901001"
-	Version   int       `json:"version"`   // version the entry describes
-	Published time.Time `json:"published"` // when v1 was submitted: the paper's date
-	Updated   time.Time `json:"updated"`   // when this version was submitted
-	Title     string    `json:"title"`     // whitespace collapsed
-	Authors   []string  `json:"authors"`
-	Abstract  string    `json:"abstract"` // whitespace collapsed
-	// PrimaryCategory is the paper's home category ("cs.CL"); Categories
-	// lists every category in arXiv's order, the primary one included, and
-	// may hold ACM or MSC class terms.
-	PrimaryCategory string   `json:"primary_category"`
-	Categories      []string `json:"categories"`
-	DOI             string   `json:"doi,omitempty"`
-	JournalRef      string   `json:"journal_ref,omitempty"`
-	Comment         string   `json:"comment,omitempty"`
-}
-
-// UnmarshalJSON also reads the entries stores wrote before the fields had
-// snake_case names (single-word names match either way; these two did not).
-func (e *Entry) UnmarshalJSON(data []byte) error {
-	type plain Entry
-	var v struct {
-		plain
-		LegacyPrimaryCategory string `json:"PrimaryCategory"`
-		LegacyJournalRef      string `json:"JournalRef"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	*e = Entry(v.plain)
-	if e.PrimaryCategory == "" {
-		e.PrimaryCategory = v.LegacyPrimaryCategory
-	}
-	if e.JournalRef == "" {
-		e.JournalRef = v.LegacyJournalRef
-	}
-	return nil
-}
-
 // Lookup fetches the entries of ids, MaxLookup ids per call. The result is
 // keyed by canonical versionless id (arxiv.Normalize); an id arXiv does not
 // know is absent from it. Versions in ids are dropped: the entry describes
 // the latest version, and its Published date is v1's either way. An
 // invalid id fails the call before anything is sent.
-func (c *Client) Lookup(ctx context.Context, ids []string) (map[string]Entry, error) {
+func (c *Client) Lookup(ctx context.Context, ids []string) (map[string]record.ArxivEntry, error) {
 	var want []string
 	seen := make(map[string]bool, len(ids))
 	for _, s := range ids {
@@ -158,7 +117,7 @@ func (c *Client) Lookup(ctx context.Context, ids []string) (map[string]Entry, er
 			want = append(want, k)
 		}
 	}
-	out := make(map[string]Entry, len(want))
+	out := make(map[string]record.ArxivEntry, len(want))
 	for chunk := range slices.Chunk(want, MaxLookup) {
 		q := url.Values{
 			"id_list":     {strings.Join(chunk, ",")},
@@ -188,8 +147,8 @@ func (c *Client) Lookup(ctx context.Context, ids []string) (map[string]Entry, er
 // SearchResult is what Search found.
 type SearchResult struct {
 	Query   string
-	Total   int     // opensearch:totalResults of the last page
-	Entries []Entry // in the API's order, duplicates dropped
+	Total   int                 // opensearch:totalResults of the last page
+	Entries []record.ArxivEntry // in the API's order, duplicates dropped
 	// Capped is set when the query has more results than arXiv lets a
 	// client page to (MaxResults); narrow the query, e.g. by date.
 	Capped bool

@@ -2,7 +2,6 @@ package arxivapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/groundwork/curate/client/arxivapi"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/parse/arxiv"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/simtest"
 )
@@ -202,7 +202,7 @@ func date(s string) time.Time {
 }
 
 // sameEntry compares entries, times by instant.
-func sameEntry(got, want arxivapi.Entry) bool {
+func sameEntry(got, want record.ArxivEntry) bool {
 	if !got.Published.Equal(want.Published) || !got.Updated.Equal(want.Updated) {
 		return false
 	}
@@ -259,7 +259,7 @@ func TestLookup(t *testing.T) {
 		t.Errorf("id_list %q max_results %q, want the four versionless ids and 4", q.Get("id_list"), q.Get("max_results"))
 	}
 
-	want := map[string]arxivapi.Entry{
+	want := map[string]record.ArxivEntry{
 		"2401.00001": {
 			ID: "2401.00001", Version: 2,
 			Published: date("2024-01-02T09:00:01Z"), Updated: date("2024-02-15T12:30:00Z"),
@@ -769,34 +769,5 @@ func TestLookupSubjectClassInID(t *testing.T) {
 	}
 	if e, ok := got["math/0309136"]; !ok || e.ID != "math/0309136" || e.Version != 3 {
 		t.Errorf("got %+v, want math/0309136 v3", got)
-	}
-}
-
-// Entries round-trip under their snake_case names, and entries stored
-// before the names existed still read in full.
-func TestEntryJSON(t *testing.T) {
-	want := arxivapi.Entry{ID: "2401.00001", Version: 2, Published: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
-		Updated: time.Date(2024, 2, 1, 0, 0, 0, 0, time.UTC), Title: "T", Authors: []string{"A B"}, Abstract: "Abs",
-		PrimaryCategory: "cs.CL", Categories: []string{"cs.CL", "cs.AI"}, DOI: "10.1/x", JournalRef: "J 1", Comment: "9 pages"}
-	data, err := json.Marshal(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []string{`"primary_category":"cs.CL"`, `"journal_ref":"J 1"`, `"id":"2401.00001"`} {
-		if !strings.Contains(string(data), key) {
-			t.Errorf("marshalled entry lacks %s: %s", key, data)
-		}
-	}
-	legacy := `{"ID":"2401.00001","Version":2,"Published":"2024-01-01T00:00:00Z","Updated":"2024-02-01T00:00:00Z",` +
-		`"Title":"T","Authors":["A B"],"Abstract":"Abs","PrimaryCategory":"cs.CL","Categories":["cs.CL","cs.AI"],` +
-		`"DOI":"10.1/x","JournalRef":"J 1","Comment":"9 pages"}`
-	for name, in := range map[string]string{"snake_case": string(data), "legacy": legacy} {
-		var got arxivapi.Entry
-		if err := json.Unmarshal([]byte(in), &got); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: read %+v, want %+v", name, got, want)
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/parse/arxiv"
+	"github.com/groundwork/curate/record"
 )
 
 // feed is an API response. Its elements are in the Atom namespace
@@ -58,30 +59,30 @@ func (f *feed) errorMessage() string {
 
 // entry converts e. ok is false for an entry that describes no paper: an
 // error entry, or one without an arXiv abstract id or a published date.
-func (e *atomEntry) entry() (ent Entry, ok bool, err error) {
+func (e *atomEntry) entry() (ent record.ArxivEntry, ok bool, err error) {
 	if e.isError() {
-		return Entry{}, false, nil
+		return record.ArxivEntry{}, false, nil
 	}
 	// <id> is http://arxiv.org/abs/2401.00001v2 or .../abs/hep-th/9901001v1.
 	_, raw, found := strings.Cut(strings.TrimSpace(e.ID), "arxiv.org/abs/")
 	if !found || strings.TrimSpace(e.Published) == "" {
-		return Entry{}, false, nil
+		return record.ArxivEntry{}, false, nil
 	}
 	id, err := arxiv.Parse(raw)
 	if err != nil {
-		return Entry{}, false, fmt.Errorf("entry %s: %w", e.ID, err)
+		return record.ArxivEntry{}, false, fmt.Errorf("entry %s: %w", e.ID, err)
 	}
 	published, err := parseTime(e.Published)
 	if err != nil {
-		return Entry{}, false, fmt.Errorf("entry %s: published: %w", e.ID, err)
+		return record.ArxivEntry{}, false, fmt.Errorf("entry %s: published: %w", e.ID, err)
 	}
 	updated := published
 	if strings.TrimSpace(e.Updated) != "" {
 		if updated, err = parseTime(e.Updated); err != nil {
-			return Entry{}, false, fmt.Errorf("entry %s: updated: %w", e.ID, err)
+			return record.ArxivEntry{}, false, fmt.Errorf("entry %s: updated: %w", e.ID, err)
 		}
 	}
-	ent = Entry{
+	ent = record.ArxivEntry{
 		ID:              id.Canonical(),
 		Version:         id.Version,
 		Published:       published,

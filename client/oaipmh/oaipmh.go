@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -223,7 +224,21 @@ type ArxivMeta struct {
 	JournalRef string
 	Comments   string
 	License    string // licence URL; empty when the record names none
+	// Versions is the version history, by number, v1 first: arXivRaw's
+	// only (the arXiv format gives the first and latest dates alone).
+	Versions []Version
 }
+
+// Version is one version of a paper in arXivRaw's history.
+type Version struct {
+	N    int       // 1 for v1
+	Date time.Time // its submission, UTC
+}
+
+// ErrNoV1 is the error of an arXivRaw record whose version history lacks
+// v1: such a record is skipped in a harvest and an error from GetRecord,
+// as it gives the paper no date.
+var ErrNoV1 = errors.New("version history lacks v1")
 
 // Identity describes a repository, as Identify reports it.
 type Identity struct {
@@ -288,6 +303,16 @@ const identifierPrefix = "oai:arXiv.org:"
 // Deleted set and no Meta. Any other OAI-PMH error (cannotDisseminateFormat,
 // badArgument) is an *Error too.
 func (c *Client) GetRecord(ctx context.Context, id string) (Record, error) {
+	return c.GetRecordFormat(ctx, id, DefaultMetadataPrefix)
+}
+
+// GetRecordFormat is GetRecord in metadata format prefix: "arXiv" (the
+// licence) or "arXivRaw" (the version history, Meta.Versions). A record
+// whose history lacks v1 is an error wrapping ErrNoV1.
+func (c *Client) GetRecordFormat(ctx context.Context, id, prefix string) (Record, error) {
+	if prefix != "arXiv" && prefix != "arXivRaw" {
+		return Record{}, fmt.Errorf("oaipmh get record %q: metadata format %q: want arXiv or arXivRaw", id, prefix)
+	}
 	aid, err := arxiv.Parse(id)
 	if err != nil {
 		return Record{}, fmt.Errorf("oaipmh get record %q: %w", id, err)
@@ -299,7 +324,7 @@ func (c *Client) GetRecord(ctx context.Context, id string) (Record, error) {
 	resp, err := c.call(ctx, url.Values{
 		"verb":           {"GetRecord"},
 		"identifier":     {ident},
-		"metadataPrefix": {DefaultMetadataPrefix},
+		"metadataPrefix": {prefix},
 	})
 	if err != nil {
 		return fail(err)
@@ -319,7 +344,7 @@ func (c *Client) GetRecord(ctx context.Context, id string) (Record, error) {
 		return fail(fmt.Errorf("the repository answered with the record of %s", rec.Identifier))
 	}
 	if !rec.Deleted && rec.Meta == nil {
-		return fail(errors.New("the record has no metadata in arXiv's format"))
+		return fail(fmt.Errorf("the record has no metadata in %s's format", prefix))
 	}
 	return rec, nil
 }
@@ -339,24 +364,9 @@ func (c *Client) ListRecords(ctx context.Context, q Query, fn func(Record) error
 	if fn == nil {
 		return h, fmt.Errorf("oaipmh list records %s: nil callback", q)
 	}
-	if !q.From.IsZero() && !q.Until.IsZero() && day(q.Until) < day(q.From) {
-		return h, fmt.Errorf("oaipmh list records %s: until is before from", q)
+	if err := q.check(); err != nil {
+		return h, fmt.Errorf("oaipmh list records %s: %w", q, err)
 	}
-	args := url.Values{
-		"verb":           {"ListRecords"},
-		"metadataPrefix": {cmp.Or(q.MetadataPrefix, DefaultMetadataPrefix)},
-	}
-	if !q.From.IsZero() {
-		args.Set("from", day(q.From))
-	}
-	if !q.Until.IsZero() {
-		args.Set("until", day(q.Until))
-	}
-	if q.Set != "" {
-		args.Set("set", q.Set)
-	}
-
-	log := c.log.With(slog.String("query", q.String()))
 	token := ""
 	for {
 		page := h.Pages + 1
@@ -367,49 +377,20 @@ func (c *Client) ListRecords(ctx context.Context, q Query, fn func(Record) error
 		fail := func(err error) (Harvest, error) {
 			return h, fmt.Errorf("oaipmh list records %s: %s: %w", q, where, err)
 		}
-		if err := ctx.Err(); err != nil {
-			return fail(err)
+		p, err := c.listPage(ctx, q, token, page)
+		if p != nil {
+			h.Pages++
+			if page == 1 {
+				h.ResponseDate = p.ResponseDate
+			}
 		}
-		resp, err := c.call(ctx, args)
 		if err != nil {
 			return fail(err)
 		}
-		h.Pages++
-		if page == 1 {
-			// The next harvest starts from here, so a response without a
-			// usable date cannot be the base of one.
-			if h.ResponseDate, err = parseDatestamp(resp.ResponseDate); err != nil {
-				return fail(fmt.Errorf("responseDate: %w", err))
-			}
-		}
-		if len(resp.Errors) > 0 {
-			e := resp.err()
-			if e.Code == CodeNoRecordsMatch {
-				log.DebugContext(ctx, "oai-pmh no records match", slog.Int("page", page))
-				return h, nil
-			}
-			return fail(e)
-		}
-		list := resp.ListRecords
-		if list == nil {
-			return fail(errors.New("response has neither ListRecords nor error"))
-		}
-		next := list.token()
-		attrs := []any{slog.Int("page", page), slog.Int("records", len(list.Records))}
-		if t := list.Token; t != nil {
-			attrs = append(attrs, slog.String("cursor", t.Cursor), slog.String("complete_list_size", t.CompleteListSize))
-		}
-		log.DebugContext(ctx, "oai-pmh page", attrs...)
-
-		for i := range list.Records {
+		h.Skipped += p.Skipped
+		for _, rec := range p.Records {
 			if err := ctx.Err(); err != nil {
 				return fail(err)
-			}
-			rec, err := list.Records[i].record()
-			if err != nil {
-				h.Skipped++
-				log.WarnContext(ctx, "oai-pmh record skipped", slog.Int("page", page), slog.String("err", err.Error()))
-				continue
 			}
 			if err := fn(rec); err != nil {
 				return fail(fmt.Errorf("record %s: %w", rec.Identifier, err))
@@ -419,17 +400,132 @@ func (c *Client) ListRecords(ctx context.Context, q Query, fn func(Record) error
 				h.Deleted++
 			}
 		}
-
-		if next == "" {
+		if p.Token == "" {
 			return h, nil
 		}
-		if next == token {
-			// Asking again would loop forever.
-			return fail(errors.New("repository returned the resumption token it was sent"))
-		}
-		token = next
-		args = url.Values{"verb": {"ListRecords"}, "resumptionToken": {token}}
+		token = p.Token
 	}
+}
+
+// Page is one answer of a ListRecords harvest.
+type Page struct {
+	// Records are the page's records that could be read, deleted ones
+	// included, in the repository's order; Skipped counts the others
+	// (each logged at Warn).
+	Records []Record
+	Skipped int
+	// Token is the resumption token of the next page; "" on the last.
+	Token string
+	// Cursor and CompleteListSize are the token's attributes, -1 when
+	// the repository sent none (arXiv's 2025 server sends none).
+	Cursor, CompleteListSize int
+	// ResponseDate is the repository's clock at the answer.
+	ResponseDate time.Time
+}
+
+// ListPage asks for one page of the harvest q: its first when token is
+// "", else the page the token names (sent alone with the verb, as the
+// protocol requires). It is ListRecords a page at a time, for a harvester
+// that stores its progress after each page and goes on later from the
+// token it stored. A noRecordsMatch answer is an empty last page; a
+// refused or expired token matches ErrBadResumptionToken.
+func (c *Client) ListPage(ctx context.Context, q Query, token string) (*Page, error) {
+	if err := q.check(); err != nil {
+		return nil, fmt.Errorf("oaipmh list records %s: %w", q, err)
+	}
+	p, err := c.listPage(ctx, q, token, 0)
+	if err != nil {
+		if token != "" {
+			return nil, fmt.Errorf("oaipmh list records %s: resumptionToken %q: %w", q, token, err)
+		}
+		return nil, fmt.Errorf("oaipmh list records %s: %w", q, err)
+	}
+	return p, nil
+}
+
+func (q Query) check() error {
+	if !q.From.IsZero() && !q.Until.IsZero() && day(q.Until) < day(q.From) {
+		return errors.New("until is before from")
+	}
+	return nil
+}
+
+// listPage sends the request of one page (number n, for logs; 0 when
+// unknown) and reads it. It returns a nil page when no answer came, and
+// the page read with the error of a page that cannot be used, so that a
+// harvest counts the answers it had.
+func (c *Client) listPage(ctx context.Context, q Query, token string, n int) (*Page, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	args := url.Values{"verb": {"ListRecords"}, "resumptionToken": {token}}
+	if token == "" {
+		args = url.Values{
+			"verb":           {"ListRecords"},
+			"metadataPrefix": {cmp.Or(q.MetadataPrefix, DefaultMetadataPrefix)},
+		}
+		if !q.From.IsZero() {
+			args.Set("from", day(q.From))
+		}
+		if !q.Until.IsZero() {
+			args.Set("until", day(q.Until))
+		}
+		if q.Set != "" {
+			args.Set("set", q.Set)
+		}
+	}
+	log := c.log.With(slog.String("query", q.String()))
+	if n > 0 {
+		log = log.With(slog.Int("page", n))
+	}
+	resp, err := c.call(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	p := &Page{Cursor: -1, CompleteListSize: -1}
+	if p.ResponseDate, err = parseDatestamp(resp.ResponseDate); err != nil && token == "" {
+		// The next harvest starts from the first page's date, so a
+		// response without a usable one cannot be the base of one.
+		return p, fmt.Errorf("responseDate: %w", err)
+	}
+	if len(resp.Errors) > 0 {
+		e := resp.err()
+		if e.Code == CodeNoRecordsMatch {
+			log.DebugContext(ctx, "oai-pmh no records match")
+			return p, nil
+		}
+		return p, e
+	}
+	list := resp.ListRecords
+	if list == nil {
+		return p, errors.New("response has neither ListRecords nor error")
+	}
+	p.Token = list.token()
+	attrs := []any{slog.Int("records", len(list.Records))}
+	if t := list.Token; t != nil {
+		attrs = append(attrs, slog.String("cursor", t.Cursor), slog.String("complete_list_size", t.CompleteListSize))
+		if v, err := strconv.Atoi(strings.TrimSpace(t.Cursor)); err == nil {
+			p.Cursor = v
+		}
+		if v, err := strconv.Atoi(strings.TrimSpace(t.CompleteListSize)); err == nil {
+			p.CompleteListSize = v
+		}
+	}
+	log.DebugContext(ctx, "oai-pmh page", attrs...)
+	for i := range list.Records {
+		rec, err := list.Records[i].record()
+		if err != nil {
+			p.Skipped++
+			log.WarnContext(ctx, "oai-pmh record skipped", slog.String("err", err.Error()))
+			continue
+		}
+		p.Records = append(p.Records, rec)
+	}
+	if p.Token != "" && p.Token == token {
+		// Asking again would loop forever.
+		return p, errors.New("repository returned the resumption token it was sent")
+	}
+	return p, nil
 }
 
 // call sends one request and parses the OAI-PMH envelope. OAI-PMH reports

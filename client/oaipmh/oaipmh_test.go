@@ -497,6 +497,7 @@ func TestArxivRaw(t *testing.T) {
 				Categories: []string{"cs.CL", "cs.AI"}, Primary: "cs.CL",
 				Abstract: "We ask whether a model can anticipate a paper's idea from the papers it builds on.",
 				DOI:      "10.9999/groundwork.2026.1", Comments: "9 pages, 3 figures", License: "http://creativecommons.org/licenses/by/4.0/",
+				Versions: []oaipmh.Version{{N: 1, Date: instant("2026-03-02T18:00:01Z")}, {N: 2, Date: instant("2026-03-04T09:30:00Z")}},
 			},
 		},
 		{
@@ -506,6 +507,7 @@ func TestArxivRaw(t *testing.T) {
 				Title: "Boundary Terms for a Toy Brane World", Authors: []string{"A. N. Physicist", "B. Brane"},
 				Categories: []string{"hep-th", "cs.AI"}, Primary: "hep-th",
 				Abstract: "We compute boundary terms.",
+				Versions: []oaipmh.Version{{N: 1, Date: instant("1999-01-04T17:23:40Z")}},
 			},
 		},
 	}

@@ -2,8 +2,8 @@ package oaipmh
 
 import (
 	"encoding/xml"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -199,7 +199,6 @@ func (a *arxivRawFormat) meta(headerID string) (*ArxivMeta, error) {
 	m.Authors = splitAuthors(a.Authors)
 	// Versions are listed in order, but go by their numbers: v1's date is
 	// the paper's date, and the highest version is the latest.
-	first, last := 0, 0
 	for _, v := range a.Versions {
 		n, ok := versionNumber(v.Version)
 		if !ok {
@@ -209,20 +208,22 @@ func (a *arxivRawFormat) meta(headerID string) (*ArxivMeta, error) {
 		if err != nil {
 			return nil, fmt.Errorf("version %s date: %w", v.Version, err)
 		}
-		if first == 0 || n < first {
-			first, m.Created = n, date
-		}
-		if n > last {
-			last = n
-			if n > 1 {
-				m.Updated = date
-			}
+		m.Versions = append(m.Versions, Version{N: n, Date: date})
+	}
+	slices.SortStableFunc(m.Versions, func(a, b Version) int { return a.N - b.N })
+	for i := 1; i < len(m.Versions); i++ {
+		if m.Versions[i].N == m.Versions[i-1].N {
+			return nil, fmt.Errorf("version v%d listed twice", m.Versions[i].N)
 		}
 	}
-	if first != 1 {
+	if len(m.Versions) == 0 || m.Versions[0].N != 1 {
 		// Without v1 there is no paper date, the one thing arXivRaw is
 		// harvested for.
-		return nil, errors.New("version history lacks v1")
+		return nil, ErrNoV1
+	}
+	m.Created = m.Versions[0].Date
+	if last := m.Versions[len(m.Versions)-1]; last.N > 1 {
+		m.Updated = last.Date
 	}
 	return m, nil
 }

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/record"
 )
 
 // Origins of a Candidate.
@@ -47,7 +47,7 @@ func ACLAnthologyPDF(id string) (string, bool) {
 // publisher's own open copy), then S2's openAccessPdf unless it is empty
 // or closed. The same Anthology PDF under its old aclweb.org address is
 // one candidate, carrying S2's status and licence.
-func Candidates(p *s2.Paper) []Candidate {
+func Candidates(p *record.ScholarPaper) []Candidate {
 	if p == nil {
 		return nil
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/groundwork/curate/client/s2"
 	"github.com/groundwork/curate/internal/fixtures"
+	"github.com/groundwork/curate/record"
 )
 
 func TestACLAnthologyPDF(t *testing.T) {
@@ -35,28 +35,28 @@ func TestACLAnthologyPDF(t *testing.T) {
 }
 
 func TestCandidates(t *testing.T) {
-	yes := func(acl string, oa *s2.OpenAccessPDF) *s2.Paper {
-		return &s2.Paper{ExternalIDs: &s2.ExternalIDs{ACL: acl}, OpenAccessPDF: oa}
+	yes := func(acl string, oa *record.ScholarPDF) *record.ScholarPaper {
+		return &record.ScholarPaper{ExternalIDs: &record.ScholarIDs{ACL: acl}, OpenAccessPDF: oa}
 	}
 	cases := []struct {
 		name string
-		p    *s2.Paper
+		p    *record.ScholarPaper
 		want []Candidate
 	}{
 		{"nil", nil, nil},
-		{"nothing", &s2.Paper{}, nil},
-		{"closed", yes("", &s2.OpenAccessPDF{URL: "https://x.org/a.pdf", Status: "CLOSED"}), nil},
-		{"empty url (S2's 2025 shape)", yes("", &s2.OpenAccessPDF{URL: ""}), nil},
-		{"s2 only", yes("", &s2.OpenAccessPDF{URL: "https://arxiv.org/pdf/1706.03762", Status: "GREEN", License: "arXiv"}),
+		{"nothing", &record.ScholarPaper{}, nil},
+		{"closed", yes("", &record.ScholarPDF{URL: "https://x.org/a.pdf", Status: "CLOSED"}), nil},
+		{"empty url (S2's 2025 shape)", yes("", &record.ScholarPDF{URL: ""}), nil},
+		{"s2 only", yes("", &record.ScholarPDF{URL: "https://arxiv.org/pdf/1706.03762", Status: "GREEN", License: "arXiv"}),
 			[]Candidate{{URL: "https://arxiv.org/pdf/1706.03762", Origin: OriginS2, Status: "GREEN", License: "arXiv"}}},
 		{"acl only", yes("P19-1285", nil), []Candidate{{URL: "https://aclanthology.org/P19-1285.pdf", Origin: OriginACL}}},
-		{"acl and its aclweb copy are one", yes("D17-1230", &s2.OpenAccessPDF{URL: "https://www.aclweb.org/anthology/D17-1230.pdf", Status: "HYBRID", License: "CCBY"}),
+		{"acl and its aclweb copy are one", yes("D17-1230", &record.ScholarPDF{URL: "https://www.aclweb.org/anthology/D17-1230.pdf", Status: "HYBRID", License: "CCBY"}),
 			[]Candidate{{URL: "https://aclanthology.org/D17-1230.pdf", Origin: OriginACL, Status: "HYBRID", License: "CCBY"}}},
-		{"acl then another copy", yes("N06-1015", &s2.OpenAccessPDF{URL: "https://dl.acm.org/doi/pdf/10.3115/1220835.1220850"}),
+		{"acl then another copy", yes("N06-1015", &record.ScholarPDF{URL: "https://dl.acm.org/doi/pdf/10.3115/1220835.1220850"}),
 			[]Candidate{{URL: "https://aclanthology.org/N06-1015.pdf", Origin: OriginACL}, {URL: "https://dl.acm.org/doi/pdf/10.3115/1220835.1220850", Origin: OriginS2}}},
-		{"acl and its copy at the default port are one", yes("D17-1230", &s2.OpenAccessPDF{URL: "https://aclanthology.org:443/D17-1230.pdf", Status: "HYBRID"}),
+		{"acl and its copy at the default port are one", yes("D17-1230", &record.ScholarPDF{URL: "https://aclanthology.org:443/D17-1230.pdf", Status: "HYBRID"}),
 			[]Candidate{{URL: "https://aclanthology.org/D17-1230.pdf", Origin: OriginACL, Status: "HYBRID"}}},
-		{"acl and a copy at another port are two", yes("D17-1230", &s2.OpenAccessPDF{URL: "https://aclanthology.org:8443/D17-1230.pdf"}),
+		{"acl and a copy at another port are two", yes("D17-1230", &record.ScholarPDF{URL: "https://aclanthology.org:8443/D17-1230.pdf"}),
 			[]Candidate{{URL: "https://aclanthology.org/D17-1230.pdf", Origin: OriginACL}, {URL: "https://aclanthology.org:8443/D17-1230.pdf", Origin: OriginS2}}},
 		{"a bad acl id is ignored", yes("not-an-id", nil), nil},
 	}
@@ -84,7 +84,7 @@ func TestCandidatesFromRecordedS2(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, raw := range paperObjects(data) {
-			var p s2.Paper
+			var p record.ScholarPaper
 			if err := json.Unmarshal(raw, &p); err != nil {
 				t.Fatalf("%s: %v", filepath.Base(name), err)
 			}

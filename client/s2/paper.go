@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/record"
 )
 
 // fieldList joins fields, defaulting to PaperFields.
@@ -22,7 +23,7 @@ func fieldList(fields []string) string {
 // Paper fetches one paper's metadata, with the given fields or PaperFields.
 // An unknown id yields an error wrapping ErrNotFound that carries S2's
 // message.
-func (c *Client) Paper(ctx context.Context, id string, fields ...string) (*Paper, error) {
+func (c *Client) Paper(ctx context.Context, id string, fields ...string) (*record.ScholarPaper, error) {
 	path, err := paperPath(id, "")
 	if err != nil {
 		return nil, fmt.Errorf("s2 paper: %w", err)
@@ -31,18 +32,18 @@ func (c *Client) Paper(ctx context.Context, id string, fields ...string) (*Paper
 	if err != nil {
 		return nil, fmt.Errorf("s2 paper %s: %w", id, err)
 	}
-	var p Paper
+	var p paper
 	if err := json.Unmarshal(body, &p); err != nil {
 		return nil, fmt.Errorf("s2 paper %s: decode: %w", id, err)
 	}
-	return &p, nil
+	return p.toRecord(), nil
 }
 
 // Batch fetches many papers with POST /paper/batch, MaxBatch ids per call.
 // The result is aligned with ids: element i is the paper of ids[i], or nil
 // when S2 does not know that id.
-func (c *Client) Batch(ctx context.Context, ids []string, fields ...string) ([]*Paper, error) {
-	out := make([]*Paper, 0, len(ids))
+func (c *Client) Batch(ctx context.Context, ids []string, fields ...string) ([]*record.ScholarPaper, error) {
+	out := make([]*record.ScholarPaper, 0, len(ids))
 	q := url.Values{"fields": {fieldList(fields)}}
 	for start := 0; start < len(ids); start += MaxBatch {
 		chunk := ids[start:min(start+MaxBatch, len(ids))]
@@ -55,7 +56,7 @@ func (c *Client) Batch(ctx context.Context, ids []string, fields ...string) ([]*
 	return out, nil
 }
 
-func (c *Client) batch(ctx context.Context, ids []string, q url.Values) ([]*Paper, error) {
+func (c *Client) batch(ctx context.Context, ids []string, q url.Values) ([]*record.ScholarPaper, error) {
 	body, err := json.Marshal(struct {
 		IDs []string `json:"ids"`
 	}{ids})
@@ -74,7 +75,7 @@ func (c *Client) batch(ctx context.Context, ids []string, q url.Values) ([]*Pape
 	if err := checkStatus("batch", "", resp); err != nil {
 		return nil, err
 	}
-	var papers []*Paper
+	var papers []*paper
 	if err := json.Unmarshal(resp.Body, &papers); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
@@ -82,5 +83,5 @@ func (c *Client) batch(ctx context.Context, ids []string, q url.Values) ([]*Pape
 		// Without alignment no element can be trusted to belong to its id.
 		return nil, fmt.Errorf("got %d results for %d ids", len(papers), len(ids))
 	}
-	return papers, nil
+	return convert(papers, (*paper).toRecord), nil
 }

@@ -7,50 +7,22 @@ import (
 	"log/slog"
 	"net/url"
 	"strconv"
+
+	"github.com/groundwork/curate/record"
 )
 
-// Reference is one edge of a paper's bibliography as S2 knows it.
-type Reference struct {
-	Contexts []string `json:"contexts"`
-	// Intents may be empty although ContextsWithIntent carries contexts
-	// (their intents are then empty too); both are S2's classifier output.
+// reference is one edge of a paper's bibliography as the API sends it.
+type reference struct {
+	Contexts           []string            `json:"contexts"`
 	Intents            []string            `json:"intents"`
-	ContextsWithIntent []ContextWithIntent `json:"contextsWithIntent"`
+	ContextsWithIntent []contextWithIntent `json:"contextsWithIntent"`
 	IsInfluential      bool                `json:"isInfluential"`
-	CitedPaper         Paper               `json:"citedPaper"`
+	CitedPaper         paper               `json:"citedPaper"`
 }
 
-// ContextWithIntent is one citing sentence with the intents S2 gave it:
-// "background", "methodology", "result".
-type ContextWithIntent struct {
+type contextWithIntent struct {
 	Context string   `json:"context"`
 	Intents []string `json:"intents"`
-}
-
-// ReferenceList is the reference list of one paper, every page joined.
-type ReferenceList struct {
-	PaperID string      // the id asked for
-	Edges   []Reference // in S2's order; unresolved references included
-	Pages   int         // pages fetched
-	// Elided is set when S2 answered "data": null: the publisher withheld
-	// the list, so the paper's references are unknown, not zero. Fall back
-	// to the parsed bibliography.
-	Elided bool
-	// Disclaimer is S2's reason for an elided list, from
-	// citingPaperInfo.openAccessPdf.disclaimer; it may be empty.
-	Disclaimer string
-	// Capped is set when the list went on past the 9,999 items that offset
-	// paging can reach (offset+limit must stay below 10,000).
-	Capped bool
-	// EmptyPage is set when a page came back with no edges although the
-	// previous page announced it (allenai/s2-folks#117): paging stopped and
-	// the list is likely short.
-	EmptyPage bool
-}
-
-// Complete reports whether the list is the whole of what S2 has.
-func (l *ReferenceList) Complete() bool {
-	return !l.Elided && !l.Capped && !l.EmptyPage
 }
 
 // referencePage is one response of the references endpoint.
@@ -60,7 +32,7 @@ type referencePage struct {
 	// Data stays raw to tell null (elided) from absent (malformed).
 	Data            json.RawMessage `json:"data"`
 	CitingPaperInfo *struct {
-		OpenAccessPDF *OpenAccessPDF `json:"openAccessPdf"`
+		OpenAccessPDF *openAccessPDF `json:"openAccessPdf"`
 	} `json:"citingPaperInfo"`
 }
 
@@ -69,16 +41,21 @@ type referencePage struct {
 // until the API reports no next page.
 //
 // An unknown paper yields an error wrapping ErrNotFound. A withheld list is
-// not an error: the result has Elided set. So are the 10,000-item window
-// (Capped) and an unexpected empty page (EmptyPage); Complete tells them
-// apart from a whole list.
-func (c *Client) References(ctx context.Context, paperID string) (*ReferenceList, error) {
+// not an error ("data": null: the publisher withheld it, so the paper's
+// references are unknown, not zero): the result has Elided set, and
+// Disclaimer is S2's reason from citingPaperInfo.openAccessPdf.disclaimer.
+// Neither are the list going on past the 9,999 items that offset paging
+// can reach (offset+limit must stay below 10,000: Capped) and a page that
+// comes back empty although the previous one announced it
+// (allenai/s2-folks#117: EmptyPage); Complete tells them apart from a
+// whole list.
+func (c *Client) References(ctx context.Context, paperID string) (*record.ScholarReferences, error) {
 	path, err := paperPath(paperID, "/references")
 	if err != nil {
 		return nil, fmt.Errorf("s2 references: %w", err)
 	}
 	log := c.log.With(slog.String("paper_id", paperID))
-	list := &ReferenceList{PaperID: paperID}
+	list := &record.ScholarReferences{PaperID: paperID}
 	offset := 0
 	for {
 		limit := min(c.limit, offsetWindow-1-offset)
@@ -112,7 +89,7 @@ func (c *Client) References(ctx context.Context, paperID string) (*ReferenceList
 			log.InfoContext(ctx, "s2 reference list elided by the publisher", slog.String("disclaimer", list.Disclaimer))
 			return list, nil
 		}
-		var edges []Reference
+		var edges []reference
 		if err := json.Unmarshal(page.Data, &edges); err != nil {
 			return nil, fmt.Errorf("s2 references %s offset %d: decode data: %w", paperID, offset, err)
 		}
@@ -124,7 +101,9 @@ func (c *Client) References(ctx context.Context, paperID string) (*ReferenceList
 				slog.Int("offset", offset), slog.Int("edges", len(list.Edges)))
 			return list, nil
 		}
-		list.Edges = append(list.Edges, edges...)
+		for i := range edges {
+			list.Edges = append(list.Edges, edges[i].toRecord())
+		}
 		if page.Next == nil {
 			return list, nil
 		}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -789,6 +790,9 @@ func TestBatchMisaligned(t *testing.T) {
 	}
 }
 
+// TestExternalIDs: S2's mixed-type externalIds object reaches the paper
+// the client returns whole (a number where a string is expected made a
+// string, unknown keys kept), and is stored so that nothing is lost.
 func TestExternalIDs(t *testing.T) {
 	raw := readTestdata(t, "external_ids.json")
 	var gen map[string]any
@@ -797,10 +801,17 @@ func TestExternalIDs(t *testing.T) {
 	if err := dec.Decode(&gen); err != nil {
 		t.Fatal(err)
 	}
-	var x s2.ExternalIDs
-	if err := json.Unmarshal(raw, &x); err != nil {
+	var answer atomic.Value // the paper the fake answers with
+	answer.Store([]byte(`{"paperId": "abc", "externalIds": ` + string(raw) + `}`))
+	srv := newFake(t, func(w http.ResponseWriter, h hit, _ int) {
+		testutil.WriteJSON(w, 200, answer.Load().([]byte))
+	})
+	c, _ := newClient(t, srv.URL, setup{})
+	p, err := c.Paper(context.Background(), "CorpusId:1", "externalIds")
+	if err != nil {
 		t.Fatal(err)
 	}
+	x := p.ExternalIDs
 	wantCorpus, _ := gen["CorpusId"].(json.Number).Int64()
 	if x.CorpusID == nil || *x.CorpusID != wantCorpus {
 		t.Errorf("CorpusID = %v, want %d", x.CorpusID, wantCorpus)
@@ -817,7 +828,7 @@ func TestExternalIDs(t *testing.T) {
 		t.Errorf("Other = %v, want the two unknown keys", x.Other)
 	}
 
-	// A round trip keeps everything, the unknown keys included.
+	// Stored, it keeps everything, the unknown keys included.
 	b, err := json.Marshal(x)
 	if err != nil {
 		t.Fatal(err)
@@ -833,12 +844,24 @@ func TestExternalIDs(t *testing.T) {
 		t.Errorf("round trip\n got %v\nwant %v", back, gen)
 	}
 
-	for _, bad := range []string{`{"CorpusId": "x1"}`, `{"CorpusId": 1.5}`, `{"DOI": true}`, `[]`} {
-		if err := json.Unmarshal([]byte(bad), &x); err == nil {
-			t.Errorf("decoding %s succeeded, want an error", bad)
+	for _, tt := range []struct {
+		ids  string
+		want *int64
+		err  bool
+	}{
+		{ids: `{"CorpusId": "215416146"}`, want: ptr(int64(215416146))},
+		{ids: `{"CorpusId": "x1"}`, err: true},
+		{ids: `{"CorpusId": 1.5}`, err: true},
+		{ids: `{"DOI": true}`, err: true},
+		{ids: `[]`, err: true},
+	} {
+		answer.Store([]byte(`{"paperId": "abc", "externalIds": ` + tt.ids + `}`))
+		p, err := c.Paper(context.Background(), "CorpusId:1", "externalIds")
+		switch {
+		case tt.err && err == nil:
+			t.Errorf("externalIds %s decoded as %+v, want an error", tt.ids, p.ExternalIDs)
+		case !tt.err && (err != nil || p.ExternalIDs.CorpusID == nil || *p.ExternalIDs.CorpusID != *tt.want):
+			t.Errorf("externalIds %s: %+v, %v; want CorpusId %d", tt.ids, p, err, *tt.want)
 		}
-	}
-	if err := json.Unmarshal([]byte(`{"CorpusId": "215416146"}`), &x); err != nil || x.CorpusID == nil || *x.CorpusID != 215416146 {
-		t.Errorf("numeric-string CorpusId: %v, %v", x.CorpusID, err)
 	}
 }

@@ -334,7 +334,7 @@ func e2eNoPDFRecords(t *testing.T, dir string, targets []string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for _, kind := range []string{record.PDF, record.TEI, record.PDFDocuments.Name(), record.PDFOutcomes.Name()} {
+	for _, kind := range []string{record.PDFFiles.Name(), record.TEIFiles.Name(), record.PDFDocuments.Name(), record.PDFOutcomes.Name()} {
 		if items, err := st.Items(context.Background(), kind); err != nil || len(items) > 0 {
 			t.Errorf("without --grobid, the store has %d %s records (%v)", len(items), kind, err)
 		}
@@ -379,7 +379,7 @@ func e2eCheckHostile(t *testing.T, w *sim.World, dir string, hostile map[int]str
 			t.Errorf("%s: outcome %+v", c, out)
 		}
 		t.Logf("%s: %s", c, out.Reason)
-		if _, _, err := st.GetBytes(ctx, "s2:"+w.S2ID(&p), record.PDF); err == nil {
+		if _, _, err := record.PDFFiles.Get(ctx, st, "s2:"+w.S2ID(&p)); err == nil {
 			t.Errorf("%s: a PDF was stored", c)
 		}
 		sum := sha256.Sum256(w.PDF(&p))
@@ -389,8 +389,8 @@ func e2eCheckHostile(t *testing.T, w *sim.World, dir string, hostile map[int]str
 	}
 	for sum := range converted {
 		found := false
-		for _, item := range mustItems(t, st, record.PDF) {
-			body, _, _ := st.GetBytes(ctx, item, record.PDF)
+		for _, item := range mustItems(t, st, record.PDFFiles.Name()) {
+			body, _, _ := record.PDFFiles.Get(ctx, st, item)
 			s := sha256.Sum256(body)
 			found = found || hex.EncodeToString(s[:]) == sum
 		}

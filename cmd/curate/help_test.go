@@ -139,7 +139,7 @@ func TestIDsAsTargetsFromReadsThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutJSON(context.Background(), "2503.07215", record.Documents.Name(), record.Document{ID: "2503.07215v1"}, nil); err != nil {
+	if _, err := record.Documents.Put(context.Background(), st, "2503.07215", &record.Document{ID: "2503.07215v1"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -44,14 +44,15 @@ func pairsStore(t *testing.T) string {
 			CoreClaim:  "We claim that drift hides their errors.", Method: "[Empirical Mapping] Compare them on drifted inputs.",
 			Inspiration: "Document 1.",
 		}
-		for kind, v := range map[string]any{
-			record.Graphs.Name():    g,
-			record.S2Papers.Name():  map[string]any{"found": true, "paper": map[string]any{"paperId": "s2" + p.id, "citationCount": p.cit, "influentialCitationCount": p.infl}},
-			record.Summaries.Name(): record.Summary{Target: p.id, Gold: record.CardResult{Key: p.id, Card: gold}},
-		} {
-			if _, err := st.PutJSON(ctx, p.id, kind, v, nil); err != nil {
-				t.Fatal(err)
-			}
+		if _, err := record.Graphs.Put(ctx, st, p.id, &g, nil); err != nil {
+			t.Fatal(err)
+		}
+		s2 := &record.ScholarPaper{PaperID: "s2" + p.id, CitationCount: &p.cit, InfluentialCitationCount: &p.infl}
+		if _, err := record.S2Papers.Put(ctx, st, p.id, &record.S2Paper{Found: true, Paper: s2}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := record.Summaries.Put(ctx, st, p.id, &record.Summary{Target: p.id, Gold: record.CardResult{Key: p.id, Card: gold}}, nil); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return dir

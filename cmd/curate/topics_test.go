@@ -100,8 +100,8 @@ func TestTopicsOnDemo(t *testing.T) {
 		}
 		var union []string
 		for _, sp := range tp.Supporting {
-			var g record.Graph
-			if _, err := s.GetJSON(context.Background(), sp.ArxivID, record.Graphs.Name(), &g); err != nil {
+			g, _, err := record.Graphs.Get(context.Background(), s, sp.ArxivID)
+			if err != nil {
 				t.Fatal(err)
 			}
 			var set []string

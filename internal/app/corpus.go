@@ -336,7 +336,7 @@ func RecordLicenses(ctx context.Context, cfg Config, o LicensesOptions) (*licens
 	}
 	defer a.Close()
 	if o.Keys == nil {
-		if o.Keys, err = a.Store.Items(ctx, record.Graphs.Name()); err != nil {
+		if o.Keys, err = record.Graphs.Items(ctx, a.Store); err != nil {
 			return nil, err
 		}
 		if len(o.Keys) == 0 {

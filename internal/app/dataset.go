@@ -191,7 +191,7 @@ func InputsDigest(ctx context.Context, st *store.Store, version string, keys []s
 func (t Table) inputsDigest(ctx context.Context, st *store.Store, version string, keys []string, opts dataset.Options, codec parquetcodec.Codec) (string, error) {
 	if len(keys) == 0 {
 		var err error
-		if keys, err = st.Items(ctx, record.Graphs.Name()); err != nil {
+		if keys, err = record.Graphs.Items(ctx, st); err != nil {
 			return "", err
 		}
 	}

@@ -367,7 +367,7 @@ func (e *estimator) requests(ctx context.Context, d pipeline.Decl, r pipeline.Re
 // and papers neither site has), from the records of the run's targets and
 // the pages the store holds.
 func (e *estimator) ar5ivShare(ctx context.Context) (float64, int) {
-	items, err := e.a.Store.Items(ctx, record.Documents.Name())
+	items, err := record.Documents.Items(ctx, e.a.Store)
 	if err != nil {
 		return 0, 0
 	}
@@ -391,7 +391,7 @@ func (e *estimator) ar5ivShare(ctx context.Context) (float64, int) {
 			}
 		}
 	}
-	missing, _ := e.a.Store.Items(ctx, record.NoHTMLs.Name())
+	missing, _ := record.NoHTMLs.Items(ctx, e.a.Store)
 	seen += len(missing) / step
 	ar5iv += len(missing) / step
 	if seen == 0 {

@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -92,5 +93,63 @@ func TestStagesImportNoStage(t *testing.T) {
 				queue = append(queue, d)
 			}
 		}
+	}
+}
+
+// maxDepth bounds the chain of the module's imports below the
+// composition root (this package): stages, then clients and parsers,
+// then record and store, then machinery.
+const maxDepth = 6
+
+// TestImportDepth: no chain of the module's packages this package
+// imports, directly or through others, is longer than maxDepth packages
+// (this one not counted). The deepest is logged (go test -v -run
+// TestImportDepth shows it).
+func TestImportDepth(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list the imports: %v", err)
+	}
+	out, err := exec.Command(gobin, "list", "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, ".").Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	self := ""
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		rel, ok := strings.CutPrefix(f[0], module)
+		if !ok {
+			continue
+		}
+		self = rel // go list -deps prints the package itself last
+		for _, p := range f[1:] {
+			if d, ok := strings.CutPrefix(p, module); ok {
+				imports[rel] = append(imports[rel], d)
+			}
+		}
+	}
+	deepest := map[string][]string{} // package -> its longest chain, itself first
+	var chain func(p string) []string
+	chain = func(p string) []string {
+		if c, ok := deepest[p]; ok {
+			return c
+		}
+		best := []string{p}
+		for _, d := range imports[p] {
+			if c := chain(d); len(c)+1 > len(best) {
+				best = append([]string{p}, c...)
+			}
+		}
+		deepest[p] = best
+		return best
+	}
+	c := chain(self)
+	t.Logf("deepest chain: %d packages below %s: %s", len(c)-1, self, strings.Join(c, " -> "))
+	if len(c)-1 > maxDepth {
+		t.Errorf("%s imports a chain of %d packages (%s), more than %d", self, len(c)-1, strings.Join(c, " -> "), maxDepth)
 	}
 }

@@ -221,7 +221,7 @@ func Show(ctx context.Context, dir string, ids []string, raw bool, item func(*Sh
 	var missing []string
 	for i, key := range keys {
 		if raw {
-			data, _, err := st.GetBytes(ctx, key, record.Raw)
+			data, _, err := record.RawPages.Get(ctx, st, key)
 			if err != nil {
 				return fmt.Errorf("raw page of %s: %w", ids[i], err)
 			}

@@ -96,7 +96,7 @@ func (a *App) harvest(ctx context.Context, opt OAIOptions) ([]string, []SetHarve
 		return nil, nil, errors.New("harvest: no OAI-PMH base configured")
 	}
 	held := map[string]bool{}
-	docs, err := a.Store.Items(ctx, record.Documents.Name())
+	docs, err := record.Documents.Items(ctx, a.Store)
 	if err != nil {
 		return nil, nil, fmt.Errorf("harvest: %w", err)
 	}

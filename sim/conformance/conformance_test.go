@@ -141,6 +141,42 @@ func TestSuiteFails(t *testing.T) {
 	if err := conformance.CheckArxivPage([]byte("<html><body>No content</body></html>")); err == nil {
 		t.Error("a page without LaTeXML markup passes")
 	}
+	// Citations pages S2 would not send.
+	for name, body := range map[string]string{
+		"citedPaper nested":  `{"offset":0,"data":[{"citedPaper":{"paperId":"0123456789012345678901234567890123456789","title":"T"}}]}`,
+		"null citingPaper":   `{"offset":0,"data":[{"citingPaper":null}]}`,
+		"data null":          `{"offset":0,"data":null}`,
+		"next on a lone one": `{"offset":0,"next":5,"data":[{"citingPaper":{"paperId":"0123456789012345678901234567890123456789","title":"T"}}]}`,
+	} {
+		if _, _, err := conformance.CheckS2CitationsPage("", 0, 10, 200, []byte(body)); err == nil {
+			t.Errorf("a citations page with %s passes", name)
+		}
+	}
+	if _, _, err := conformance.CheckS2CitationsPage("", 0, 10, 200, []byte(`{"offset":0,"data":[{"citingPaper":{"paperId":"0123456789012345678901234567890123456789","title":"T"}}]}`)); err != nil {
+		t.Errorf("a good citations page fails: %v", err)
+	}
+	// arXivRaw histories the repository would not send.
+	raw := func(versions string) []byte {
+		return []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-07-01T00:00:00Z</responseDate><request>https://oaipmh.arxiv.org/oai</request>
+<ListRecords><record><header><identifier>oai:arXiv.org:2603.00001</identifier><datestamp>2026-03-04</datestamp></header>
+<metadata><arXivRaw xmlns="http://arxiv.org/OAI/arXivRaw/"><id>2603.00001</id>` + versions + `<title>T</title></arXivRaw></metadata></record></ListRecords></OAI-PMH>`)
+	}
+	if _, err := conformance.CheckOAIResponse(200, raw(`<version version="v1"><date>Mon, 02 Mar 2026 18:00:01 GMT</date></version>`)); err != nil {
+		t.Errorf("a good history fails: %v", err)
+	}
+	for name, versions := range map[string]string{
+		"no versions":   ``,
+		"no v1":         `<version version="v2"><date>Mon, 02 Mar 2026 18:00:01 GMT</date></version>`,
+		"a gap":         `<version version="v1"><date>Mon, 02 Mar 2026 18:00:01 GMT</date></version><version version="v3"><date>Tue, 03 Mar 2026 18:00:01 GMT</date></version>`,
+		"a day":         `<version version="v1"><date>2026-03-02</date></version>`,
+		"the zone UTC":  `<version version="v1"><date>Mon, 02 Mar 2026 18:00:01 UTC</date></version>`,
+		"dates reverse": `<version version="v1"><date>Tue, 03 Mar 2026 18:00:01 GMT</date></version><version version="v2"><date>Mon, 02 Mar 2026 18:00:01 GMT</date></version>`,
+	} {
+		if _, err := conformance.CheckOAIResponse(200, raw(versions)); err == nil {
+			t.Errorf("arXivRaw with %s passes", name)
+		}
+	}
 }
 
 func maps(m map[string]json.RawMessage) map[string]json.RawMessage {

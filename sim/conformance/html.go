@@ -83,6 +83,30 @@ func (s *Suite) TestArxivPages(t *testing.T) {
 	}
 }
 
+// TestArxivOlder asks arXiv for the pages of versions before the latest:
+// each a page, of that version (its base names it), not the latest's.
+func (s *Suite) TestArxivOlder(t *testing.T) {
+	base := s.url(t, sim.Arxiv)
+	need(t, "older versions' pages (ArxivOlder)", s.ArxivOlder)
+	for _, id := range s.ArxivOlder {
+		r := get(t, base+"/html/"+id)
+		if err := checkPageAnswer(r); err != nil {
+			t.Errorf("arXiv %s: %v", id, err)
+			continue
+		}
+		a, err := arxiv.Parse(id)
+		if err != nil || a.Version == 0 {
+			t.Fatalf("probe %q: want an id with a version", id)
+		}
+		if !bytes.Contains(r.body, []byte(`<base href="/html/`+id+`/"`)) {
+			t.Errorf("arXiv %s: the page does not name its version in its base", id)
+		}
+		if latest := get(t, base+"/html/"+a.Base()); bytes.Equal(latest.body, r.body) {
+			t.Errorf("arXiv %s: the page is the latest version's", id)
+		}
+	}
+}
+
 // TestArxivNoHTML asks arXiv for papers it has no HTML for.
 func (s *Suite) TestArxivNoHTML(t *testing.T) {
 	base := s.url(t, sim.Arxiv)

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -49,7 +50,17 @@ type OAIRecord struct {
 	Deleted   bool
 	Format    string // the namespace of its metadata, "" when it has none
 	License   string // the metadata's <license> (arXiv's formats), "" when it names none
+	// VersionDates are arXivRaw's history: the date of v1, v2, ...
+	// (CheckOAIResponse holds them numbered from v1 without a gap).
+	VersionDates []time.Time
+	// Created and Updated are the arXiv format's dates (days); Updated
+	// is zero for a paper of one version.
+	Created, Updated time.Time
 }
+
+// arXivRawDate is how arXiv writes a version's date; the 2025 server pads
+// the day, the old one did not (both parse with _2).
+const arXivRawDate = "Mon, _2 Jan 2006 15:04:05 GMT"
 
 type oaiDoc struct {
 	XMLName      xml.Name `xml:"http://www.openarchives.org/OAI/2.0/ OAI-PMH"`
@@ -85,8 +96,14 @@ type oaiWireRecord struct {
 	} `xml:"http://www.openarchives.org/OAI/2.0/ header"`
 	Metadata struct {
 		Inner []struct {
-			XMLName xml.Name
-			License string `xml:"license"`
+			XMLName  xml.Name
+			License  string `xml:"license"`
+			Created  string `xml:"created"`
+			Updated  string `xml:"updated"`
+			Versions []struct {
+				Version string `xml:"version,attr"`
+				Date    string `xml:"date"`
+			} `xml:"version"`
 		} `xml:",any"`
 	} `xml:"http://www.openarchives.org/OAI/2.0/ metadata"`
 }
@@ -138,10 +155,38 @@ func CheckOAIResponse(status int, body []byte) (*OAIPage, error) {
 		}
 		switch {
 		case len(r.Metadata.Inner) > 0:
-			rec.Format = r.Metadata.Inner[0].XMLName.Space
-			rec.License = strings.TrimSpace(r.Metadata.Inner[0].License)
+			in := r.Metadata.Inner[0]
+			rec.Format = in.XMLName.Space
+			rec.License = strings.TrimSpace(in.License)
 			if rec.Deleted {
 				errs = append(errs, fmt.Errorf("record %s: deleted, with metadata", id))
+			}
+			switch rec.Format {
+			case "http://arxiv.org/OAI/arXivRaw/":
+				if len(in.Versions) == 0 {
+					errs = append(errs, fmt.Errorf("record %s: an arXivRaw record without versions", id))
+				}
+				for k, v := range in.Versions {
+					d, err := time.Parse(arXivRawDate, strings.TrimSpace(v.Date))
+					switch {
+					case strings.TrimSpace(v.Version) != "v"+strconv.Itoa(k+1):
+						errs = append(errs, fmt.Errorf("record %s: version %d is %q, want v%d (numbered from v1, in order)", id, k+1, v.Version, k+1))
+					case err != nil:
+						errs = append(errs, fmt.Errorf("record %s: version %s date %q is not as arXiv writes one (Mon, 02 Mar 2026 18:00:01 GMT)", id, v.Version, v.Date))
+					case k > 0 && d.Before(rec.VersionDates[k-1]):
+						errs = append(errs, fmt.Errorf("record %s: version %s dated before v%d", id, v.Version, k))
+					}
+					rec.VersionDates = append(rec.VersionDates, d.UTC())
+				}
+			case "http://arxiv.org/OAI/arXiv/":
+				if rec.Created, err = time.Parse(time.DateOnly, strings.TrimSpace(in.Created)); err != nil {
+					errs = append(errs, fmt.Errorf("record %s: created %q is no day", id, in.Created))
+				}
+				if u := strings.TrimSpace(in.Updated); u != "" {
+					if rec.Updated, err = time.Parse(time.DateOnly, u); err != nil || rec.Updated.Before(rec.Created) {
+						errs = append(errs, fmt.Errorf("record %s: updated %q is no day after created", id, in.Updated))
+					}
+				}
 			}
 		case !rec.Deleted:
 			errs = append(errs, fmt.Errorf("record %s: no metadata", id))
@@ -361,4 +406,93 @@ func (s *Suite) TestOAIGetRecord(t *testing.T) {
 			t.Errorf("%s: errors %v, %d records; want %s", tc.q.Encode(), p.Errors, len(p.Records), tc.code)
 		}
 	}
+}
+
+// TestOAIVersions harvests the version histories (arXivRaw) and the
+// arXiv format: every paper's history numbered from v1 with dates in
+// order, its v1 the arXiv format's created day and its last version the
+// updated day; GetRecord gives the history a harvest lists.
+func (s *Suite) TestOAIVersions(t *testing.T) {
+	base := s.url(t, sim.OAIPMH)
+	raw := s.harvest(t, base, url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXivRaw"}})
+	plain := map[string]OAIRecord{}
+	for _, r := range s.harvest(t, base, url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXiv"}}) {
+		plain[r.ID] = r
+	}
+	day := func(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+	var several *OAIRecord
+	for i, r := range raw {
+		if r.Deleted {
+			continue
+		}
+		p, ok := plain[r.ID]
+		switch {
+		case !ok:
+			t.Errorf("%s: in arXivRaw, not in arXiv's format", r.ID)
+		case len(r.VersionDates) == 0:
+		case day(p.Created) != day(r.VersionDates[0]):
+			t.Errorf("%s: created %s, v1 dated %s", r.ID, day(p.Created), r.VersionDates[0])
+		case len(r.VersionDates) == 1 && !p.Updated.IsZero():
+			t.Errorf("%s: one version, updated %s", r.ID, day(p.Updated))
+		case len(r.VersionDates) > 1 && day(p.Updated) != day(r.VersionDates[len(r.VersionDates)-1]):
+			t.Errorf("%s: updated %s, v%d dated %s", r.ID, day(p.Updated), len(r.VersionDates), r.VersionDates[len(r.VersionDates)-1])
+		}
+		if len(r.VersionDates) > 1 && several == nil {
+			several = &raw[i]
+		}
+	}
+	probes := []OAIRecord{}
+	if len(raw) > 0 {
+		probes = append(probes, raw[0])
+	}
+	if several != nil {
+		probes = append(probes, *several)
+	}
+	for _, want := range probes {
+		p := s.oai(t, base, url.Values{"verb": {"GetRecord"}, "identifier": {"oai:arXiv.org:" + want.ID}, "metadataPrefix": {"arXivRaw"}})
+		if len(p.Records) != 1 || !slices.EqualFunc(p.Records[0].VersionDates, want.VersionDates, time.Time.Equal) {
+			t.Errorf("GetRecord %s arXivRaw: %+v; the harvest lists %v", want.ID, p.Records, want.VersionDates)
+		}
+	}
+}
+
+// TestOAIFlowControl holds the repository to OAI-PMH's flow control: over
+// its limits it answers 503 with a Retry-After (seconds or an HTTP date),
+// not 429, and serves again once the client waits.
+func (s *Suite) TestOAIFlowControl(t *testing.T) {
+	base := s.url(t, sim.OAIPMH)
+	svc := s.service(t, sim.OAIPMH)
+	restore := svc.Limits()
+	svc.SetLimits(sim.Limits{Rate: 1e-6, Burst: 1, RetryAfter: 2 * time.Second})
+	defer svc.SetLimits(restore)
+	q := base + sim.OAIPath + "?verb=Identify"
+	if r := get(t, q); r.status != 200 {
+		t.Fatalf("first request: status %d", r.status)
+	}
+	r := get(t, q)
+	if r.status != 503 {
+		t.Fatalf("over the limit: status %d, want 503 (OAI-PMH flow control)", r.status)
+	}
+	if err := checkRetryAfter(r.header.Get("Retry-After")); err != nil {
+		t.Errorf("over the limit: %v", err)
+	}
+	svc.SetLimits(restore)
+	if r := get(t, q); r.status != 200 {
+		t.Errorf("after the wait: status %d", r.status)
+	}
+}
+
+// checkRetryAfter checks a Retry-After value: delay-seconds or an
+// HTTP-date (RFC 9110, section 10.2.3).
+func checkRetryAfter(v string) error {
+	if v == "" {
+		return errors.New("no Retry-After")
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return nil
+	}
+	if _, err := http.ParseTime(v); err == nil {
+		return nil
+	}
+	return fmt.Errorf("Retry-After %q is neither seconds nor an HTTP date", v)
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/sim"
@@ -40,6 +41,20 @@ var (
 // (limit 0: the API's default). It returns the page's edges and next (-1
 // on the last page, or for a withheld list).
 func CheckS2ReferencesPage(fields string, offset, limit, status int, body []byte) (edges []json.RawMessage, next int, err error) {
+	return checkS2ListPage("citedPaper", fields, offset, limit, status, body)
+}
+
+// CheckS2CitationsPage checks one answer of GET
+// /graph/v1/paper/{id}/citations, paged as references are: each element
+// the edge fields asked for and then citingPaper. It returns the page's
+// citations and next (-1 on the last page).
+func CheckS2CitationsPage(fields string, offset, limit, status int, body []byte) (cites []json.RawMessage, next int, err error) {
+	return checkS2ListPage("citingPaper", fields, offset, limit, status, body)
+}
+
+// checkS2ListPage checks a page of references (nested citedPaper) or of
+// citations (nested citingPaper).
+func checkS2ListPage(nested, fields string, offset, limit, status int, body []byte) (edges []json.RawMessage, next int, err error) {
 	if status != 200 {
 		return nil, -1, fmt.Errorf("status %d, want 200: %s", status, truncate(body))
 	}
@@ -69,6 +84,9 @@ func CheckS2ReferencesPage(fields string, offset, limit, status int, body []byte
 	data, ok := obj["data"]
 	if !ok {
 		return nil, -1, errors.Join(append(errs, fmt.Errorf("no data key: %s", truncate(body)))...)
+	}
+	if string(data) == "null" && nested == "citingPaper" {
+		return nil, -1, errors.Join(append(errs, errors.New("a citations page with data null"))...)
 	}
 	if string(data) == "null" {
 		// Withheld by the publisher.
@@ -101,26 +119,29 @@ func CheckS2ReferencesPage(fields string, offset, limit, status int, body []byte
 	}
 	edgeKeys, paperKeys := s2Projection(fields, true)
 	for i, e := range edges {
-		if err := checkEdge(e, edgeKeys, paperKeys); err != nil {
+		if err := checkEdge(e, nested, edgeKeys, paperKeys); err != nil {
 			errs = append(errs, fmt.Errorf("edge %d (offset %d): %w", i, offset+i, err))
 		}
 	}
 	return edges, next, errors.Join(errs...)
 }
 
-// checkEdge checks one data element of a references page.
-func checkEdge(e json.RawMessage, edgeKeys, paperKeys []string) error {
+// checkEdge checks one data element of a references or citations page.
+func checkEdge(e json.RawMessage, nested string, edgeKeys, paperKeys []string) error {
 	keys, obj, err := objectKeys(e)
 	if err != nil {
 		return err
 	}
-	if want := append(slices.Clone(edgeKeys), "citedPaper"); !slices.Equal(keys, want) {
+	if want := append(slices.Clone(edgeKeys), nested); !slices.Equal(keys, want) {
 		return fmt.Errorf("keys %v, want %v", keys, want)
 	}
-	if string(obj["citedPaper"]) == "null" {
+	if string(obj[nested]) == "null" {
+		if nested == "citingPaper" {
+			return errors.New("a citation with a null citingPaper")
+		}
 		return nil
 	}
-	return checkPaper(obj["citedPaper"], paperKeys, "")
+	return checkPaper(obj[nested], paperKeys, "")
 }
 
 // checkPaper checks a paper record: exactly keys, in order, and answering
@@ -578,5 +599,135 @@ func (s *Suite) TestS2Batch(t *testing.T) {
 	r := do(t, "POST", s2URL(base, sim.S2BatchPath, url.Values{"fields": {"nope"}}), `{"ids":[]}`)
 	if err := CheckS2Error(400, S2UnknownFields("nope"), r.status, r.body); err != nil {
 		t.Errorf("batch with an unknown field: %v", err)
+	}
+}
+
+// walkCitations pages through the citations of id with limit, checking
+// every page; it returns the citations.
+func walkCitations(t *testing.T, base, id, fields string, limit int) []json.RawMessage {
+	t.Helper()
+	var all []json.RawMessage
+	offset := 0
+	for pages := 0; ; pages++ {
+		if pages > 2000 {
+			t.Fatalf("%s: more than 2000 pages of limit %d", id, limit)
+		}
+		q := url.Values{"offset": {strconv.Itoa(offset)}, "limit": {strconv.Itoa(limit)}}
+		if fields != "" {
+			q.Set("fields", fields)
+		}
+		r := get(t, s2URL(base, sim.S2CitationsPath(id), q))
+		cites, next, err := CheckS2CitationsPage(fields, offset, limit, r.status, r.body)
+		if err != nil {
+			t.Fatalf("%s citations offset %d limit %d: %v", id, offset, limit, err)
+		}
+		all = append(all, cites...)
+		if next < 0 {
+			return all
+		}
+		offset = next
+	}
+}
+
+// TestS2Citations pages through the citations of each paper with several
+// page sizes: every page checked, the lists equal whatever the page size,
+// each citing paper once; the window and field rules are the references'.
+func (s *Suite) TestS2Citations(t *testing.T) {
+	base := s.url(t, sim.S2)
+	need(t, "cited S2 papers (S2Cited)", s.S2Cited)
+	fields := strings.Join(slices.Concat(askEdge, askPaper), ",")
+	for _, id := range s.S2Cited {
+		whole := walkCitations(t, base, id, fields, sim.S2MaxLimit)
+		if len(whole) == 0 {
+			t.Errorf("%s: no citations; S2Cited names cited papers", id)
+		}
+		seen := map[string]bool{}
+		for _, c := range whole {
+			var e struct {
+				CitingPaper struct {
+					PaperID string `json:"paperId"`
+				} `json:"citingPaper"`
+			}
+			json.Unmarshal(c, &e)
+			if seen[e.CitingPaper.PaperID] || !isHex40(e.CitingPaper.PaperID) {
+				t.Errorf("%s: citing paper %q twice or not an S2 id", id, e.CitingPaper.PaperID)
+			}
+			seen[e.CitingPaper.PaperID] = true
+		}
+		for _, limit := range []int{1, 2} {
+			got := walkCitations(t, base, id, fields, limit)
+			if len(got) != len(whole) {
+				t.Errorf("%s: %d citations in pages of %d, %d in pages of %d", id, len(got), limit, len(whole), sim.S2MaxLimit)
+				continue
+			}
+			for i := range got {
+				if !bytes.Equal(got[i], whole[i]) {
+					t.Errorf("%s: citation %d differs between page sizes", id, i)
+					break
+				}
+			}
+		}
+		walkCitations(t, base, id, "", 10) // no fields: citingPaper{paperId, title}
+		path := sim.S2CitationsPath(id)
+		for _, tc := range []struct {
+			q   url.Values
+			has string
+		}{
+			{url.Values{"limit": {"1001"}}, "1000"},
+			{url.Values{"offset": {"9500"}, "limit": {"500"}}, "The sum of offset and limit must be < 10000"},
+			{url.Values{"fields": {"title,nonsense"}}, S2UnknownFields("nonsense")},
+		} {
+			r := get(t, s2URL(base, path, tc.q))
+			if err := CheckS2Error(400, tc.has, r.status, r.body); err != nil {
+				t.Errorf("%s citations %s: %v", id, tc.q.Encode(), err)
+			}
+		}
+	}
+	for _, id := range s.S2Unknown {
+		r := get(t, s2URL(base, sim.S2CitationsPath(id), nil))
+		if err := CheckS2Error(404, S2NotFound(id), r.status, r.body); err != nil {
+			t.Errorf("citations of unknown %s: %v", id, err)
+		}
+	}
+}
+
+// TestS2Throttled holds the service to S2's throttling: over its limits a
+// references or citations page answers the gateway's 429 (its body and
+// headers), with Retry-After when the service sets one, and is served
+// again once the limits allow.
+func (s *Suite) TestS2Throttled(t *testing.T) {
+	base := s.url(t, sim.S2)
+	svc := s.service(t, sim.S2)
+	var paths []string
+	for _, id := range s.S2Lists {
+		paths = append(paths, sim.S2ReferencesPath(id))
+		break
+	}
+	for _, id := range s.S2Cited {
+		paths = append(paths, sim.S2CitationsPath(id))
+		break
+	}
+	if len(paths) == 0 {
+		t.Skip("the backend names no S2 lists (S2Lists, S2Cited)")
+	}
+	restore := svc.Limits()
+	defer svc.SetLimits(restore)
+	for _, path := range paths {
+		svc.SetLimits(sim.Limits{Rate: 1e-6, Burst: 1, RetryAfter: 3 * time.Second})
+		u := s2URL(base, path, nil)
+		if r := get(t, u); r.status != 200 {
+			t.Fatalf("%s: status %d", path, r.status)
+		}
+		r := get(t, u)
+		if r.status != 429 || string(r.body) != sim.S2TooManyBody || r.header.Get("x-amzn-errortype") != "TooManyRequestsException" {
+			t.Errorf("%s over the limit: %d %v %s, want S2's 429", path, r.status, r.header, r.body)
+		}
+		if v := r.header.Get("Retry-After"); v != "3" {
+			t.Errorf("%s over the limit: Retry-After %q, want the service's 3", path, v)
+		}
+		svc.SetLimits(restore)
+		if r := get(t, u); r.status != 200 {
+			t.Errorf("%s after the wait: status %d", path, r.status)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/groundwork/curate/sim"
 )
 
 // Suite is the conformance suite for one backend.
@@ -19,6 +21,9 @@ type Suite struct {
 	// ArxivPages are ids arXiv has HTML for (with the version of the page
 	// when the backend knows it); ArxivNoHTML ids it has none for.
 	ArxivPages, ArxivNoHTML []string
+	// ArxivOlder are ids of a version before the latest that arXiv has
+	// HTML for (html/IDvN of a revised paper).
+	ArxivOlder []string
 	// Ar5ivPages are ids ar5iv has a page of; Ar5ivLacks ids it lacks.
 	Ar5ivPages, Ar5ivLacks []string
 
@@ -29,10 +34,18 @@ type Suite struct {
 	S2Lists, S2Withheld []string
 	// S2Unknown are ids S2 does not know.
 	S2Unknown []string
+	// S2Cited are ids of papers other papers cite (the citations
+	// endpoint lists them).
+	S2Cited []string
 
 	// Entries are versionless ids the arXiv API knows; Unlisted valid ids
 	// it does not.
 	Entries, Unlisted []string
+
+	// Service returns the service behind a name, for the tests of its
+	// limits (they set some and restore the service's own); those tests
+	// are skipped when it is nil.
+	Service func(name string) *sim.Service
 
 	urls map[string]string
 }
@@ -71,6 +84,16 @@ func (s *Suite) url(t *testing.T, service string) string {
 		t.Skipf("the backend does not serve %s", service)
 	}
 	return u
+}
+
+// service returns the named service, skipping the test when the backend
+// gives none.
+func (s *Suite) service(t *testing.T, name string) *sim.Service {
+	t.Helper()
+	if s.Service == nil || s.Service(name) == nil {
+		t.Skipf("the backend gives no handle on %s's limits (Suite.Service)", name)
+	}
+	return s.Service(name)
 }
 
 // need skips the test when the backend has no probes of a kind.

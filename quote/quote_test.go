@@ -1,15 +1,16 @@
-package classify
+package quote_test
 
 import (
 	"testing"
 
+	"github.com/groundwork/curate/quote"
 	"github.com/groundwork/curate/record"
 )
 
 func TestVerifierFind(t *testing.T) {
 	const text = "Transformers need multi-\nple heads [3]. The model\u2014unlike RNNs\u2014uses \u201cattention\u201d only.\n\n" +
 		"It is the \ufb01rst such model, see [5]\u2019s results. Pre- and post-training matter."
-	v := newVerifier(text)
+	v := quote.New(text)
 	tests := []struct {
 		name, quote string
 		want        string // "" = no match
@@ -54,7 +55,7 @@ func TestVerifierText(t *testing.T) {
 		Mentions:   []record.Mention{{RefKeys: []string{"bib.bib1"}, Sentence: "A footnote cites the original router [1].", SectionID: "S1"}},
 		References: []record.Reference{{Key: "bib.bib1", Text: "The original router paper, 2020."}},
 	}
-	v := NewVerifier(doc)
+	v := quote.ForDocument(doc)
 	for q, want := range map[string]bool{
 		"We study routers.":                 true,
 		"all routers on the test set":       true,
@@ -68,7 +69,7 @@ func TestVerifierText(t *testing.T) {
 			t.Errorf("Find(%q) = %v, want %v", q, ok, want)
 		}
 	}
-	if _, ok := NewVerifier(nil).Find("any quote at all"); ok {
+	if _, ok := quote.ForDocument(nil).Find("any quote at all"); ok {
 		t.Error("a nil document verified a quote")
 	}
 }

@@ -1,0 +1,226 @@
+// Package knowledgecut is the knowledge cut rule: what a dataset instance
+// may know is what existed when its target was written. The target's
+// knowledge cutoff is its v1 date; the target is read at v1; each source
+// is read at the last version dated on or before the cutoff, and a
+// source first published after it (cited by a later revision of the
+// target) is no source at all. A source whose text could only be had at
+// a later version is kept and marked (--knowledge-cut flag, the default),
+// dropped (strict), or the rule is not applied (off).
+//
+// These are pure functions of version histories (record.PaperVersions):
+// the fetch of pinned versions, the instance fields and the dataset's
+// check apply them, so the rule has one definition.
+package knowledgecut
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/groundwork/curate/record"
+)
+
+// Mode is how the rule is applied (--knowledge-cut).
+type Mode string
+
+const (
+	// Strict keeps only sources whose text was read at a version dated on
+	// or before the cutoff.
+	Strict Mode = "strict"
+	// Flag keeps sources read at a later version, marked
+	// revised_after_cutoff.
+	Flag Mode = "flag"
+	// Off applies no cut: sources are read as served now and none is
+	// dropped; the versions are still recorded.
+	Off Mode = "off"
+	// DefaultMode is the mode when none is given.
+	DefaultMode = Flag
+)
+
+// ParseMode reads a --knowledge-cut value; "" is DefaultMode.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "":
+		return DefaultMode, nil
+	case Strict, Flag, Off:
+		return m, nil
+	}
+	return "", fmt.Errorf("--knowledge-cut %q: want strict, flag or off", s)
+}
+
+// Cutoff returns the knowledge cutoff of a target: the date of its v1. A
+// history without v1 is an error wrapping record.ErrNoV1.
+func Cutoff(target record.PaperVersions) (time.Time, error) {
+	if err := target.Check(); err != nil {
+		return time.Time{}, fmt.Errorf("knowledge cutoff: %w", err)
+	}
+	v1, _ := target.First()
+	return v1.Date, nil
+}
+
+// Pin is where a paper stood at a cutoff.
+type Pin struct {
+	// Version is the last version dated on or before the cutoff, and Date
+	// its date; 0 and zero when the paper was first published after it.
+	Version int
+	Date    time.Time
+	// Latest is the version arXiv serves now, and LatestDate its date.
+	Latest     int
+	LatestDate time.Time
+	// Later says a version dated after the cutoff exists: the paper was
+	// revised after it (or first published after it).
+	Later bool
+	// FirstAfter says v1 is dated after the cutoff: the paper did not
+	// exist then.
+	FirstAfter bool
+}
+
+// PinAt returns where the paper with history v stood at cutoff. A
+// history without v1 is an error wrapping record.ErrNoV1.
+func PinAt(v record.PaperVersions, cutoff time.Time) (Pin, error) {
+	if cutoff.IsZero() {
+		return Pin{}, fmt.Errorf("pin %s: no knowledge cutoff", v.ID)
+	}
+	if err := v.Check(); err != nil {
+		return Pin{}, fmt.Errorf("pin: %w", err)
+	}
+	latest, _ := v.Latest()
+	p := Pin{Latest: latest.Version, LatestDate: latest.Date}
+	v1, _ := v.First()
+	if v1.Date.After(cutoff) {
+		p.FirstAfter, p.Later = true, true
+		return p, nil
+	}
+	for _, x := range v.Versions {
+		if x.Date.After(cutoff) {
+			p.Later = true
+			continue
+		}
+		// The highest version dated on or before the cutoff, whatever the
+		// order of the dates.
+		p.Version, p.Date = x.Version, x.Date
+	}
+	return p, nil
+}
+
+// PinTarget returns the version a target is read at: v1, at its own
+// cutoff.
+func PinTarget(target record.PaperVersions) (Pin, error) {
+	cutoff, err := Cutoff(target)
+	if err != nil {
+		return Pin{}, err
+	}
+	return PinAt(target, cutoff)
+}
+
+// Read is what an instance records of the text it used: the version read,
+// its date, and whether that version is dated after the cutoff (a source
+// read as served now because the pinned version's text was not to be
+// had; a target read later than v1).
+type Read struct {
+	Version            int       `json:"version"`
+	VersionDate        time.Time `json:"version_date"`
+	RevisedAfterCutoff bool      `json:"revised_after_cutoff,omitempty"`
+}
+
+// ReadAt returns what an instance records of a paper with history v whose
+// text was read at version used (the pinned one, or the latest when the
+// pinned one's text could not be had), against cutoff.
+func ReadAt(v record.PaperVersions, used int, cutoff time.Time) (Read, error) {
+	x, ok := v.Version(used)
+	if !ok {
+		return Read{}, fmt.Errorf("paper %s read at v%d: its history has no such version", v.ID, used)
+	}
+	return Read{Version: used, VersionDate: x.Date, RevisedAfterCutoff: x.Date.After(cutoff)}, nil
+}
+
+// Why a source is dropped (Decision.Dropped).
+const (
+	// DroppedFirstAfter: the source was first published after the cutoff
+	// (a later revision of the target cited it); it is never a source.
+	DroppedFirstAfter = "first_published_after_cutoff"
+	// DroppedAfterCutoff: under strict, the source's text was read at a
+	// version dated after the cutoff.
+	DroppedAfterCutoff = "read_after_cutoff"
+)
+
+// Decision is the rule's verdict on one source.
+type Decision struct {
+	Keep bool
+	// Dropped says why it is not kept ("" when it is).
+	Dropped string
+	// Read is what the instance records of it (zero for a source first
+	// published after the cutoff, which has no text of the time).
+	Read Read
+}
+
+// Decide applies mode to a source pinned at pin whose text was read as
+// read (see ReadAt; zero when nothing was read, as for a source first
+// published after the cutoff).
+func Decide(mode Mode, pin Pin, read Read) Decision {
+	switch {
+	case mode == Off:
+		return Decision{Keep: true, Read: read}
+	case pin.FirstAfter:
+		return Decision{Dropped: DroppedFirstAfter}
+	case mode == Strict && read.RevisedAfterCutoff:
+		return Decision{Dropped: DroppedAfterCutoff, Read: read}
+	}
+	return Decision{Keep: true, Read: read}
+}
+
+// Counts are what a dataset card says of the cut.
+type Counts struct {
+	// Pinned counts the kept sources read at a version dated on or
+	// before the cutoff, of which Older at a version before the latest
+	// (the cut changed what was read).
+	Pinned int `json:"pinned"`
+	Older  int `json:"pinned_older"`
+	// RevisedAfter counts the kept sources read at a version dated after
+	// the cutoff (marked revised_after_cutoff).
+	RevisedAfter int `json:"revised_after_cutoff"`
+	// DroppedFirstAfter and DroppedAfterCutoff count the dropped sources
+	// by why.
+	DroppedFirstAfter  int `json:"dropped_first_published_after"`
+	DroppedAfterCutoff int `json:"dropped_read_after_cutoff"`
+}
+
+// Add counts one source's decision.
+func (c *Counts) Add(pin Pin, d Decision) {
+	switch {
+	case d.Dropped == DroppedFirstAfter:
+		c.DroppedFirstAfter++
+	case d.Dropped == DroppedAfterCutoff:
+		c.DroppedAfterCutoff++
+	case d.Read.RevisedAfterCutoff:
+		c.RevisedAfter++
+	case d.Keep:
+		c.Pinned++
+		if d.Read.Version < pin.Latest {
+			c.Older++
+		}
+	}
+}
+
+// ErrAfterCutoff is what Check wraps for a kept source dated after its
+// instance's cutoff under strict, or not dated at all.
+var ErrAfterCutoff = errors.New("a kept source's version is dated after the knowledge cutoff")
+
+// Check is the dataset's check of one kept source: under strict its
+// version date must not be after the instance's cutoff. Under flag and
+// off anything kept is allowed (flag marks it).
+func Check(mode Mode, cutoff, versionDate time.Time) error {
+	if mode != Strict {
+		return nil
+	}
+	if versionDate.IsZero() || cutoff.IsZero() {
+		// Strict keeps what is shown to be of the time; an undated one is
+		// not.
+		return fmt.Errorf("%w: the version date or the cutoff is missing", ErrAfterCutoff)
+	}
+	if versionDate.After(cutoff) {
+		return fmt.Errorf("%w (version dated %s, cutoff %s)", ErrAfterCutoff,
+			versionDate.UTC().Format(time.RFC3339), cutoff.UTC().Format(time.RFC3339))
+	}
+	return nil
+}

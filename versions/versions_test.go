@@ -1,0 +1,450 @@
+package versions_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/groundwork/curate/client/oaipmh"
+	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/parse/arxivmeta"
+	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/sim"
+	"github.com/groundwork/curate/sim/simtest"
+	"github.com/groundwork/curate/store"
+	"github.com/groundwork/curate/versions"
+)
+
+// world is a simulated literature with version histories: cited papers
+// revised, a source revised after its target, a target citing in its last
+// version a paper newer than it, a target without HTML for v1.
+func world(t *testing.T) *sim.World {
+	t.Helper()
+	w, err := sim.NewWorld(sim.WorldConfig{Seed: 25, Targets: 20, Revisions: true, RevisedSource: []int{3}, LateSource: []int{4}, NoV1HTML: []int{5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// papers returns every paper of w on arXiv.
+func papers(w *sim.World) []sim.Paper {
+	var out []sim.Paper
+	for i := range w.NumTargets() {
+		out = append(out, w.Target(i))
+	}
+	for j := range w.Config().Papers {
+		if p := w.Background(j); p.ArxivID != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// want is p's history as the world has it (to the second, as arXiv
+// writes dates).
+func want(p sim.Paper) []record.PaperVersion {
+	var out []record.PaperVersion
+	for i, d := range p.Versions {
+		out = append(out, record.PaperVersion{Version: i + 1, Date: d.Truncate(time.Second).UTC()})
+	}
+	return out
+}
+
+type env struct {
+	w    *sim.World
+	oai  *simtest.Server
+	repo *oaipmh.Client
+	st   *store.Store
+	log  *bytes.Buffer
+}
+
+func newEnv(t *testing.T, pageSize int) *env {
+	t.Helper()
+	w := world(t)
+	srv := simtest.ServeOptions(t, sim.OAIPMH, w, sim.Options{OAIPageSize: pageSize})
+	hc, err := httpx.New(httpx.Config{UserAgent: "versions-test", RetryMax: 2, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond},
+		oaipmh.ServiceConfig(srv.URL+sim.OAIPath, time.Microsecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := hc.Service(oaipmh.ServiceName)
+	c, err := oaipmh.New(svc, oaipmh.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &env{w: w, oai: srv, repo: c, st: st, log: &bytes.Buffer{}}
+}
+
+func (e *env) resolver(t *testing.T, snap versions.Snapshot, oai versions.Repository) *versions.Resolver {
+	t.Helper()
+	cfg := versions.Config{Snapshot: snap, Store: e.st, Logger: slog.New(slog.NewTextHandler(e.log, nil))}
+	if oai != nil {
+		cfg.OAI = oai
+	}
+	r, err := versions.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// snapshot writes a metadata snapshot of ps (and extra lines) and opens it.
+func snapshot(t *testing.T, ps []sim.Paper, extra ...string) (*arxivmeta.Snapshot, string) {
+	t.Helper()
+	var b strings.Builder
+	for _, p := range ps {
+		var vs []map[string]string
+		for i, d := range p.Versions {
+			vs = append(vs, map[string]string{"version": fmt.Sprintf("v%d", i+1), "created": d.UTC().Format("Mon, 2 Jan 2006 15:04:05") + " GMT"})
+		}
+		line, _ := json.Marshal(map[string]any{"id": p.ArxivID, "title": p.Title, "versions": vs, "update_date": p.Updated.Format(time.DateOnly)})
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	for _, l := range extra {
+		b.WriteString(l + "\n")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "arxiv-metadata-oai-snapshot.json")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := arxivmeta.Open(context.Background(), path, arxivmeta.Options{IndexDir: filepath.Join(dir, "index")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+// TestSnapshotFirst: what the snapshot holds is read from it without a
+// request; a paper it lacks falls back to OAI-PMH once, says so, and is
+// stored, so a second lookup asks nothing.
+func TestSnapshotFirst(t *testing.T) {
+	e := newEnv(t, 50)
+	all := papers(e.w)
+	missing := all[len(all)-1]
+	snap, _ := snapshot(t, all[:len(all)-1])
+	r := e.resolver(t, snap, e.repo)
+	ctx := context.Background()
+	for _, p := range all[:len(all)-1] {
+		l, err := r.Versions(ctx, p.IDv())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Fallback != "" || l.Asked || l.Versions.From != record.VersionsFromSnapshot || !slices.Equal(l.Versions.Versions, want(p)) {
+			t.Errorf("%s: %+v, want %v from the snapshot", p.ArxivID, l, want(p))
+		}
+	}
+	if n := e.oai.Stats().Requests; n != 0 {
+		t.Errorf("%d requests for papers the snapshot holds", n)
+	}
+	l, err := r.Versions(ctx, missing.ArxivID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Asked || l.Fallback != "not in the arXiv metadata snapshot" || l.Versions.From != record.VersionsFromGetRecord || !slices.Equal(l.Versions.Versions, want(missing)) {
+		t.Errorf("missing paper: %+v", l)
+	}
+	if !strings.Contains(e.log.String(), "not in the arXiv metadata snapshot; asking OAI-PMH") || !strings.Contains(e.log.String(), missing.ArxivID) {
+		t.Errorf("the fallback is not logged: %s", e.log)
+	}
+	if calls := e.oai.Calls(); len(calls) != 1 || calls[0].Query().Get("verb") != "GetRecord" || calls[0].Query().Get("metadataPrefix") != "arXivRaw" {
+		t.Errorf("requests %v, want one GetRecord in arXivRaw", calls)
+	}
+	if l, err := r.Versions(ctx, missing.ArxivID); err != nil || l.Asked || !slices.Equal(l.Versions.Versions, want(missing)) {
+		t.Errorf("second lookup: %+v %v, want the stored history", l, err)
+	}
+	if n := e.oai.Stats().Requests; n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
+// TestUnusableHistories: a snapshot line without v1 falls back to
+// OAI-PMH (saying why); without OAI-PMH it is an error naming the file's
+// line and wrapping record.ErrNoV1. A paper arXiv has no record of, and
+// one no source may give, are errors saying so.
+func TestUnusableHistories(t *testing.T) {
+	e := newEnv(t, 50)
+	t0 := e.w.Target(0)
+	noV1 := fmt.Sprintf(`{"id":%q,"versions":[{"version":"v2","created":"Mon, 1 Jan 2024 10:00:00 GMT"}]}`, t0.ArxivID)
+	snap, path := snapshot(t, nil, noV1)
+	ctx := context.Background()
+
+	l, err := e.resolver(t, snap, e.repo).Versions(ctx, t0.ArxivID)
+	if err != nil || !l.Asked || !strings.Contains(l.Fallback, "no v1") || !slices.Equal(l.Versions.Versions, want(t0)) {
+		t.Errorf("no v1 in the snapshot, OAI-PMH asked: %+v %v", l, err)
+	}
+	// Offline, in a store without the fallback's answer.
+	e2 := newEnv(t, 50)
+	_, err = e2.resolver(t, snap, nil).Versions(ctx, t0.ArxivID)
+	if !errors.Is(err, record.ErrNoV1) || !strings.Contains(err.Error(), path+" line 1") {
+		t.Errorf("no v1 offline: %v, want ErrNoV1 naming %s line 1", err, path)
+	}
+	if _, err := e2.resolver(t, nil, e2.repo).Versions(ctx, "2401.49999"); !errors.Is(err, versions.ErrUnknownPaper) || !strings.Contains(err.Error(), "2401.49999") {
+		t.Errorf("unknown paper: %v", err)
+	}
+	if _, err := e2.resolver(t, nil, nil).Versions(ctx, t0.ArxivID); !errors.Is(err, versions.ErrNoSource) {
+		t.Errorf("offline, nothing stored: %v", err)
+	}
+	if _, err := e2.resolver(t, nil, nil).Versions(ctx, "not an id"); err == nil || !strings.Contains(err.Error(), `"not an id"`) {
+		t.Errorf("not an id: %v", err)
+	}
+}
+
+// TestGetRecordNoV1: an OAI-PMH record without v1 is an error wrapping
+// record.ErrNoV1; nothing is stored.
+func TestGetRecordNoV1(t *testing.T) {
+	c := sim.NewCorpus()
+	c.AddOAIRecord("arXivRaw", sim.OAIRecord{ID: "2603.00002", Datestamp: time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC), XML: `<record>
+      <header><identifier>oai:arXiv.org:2603.00002</identifier><datestamp>2026-03-04</datestamp></header>
+      <metadata><arXivRaw xmlns="http://arxiv.org/OAI/arXivRaw/"><id>2603.00002</id>
+        <version version="v2"><date>Wed, 4 Mar 2026 09:30:00 GMT</date></version><title>T</title></arXivRaw></metadata></record>`})
+	srv := simtest.Serve(t, sim.OAIPMH, c)
+	hc, _ := httpx.New(httpx.Config{UserAgent: "versions-test"}, oaipmh.ServiceConfig(srv.URL+sim.OAIPath, time.Microsecond))
+	svc, _ := hc.Service(oaipmh.ServiceName)
+	repo, _ := oaipmh.New(svc, oaipmh.Options{})
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, _ := versions.New(versions.Config{OAI: repo, Store: st})
+	if _, err := r.Versions(context.Background(), "2603.00002"); !errors.Is(err, record.ErrNoV1) || !strings.Contains(err.Error(), "2603.00002") {
+		t.Errorf("no v1: %v", err)
+	}
+	if record.PaperVersionSets.Has(context.Background(), st, "2603.00002") {
+		t.Error("a history without v1 was stored")
+	}
+}
+
+// TestHarvest harvests the world in arXivRaw, a page at a time: every
+// history stored as the world has it, the progress after each page; a
+// complete harvest is not asked again, and lookups then ask nothing.
+func TestHarvest(t *testing.T) {
+	e := newEnv(t, 7)
+	r := e.resolver(t, nil, e.repo)
+	ctx := context.Background()
+	h, err := r.Harvest(ctx, oaipmh.Query{Set: "cs"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs []sim.Paper
+	for _, p := range papers(e.w) {
+		if slices.ContainsFunc(p.Categories, func(c string) bool { return strings.HasPrefix(c, "cs.") }) {
+			cs = append(cs, p)
+		}
+	}
+	pages := (len(cs) + 6) / 7
+	if !h.Complete || h.Records != len(cs) || h.Stored != len(cs) || h.Pages != pages || h.Token != "" || h.ResponseDate.IsZero() {
+		t.Errorf("harvest %+v, want %d records on %d pages", h, len(cs), pages)
+	}
+	if n := e.oai.Stats().Requests; n != pages {
+		t.Errorf("%d requests, want %d", n, pages)
+	}
+	for _, p := range cs {
+		v, ok, err := record.PaperVersionSets.Lookup(ctx, e.st, p.ArxivID)
+		if err != nil || !ok || v.From != record.VersionsFromHarvest || !slices.Equal(v.Versions, want(p)) {
+			t.Errorf("%s: stored %+v %v %v, want %v", p.ArxivID, v, ok, err, want(p))
+		}
+	}
+	again, err := r.Harvest(ctx, oaipmh.Query{Set: "cs"}, nil)
+	if err != nil || again != h {
+		t.Errorf("second harvest %+v %v, want the stored one", again, err)
+	}
+	for _, p := range cs {
+		if l, err := r.Versions(ctx, p.ArxivID); err != nil || l.Asked {
+			t.Errorf("%s after the harvest: %+v %v", p.ArxivID, l, err)
+		}
+	}
+	if n := e.oai.Stats().Requests; n != pages {
+		t.Errorf("%d requests after the harvest, want still %d", n, pages)
+	}
+}
+
+// failAfter is a repository whose ListPage fails once n pages were read.
+type failAfter struct {
+	versions.Repository
+	n, pages int
+}
+
+func (f *failAfter) ListPage(ctx context.Context, q oaipmh.Query, token string) (*oaipmh.Page, error) {
+	if f.pages >= f.n {
+		return nil, errors.New("the connection dropped")
+	}
+	f.pages++
+	return f.Repository.ListPage(ctx, q, token)
+}
+
+// TestHarvestResume: a harvest cut after two pages goes on from the
+// third; one whose stored token the repository refuses starts again
+// from the first page.
+func TestHarvestResume(t *testing.T) {
+	e := newEnv(t, 7)
+	ctx := context.Background()
+	q := oaipmh.Query{Set: "cs"}
+	h, err := e.resolver(t, nil, &failAfter{Repository: e.repo, n: 2}).Harvest(ctx, q, nil)
+	if err == nil || !strings.Contains(err.Error(), "the connection dropped") || h.Pages != 2 || h.Token == "" || h.Complete {
+		t.Fatalf("cut harvest: %+v %v", h, err)
+	}
+	stored, _, _ := record.OAIHarvests.Lookup(ctx, e.st, "oai-harvest:"+oaipmh.Query{Set: "cs", MetadataPrefix: "arXivRaw"}.String())
+	if stored == nil || stored.Token != h.Token || stored.Pages != 2 {
+		t.Fatalf("stored progress %+v, want two pages and the token", stored)
+	}
+	before := e.oai.Stats().Requests
+	done, err := e.resolver(t, nil, e.repo).Harvest(ctx, q, nil)
+	if err != nil || !done.Complete {
+		t.Fatal(err)
+	}
+	first := e.oai.CallsTo(sim.OAIPath)[before]
+	if first.Query().Get("resumptionToken") != h.Token {
+		t.Errorf("the resumed harvest asked %v first, want the stored token", first.Query())
+	}
+	fresh := newEnv(t, 7)
+	whole, err := fresh.resolver(t, nil, fresh.repo).Harvest(ctx, q, nil)
+	if err != nil || done.Records != whole.Records || done.Pages != whole.Pages || done.Stored != whole.Stored {
+		t.Errorf("resumed %+v, whole %+v %v", done, whole, err)
+	}
+	if n := e.oai.Stats().Requests - before; n != whole.Pages-2 {
+		t.Errorf("the resumed harvest sent %d requests, want %d", n, whole.Pages-2)
+	}
+
+	// An expired token: the harvest starts again.
+	e3 := newEnv(t, 7)
+	stale := record.OAIHarvest{Query: oaipmh.Query{Set: "cs", MetadataPrefix: "arXivRaw"}.String(), Token: "expired", Pages: 3, Started: time.Now()}
+	if _, err := record.OAIHarvests.Put(ctx, e3.st, "oai-harvest:"+stale.Query, &stale, nil); err != nil {
+		t.Fatal(err)
+	}
+	redone, err := e3.resolver(t, nil, e3.repo).Harvest(ctx, q, nil)
+	if err != nil || !redone.Complete || redone.Records != whole.Records || redone.Pages != whole.Pages {
+		t.Errorf("after a refused token: %+v %v, want %+v", redone, err, whole)
+	}
+	if calls := e3.oai.Calls(); len(calls) != whole.Pages+1 || calls[0].Query().Get("resumptionToken") != "expired" || calls[1].Query().Get("set") != "cs" {
+		t.Errorf("requests %d, want the refused token then %d pages", len(calls), whole.Pages)
+	}
+}
+
+// TestHarvestCovers: a harvest limited to the papers wanted stores those
+// only; a paper it did not cover (outside its dates) is asked with
+// GetRecord, one request each, and Plan counts them before any request.
+func TestHarvestCovers(t *testing.T) {
+	e := newEnv(t, 7)
+	ctx := context.Background()
+	r := e.resolver(t, nil, e.repo)
+	all := papers(e.w)
+	var ids []string
+	for _, p := range all {
+		ids = append(ids, p.ArxivID)
+	}
+	// Records changed from 2024 on: the targets and the revised papers.
+	from := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	wanted := map[string]bool{}
+	for _, id := range ids[:len(ids)/2] {
+		wanted[id] = true
+	}
+	h, err := r.Harvest(ctx, oaipmh.Query{From: from}, func(id string) bool { return wanted[id] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var covered, uncovered []string
+	for _, p := range all {
+		switch {
+		case !wanted[p.ArxivID]:
+		case !p.Updated.Before(from):
+			covered = append(covered, p.ArxivID)
+		default:
+			uncovered = append(uncovered, p.ArxivID)
+		}
+	}
+	if len(covered) == 0 || len(uncovered) == 0 {
+		t.Fatalf("%d covered, %d not: the test proves nothing", len(covered), len(uncovered))
+	}
+	if h.Stored != len(covered) || h.Records <= h.Stored {
+		t.Errorf("harvest %+v: stored %d, want the %d wanted papers it lists", h, h.Stored, len(covered))
+	}
+	plan, err := r.Plan(ctx, append(slices.Clone(ids[:len(ids)/2]), "bad id", ids[0]))
+	if err != nil || plan.Stored != len(covered) || len(plan.Ask) != len(uncovered) || !slices.Equal(plan.Invalid, []string{"bad id"}) {
+		t.Errorf("plan %+v %v, want %d stored, %d to ask", plan, err, len(covered), len(uncovered))
+	}
+	before := e.oai.Stats().Requests
+	for _, id := range ids[:len(ids)/2] {
+		if _, err := r.Versions(ctx, id); err != nil {
+			t.Error(err)
+		}
+	}
+	getRecords := 0
+	for _, c := range e.oai.Calls()[before:] {
+		if c.Query().Get("verb") == "GetRecord" {
+			getRecords++
+		}
+	}
+	if getRecords != len(uncovered) || e.oai.Stats().Requests-before != len(uncovered) {
+		t.Errorf("%d GetRecords (%d requests), want one for each of the %d papers the harvest did not cover", getRecords, e.oai.Stats().Requests-before, len(uncovered))
+	}
+}
+
+// TestMaxAge: a stored history older than MaxAge is asked for again.
+func TestMaxAge(t *testing.T) {
+	e := newEnv(t, 50)
+	ctx := context.Background()
+	p := e.w.Target(2)
+	old := record.PaperVersions{ID: p.ArxivID, Versions: want(p)[:1], From: record.VersionsFromGetRecord, AsOf: time.Now().AddDate(-1, 0, 0)}
+	if _, err := record.PaperVersionSets.Put(ctx, e.st, p.ArxivID, &old, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := versions.New(versions.Config{OAI: e.repo, Store: e.st, MaxAge: 30 * 24 * time.Hour})
+	l, err := r.Versions(ctx, p.ArxivID)
+	if err != nil || !l.Asked || !slices.Equal(l.Versions.Versions, want(p)) {
+		t.Errorf("stale history: %+v %v", l, err)
+	}
+	r, _ = versions.New(versions.Config{OAI: e.repo, Store: e.st})
+	if l, err := r.Versions(ctx, p.ArxivID); err != nil || l.Asked {
+		t.Errorf("without MaxAge: %+v %v", l, err)
+	}
+}
+
+// TestRepositoryRefusals: an empty harvest (noRecordsMatch) is complete
+// with nothing stored; a repository that refuses arXivRaw
+// (cannotDisseminateFormat) is an error naming the code, and nothing is
+// stored.
+func TestRepositoryRefusals(t *testing.T) {
+	e := newEnv(t, 7)
+	ctx := context.Background()
+	r := e.resolver(t, nil, e.repo)
+	h, err := r.Harvest(ctx, oaipmh.Query{From: time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC)}, nil)
+	if err != nil || !h.Complete || h.Records != 0 || h.Pages != 1 {
+		t.Errorf("empty harvest: %+v %v", h, err)
+	}
+	e.oai.Intercept(func(w http.ResponseWriter, req *http.Request, _ sim.Call) bool {
+		w.Header().Set("Content-Type", "text/xml")
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/"><responseDate>2026-07-01T00:00:00Z</responseDate>`+
+			`<request>https://oaipmh.arxiv.org/oai</request><error code="cannotDisseminateFormat">No arXivRaw today.</error></OAI-PMH>`)
+		return true
+	})
+	p := e.w.Target(1)
+	if _, err := r.Versions(ctx, p.ArxivID); err == nil || !strings.Contains(err.Error(), "cannotDisseminateFormat") || !strings.Contains(err.Error(), p.ArxivID) {
+		t.Errorf("refused format: %v", err)
+	}
+	if record.PaperVersionSets.Has(ctx, e.st, p.ArxivID) {
+		t.Error("a history was stored from a refusal")
+	}
+	if _, err := r.Harvest(ctx, oaipmh.Query{Set: "math"}, nil); err == nil || !strings.Contains(err.Error(), "cannotDisseminateFormat") {
+		t.Errorf("refused harvest: %v", err)
+	}
+}
