@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/gate"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/sft"
@@ -254,7 +253,7 @@ func printSFT(env *cmdEnv, r *sft.Result, out string) {
 // sortedReasons orders reasons as the gate checks them, then the others
 // alphabetically.
 func sortedReasons(m map[string]int) []string {
-	order := gate.Reasons()
+	order := app.GateReasons()
 	var out []string
 	for k := range m {
 		out = append(out, k)
