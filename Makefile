@@ -64,8 +64,13 @@ clean:
 bench-e2e: build
 	$(GO) run ./cmd/curate-bench -curate $(BIN) -memory-more 49999 all
 
+# The LLM providers and modes alone: curate run on 200 simulated targets
+# whose pages have the recipe's paper length, through each simulated API
+# and mode, then BenchmarkProviderModes (a target's classify and gold-card
+# calls at the recipe's 3,000 shared and 6,000 paper tokens a call).
 bench-providers: build
 	$(GO) run ./cmd/curate-bench -curate $(BIN) providers
+	$(GO) test ./client/llm -run '^$$' -bench ProviderModes -benchtime 1x
 
 # The chaos harness (package internal/chaos): ROUNDS seeded rounds of
 # misfortune aimed at a published dataset (SIGKILL of dataset and run at

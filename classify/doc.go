@@ -21,15 +21,20 @@
 //
 // # LLM backend
 //
-// One chat call per target. The prompt (prompts/classify.prompt, embedded,
-// its version recorded on every Selection) holds the criteria of a source,
-// the counterfactual, specificity and proximity checks, then, between
-// <paper> and <references> delimiters, the title, the abstract, the body
-// trimmed to the token budget and the numbered references with their
-// title, year, Semantic Scholar intents and influence, and mention
-// sentences. Paper text is data: the prompt says so, a paper's own copies
-// of the delimiters are rewritten, and validation looks only at the
-// answer's structure. The answer must give every number exactly once, a
+// One chat call per target, laid out as every paper task's is (package
+// paperprompt): the shared system prompt, which holds the criteria of a
+// source and the counterfactual, specificity and proximity checks; the
+// paper between <paper> delimiters, its title, abstract and body trimmed
+// by sections to the token budget, the same block the target's gold card
+// sends (so that card reads it from the provider's prompt cache); then
+// the task (prompts/classify.prompt, embedded; its version and the shared
+// prompt's recorded on every Selection): the numbered references, between
+// <references> delimiters, with their title, year, Semantic Scholar
+// intents and influence, and mention sentences. A prompt the model's
+// context window refuses is asked again with the paper trimmed further,
+// and Selections.ContextTrim says so. Paper text is data: the prompt says
+// so, a paper's own copies of the delimiters are rewritten, and
+// validation looks only at the answer's structure. The answer must give every number exactly once, a
 // valid role, labels from the fixed set (sources at least one, others
 // none) and a one-sentence rationale for each source; an invalid answer
 // is asked again with the reasons, up to the client's limit, and then the

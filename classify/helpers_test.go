@@ -61,7 +61,7 @@ func other(n int) ref { return ref{N: n, Role: "other", Labels: []string{}, Quot
 
 // answerJSON renders a model answer.
 func answerJSON(refs ...ref) string {
-	b, err := json.Marshal(map[string]any{"references": refs})
+	b, err := json.Marshal(map[string]any{"references": refs, "card": nil})
 	if err != nil {
 		panic(err)
 	}

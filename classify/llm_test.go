@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/groundwork/curate/paperprompt"
 	"reflect"
 	"slices"
 	"strings"
@@ -68,12 +69,12 @@ func TestLLMProcess(t *testing.T) {
 	if req.Model != "fake-model" || len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[1].Role != "user" {
 		t.Errorf("request model %q, messages %d", req.Model, len(req.Messages))
 	}
-	if req.MaxTokens != answerBase+answerPerRef*handEdges || req.Temperature == nil || *req.Temperature != 0 || req.Stream == nil || *req.Stream {
+	if req.MaxTokens != answerTokens(handEdges) || req.Temperature == nil || *req.Temperature != 0 || req.Stream == nil || *req.Stream {
 		t.Errorf("max_tokens %d, temperature %v, stream %v", req.MaxTokens, req.Temperature, req.Stream)
 	}
 	rf := req.ResponseFormat
-	if rf == nil || rf.Type != "json_schema" || rf.JSONSchema.Name != "reference_classification" || !rf.JSONSchema.Strict ||
-		!jsonEqual(rf.JSONSchema.Schema, answerSchema.JSON()) {
+	if rf == nil || rf.Type != "json_schema" || rf.JSONSchema.Name != "paper_task" || !rf.JSONSchema.Strict ||
+		!jsonEqual(rf.JSONSchema.Schema, paperprompt.Schema.JSON()) {
 		t.Errorf("response_format = %+v", rf)
 	}
 	if user := req.message("user"); !strings.Contains(user, "<paper>\nTitle: Sparse Routers") || !strings.Contains(user, "[10] ") {
@@ -82,7 +83,7 @@ func TestLLMProcess(t *testing.T) {
 
 	// The stored selections.
 	got := storedSelections(t, env.st, handKey)
-	if got.Model != "fake-model" || got.ServedBy != "fake-model-2026-01-01" || got.PromptVersion != "classify-v2" ||
+	if got.Model != "fake-model" || got.ServedBy != "fake-model-2026-01-01" || got.PromptVersion != classifyVersion(t) ||
 		got.Usage != testUsage || got.Attempts != 1 || got.InvalidAnswers != 0 || got.CachedAnswer {
 		t.Errorf("selections: model %q served by %q, prompt %q, usage %+v, attempts %d", got.Model, got.ServedBy,
 			got.PromptVersion, got.Usage, got.Attempts)
@@ -94,7 +95,7 @@ func TestLLMProcess(t *testing.T) {
 	s3 := got.Selections[2]
 	wantQuotes := []string{sentBuildOn, sentExtends} // as the page has them, not as the model typed them
 	if s3.RefKey != "bib.bib3" || s3.Role != "source" || !reflect.DeepEqual(s3.Labels, []string{"foundation", "extends"}) ||
-		!reflect.DeepEqual(s3.Quotes, wantQuotes) || s3.Model != "fake-model" || s3.PromptVersion != "classify-v2" || s3.TargetID != handKey {
+		!reflect.DeepEqual(s3.Quotes, wantQuotes) || s3.Model != "fake-model" || s3.PromptVersion != classifyVersion(t) || s3.TargetID != handKey {
 		t.Errorf("selection of [3] = %+v", s3)
 	}
 	if q := got.Selections[4].Quotes; len(q) != 1 || q[0] != "However, [5] fails to scale beyond short inputs" {
@@ -126,13 +127,13 @@ func TestLLMProcess(t *testing.T) {
 	}
 
 	// A new prompt version runs again and says so.
-	env.stage.Prompt = bumpedPrompt(t, "classify-v3")
+	env.stage.Prompt = bumpedPrompt(t, "classify-v4")
 	res, err = process(t, env.stage, handKey)
 	if err != nil || res.Stored || env.srv.calls() != 2 {
 		t.Fatalf("run with a new prompt version: stored %v, err %v, %d calls", res.Stored, err, env.srv.calls())
 	}
 	got = storedSelections(t, env.st, handKey)
-	if got.PromptVersion != "classify-v3" || got.Selections[0].PromptVersion != "classify-v3" {
+	if got.PromptVersion != "classify-v4+papers-v1" || got.Selections[0].PromptVersion != "classify-v4+papers-v1" {
 		t.Errorf("prompt version recorded: %q, %q", got.PromptVersion, got.Selections[0].PromptVersion)
 	}
 	if _, err := process(t, env.stage, handKey); err != nil || env.srv.calls() != 2 {
@@ -153,7 +154,7 @@ func bumpedPrompt(t *testing.T, version string) *prompts.Prompt {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = bytes.Replace(data, []byte("version: classify-v2"), []byte("version: "+version), 1)
+	data = bytes.Replace(data, []byte("version: classify-v3"), []byte("version: "+version), 1)
 	p, err := prompts.Parse("classify.prompt", data)
 	if err != nil || p.Version != version {
 		t.Fatalf("bumped prompt: %v, version %q", err, p.Version)
@@ -193,9 +194,9 @@ func TestLLMRecovers(t *testing.T) {
 			followUp: "not valid JSON"},
 		{name: "prose, no JSON", first: ok("I think reference 3 is the main source."), attempts: 2, wantCalls: 2,
 			followUp: "not valid JSON"},
-		{name: "schema violation", first: ok(`{"references":[{"n":1,"role":"maybe","labels":[],"rationale":"","quotes":[]}]}`),
+		{name: "schema violation", first: ok(`{"references":[{"n":1,"role":"maybe","labels":[],"rationale":"","quotes":[]}],"card":null}`),
 			attempts: 2, wantCalls: 2, followUp: `does not match the JSON schema: $.references[0].role: got "maybe"`},
-		{name: "missing field", first: ok(`{"references":[{"n":1,"role":"other","labels":[],"rationale":""}]}`),
+		{name: "missing field", first: ok(`{"references":[{"n":1,"role":"other","labels":[],"rationale":""}],"card":null}`),
 			attempts: 2, wantCalls: 2, followUp: `missing required property "quotes"`},
 		{name: "unknown and skipped references", first: ok(answerJSON(skipping...)), attempts: 2, wantCalls: 2,
 			followUp: "unknown reference numbers 11, 12 (the references are numbered 1 to 10); reference numbers not answered: 2"},
@@ -257,6 +258,9 @@ func TestLLMFailures(t *testing.T) {
 			reason: []string{"500"}, errType: new(*httpx.StatusError)},
 		{name: "bad request", reply: apiError(404, "The model `fake-model` does not exist"), wantCalls: 1,
 			reason: []string{"status 404", "does not exist"}, errType: new(*llm.APIError)},
+		{name: "refusal", reply: fakeReply{status: 200, body: map[string]any{"model": "fake-model", "choices": []any{map[string]any{
+			"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}}}}},
+			wantCalls: 1, reason: []string{"fake-model refused to answer: I can't help with that."}, errType: new(*llm.RefusalError)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -285,7 +289,7 @@ func TestLLMFailures(t *testing.T) {
 					t.Errorf("ledger error %q / failure reason %q lacks %q", e.Error, f.Reason, r)
 				}
 			}
-			if e.Status != store.StatusFailed || f.Model != "fake-model" || f.PromptVersion != "classify-v2" || f.TargetID != handKey {
+			if e.Status != store.StatusFailed || f.Model != "fake-model" || f.PromptVersion != classifyVersion(t) || f.TargetID != handKey {
 				t.Errorf("ledger %+v, failure %+v", e, f)
 			}
 			if tt.raw != (f.Raw != "") || tt.raw && f.Raw != res.Failure.Raw {
@@ -499,5 +503,49 @@ func TestClassifyPlainCompleter(t *testing.T) {
 	var ie *llm.InvalidError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "classify 2601.00001 with plain-1") {
 		t.Errorf("invalid answer: %v", err)
+	}
+}
+
+// classifyVersion is the prompt version selections record.
+func classifyVersion(t *testing.T) string {
+	t.Helper()
+	p, err := DefaultPrompt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := paperprompt.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh.VersionOf(p.Version)
+}
+
+// TestLLMContextWindow: a prompt the endpoint refuses for its context
+// window is asked again with the paper trimmed by sections to what the
+// window leaves, and the selections say so.
+func TestLLMContextWindow(t *testing.T) {
+	doc, g := handPaper()
+	doc.Sections = append(doc.Sections, record.Section{ID: "A", Number: "A", Heading: "Appendix: long proofs", Appendix: true, Level: 1,
+		Paragraphs: []string{strings.Repeat("A long proof of the bound. ", 600)}})
+	answer := goodAnswer([]string{sentBuildOn}, []string{"However, [5] fails to scale beyond short inputs"})
+	env := newLLMEnv(t, doc, g, func(n int, _ chatRequest) fakeReply {
+		if n == 1 {
+			return apiError(400, "This model's maximum context length is 6000 tokens. However, your messages resulted in 8000 tokens. Please reduce the length of the messages.")
+		}
+		return ok(answer)
+	})
+	res, err := process(t, env.stage, handKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := env.srv.request(0).message("user"), env.srv.request(1).message("user")
+	if env.srv.calls() != 2 || len(second) >= len(first) || !strings.Contains(first, "A long proof") || strings.Count(second, "A long proof") >= strings.Count(first, "A long proof") {
+		t.Errorf("%d calls; the second prompt (%d bytes) is not the paper trimmed (first %d)", env.srv.calls(), len(second), len(first))
+	}
+	if !strings.Contains(second, sentBuildOn) || !strings.Contains(second, "[10] ") {
+		t.Error("the trim lost the body's citing text or the references")
+	}
+	if got := storedSelections(t, env.st, handKey); !strings.Contains(got.ContextTrim, "context window of 6000 tokens") || res.Selections.Sources != 2 {
+		t.Errorf("selections: context trim %q, %d sources", got.ContextTrim, got.Sources)
 	}
 }

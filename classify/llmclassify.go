@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/llm/prompts"
 	"github.com/groundwork/curate/injection"
+	"github.com/groundwork/curate/paperprompt"
 	"github.com/groundwork/curate/record"
 )
 
@@ -34,27 +34,31 @@ func DefaultPrompt() (*prompts.Prompt, error) {
 	return p, nil
 }
 
-// answerSchema is the shape of the model's answer, derived from answer:
-// every property required and no other allowed, as strict structured
-// output demands; ranges and cross-field rules are checked by
-// validateAnswer. It is byte for byte the literal it replaced, so cache
-// keys did not change (TestAnswerSchemaUnchanged).
-var answerSchema = llm.MustSchemaFor[answer]("reference_classification",
-	llm.At("references[].n", llm.Type("integer")),
-	llm.At("references[].role", llm.Enum(record.RoleSource, record.RoleOther)),
-	llm.At("references[].labels[]", llm.Enum(record.Labels()...)))
-
 // Limits of the prompt's reference list and of the answer.
 const (
-	maxMentions     = 6    // mention sentences listed per reference
-	maxMentionLen   = 500  // bytes of one listed mention
-	maxTitleLen     = 300  // bytes of a title taken from a bibliography entry
-	maxRationaleLen = 600  // characters: one sentence, not an essay
-	answerBase      = 1024 // max_tokens: a base plus a share per reference
-	answerPerRef    = 64
-	answerMax       = 16384
-	schemaMargin    = 64 // tokens for chat-template overhead around the prompt
+	maxMentions     = 6   // mention sentences listed per reference
+	maxMentionLen   = 500 // bytes of one listed mention
+	maxTitleLen     = 300 // bytes of a title taken from a bibliography entry
+	maxRationaleLen = 600 // characters: one sentence, not an essay
 )
+
+// The first answer limit, from the answer's shape: the JSON around the
+// list, every reference's number, role, empty lists and a few words, and
+// for the likely sources (papers have 3 to 8; a long list more) a
+// rationale of one sentence and up to three quoted sentences. An answer
+// cut at its limit is asked again with a larger one, up to the model's
+// largest output; a reasoning model gets room for its reasoning on top
+// (the model table says how much).
+const (
+	answerBase      = 128
+	answerPerRef    = 25  // {"n":12,"role":"other","labels":[],"rationale":"…","quotes":[]}
+	answerPerSource = 260 // a rationale of up to 600 characters and up to three quoted sentences
+	answerSources   = 8
+)
+
+func answerTokens(refs int) int {
+	return answerBase + answerPerRef*refs + answerPerSource*min(refs, max(answerSources, refs/5))
+}
 
 type promptRef struct {
 	N        int
@@ -65,31 +69,26 @@ type promptRef struct {
 }
 
 type promptData struct {
-	Labels   []string
-	N        int
-	Title    string
-	Abstract string
-	Body     string
-	Trimmed  bool
-	Refs     []promptRef
+	N    int
+	Refs []promptRef
 }
 
-// delimiters matches the prompt's own delimiters inside paper text, which
-// fence rewrites so that a paper cannot close the data block early.
-var delimiters = regexp.MustCompile(`(?i)<\s*(/?)\s*(paper|references)`)
+// paperOf is the target as the paper block shows it: as the gold card's
+// (the title the graph knows when the page has none).
+func paperOf(doc *record.Document, g *record.Graph, budget int) paperprompt.Paper {
+	title := ""
+	if doc == nil || doc.Title == nil || strings.TrimSpace(*doc.Title) == "" {
+		title = g.Meta.Title
+	}
+	return paperprompt.PaperOf(doc, title, "", false, budget)
+}
 
-// fence makes paper text safe to put between the prompt's delimiters.
-func fence(s string) string { return delimiters.ReplaceAllString(s, "‹$1$2") }
-
-// render builds the system and user prompts within the token budget.
-func render(p *prompts.Prompt, doc *record.Document, g *record.Graph, budget int) (system, user string, err error) {
-	d := promptData{Labels: record.Labels(), N: len(g.Edges)}
+// render builds the paper block (the target trimmed to budget tokens, the
+// same block as the gold card's) and the task after it.
+func render(p *prompts.Prompt, sh *paperprompt.Shared, doc *record.Document, g *record.Graph, budget int) (paperprompt.Block, string, error) {
+	d := promptData{N: len(g.Edges)}
 	refText := map[string]string{}
 	if doc != nil {
-		if doc.Title != nil {
-			d.Title = fence(*doc.Title)
-		}
-		d.Abstract = fence(doc.Abstract)
 		for _, r := range doc.References {
 			refText[r.Key] = r.Text
 		}
@@ -104,26 +103,24 @@ func render(p *prompts.Prompt, doc *record.Document, g *record.Graph, budget int
 		default:
 			r.Title = "(no title)"
 		}
-		r.Title = fence(r.Title)
+		r.Title = paperprompt.Fence(r.Title)
 		if e.Year != nil {
 			r.Year = *e.Year
 		}
 		for _, c := range e.Contexts[:min(len(e.Contexts), maxMentions)] {
-			r.Mentions = append(r.Mentions, fence(clip(c, maxMentionLen)))
+			r.Mentions = append(r.Mentions, paperprompt.Fence(clip(c, maxMentionLen)))
 		}
 		d.Refs = append(d.Refs, r)
 	}
-
-	// The body gets what the rest of the prompt leaves of the budget.
-	system, user, err = p.Render(d)
+	block, err := sh.Block(paperOf(doc, g, budget))
 	if err != nil {
-		return "", "", err
+		return paperprompt.Block{}, "", err
 	}
-	fixed := tokens(system) + tokens(user) + tokens(string(answerSchema.JSON())) + schemaMargin
-	b := newBody(doc, sectionMap(doc))
-	d.Body, d.Trimmed = b.render(max(budget-fixed, 0))
-	d.Body = fence(d.Body)
-	return p.Render(d)
+	_, task, err := p.Render(d)
+	if err != nil {
+		return paperprompt.Block{}, "", err
+	}
+	return block, task, nil
 }
 
 // s2Line states Semantic Scholar's evidence about an edge.
@@ -142,19 +139,6 @@ func s2Line(e *record.Edge) string {
 	return "intents " + intents + "; influential " + infl
 }
 
-// answer is the model's JSON answer.
-type answer struct {
-	References []answerRef `json:"references"`
-}
-
-type answerRef struct {
-	N         float64  `json:"n"` // a float, so that 3.0 decodes; validateAnswer checks it is whole
-	Role      string   `json:"role"`
-	Labels    []string `json:"labels"`
-	Rationale string   `json:"rationale"`
-	Quotes    []string `json:"quotes"`
-}
-
 // maxProblems bounds the per-reference problems one validation error lists.
 const maxProblems = 12
 
@@ -165,9 +149,9 @@ const maxProblems = 12
 // labels. Quotes are verified afterwards and dropped, not retried.
 func validateAnswer(n int) func(json.RawMessage) error {
 	return func(raw json.RawMessage) error {
-		var a answer
-		if err := json.Unmarshal(raw, &a); err != nil {
-			return fmt.Errorf("decode the answer: %w", err)
+		a, err := paperprompt.Decode(raw)
+		if err != nil {
+			return err
 		}
 		var (
 			unknown, dup []int
@@ -218,7 +202,7 @@ func validateAnswer(n int) func(json.RawMessage) error {
 	}
 }
 
-func checkRef(k int, r *answerRef) []string {
+func checkRef(k int, r *paperprompt.Reference) []string {
 	var out []string
 	for _, l := range r.Labels {
 		if !slices.Contains(record.Labels(), l) {
@@ -278,13 +262,17 @@ type jsonCompleter interface {
 // classifyLLM asks the model once for all edges and turns the validated
 // answer into selections, keeping only quotes that occur in the target in
 // a sentence citing the reference they are given for. The sentences of
-// strip (instruction-like text) are taken out of the prompt.
+// strip (instruction-like text) are taken out of the prompt. A prompt past
+// the model's context window is asked again with the paper trimmed by
+// sections (references, back matter and appendices first), and the
+// selections say so.
 func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record.Graph, keys []string,
-	target, model string, p *prompts.Prompt, strip []record.Instruction) (*record.Selections, error) {
+	target, model string, p *prompts.Prompt, sh *paperprompt.Shared, strip []record.Instruction) (*record.Selections, error) {
+	version := sh.VersionOf(p.Version)
 	out := &record.Selections{
 		TargetID:      target,
 		Model:         model,
-		PromptVersion: p.Version,
+		PromptVersion: version,
 		Selections:    make([]record.Selection, len(g.Edges)),
 	}
 	if len(g.Edges) == 0 {
@@ -293,35 +281,41 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record
 	pdoc, pedges := injection.StripDocument(doc, g.Edges, strip)
 	pg := *g
 	pg.Edges = pedges
-	system, user, err := render(p, pdoc, &pg, s.budget())
-	if err != nil {
-		return nil, err
-	}
-	req := llm.Request{
-		Stage:         Name,
-		PromptVersion: p.Version,
-		System:        system,
-		User:          user,
-		Schema:        answerSchema,
-		MaxTokens:     min(answerBase+answerPerRef*len(g.Edges), answerMax),
-	}
 	validate := validateAnswer(len(g.Edges))
+	budget := s.budget()
 	var resp *llm.Response
-	if c, ok := s.LLM.(jsonCompleter); ok {
-		resp, err = c.CompleteJSON(ctx, req, validate)
-	} else {
-		req.Validate = validate
-		resp, err = s.LLM.Complete(ctx, req)
+	for try := 0; ; try++ {
+		block, task, err := render(p, sh, pdoc, &pg, budget)
+		if err != nil {
+			return nil, err
+		}
+		// The gold card reads the same paper block: it is shared.
+		req := sh.Request(Name, version, block, true, task, answerTokens(len(g.Edges)), validate)
+		if c, ok := s.LLM.(jsonCompleter); ok {
+			resp, err = c.CompleteJSON(ctx, req, validate)
+		} else {
+			resp, err = s.LLM.Complete(ctx, req)
+		}
+		var ce *llm.ContextWindowError
+		if errors.As(err, &ce) && try < paperprompt.MaxWindowTries {
+			if next := paperprompt.FitBudget(budget, block.Trimmed.Tokens, ce); next < min(budget, block.Trimmed.Tokens) {
+				s.log().Warn("classify: the prompt does not fit the model's context window; trimming the paper", "target", target, "budget", budget, "now", next)
+				budget = next
+				out.ContextTrim = contextTrimNote(ce, budget)
+				continue
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		break
 	}
+	a, err := paperprompt.Decode(resp.JSON)
 	if err != nil {
-		return nil, err
-	}
-	var a answer
-	if err := json.Unmarshal(resp.JSON, &a); err != nil {
 		return nil, fmt.Errorf("decode the validated answer: %w", err)
 	}
 	// The validator has passed this answer: every number once, in range.
-	byN := make(map[int]*answerRef, len(a.References))
+	byN := make(map[int]*paperprompt.Reference, len(a.References))
 	for i := range a.References {
 		byN[int(a.References[i].N)] = &a.References[i]
 	}
@@ -337,7 +331,7 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record
 			Role:          r.Role,
 			Rationale:     strings.TrimSpace(r.Rationale),
 			Model:         model,
-			PromptVersion: p.Version,
+			PromptVersion: version,
 		}
 		if r.Role == record.RoleSource {
 			for _, l := range record.Labels() { // canonical order, no repeats
@@ -378,6 +372,15 @@ func (s *Stage) classifyLLM(ctx context.Context, doc *record.Document, g *record
 	return out, nil
 }
 
+// contextTrimNote says in the record why the paper was shortened.
+func contextTrimNote(ce *llm.ContextWindowError, budget int) string {
+	w := "the model's context window"
+	if ce.Window > 0 {
+		w = fmt.Sprintf("the model's context window of %d tokens", ce.Window)
+	}
+	return fmt.Sprintf("the paper was trimmed by sections to %d tokens to fit %s", budget, w)
+}
+
 // clip shortens s to at most n bytes on a rune boundary, marking the cut.
 func clip(s string, n int) string {
 	if len(s) <= n {
@@ -388,4 +391,33 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// SampleRequest is the request of a made-up target with refs references
+// and a paper of about paperTokens tokens, as the stage would send it: for
+// curate models to show what goes to a model.
+func SampleRequest(refs, paperTokens int) (llm.Request, error) {
+	p, err := DefaultPrompt()
+	if err != nil {
+		return llm.Request{}, err
+	}
+	sh, err := paperprompt.Load()
+	if err != nil {
+		return llm.Request{}, err
+	}
+	title := "A sample paper"
+	para := "A paragraph of the sample paper, standing for its text. "
+	doc := &record.Document{Title: &title, Abstract: "The sample paper's abstract.", Source: record.SourceArxiv,
+		Sections: []record.Section{{ID: "S1", Number: "1", Heading: "Introduction", Level: 1,
+			Paragraphs: []string{strings.Repeat(para, max(paperTokens*4/len(para), 1))}}}}
+	g := &record.Graph{}
+	for i := range refs {
+		t := fmt.Sprintf("Reference %d of the sample paper", i+1)
+		g.Edges = append(g.Edges, record.Edge{Title: &t, Contexts: []string{fmt.Sprintf("A sentence that cites reference %d.", i+1)}})
+	}
+	block, task, err := render(p, sh, doc, g, DefaultBudget)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	return sh.Request(Name, sh.VersionOf(p.Version), block, true, task, answerTokens(refs), validateAnswer(refs)), nil
 }

@@ -17,14 +17,16 @@ func (s *Stage) Declare() pipeline.Decl {
 		Reads:  []string{record.Documents.Name(), record.Graphs.Name()},
 		Writes: []string{record.SelectionSets.Name(), record.ClassifyFailures.Name()},
 		Requests: []pipeline.Request{{Service: llm.DefaultService,
-			LLM: &pipeline.Tokens{Fixed: instructionTokens, Text: s.budget(), PerReference: answerPerReference}}},
+			LLM: &pipeline.Tokens{Shared: true, Text: s.budget(), PerReferenceInput: taskPerReference, PerReference: answerPerReference,
+				WritesPaper: true, Sample: func(refs, text int) (any, error) { return SampleRequest(refs, text) }}}},
 	}
 }
 
-// Tokens of a classify request besides the paper's text, for estimates:
-// the instructions around the paper, and the answer per reference.
+// Tokens of a classify request besides the paper's text and the shared
+// prompt, for estimates: a reference in the task (its title, Semantic
+// Scholar's line, its mentions), and in the answer.
 const (
-	instructionTokens  = 1_500
+	taskPerReference   = 35
 	answerPerReference = 40
 )
 

@@ -17,6 +17,7 @@ import (
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/llm/prompts"
 	"github.com/groundwork/curate/injection"
+	"github.com/groundwork/curate/paperprompt"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -28,8 +29,10 @@ const Name = "classify"
 // HeuristicModel is the model name of the heuristic backend's outputs.
 const HeuristicModel = llm.HeuristicModel
 
-// DefaultBudget is the prompt token budget when Stage.Budget is 0.
-const DefaultBudget = 12000
+// DefaultBudget is the token budget of the paper's text when Stage.Budget
+// is 0: the paper block's, the same as the gold card's, so that the two
+// calls about a target share it.
+const DefaultBudget = paperprompt.DefaultBudget
 
 // Result is the outcome of Process for one target.
 type Result struct {
@@ -53,9 +56,9 @@ type Stage struct {
 	// Model is the model name recorded on the selections; empty takes the
 	// Completer's Model() if it has one (as *llm.Client does).
 	Model string
-	// Budget is the prompt's token budget (four bytes a token): the body
-	// of the paper is trimmed to what the rest of the prompt leaves. 0
-	// means DefaultBudget.
+	// Budget is the token budget of the paper's text in the prompt (four
+	// bytes a token); the paper is trimmed by sections to it. 0 means
+	// DefaultBudget.
 	Budget int
 	Log    *slog.Logger
 	// Meter counts the heuristic's answers (the Client meters LLM calls).
@@ -83,9 +86,9 @@ func (s *Stage) log() *slog.Logger {
 	return s.Log
 }
 
-// backend returns the model name and prompt version the stage would
-// record, and whether it is the heuristic.
-func (s *Stage) backend() (model string, p *prompts.Prompt, heuristic bool, err error) {
+// backend returns the model name and prompts the stage would use, and
+// whether it is the heuristic.
+func (s *Stage) backend() (model string, p *prompts.Prompt, sh *paperprompt.Shared, heuristic bool, err error) {
 	model = s.Model
 	if model == "" && s.LLM != nil {
 		if m, ok := s.LLM.(interface{ Model() string }); ok {
@@ -93,18 +96,21 @@ func (s *Stage) backend() (model string, p *prompts.Prompt, heuristic bool, err 
 		}
 	}
 	if s.LLM == nil || llm.IsHeuristic(model) {
-		return HeuristicModel, nil, true, nil
+		return HeuristicModel, nil, nil, true, nil
 	}
 	if model == "" {
-		return "", nil, false, errors.New("no model name for the LLM backend")
+		return "", nil, nil, false, errors.New("no model name for the LLM backend")
 	}
 	p = s.Prompt
 	if p == nil {
 		if p, err = DefaultPrompt(); err != nil {
-			return "", nil, false, err
+			return "", nil, nil, false, err
 		}
 	}
-	return model, p, false, nil
+	if sh, err = paperprompt.Load(); err != nil {
+		return "", nil, nil, false, err
+	}
+	return model, p, sh, false, nil
 }
 
 func (s *Stage) budget() int { return cmp.Or(s.Budget, DefaultBudget) }
@@ -118,7 +124,7 @@ func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *record.Gr
 		return nil, errors.New("classify: no reference graph")
 	}
 	target := cmp.Or(g.TargetID, docID(doc))
-	model, p, heur, err := s.backend()
+	model, p, sh, heur, err := s.backend()
 	if err != nil {
 		return nil, fmt.Errorf("classify %s: %w", target, err)
 	}
@@ -130,7 +136,7 @@ func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *record.Gr
 		// Suspect before any model reads it: nothing is asked or spent.
 		version := HeuristicPromptVersion
 		if !heur {
-			version = p.Version
+			version = sh.VersionOf(p.Version)
 		}
 		out = &record.Selections{TargetID: target, Model: model, PromptVersion: version, NotClassified: true}
 	case heur:
@@ -139,13 +145,13 @@ func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *record.Gr
 			s.Meter.RecordHeuristic(Name)
 		}
 	default:
-		out, err = s.classifyLLM(ctx, doc, g, keys, target, model, p, found)
+		out, err = s.classifyLLM(ctx, doc, g, keys, target, model, p, sh, found)
 		if err != nil {
 			return nil, fmt.Errorf("classify %s with %s: %w", target, model, err)
 		}
 	}
 	out.Instructions = found
-	out.InputDigest = inputDigest(doc, g, p, heur, s.budget())
+	out.InputDigest = inputDigest(doc, g, p, sh, heur, s.budget())
 	out.CreatedAt = time.Now().UTC()
 	return out, nil
 }
@@ -162,7 +168,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	if s.Store == nil {
 		return res, fmt.Errorf("classify %s: no store", targetKey)
 	}
-	model, p, heur, err := s.backend()
+	model, p, sh, heur, err := s.backend()
 	if err != nil {
 		return res, fmt.Errorf("classify %s: %w", targetKey, err)
 	}
@@ -178,9 +184,9 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 
 	version := HeuristicPromptVersion
 	if !heur {
-		version = p.Version
+		version = sh.VersionOf(p.Version)
 	}
-	digest := inputDigest(doc, g, p, heur, s.budget())
+	digest := inputDigest(doc, g, p, sh, heur, s.budget())
 	if !s.Force {
 		// Stored selections stand when made from the same inputs by the same
 		// model and prompt, and the text still reads as it did: held back
@@ -267,9 +273,9 @@ func (s *Stage) stored(ctx context.Context, key string) *record.Selections {
 }
 
 // inputDigest hashes what a classification depends on besides the model:
-// the document, the edges and, for the LLM, the prompt file and the
+// the document, the edges and, for the LLM, the prompt files and the
 // budget.
-func inputDigest(doc *record.Document, g *record.Graph, p *prompts.Prompt, heuristic bool, budget int) string {
+func inputDigest(doc *record.Document, g *record.Graph, p *prompts.Prompt, sh *paperprompt.Shared, heuristic bool, budget int) string {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	// Encoding a Document and Edges cannot fail: strings, numbers, slices.
@@ -277,6 +283,9 @@ func inputDigest(doc *record.Document, g *record.Graph, p *prompts.Prompt, heuri
 	_ = enc.Encode(g.Edges)
 	if !heuristic && p != nil {
 		fmt.Fprintf(h, "prompt %s %s budget %d\n", p.Version, p.Digest, budget)
+	}
+	if !heuristic && sh != nil {
+		fmt.Fprintf(h, "shared %s %s\n", sh.Version, sh.Digest())
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -43,7 +43,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/groundwork/curate/parse/latexml"
+	"github.com/groundwork/curate/parse/sentence"
 	"github.com/groundwork/curate/record"
 )
 
@@ -69,7 +69,7 @@ func Scan(texts []Text) []record.Instruction {
 	seen := map[string]bool{}
 	for _, t := range texts {
 		for _, line := range strings.Split(t.Body, "\n") {
-			for _, b := range latexml.SentenceBounds(line, nil) {
+			for _, b := range sentence.Bounds(line, nil) {
 				sent := line[b[0]:b[1]]
 				rule := judge(sent)
 				if rule == "" {

@@ -41,8 +41,11 @@ type Selections struct {
 	Attempts       int   `json:"attempts"`
 	Usage          Usage `json:"usage"`
 	// CachedAnswer says the model's answer came from the LLM cache.
-	CachedAnswer bool      `json:"cached_answer,omitempty"`
-	CreatedAt    time.Time `json:"created_at"`
+	CachedAnswer bool `json:"cached_answer,omitempty"`
+	// ContextTrim says the paper was trimmed further than its budget to
+	// fit the model's context window, and to what.
+	ContextTrim string    `json:"context_trim,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
 	// Suspect lists why the selections look implausible (the classify
 	// stage's Plausibility), or that the target's text addresses a model;
 	// a suspect target is held back unless asked for by name.

@@ -70,6 +70,9 @@ type CardResult struct {
 	// batch (Failure says where): not a failure, not done.
 	Pending bool   `json:"pending,omitempty"`
 	Failure string `json:"failure,omitempty"`
+	// ContextTrim says the paper was trimmed further than its budget to
+	// fit the model's context window, and to what.
+	ContextTrim string `json:"context_trim,omitempty"`
 }
 
 // CardFailure is the stored record of a card that could not be written

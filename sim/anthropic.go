@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -24,9 +25,17 @@ import (
 // turns starting with the user; otherwise it gets Anthropic's 400. The
 // answer is a text block, or a tool_use block whose input is the answer
 // when the request forces a tool. Usage reports input_tokens beside
-// cache_read_input_tokens and cache_creation_input_tokens, computed from
-// the cache_control breakpoints of the request (see promptCache), and
-// every answer carries anthropic-ratelimit-* headers.
+// cache_read_input_tokens and cache_creation_input_tokens (split by
+// lifetime in cache_creation), computed from the cache_control
+// breakpoints of the request and the model's least cacheable prefix (see
+// promptCache), and every answer carries anthropic-ratelimit-* headers.
+// The per-model rules of models.go apply by the model named: Opus 4.7 and
+// later refuse temperature, top_p and top_k, models before 4.5 refuse
+// output_config.format and strict tools, max_tokens past a model's
+// largest output and prompts past its window are refused, an answer past
+// its limit stops with max_tokens (model_context_window_exceeded when the
+// window ended it), Faults.PRefusal makes it refuse (stop_reason
+// refusal). A batch's requests do not see each other's cache writes.
 //
 // A batch (POST /v1/messages/batches) is in_progress until its third
 // poll, then ended with a results_url; its results JSONL comes in an order
@@ -73,7 +82,7 @@ type anthropicBatchRequest struct {
 }
 
 func newAnthropicAPI() *anthropicAPI {
-	return &anthropicAPI{cache: newPromptCache(0), batches: map[string]*anthropicBatch{}, book: newBatchBook()}
+	return &anthropicAPI{cache: newPromptCache(), batches: map[string]*anthropicBatch{}, book: newBatchBook()}
 }
 
 type anthropicBlockIn struct {
@@ -83,13 +92,16 @@ type anthropicBlockIn struct {
 }
 
 type anthropicIn struct {
-	Model     string                       `json:"model"`
-	MaxTokens int                          `json:"max_tokens"`
-	System    json.RawMessage              `json:"system"`
-	Messages  []anthropicMsgIn             `json:"messages"`
-	Tools     []json.RawMessage            `json:"tools"`
-	Choice    *struct{ Type, Name string } `json:"tool_choice"`
-	Output    *struct {
+	Model       string                       `json:"model"`
+	MaxTokens   int                          `json:"max_tokens"`
+	Temperature *float64                     `json:"temperature"`
+	TopP        *float64                     `json:"top_p"`
+	TopK        *int                         `json:"top_k"`
+	System      json.RawMessage              `json:"system"`
+	Messages    []anthropicMsgIn             `json:"messages"`
+	Tools       []json.RawMessage            `json:"tools"`
+	Choice      *struct{ Type, Name string } `json:"tool_choice"`
+	Output      *struct {
 		Format *struct {
 			Type   string          `json:"type"`
 			Schema json.RawMessage `json:"schema"`
@@ -160,7 +172,7 @@ func (a *anthropicAPI) handle(rw http.ResponseWriter, r *http.Request, body []by
 	p := r.URL.Path
 	switch {
 	case p == "/v1/messages" && r.Method == http.MethodPost:
-		status, resp := a.message(body, invalid)
+		status, resp := a.message(body, invalid, nil)
 		a.rateHeaders(rw)
 		writeStatusJSON(rw, status, resp)
 	case p == "/v1/messages/batches" && r.Method == http.MethodPost:
@@ -230,31 +242,91 @@ func (a *anthropicAPI) rateHeaders(rw http.ResponseWriter) {
 
 var customIDPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-// message answers one Messages request: the status and the body.
-func (a *anthropicAPI) message(body []byte, invalid bool) (int, any) {
+// message answers one Messages request: the status and the body. A
+// batch's requests pass their batch's cache writes (tx).
+func (a *anthropicAPI) message(body []byte, invalid bool, tx *cacheTx) (int, any) {
 	var req anthropicIn
 	if err := json.Unmarshal(body, &req); err != nil {
 		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "request body is not valid JSON")
 	}
+	refuse := func(msg string) (int, any) {
+		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", msg)
+	}
 	switch {
 	case req.Model == "":
-		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "model: Field required")
+		return refuse("model: Field required")
 	case req.MaxTokens <= 0:
-		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "max_tokens: Field required")
+		return refuse("max_tokens: Field required")
 	case len(req.Messages) == 0:
-		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "messages: at least one message is required")
+		return refuse("messages: at least one message is required")
 	}
 	for i, m := range req.Messages {
 		want := []string{"user", "assistant"}[i%2]
 		if m.Role != want {
-			return http.StatusBadRequest, anthropicErrorBody("invalid_request_error",
-				fmt.Sprintf("messages.%d.role: Input should be '%s' (roles must alternate, starting with user; the system prompt is the top-level system field)", i, want))
+			return refuse(fmt.Sprintf("messages.%d.role: Input should be '%s' (roles must alternate, starting with user; the system prompt is the top-level system field)", i, want))
 		}
 	}
+	rules := anthropicModel(req.Model)
+	if rules.noSampling {
+		for _, p := range []struct {
+			name string
+			set  bool
+		}{{"temperature", req.Temperature != nil}, {"top_p", req.TopP != nil}, {"top_k", req.TopK != nil}} {
+			if p.set {
+				return refuse(anthropicSamplingError(p.name))
+			}
+		}
+	}
+	var tools []struct {
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"input_schema"`
+		Strict      bool            `json:"strict"`
+	}
+	for _, raw := range req.Tools {
+		var t struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"input_schema"`
+			Strict      bool            `json:"strict"`
+		}
+		json.Unmarshal(raw, &t)
+		tools = append(tools, t)
+	}
+	if rules.noStructured {
+		if req.Output != nil && req.Output.Format != nil {
+			return refuse(anthropicOutputFormatError(req.Model))
+		}
+		for _, t := range tools {
+			if t.Strict {
+				return refuse(anthropicStrictToolsError(req.Model))
+			}
+		}
+	}
+	if rules.maxOutput > 0 && req.MaxTokens > rules.maxOutput {
+		return refuse(anthropicOutputError(req.MaxTokens, rules.maxOutput, req.Model))
+	}
 	// The prompt as the cache sees it: tools, output format, system, then
-	// messages; a breakpoint after each block marked cache_control.
+	// messages; a breakpoint after each block marked cache_control, with
+	// its lifetime. A one-hour breakpoint may not follow a five-minute one.
 	var prompt bytes.Buffer
-	var marks []int
+	var marks []mark
+	addMark := func(cc json.RawMessage) error {
+		if len(cc) == 0 || string(cc) == "null" {
+			return nil
+		}
+		var c struct {
+			TTL string `json:"ttl"`
+		}
+		json.Unmarshal(cc, &c)
+		ttl := 5 * time.Minute
+		if c.TTL == "1h" {
+			ttl = time.Hour
+		}
+		if n := len(marks); n > 0 && marks[n-1].ttl < ttl {
+			return errors.New("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block")
+		}
+		marks = append(marks, mark{end: prompt.Len(), ttl: ttl})
+		return nil
+	}
 	for _, t := range req.Tools {
 		prompt.Write(t)
 	}
@@ -263,41 +335,65 @@ func (a *anthropicAPI) message(body []byte, invalid bool) (int, any) {
 	}
 	for _, b := range blocks(req.System) {
 		prompt.WriteString(b.Text)
-		if len(b.CacheControl) > 0 {
-			marks = append(marks, prompt.Len())
+		if err := addMark(b.CacheControl); err != nil {
+			return refuse(err.Error())
 		}
 	}
 	for _, m := range req.Messages {
 		prompt.WriteString(m.Role)
 		for _, b := range blocks(m.Content) {
 			prompt.WriteString(b.Text)
-			if len(b.CacheControl) > 0 {
-				marks = append(marks, prompt.Len())
+			if err := addMark(b.CacheControl); err != nil {
+				return refuse(err.Error())
 			}
 		}
 	}
 	if len(marks) > 4 {
-		return http.StatusBadRequest, anthropicErrorBody("invalid_request_error", "A maximum of 4 blocks with cache_control may be provided.")
+		return refuse("A maximum of 4 blocks with cache_control may be provided.")
 	}
-	read, written := a.cache.breakpoints(prompt.Bytes(), marks)
+	total := tokens(prompt.Len())
+	switch {
+	case rules.window > 0 && total > rules.window:
+		return refuse(anthropicWindowError(total, rules.window))
+	case rules.window > 0 && total+req.MaxTokens > rules.window && !rules.windowStop:
+		return refuse(anthropicLimitWindowError(total, req.MaxTokens, rules.window))
+	}
+	read, w5, w1 := a.cache.breakpoints(prompt.Bytes(), marks, rules.minCache, tx)
 	_, task, _ := anthropicIdentity(body)
 	answer := Answer(firstUser(&req), invalid, task+strconv.Itoa(len(req.Messages)))
-	content := []map[string]any{{"type": "text", "text": answer}}
 	stop := "end_turn"
-	if req.Choice != nil && req.Choice.Type == "tool" {
+	limit := req.MaxTokens
+	if rules.window > 0 && total+limit > rules.window {
+		limit = rules.window - total // the window ends the answer first
+	}
+	f := a.svc.faultsNow()
+	switch {
+	case f.PRefusal > 0 && a.svc.draw(task, 0, "refusal") < f.PRefusal:
+		stop, answer = "refusal", ""
+	case tokens(len(answer)) > limit:
+		stop, answer = "max_tokens", cut(answer, limit)
+		if limit < req.MaxTokens {
+			stop = "model_context_window_exceeded"
+		}
+	}
+	content := []map[string]any{{"type": "text", "text": answer}}
+	if answer == "" {
+		content = []map[string]any{}
+	}
+	if req.Choice != nil && req.Choice.Type == "tool" && stop == "end_turn" {
 		var input map[string]any
 		if json.Unmarshal([]byte(answer), &input) == nil {
 			content = []map[string]any{{"type": "tool_use", "id": "toolu_sim_" + task[5:], "name": req.Choice.Name, "input": input}}
 			stop = "tool_use"
 		}
 	}
-	total := tokens(prompt.Len())
 	return http.StatusOK, map[string]any{
 		"id": "msg_sim_" + task[5:], "type": "message", "role": "assistant", "model": req.Model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]int{
-			"input_tokens": max(total-read-written, 0), "output_tokens": tokens(len(answer)),
-			"cache_read_input_tokens": read, "cache_creation_input_tokens": written,
+		"usage": map[string]any{
+			"input_tokens": max(total-read-w5-w1, 0), "output_tokens": tokens(len(answer)),
+			"cache_read_input_tokens": read, "cache_creation_input_tokens": w5 + w1,
+			"cache_creation": map[string]int{"ephemeral_5m_input_tokens": w5, "ephemeral_1h_input_tokens": w1},
 		},
 	}
 }
@@ -362,6 +458,10 @@ func (a *anthropicAPI) finish(b *anthropicBatch) {
 		return cmp.Compare(a.svc.draw(x.CustomID, 0, "order"), a.svc.draw(y.CustomID, 0, "order"))
 	})
 	half := b.ProcessingStatus == "canceling" || a.svc.draw(b.ID, 0, "batch-expired") < f.PBatchExpired
+	// The batch's requests run in parallel: none sees another's cache
+	// writes.
+	tx := newCacheTx()
+	defer a.cache.commit(tx)
 	var out bytes.Buffer
 	counts := map[string]int{"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
 	for i, q := range reqs {
@@ -376,7 +476,7 @@ func (a *anthropicAPI) finish(b *anthropicBatch) {
 			result = map[string]any{"type": "errored", "error": anthropicErrorBody("api_error", "Internal server error")}
 		default:
 			invalid := f.PInvalid > 0 && a.svc.draw(key, 0, "invalid") < f.PInvalid
-			status, msg := a.message(q.Params, invalid)
+			status, msg := a.message(q.Params, invalid, tx)
 			if status == http.StatusOK {
 				result = map[string]any{"type": "succeeded", "message": msg}
 			} else {

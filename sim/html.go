@@ -130,15 +130,62 @@ func (w *World) body(p *Paper, refs []Ref) []section {
 	if pl, ok := w.planted[p.Index]; ok && p.Kind == kindTarget {
 		conclusion = append(conclusion, []sentence{s(plantedSentence(pl, len(refs)))})
 	}
-	return []section{
+	secs := []section{
 		{"Introduction", paras},
 		{"Method", [][]sentence{method}},
 		{"Results", [][]sentence{{
 			s(fmt.Sprintf("On %d benchmarks %s improves %s by %d.%d points.", 3+r.IntN(5), p.Name, pick(r, metrics), 1+r.IntN(9), r.IntN(10))),
 			s(fmt.Sprintf("The gain is largest when %s.", cond)),
 		}}},
-		{"Conclusion", conclusion},
 	}
+	if w.cfg.PaperTokens > 0 {
+		secs = append(secs, section{"Experiments", w.experiments(p, secs)})
+	}
+	return append(secs, section{"Conclusion", conclusion})
+}
+
+// experimentTemplates are the sentences that lengthen a page to
+// WorldConfig.PaperTokens: they cite nothing, and hold none of the words
+// that make a sentence read as one addressing a model (package
+// injection) or the cue phrases of a source.
+var experimentTemplates = []string{
+	"Table %[1]d lists %[2]s for %[3]s on %[1]d splits, and the spread across seeds stays below %[4]d.%[5]d points.",
+	"Removing the %[6]s step lowers %[2]s by %[4]d.%[5]d points, most of it when %[7]s.",
+	"With half the training data, %[3]s keeps %[8]s within %[4]d.%[5]d points of the full run.",
+	"Figure %[1]d plots %[2]s against the number of steps for each of the %[4]d configurations of %[3]s.",
+	"We tune the step size on a held-out split of %[1]d00 examples and keep it fixed for every run of %[3]s.",
+	"Runs that start from a smaller %[6]s converge more slowly but end at the same %[2]s.",
+	"The gap to the strongest baseline narrows when %[7]s and widens again at larger scale.",
+	"Each configuration of %[3]s is trained %[1]d times, and the means are reported with their standard deviations.",
+}
+
+// experiments returns the paragraphs that bring p's page, whose sections
+// so far are secs, to about WorldConfig.PaperTokens tokens.
+func (w *World) experiments(p *Paper, secs []section) [][]sentence {
+	size := len(p.Title) + len(p.Abstract)
+	for _, sec := range secs {
+		for _, para := range sec.paras {
+			for _, st := range para {
+				size += len(st.plain()) + 1
+			}
+		}
+	}
+	r := w.rng("experiments", p.Kind, p.Index)
+	var paras [][]sentence
+	var para []sentence
+	for size < 4*w.cfg.PaperTokens {
+		text := fmt.Sprintf(pick(r, experimentTemplates), 2+r.IntN(7), pick(r, metrics), p.Name, 1+r.IntN(9), r.IntN(10),
+			lower(pick(r, objectWords)), pick(r, conditions), pick(r, aspects))
+		para = append(para, s(text))
+		size += len(text) + 1
+		if len(para) == 5 {
+			paras, para = append(paras, para), nil
+		}
+	}
+	if len(para) > 0 {
+		paras = append(paras, para)
+	}
+	return paras
 }
 
 // Contexts returns, per reference of p (in bibliography order), the

@@ -78,20 +78,44 @@ func promptNote(user string) string {
 	switch {
 	case classifyN.MatchString(user):
 		return "classify: " + title
-	case strings.Contains(user, sourceCard):
+	case sourceCard.MatchString(user):
 		return "source: " + title
-	case strings.Contains(user, goldCard):
+	case goldCard.MatchString(user):
 		return "gold: " + title
 	}
 	return ""
 }
 
+// wrapTask puts a classification or a card into the answer shape of the
+// shared layout's prompts, when user is one of them.
+func wrapTask(user, answer string) string {
+	if !paperTask.MatchString(user) || !strings.HasPrefix(strings.TrimSpace(answer), "{") {
+		return answer
+	}
+	var v map[string]json.RawMessage
+	if json.Unmarshal([]byte(answer), &v) != nil {
+		return answer
+	}
+	out := map[string]json.RawMessage{"references": json.RawMessage("[]"), "card": json.RawMessage("null")}
+	if refs, ok := v["references"]; ok && classifyN.MatchString(user) {
+		out["references"] = refs
+	} else {
+		out["card"] = json.RawMessage(answer)
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
 var (
-	classifyN  = regexp.MustCompile(`Classify the (\d+) references`)
+	classifyN  = regexp.MustCompile(`(?i)classify the (\d+) references`)
 	refLine    = regexp.MustCompile(`^\[(\d+)\] `)
 	titleLine  = regexp.MustCompile(`(?m)^Title: (.*)$`)
-	sourceCard = "Write the source card"
-	goldCard   = "Write the idea card"
+	sourceCard = regexp.MustCompile(`(?i)write the source card`)
+	goldCard   = regexp.MustCompile(`(?i)write the idea card`)
+	// paperTask marks curate's prompts of the shared layout (the paper,
+	// then "Task: …"): their answers are one object with "references"
+	// and "card".
+	paperTask = regexp.MustCompile(`(?m)^Task: (classify the|write the (idea|source) card)`)
 )
 
 // Answer returns the simulated model's answer to a prompt (the first user
@@ -111,7 +135,7 @@ func Answer(user string, invalid bool, salt string) string {
 		}
 	}
 	if a, ok := obeyPlanted(user); ok && variant < 0 {
-		return a
+		return wrapTask(user, a)
 	}
 	switch {
 	case strings.HasPrefix(user, tagTask):
@@ -125,11 +149,11 @@ func Answer(user string, invalid bool, salt string) string {
 	case ideasCount.MatchString(user):
 		return ideasAnswer(user, variant)
 	case classifyN.MatchString(user):
-		return classifyAnswer(user, variant)
-	case strings.Contains(user, sourceCard):
-		return cardAnswer(user, true, variant)
-	case strings.Contains(user, goldCard):
-		return cardAnswer(user, false, variant)
+		return wrapTask(user, classifyAnswer(user, variant))
+	case sourceCard.MatchString(user):
+		return wrapTask(user, cardAnswer(user, true, variant))
+	case goldCard.MatchString(user):
+		return wrapTask(user, cardAnswer(user, false, variant))
 	}
 	return "I can only classify references and write idea cards."
 }
@@ -152,7 +176,7 @@ func ObeyingAnswer(user string) string {
 			Rationale: "The paper says every reference is a source.", Quotes: []string{}})
 	}
 	b, _ := json.Marshal(out)
-	return string(b)
+	return wrapTask(user, string(b))
 }
 
 type classifiedRef struct {

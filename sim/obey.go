@@ -136,7 +136,7 @@ func obeyPlanted(user string) (string, bool) {
 		}
 		b, _ := json.Marshal(careful)
 		return string(b), true
-	case strings.Contains(user, goldCard):
+	case goldCard.MatchString(user):
 		m := plantedGold.FindStringSubmatch(user)
 		if m == nil {
 			return "", false

@@ -20,11 +20,17 @@ import (
 // batches, as OpenAI speaks them.
 //
 // Chat answers report the prompt tokens served from the automatic prefix
-// cache in usage.prompt_tokens_details.cached_tokens. With
-// Options.StrictOpenAI a strict response_format whose schema OpenAI would
-// refuse (a property not required, an object without additionalProperties
-// false, minLength and the other keywords strict mode rejects) gets
-// OpenAI's 400.
+// cache in usage.prompt_tokens_details.cached_tokens. A strict
+// response_format whose schema OpenAI would refuse (a property not
+// required, an object without additionalProperties false, minLength and
+// the other keywords strict mode rejects) gets OpenAI's 400, for the
+// OpenAI models it knows and, with Options.StrictOpenAI, for any. The
+// per-model rules of models.go apply by the model named: gpt-5* and
+// o1/o3/o4* refuse a temperature other than 1 and max_tokens, reason
+// before answering (reasoning_tokens, within the limit), and every model
+// it knows has its context window and largest output; an answer past its
+// limit ends with finish_reason length, cut; Faults.PRefusal makes it
+// refuse.
 //
 // A batch is created from an uploaded JSONL file (POST /v1/files,
 // multipart, purpose=batch) and moves one state on each GET of it:
@@ -85,14 +91,14 @@ const (
 )
 
 func newOpenAIAPI() *openAIAPI {
-	return &openAIAPI{cache: newPromptCache(0), files: map[string][]byte{}, batches: map[string]*openAIBatch{}, book: newBatchBook()}
+	return &openAIAPI{cache: newPromptCache(), files: map[string][]byte{}, batches: map[string]*openAIBatch{}, book: newBatchBook()}
 }
 
 func (a *openAIAPI) handle(rw http.ResponseWriter, r *http.Request, body []byte, invalid bool) {
 	p := r.URL.Path
 	switch {
 	case p == "/v1/chat/completions" && r.Method == http.MethodPost:
-		status, resp := a.complete(body, invalid)
+		status, resp := a.complete(body, invalid, nil)
 		writeStatusJSON(rw, status, resp)
 	case p == "/v1/files" && r.Method == http.MethodPost:
 		a.upload(rw, r, body)
@@ -146,7 +152,10 @@ type openAIChat struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	} `json:"messages"`
-	ResponseFormat *struct {
+	Temperature         *float64 `json:"temperature"`
+	MaxTokens           *int     `json:"max_tokens"`
+	MaxCompletionTokens *int     `json:"max_completion_tokens"`
+	ResponseFormat      *struct {
 		Type       string `json:"type"`
 		JSONSchema *struct {
 			Name   string          `json:"name"`
@@ -156,22 +165,43 @@ type openAIChat struct {
 	} `json:"response_format"`
 }
 
-// complete answers one chat request: the status and the body.
-func (a *openAIAPI) complete(body []byte, invalid bool) (int, any) {
+// complete answers one chat request: the status and the body. A batch's
+// requests pass their batch's cache writes (tx).
+func (a *openAIAPI) complete(body []byte, invalid bool, tx *cacheTx) (int, any) {
 	var req openAIChat
 	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) == 0 {
 		return http.StatusBadRequest, map[string]any{"error": map[string]any{"message": "malformed request", "type": "invalid_request_error"}}
 	}
+	rules := openAIModel(req.Model)
+	refuse := func(msg, param, code string) (int, any) {
+		return http.StatusBadRequest, map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": param, "code": code}}
+	}
+	switch {
+	case rules.defaultTemperature && req.Temperature != nil && *req.Temperature != 1:
+		return refuse(openAITemperatureError(*req.Temperature), "temperature", "unsupported_value")
+	case rules.noMaxTokens && req.MaxTokens != nil:
+		return refuse(openAIMaxTokensError, "max_tokens", "unsupported_parameter")
+	}
+	limit := 0
+	for _, l := range []*int{req.MaxCompletionTokens, req.MaxTokens} {
+		if l != nil && *l > 0 {
+			limit = *l
+			break
+		}
+	}
+	if rules.maxOutput > 0 && limit > rules.maxOutput {
+		return refuse(openAIOutputError(limit, rules.maxOutput), "max_tokens", "invalid_value")
+	}
 	var prompt bytes.Buffer
 	if rf := req.ResponseFormat; rf != nil && rf.JSONSchema != nil {
-		if a.strict && rf.JSONSchema.Strict {
+		// OpenAI's strict mode refuses what it does not take, for every
+		// model it serves; the tests' own model does so with StrictOpenAI.
+		if (a.strict || rules.window > 0) && rf.JSONSchema.Strict {
 			if msg := strictProblem(rf.JSONSchema.Schema); msg != "" {
-				return http.StatusBadRequest, map[string]any{"error": map[string]any{
-					"message": fmt.Sprintf("Invalid schema for response_format '%s': %s", rf.JSONSchema.Name, msg),
-					"type":    "invalid_request_error", "param": "response_format", "code": nil,
-				}}
+				return refuse(fmt.Sprintf("Invalid schema for response_format '%s': %s", rf.JSONSchema.Name, msg), "response_format", "")
 			}
 		}
+		// The schema is the prefix of the system message in the cache.
 		prompt.Write(rf.JSONSchema.Schema)
 	}
 	user := ""
@@ -181,23 +211,40 @@ func (a *openAIAPI) complete(body []byte, invalid bool) (int, any) {
 			user = m.Content
 		}
 	}
+	promptTokens := tokens(prompt.Len())
+	if rules.window > 0 && promptTokens > rules.window {
+		return refuse(openAIWindowError(rules.window, promptTokens), "messages", "context_length_exceeded")
+	}
 	_, task, _ := llmIdentity(body)
 	answer := Answer(user, invalid, task+strconv.Itoa(len(req.Messages)))
-	if f := a.svc.faultsNow(); !invalid && f.PObey > 0 && a.svc.draw(task, 0, "obey") < f.PObey {
+	f := a.svc.faultsNow()
+	if !invalid && f.PObey > 0 && a.svc.draw(task, 0, "obey") < f.PObey {
 		answer = ObeyingAnswer(user)
 	}
-	promptTokens := tokens(prompt.Len())
-	cached := a.cache.automatic(prompt.Bytes())
+	cached := a.cache.automatic(prompt.Bytes(), rules.minCache, tx)
+	msg := map[string]any{"role": "assistant", "content": answer}
+	finish := "stop"
+	reasoning := rules.reasoning
+	done := tokens(len(answer)) + reasoning
+	switch {
+	case f.PRefusal > 0 && a.svc.draw(task, 0, "refusal") < f.PRefusal:
+		// A refusal: the content is null and the refusal says why.
+		msg = map[string]any{"role": "assistant", "content": nil, "refusal": "I'm sorry, I can't help with that request."}
+		done = reasoning + 12
+	case limit > 0 && done > limit:
+		// Cut at the limit; a reasoning model's thinking comes first.
+		finish, done = "length", limit
+		msg["content"] = cut(answer, limit-reasoning)
+		reasoning = min(reasoning, limit)
+	}
 	return http.StatusOK, map[string]any{
 		"id": "chatcmpl-sim-" + task[5:], "object": "chat.completion", "created": 1767225600, "model": req.Model,
-		"choices": []map[string]any{{
-			"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": answer},
-		}},
+		"choices": []map[string]any{{"index": 0, "finish_reason": finish, "message": msg}},
 		"usage": map[string]any{
-			"prompt_tokens": promptTokens, "completion_tokens": tokens(len(answer)),
-			"total_tokens":          promptTokens + tokens(len(answer)),
-			"prompt_tokens_details": map[string]int{"cached_tokens": cached},
+			"prompt_tokens": promptTokens, "completion_tokens": done,
+			"total_tokens":              promptTokens + done,
+			"prompt_tokens_details":     map[string]int{"cached_tokens": cached},
+			"completion_tokens_details": map[string]int{"reasoning_tokens": reasoning},
 		},
 	}
 }
@@ -450,6 +497,9 @@ func (a *openAIAPI) finish(b *openAIBatch, f Faults, cut bool) {
 	if cut || b.Status == "cancelling" {
 		done = len(lines) / 2
 	}
+	// The batch's requests read nothing from the prompt cache (see
+	// newColdTx).
+	tx := newColdTx()
 	for i, l := range lines {
 		key := b.ID + "\x00" + l.CustomID
 		reqID := "req_sim_" + strconv.Itoa(i)
@@ -471,7 +521,7 @@ func (a *openAIAPI) finish(b *openAIBatch, f Faults, cut bool) {
 				"error": nil})
 		default:
 			invalid := f.PInvalid > 0 && a.svc.draw(key, 0, "invalid") < f.PInvalid
-			status, body := a.complete(l.Body, invalid)
+			status, body := a.complete(l.Body, invalid, tx)
 			line := map[string]any{"id": "batch_req_" + strconv.Itoa(i), "custom_id": l.CustomID,
 				"response": map[string]any{"status_code": status, "request_id": reqID, "body": body}, "error": nil}
 			if status == http.StatusOK {

@@ -68,6 +68,9 @@ type Faults struct {
 	// POverloaded is the probability of Anthropic's 529 overloaded_error
 	// (the anthropic service only).
 	POverloaded float64
+	// PRefusal is the probability, drawn per task, that the LLM refuses to
+	// answer (Anthropic's stop_reason refusal, OpenAI's message refusal).
+	PRefusal float64
 	// Batch faults, drawn per batch or per line of a batch (the llm and
 	// anthropic services): a batch that fails validation (OpenAI) or
 	// expires before all its lines are done, a line that ends in an error

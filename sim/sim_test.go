@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/injection"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/record"
@@ -90,6 +92,53 @@ func TestPagesParse(t *testing.T) {
 		if _, err := latexml.Parse(w.Page(&p, p.HTML), latexml.Options{}); err != nil {
 			t.Errorf("%s: %v", p.ArxivID, err)
 		}
+	}
+}
+
+// TestPaperTokens: a world with PaperTokens set lengthens every page to
+// about that many tokens of text with prose that cites nothing and that
+// package injection does not hold for text addressing a model; the
+// mentions and the rest of the page are the short world's.
+func TestPaperTokens(t *testing.T) {
+	short := newWorld(t, sim.WorldConfig{Seed: 7, Targets: 12})
+	long := newWorld(t, sim.WorldConfig{Seed: 7, Targets: 12, PaperTokens: 6000})
+	for i := range long.NumTargets() {
+		p := long.Target(i)
+		if p.HTML == sim.HTMLNone {
+			continue
+		}
+		doc, err := latexml.Parse(long.Page(&p, p.HTML), latexml.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", p.ArxivID, err)
+		}
+		var text int
+		var walk func([]record.Section)
+		walk = func(ss []record.Section) {
+			for _, s := range ss {
+				for _, para := range s.Paragraphs {
+					text += len(para)
+				}
+				walk(s.Sections)
+			}
+		}
+		walk(doc.Sections)
+		text += len(doc.Abstract)
+		if tokens := text / 4; tokens < 5700 || tokens > 6300 {
+			t.Errorf("%s: %d tokens of text, want about 6,000", p.ArxivID, tokens)
+		}
+		if found := injection.ScanDocument(doc, nil); len(found) != 0 {
+			t.Errorf("%s: the lengthened page addresses a model: %+v", p.ArxivID, found)
+		}
+		q := short.Target(i)
+		if refs := long.References(&p); !reflect.DeepEqual(long.Contexts(&p, refs), short.Contexts(&q, short.References(&q))) {
+			t.Errorf("%s: the lengthened page's citation contexts differ from the short page's", p.ArxivID)
+		}
+		if short, err := latexml.Parse(short.Page(&q, q.HTML), latexml.Options{}); err != nil || len(short.Mentions) != len(doc.Mentions) {
+			t.Errorf("%s: %d mentions, the short page %d (%v)", p.ArxivID, len(doc.Mentions), len(short.Mentions), err)
+		}
+	}
+	if _, err := sim.NewWorld(sim.WorldConfig{Targets: 1, PaperTokens: -1}); err == nil {
+		t.Error("a negative paper length is taken")
 	}
 }
 
@@ -339,7 +388,7 @@ func TestLLMAnswersPassTheStages(t *testing.T) {
 	p := w.Target(1)
 	doc, _ := latexml.Parse(w.Page(&p, p.HTML), latexml.Options{})
 	fails := 0
-	for i := range 10 {
+	for i := range 20 {
 		doc.Abstract += " " + strconv.Itoa(i) // a new prompt each time
 		if _, err := summarize.Summarize(ctx, c, summarize.Input{Key: p.ArxivID, Doc: doc}, record.CardGold); err != nil {
 			var ie *llm.InvalidError
@@ -349,8 +398,8 @@ func TestLLMAnswersPassTheStages(t *testing.T) {
 			fails++
 		}
 	}
-	if st := s.Service(sim.LLM).Stats(); st.Invalid == 0 || fails > 2 {
-		t.Errorf("with 3 answers in 10 invalid: %d of 10 cards failed, stats %+v", fails, st)
+	if st := s.Service(sim.LLM).Stats(); st.Invalid == 0 || fails > 3 {
+		t.Errorf("with 3 answers in 10 invalid: %d of 20 cards failed, stats %+v", fails, st)
 	}
 	for _, a := range []string{sim.Answer("Classify the 2 references", true, "a"), sim.Answer("Write the idea card", true, "b")} {
 		if a == sim.Answer("Classify the 2 references", false, "") || a == sim.Answer("Write the idea card", false, "") {

@@ -32,6 +32,9 @@ const (
 	targetSeq     = 1
 	backgroundSeq = 50001
 	maxPerKind    = 49999
+	// maxPaperTokens bounds WorldConfig.PaperTokens: pages are made when
+	// asked for, so a page stays a page.
+	maxPaperTokens = 100000
 )
 
 // WorldConfig describes a World. Zero fields take the documented defaults.
@@ -86,6 +89,12 @@ type WorldConfig struct {
 	// (each gets a v2 a month after v1 when it has none): html/IDv1
 	// answers 404.
 	NoV1HTML []int
+	// PaperTokens, when set, lengthens every page's text to about this
+	// many tokens (four bytes a token) with an Experiments section of
+	// plain prose that cites nothing, so that prompts have a real paper's
+	// length (the recipe's papers send about 6,000 tokens a call); 0 keeps
+	// the short pages of a few hundred tokens.
+	PaperTokens int
 }
 
 // versioned reports whether arXiv serves the HTML of every version of a
@@ -150,6 +159,9 @@ func NewWorld(cfg WorldConfig) (*World, error) {
 	}
 	if cfg.To.IsZero() {
 		cfg.To = time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC)
+	}
+	if cfg.PaperTokens < 0 || cfg.PaperTokens > maxPaperTokens {
+		return nil, fmt.Errorf("sim: paper length of %d tokens: want 0 to %d", cfg.PaperTokens, maxPaperTokens)
 	}
 	if !cfg.To.After(cfg.From) || cfg.From.Year() < 2016 {
 		return nil, fmt.Errorf("sim: target dates %s to %s: want a range from 2016 on", cfg.From, cfg.To)

@@ -10,10 +10,14 @@
 // Summarize writes one card of a kind: CardGold (problem_gap, core_claim,
 // method, inspiration) or CardSource (the same plus results and
 // takeaways), from a paper's parsed Document or from its abstract alone.
-// The prompts are versioned files embedded from prompts/ (gold.prompt,
-// source.prompt); they carry the field definitions and the full 7 + 7
-// taxonomy with its decision rules, and their version goes on every card
-// with the model.
+// The requests are laid out as every paper task's is (package
+// paperprompt): the shared system prompt, which carries the field
+// definitions and the full 7 + 7 taxonomy with its decision rules, the
+// paper as one block, then the task, a versioned file embedded from
+// prompts/ (gold.prompt, source.prompt). A target's gold-card request is
+// the same as its classify request up to the end of the paper, so it
+// reads the paper from the provider's prompt cache. The task's version
+// and the shared prompt's go on every card with the model.
 //
 // A gold card is written from the target alone. Its inspiration names the
 // prior work the way the paper cites it (authors and year, or title) and
@@ -67,7 +71,9 @@
 // by default) are trimmed by section priority, not at a byte count: the
 // abstract, the introduction, method sections, results, conclusion and
 // discussion, then the rest, appendices last; sections are recognized by
-// keywords in their headings (see Trim).
+// keywords in their headings (see Trim). A prompt the model's context
+// window refuses is asked again with the paper trimmed further, and the
+// card's result says so.
 //
 // # Heuristic backend
 //
@@ -150,8 +156,8 @@
 // "title:"+normalized title as a last resort. Its cards are records of
 // kind CardKind(card kind, model, prompt version), for example
 //
-//	2507.11127  card:gold:gpt-4o-mini:summarize-gold-v1
-//	2507.11127  card:source:gpt-4o-mini:summarize-source-v1
+//	2507.11127  card:gold:gpt-5.4-mini:summarize-gold-v2+papers-v1
+//	2507.11127  card:source:gpt-5.4-mini:summarize-source-v2+papers-v1
 //	s2:649def34 card:source:heuristic:heuristic-v2
 //
 // with meta text_level and card_kind. So there is one card per (paper,

@@ -44,7 +44,12 @@ func (r fakeRequest) title() string {
 
 // source reports whether the request asks for a source card.
 func (r fakeRequest) source() bool {
-	return strings.Contains(r.Messages[0][1], "results:")
+	for _, m := range r.Messages {
+		if m[0] == "user" {
+			return strings.Contains(m[1], "write the source card")
+		}
+	}
+	return false
 }
 
 // followUp returns the last follow-up message, "" for a first request.
@@ -128,17 +133,33 @@ func validCard(title string, source bool) string {
 		c["results"] = "Accuracy drops from 95% to 40% between 10 and 500 instructions."
 		c["takeaways"] = "Instruction density is a first-class evaluation axis."
 	}
-	b, _ := json.Marshal(c)
+	return wrapCard(c)
+}
+
+// wrapCard is a card's fields as the answer of a paper task: the card,
+// and no references.
+func wrapCard(c map[string]string) string {
+	b, _ := json.Marshal(map[string]any{"references": []any{}, "card": c})
 	return string(b)
 }
 
-// withField returns answer with one field replaced.
+// cardJSON is an answer's card alone, as a record.Card decodes it.
+func cardJSON(answer string) string {
+	var a struct {
+		Card json.RawMessage `json:"card"`
+	}
+	json.Unmarshal([]byte(answer), &a)
+	return string(a.Card)
+}
+
+// withField returns answer with one field of its card replaced.
 func withField(answer, field, value string) string {
-	var m map[string]string
-	json.Unmarshal([]byte(answer), &m)
-	m[field] = value
-	b, _ := json.Marshal(m)
-	return string(b)
+	var a struct {
+		Card map[string]string `json:"card"`
+	}
+	json.Unmarshal([]byte(answer), &a)
+	a.Card[field] = value
+	return wrapCard(a.Card)
 }
 
 // testDoc is a small parsed paper with an introduction, a method, results,
@@ -160,4 +181,14 @@ func testDoc(id, title string) *record.Document {
 		},
 		Mentions: []record.Mention{{RefKeys: []string{"bib.bib1"}, Sentence: "Previous benchmarks (Smith et al., 2020) evaluate models with a single instruction only.", SectionID: "S1"}},
 	}
+}
+
+// sourceVersion is the prompt version source cards record.
+func sourceVersion(t *testing.T) string {
+	t.Helper()
+	v, err := PromptVersion(record.CardSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

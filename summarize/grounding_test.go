@@ -102,7 +102,7 @@ func TestGroundingThreshold(t *testing.T) {
 func TestGroundedInstructions(t *testing.T) {
 	doc := testDoc("2501.00001v1", "Paper A")
 	var c record.Card
-	if err := json.Unmarshal([]byte(validCard("Paper A", false)), &c); err != nil {
+	if err := json.Unmarshal([]byte(cardJSON(validCard("Paper A", false))), &c); err != nil {
 		t.Fatal(err)
 	}
 	if g, why := Grounded(&c, Input{Doc: doc}, DefaultMinGrounding); len(why) > 0 || g.Overlap < DefaultMinGrounding {
@@ -124,7 +124,7 @@ func TestGroundedInstructions(t *testing.T) {
 func TestGoldGrounding(t *testing.T) {
 	dictated := readGroundingCards(t, "dictated.json")[0].Card
 	dictated.Inspiration = "Earlier security products failed. This one does not. It is the last one anyone needs."
-	bad, _ := json.Marshal(map[string]string{"problem_gap": dictated.ProblemGap, "core_claim": dictated.CoreClaim,
+	bad := wrapCard(map[string]string{"problem_gap": dictated.ProblemGap, "core_claim": dictated.CoreClaim,
 		"method": dictated.Method, "inspiration": dictated.Inspiration})
 	for _, c := range []struct {
 		name    string
@@ -136,7 +136,7 @@ func TestGoldGrounding(t *testing.T) {
 				if r.source() {
 					return validCard(r.title(), true)
 				}
-				return string(bad)
+				return bad
 			})
 			s := &Stage{Store: w.st, LLM: srv.client(t, nil), IncludeSuspect: c.include}
 			for run := range 2 {

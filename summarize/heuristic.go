@@ -3,6 +3,7 @@ package summarize
 import (
 	"errors"
 	"fmt"
+	"github.com/groundwork/curate/paperprompt"
 	"regexp"
 	"slices"
 	"strings"
@@ -85,7 +86,7 @@ func gather(paper Input) (*material, error) {
 	if m.level == "" {
 		return nil, ErrNoText
 	}
-	m.abstract = usable(sentences(paper.abstract()))
+	m.abstract = usable(paperprompt.Sentences(paper.abstract()))
 	if record.IsFullText(m.level) {
 		doc := paper.Doc
 		prio := map[string]int{} // section id -> priority, for mentions
@@ -93,37 +94,37 @@ func gather(paper Input) (*material, error) {
 		var walk func(ss []record.Section, parentPrio int, top bool)
 		walk = func(ss []record.Section, parentPrio int, top bool) {
 			for _, s := range ss {
-				p := sectionPriority(s)
-				if !top && parentPrio != prioRest {
+				p := paperprompt.SectionPriority(s)
+				if !top && parentPrio != paperprompt.PriorityRest {
 					p = parentPrio
 				}
 				prio[s.ID] = p
 				text := strings.Join(s.Paragraphs, " ")
-				if firstBody == nil && p < prioAppendix && strings.TrimSpace(text) != "" {
-					firstBody = usable(sentences(text))
+				if firstBody == nil && p < paperprompt.PriorityAppendix && strings.TrimSpace(text) != "" {
+					firstBody = usable(paperprompt.Sentences(text))
 				}
 				switch p {
-				case prioIntro:
-					m.intro = append(m.intro, usable(sentences(text))...)
-				case prioResults:
-					m.results = append(m.results, usable(sentences(text))...)
-				case prioConclusion:
-					m.conclusion = append(m.conclusion, usable(sentences(text))...)
+				case paperprompt.PriorityIntro:
+					m.intro = append(m.intro, usable(paperprompt.Sentences(text))...)
+				case paperprompt.PriorityResults:
+					m.results = append(m.results, usable(paperprompt.Sentences(text))...)
+				case paperprompt.PriorityConclusion:
+					m.conclusion = append(m.conclusion, usable(paperprompt.Sentences(text))...)
 				}
 				walk(s.Sections, p, false)
 			}
 		}
-		walk(doc.Sections, prioRest, true)
+		walk(doc.Sections, paperprompt.PriorityRest, true)
 		if len(m.intro) == 0 {
 			// No section called an introduction: the paper's opening text is.
 			if len(doc.Sections) == 0 {
-				m.intro = usable(sentences(strings.Join(doc.Preamble, " ")))
+				m.intro = usable(paperprompt.Sentences(strings.Join(doc.Preamble, " ")))
 			} else {
 				m.intro = firstBody
 			}
 		}
 		for _, mn := range doc.Mentions {
-			if p, ok := prio[mn.SectionID]; ok && (p == prioIntro || p == prioRest) {
+			if p, ok := prio[mn.SectionID]; ok && (p == paperprompt.PriorityIntro || p == paperprompt.PriorityRest) {
 				m.mentions = append(m.mentions, usable([]string{mn.Sentence})...)
 			}
 		}

@@ -71,7 +71,7 @@ func TestStagePDFText(t *testing.T) {
 	if n := srv.callsFor("Paper S", true); n != 1 {
 		t.Errorf("S, whose text did not change, carded %d times", n)
 	}
-	c, rec, err := record.CardKind(record.CardSource, "test-model", "summarize-source-v1").Get(ctx, w.st, "s2:s2T")
+	c, rec, err := record.CardKind(record.CardSource, "test-model", sourceVersion(t)).Get(ctx, w.st, "s2:s2T")
 	if err != nil || c == nil || rec.Meta["text_level"] != record.TextPDF {
 		t.Errorf("T's stored card: %v %+v", err, rec.Meta)
 	}

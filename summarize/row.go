@@ -11,11 +11,11 @@ import (
 	"github.com/groundwork/curate/record"
 )
 
-// Tokens of a card request besides the paper's text, for estimates: the
-// instructions around the paper, and the card.
+// Tokens of a card request besides the paper's text and the shared
+// prompt, for estimates: the card's task, and the card.
 const (
-	instructionTokens = 1_000
-	cardTokens        = 400
+	taskTokens = 40
+	cardTokens = 400
 )
 
 // Declare is the summarize stage's row of the stage table.
@@ -27,7 +27,7 @@ func (s *Stage) Declare() pipeline.Decl {
 		Writes:   []string{record.Summaries.Name(), record.CardIndex.Name(), "card:*"},
 		Before:   []string{"sources", "pdfs"},
 		Requests: []pipeline.Request{{Service: llm.DefaultService, Count: pipeline.PerSource, Self: true,
-			LLM: &pipeline.Tokens{Fixed: instructionTokens, Text: cmp.Or(s.Budget, DefaultBudget), Output: cardTokens}}},
+			LLM: &pipeline.Tokens{Shared: true, Fixed: taskTokens, Text: cmp.Or(s.Budget, DefaultBudget), Output: cardTokens, ReadsPaper: true}}},
 	}
 }
 

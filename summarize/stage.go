@@ -310,7 +310,7 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 		return res
 	}
 	res.TextLevel = in.Level()
-	c, err := s.summarize(ctx, in, cardKind, model)
+	c, trim, err := s.summarize(ctx, in, cardKind, model)
 	if (errors.Is(err, ErrNoText) || errors.Is(err, ErrTooLittleText)) && stale == nil {
 		res.Unsummarizable, res.Failure = true, err.Error()
 		return res
@@ -331,6 +331,9 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 		return res
 	}
 	meta := map[string]string{"text_level": res.TextLevel, "card_kind": cardKind}
+	if trim != "" {
+		meta["context_trim"], res.ContextTrim = trim, trim
+	}
 	if _, err := kind.Put(ctx, s.Store, item, c, meta); err != nil {
 		res.Failure = err.Error()
 		return res
@@ -361,15 +364,15 @@ func betterText(level string, load func() (Input, error)) (Input, bool) {
 	return in, true
 }
 
-func (s *Stage) summarize(ctx context.Context, in Input, cardKind, model string) (*record.Card, error) {
+func (s *Stage) summarize(ctx context.Context, in Input, cardKind, model string) (*record.Card, string, error) {
 	if llm.IsHeuristic(model) {
 		c, err := Heuristic(in, cardKind)
 		if err == nil && s.Meter != nil {
 			s.Meter.RecordHeuristic(Name)
 		}
-		return c, err
+		return c, "", err
 	}
-	return summarizeLLM(ctx, s.LLM, model, in, cardKind)
+	return summarizeTrimmed(ctx, s.LLM, model, in, cardKind)
 }
 
 // recordFailure keeps the last failed attempt at a card, with the model's

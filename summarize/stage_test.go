@@ -146,7 +146,7 @@ func TestStageReuse(t *testing.T) {
 	if u := resA.Sources[2]; !u.Unsummarizable || u.Card != nil || !strings.Contains(u.Failure, "no arXiv ID and there is no abstract") {
 		t.Errorf("source U: %+v", u)
 	}
-	if r := resA.Sources[0]; r.Paper != idS || r.StoreKind != "card:source:test-model:summarize-source-v1" || r.Card == nil {
+	if r := resA.Sources[0]; r.Paper != idS || r.StoreKind != "card:source:test-model:"+sourceVersion(t) || r.Card == nil {
 		t.Errorf("source S: %+v", r)
 	}
 	if r := resA.Sources[1]; r.Paper != "s2:s2T" {
@@ -291,7 +291,7 @@ func TestStageInvalidCard(t *testing.T) {
 	if res.Failed != 1 || res.Written != 2 {
 		t.Errorf("result: %+v", res)
 	}
-	f, _, err := record.FailureKind(record.CardSource, "test-model", "summarize-source-v1").Get(t.Context(), w.st, idS)
+	f, _, err := record.FailureKind(record.CardSource, "test-model", sourceVersion(t)).Get(t.Context(), w.st, idS)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,20 +7,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/groundwork/curate/paperprompt"
 	"strings"
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/llm/prompts"
-	"github.com/groundwork/curate/injection"
 	"github.com/groundwork/curate/record"
 )
 
 // Name is the summarize stage's name in the ledger and in LLM usage.
 const Name = "summarize"
 
-// maxAnswerTokens bounds a card answer; a card is a few hundred tokens,
-// the rest is room for a reasoning model's thinking.
-const maxAnswerTokens = 4096
+// maxAnswerTokens is a card answer's first limit: a card is a few
+// hundred tokens. A reasoning model gets room for its reasoning on top
+// (the model table says how much), and an answer cut at its limit is
+// asked again with a larger one.
+const maxAnswerTokens = 1536
 
 // ErrNoText means a paper has neither body text nor an abstract, so no
 // card can be written from it.
@@ -28,27 +30,6 @@ var ErrNoText = errors.New("no text to summarize: neither body text nor an abstr
 
 //go:embed prompts/*.prompt
 var promptFS embed.FS
-
-// goldAnswer and sourceAnswer are the model's answers; their schemas ask
-// for every field, non-empty. They are byte for byte the literals they
-// replaced, so cache keys did not change (TestCardSchemasUnchanged).
-type goldAnswer struct {
-	ProblemGap  string `json:"problem_gap"`
-	CoreClaim   string `json:"core_claim"`
-	Method      string `json:"method"`
-	Inspiration string `json:"inspiration"`
-}
-
-type sourceAnswer struct {
-	goldAnswer
-	Results   string `json:"results"`
-	Takeaways string `json:"takeaways"`
-}
-
-var (
-	goldSchema   = llm.MustSchemaFor[goldAnswer]("gold_card", llm.NonEmptyStrings())
-	sourceSchema = llm.MustSchemaFor[sourceAnswer]("source_card", llm.NonEmptyStrings())
-)
 
 // Input is the paper a card is written from.
 type Input struct {
@@ -66,58 +47,18 @@ type Input struct {
 	Budget int
 }
 
-// abstract returns the paper's abstract: the page's own, else the given
-// one, else an "Abstract." paragraph at the head of the page (pages whose
-// abstract is not marked up as one).
-func (in Input) abstract() string {
-	if in.Doc != nil && strings.TrimSpace(in.Doc.Abstract) != "" {
-		return strings.TrimSpace(in.Doc.Abstract)
-	}
-	if a := strings.TrimSpace(in.Abstract); a != "" {
-		return a
-	}
-	if in.Doc != nil {
-		for _, p := range in.Doc.Preamble {
-			p = strings.TrimSpace(p)
-			if len(p) > len("abstract") && strings.EqualFold(p[:len("abstract")], "abstract") {
-				return strings.TrimLeft(p[len("abstract"):], ".: \u2014-")
-			}
-		}
-	}
-	return ""
+// paper is in as the paper block shows it.
+func (in Input) paper() paperprompt.Paper {
+	return paperprompt.PaperOf(in.Doc, in.Title, in.Abstract, in.TextLevel == record.TextAbstract, in.Budget)
 }
 
-func (in Input) title() string {
-	if t := strings.TrimSpace(in.Title); t != "" {
-		return t
-	}
-	if in.Doc != nil && in.Doc.Title != nil {
-		return strings.TrimSpace(*in.Doc.Title)
-	}
-	return ""
-}
+// abstract returns the paper's abstract (see paperprompt.AbstractOf).
+func (in Input) abstract() string { return paperprompt.AbstractOf(in.Doc, in.Abstract) }
+
+func (in Input) title() string { return in.paper().Title }
 
 // hasBody reports whether the Document has text beyond its abstract.
-func hasBody(doc *record.Document) bool {
-	if doc == nil {
-		return false
-	}
-	for _, p := range doc.Preamble {
-		if strings.TrimSpace(p) != "" {
-			return true
-		}
-	}
-	var text func(ss []record.Section) bool
-	text = func(ss []record.Section) bool {
-		for _, s := range ss {
-			if nonEmpty(s.Paragraphs) > 0 || text(s.Sections) {
-				return true
-			}
-		}
-		return false
-	}
-	return text(doc.Sections)
-}
+func hasBody(doc *record.Document) bool { return paperprompt.HasBody(doc) }
 
 // Level returns the text level a card of in is written at: TextFull when
 // the Document has body text and the input is not restricted to the
@@ -136,20 +77,6 @@ func (in Input) Level() string {
 	return ""
 }
 
-// text renders the paper for the prompt.
-func (in Input) text() (text, level string, truncated bool, err error) {
-	level = in.Level()
-	switch level {
-	case "":
-		return "", "", false, ErrNoText
-	case record.TextFull, record.TextPDF:
-		t := trimText(in.abstract(), in.Doc, in.Budget)
-		return t.Text, level, t.Truncated, nil
-	}
-	t := trimText(in.abstract(), nil, in.Budget)
-	return t.Text, level, t.Truncated, nil
-}
-
 func loadPrompt(kind string) (*prompts.Prompt, error) {
 	if err := checkKind(kind); err != nil {
 		return nil, err
@@ -157,32 +84,34 @@ func loadPrompt(kind string) (*prompts.Prompt, error) {
 	return prompts.Load(promptFS, "prompts/"+kind+".prompt")
 }
 
-// PromptVersion returns the version of the embedded prompt that writes
-// cards of kind (CardGold or CardSource).
+// PromptVersion returns the version of the embedded prompts that write
+// cards of kind (CardGold or CardSource): the task's and the shared
+// paper prompt's.
 func PromptVersion(kind string) (string, error) {
 	p, err := loadPrompt(kind)
 	if err != nil {
 		return "", err
 	}
-	return p.Version, nil
-}
-
-func schemaFor(kind string) *llm.Schema {
-	if kind == record.CardSource {
-		return sourceSchema
+	sh, err := paperprompt.Load()
+	if err != nil {
+		return "", err
 	}
-	return goldSchema
+	return sh.VersionOf(p.Version), nil
 }
 
 // validator is the answer check handed to the LLM layer: an answer that
 // fails it is sent back with the reason.
 func validator(kind string) func(json.RawMessage) error {
 	return func(doc json.RawMessage) error {
-		var c record.Card
-		if err := json.Unmarshal(doc, &c); err != nil {
+		card, err := paperprompt.CardJSON(doc)
+		if err != nil {
 			return err
 		}
-		_, _, err := check(&c, kind)
+		var c record.Card
+		if err := json.Unmarshal(card, &c); err != nil {
+			return err
+		}
+		_, _, err = check(&c, kind)
 		return err
 	}
 }
@@ -206,48 +135,69 @@ func Summarize(ctx context.Context, c llm.Completer, paper Input, kind string) (
 }
 
 func summarizeLLM(ctx context.Context, c llm.Completer, model string, paper Input, kind string) (*record.Card, error) {
+	card, _, err := summarizeTrimmed(ctx, c, model, paper, kind)
+	return card, err
+}
+
+// summarizeTrimmed is summarizeLLM that also says when the paper had to be
+// trimmed to fit the model's context window (the note, for the record).
+func summarizeTrimmed(ctx context.Context, c llm.Completer, model string, paper Input, kind string) (*record.Card, string, error) {
+	fail := func(err error) (*record.Card, string, error) {
+		return nil, "", fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)
+	}
 	p, err := loadPrompt(kind)
 	if err != nil {
-		return nil, fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)
+		return fail(err)
 	}
-	text, level, truncated, err := paper.text()
+	sh, err := paperprompt.Load()
 	if err != nil {
-		return nil, fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)
+		return fail(err)
 	}
-	if paper.Doc != nil {
-		// Sentences that address a model are taken out; the rest is data
-		// between the prompt's <paper> delimiters.
-		text = injection.Strip(text, injection.ScanDocument(paper.Doc, nil))
+	if paper.Level() == "" {
+		return fail(ErrNoText)
 	}
-	system, user, err := p.Render(map[string]any{
-		"Title":     injection.Fence(cmp.Or(paper.title(), "(untitled)")),
-		"TextLevel": level,
-		"Truncated": truncated,
-		"Text":      injection.Fence(text),
-	})
+	_, task, err := p.Render(nil)
 	if err != nil {
-		return nil, fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)
+		return fail(err)
 	}
-	resp, err := c.Complete(ctx, llm.Request{
-		Stage:         Name,
-		PromptVersion: p.Version,
-		System:        system,
-		User:          user,
-		Schema:        schemaFor(kind),
-		Validate:      validator(kind),
-		MaxTokens:     maxAnswerTokens,
-	})
+	in := paper.paper()
+	in.Budget = cmp.Or(in.Budget, DefaultBudget)
+	note := ""
+	var resp *llm.Response
+	for try := 0; ; try++ {
+		block, err := sh.Block(in)
+		if err != nil {
+			return fail(err)
+		}
+		// A target's paper block is the one its classify call sent: the
+		// gold card reads it from the prompt cache.
+		req := sh.Request(Name, sh.VersionOf(p.Version), block, kind == record.CardGold, task, maxAnswerTokens, validator(kind))
+		resp, err = c.Complete(ctx, req)
+		var ce *llm.ContextWindowError
+		if errors.As(err, &ce) && try < paperprompt.MaxWindowTries {
+			if next := paperprompt.FitBudget(in.Budget, block.Trimmed.Tokens, ce); next < min(in.Budget, block.Trimmed.Tokens) {
+				in.Budget = next
+				note = fmt.Sprintf("the paper was trimmed by sections to %d tokens to fit the model's context window", next)
+				continue
+			}
+		}
+		if err != nil {
+			return fail(err)
+		}
+		break
+	}
+	cardJSON, err := paperprompt.CardJSON(resp.JSON)
 	if err != nil {
-		return nil, fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)
+		return fail(err)
 	}
 	var card record.Card
-	if err := json.Unmarshal(resp.JSON, &card); err != nil {
-		return nil, fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)
+	if err := json.Unmarshal(cardJSON, &card); err != nil {
+		return fail(err)
 	}
-	if err := finish(&card, kind, cmp.Or(model, resp.Model), p.Version); err != nil {
-		return nil, fmt.Errorf("summarize %s card of %s: %w", kind, paper.Key, err)
+	if err := finish(&card, kind, cmp.Or(model, resp.Model), sh.VersionOf(p.Version)); err != nil {
+		return fail(err)
 	}
-	return &card, nil
+	return &card, note, nil
 }
 
 // finish validates card's text, writes its labels in their canonical
@@ -268,3 +218,14 @@ func finish(card *record.Card, kind, model, version string) error {
 	card.Model, card.PromptVersion = model, version
 	return nil
 }
+
+// DefaultBudget is the token budget of a paper's text in a card prompt
+// when none is given: the paper block's, shared with classify.
+const DefaultBudget = paperprompt.DefaultBudget
+
+// Trimmed is a paper's text cut to a token budget.
+type Trimmed = paperprompt.Trimmed
+
+// Trim renders doc's abstract and sections as plain text within budget
+// tokens, as the card prompts show them (see paperprompt.Trim).
+func Trim(doc *record.Document, budget int) Trimmed { return paperprompt.Trim(doc, budget) }

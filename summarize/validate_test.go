@@ -1,6 +1,7 @@
 package summarize
 
 import (
+	"github.com/groundwork/curate/paperprompt"
 	"strings"
 	"testing"
 
@@ -106,7 +107,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestSentences(t *testing.T) {
-	got := sentences("Vaswani et al. (2017) proposed it. See Fig. 3 for e.g. details. J. Smith agreed! Is 3.5 big? Yes.")
+	got := paperprompt.Sentences("Vaswani et al. (2017) proposed it. See Fig. 3 for e.g. details. J. Smith agreed! Is 3.5 big? Yes.")
 	want := []string{"Vaswani et al. (2017) proposed it.", "See Fig. 3 for e.g. details.", "J. Smith agreed!", "Is 3.5 big?", "Yes."}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("sentences = %q\nwant %q", got, want)

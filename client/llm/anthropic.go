@@ -2,6 +2,8 @@ package llm
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -29,16 +31,28 @@ func (anthropicProtocol) header(c *Client) http.Header {
 }
 
 func (anthropicProtocol) modes(c *Client) []formatMode {
-	if AnthropicStructuredOutput(c.cfg.Model) {
-		return []formatMode{formatSchema, formatTool}
+	switch c.rules.row.Structured {
+	case StructuredOutputConfig:
+		// A row the table knows takes output_config; for the provider's
+		// row of unknown models the others are what a refusal falls to.
+		return []formatMode{formatSchema, formatToolStrict, formatTool}
+	case StructuredTool:
+		return []formatMode{formatTool}
+	case StructuredSchema:
+		return []formatMode{formatSchema, formatToolStrict, formatTool}
 	}
-	return []formatMode{formatTool}
+	return nil
 }
 
 func (anthropicProtocol) formatRejected(m string, mode formatMode) bool {
-	words := []string{"output_config", "output_format", "json_schema", "schema"}
-	if mode == formatTool {
-		words = []string{"tool", "input_schema", "strict", "schema"}
+	var words []string
+	switch mode {
+	case formatSchema:
+		words = []string{"output_config", "output_format", "json_schema", "structured output", "schema"}
+	case formatToolStrict:
+		words = []string{"strict"}
+	case formatTool:
+		words = []string{"tool", "input_schema", "schema"}
 	}
 	for _, w := range words {
 		if strings.Contains(m, w) {
@@ -53,9 +67,10 @@ func (anthropicProtocol) formatRejected(m string, mode formatMode) bool {
 // (a date is not a minor version).
 var claudeVersion = regexp.MustCompile(`^claude-(opus|sonnet|haiku)-(\d+)(?:[-.](\d{1,2}))?(?:$|-)`)
 
-// AnthropicStructuredOutput reports whether model takes
-// output_config.format (Opus and Sonnet 4.5 and later, Haiku 4.5 and
-// later); older models get a strict tool instead.
+// AnthropicStructuredOutput reports whether a Claude model's name says it
+// is of the 4.5 generation or later, which takes output_config.format
+// (older models take a tool without strict). The model table says it per
+// model; this reads a name the table may not know.
 func AnthropicStructuredOutput(model string) bool {
 	m := claudeVersion.FindStringSubmatch(strings.ToLower(model))
 	if m == nil {
@@ -71,7 +86,7 @@ type anthropicRequest struct {
 	MaxTokens    int                    `json:"max_tokens"`
 	System       []anthropicBlock       `json:"system,omitempty"`
 	Messages     []anthropicMessage     `json:"messages"`
-	Temperature  float64                `json:"temperature"`
+	Temperature  *float64               `json:"temperature,omitempty"`
 	OutputConfig *anthropicOutputConfig `json:"output_config,omitempty"`
 	Tools        []anthropicTool        `json:"tools,omitempty"`
 	ToolChoice   *anthropicToolChoice   `json:"tool_choice,omitempty"`
@@ -106,7 +121,7 @@ type anthropicTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
-	Strict      bool            `json:"strict"`
+	Strict      bool            `json:"strict,omitempty"`
 }
 
 type anthropicToolChoice struct {
@@ -134,6 +149,12 @@ type anthropicUsage struct {
 	OutputTokens             int64 `json:"output_tokens"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	// CacheCreation splits the writes by lifetime, which are priced
+	// apart.
+	CacheCreation *struct {
+		Ephemeral5m int64 `json:"ephemeral_5m_input_tokens"`
+		Ephemeral1h int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
 }
 
 // usage normalises Anthropic's counts: its input_tokens leaves out the
@@ -141,51 +162,115 @@ type anthropicUsage struct {
 // all, as OpenAI's prompt_tokens does.
 func (u *anthropicUsage) usage() Usage {
 	prompt := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
-	return Usage{
+	out := Usage{
 		PromptTokens: prompt, CompletionTokens: u.OutputTokens, TotalTokens: prompt + u.OutputTokens,
 		CachedTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens,
 	}
+	if cc := u.CacheCreation; cc != nil {
+		out.CacheWrite1hTokens = min(cc.Ephemeral1h, u.CacheCreationInputTokens)
+	}
+	return out
 }
 
-func (p anthropicProtocol) encode(c *Client, req *Request, conv []chatMessage, m formatMode) ([]byte, int64, error) {
-	ar := p.request(c, req, conv, m)
+func (p anthropicProtocol) encode(c *Client, req *Request, conv []chatMessage, rd round) ([]byte, int64, error) {
+	ar := p.request(c, req, conv, rd)
 	body, err := json.Marshal(ar)
 	return body, estimateAnthropic(ar), err
 }
 
-func (anthropicProtocol) request(c *Client, req *Request, conv []chatMessage, m formatMode) *anthropicRequest {
+// prefix names the marked system prompt and what precedes it (tools, the
+// output format): what requests of a stage share.
+func (p anthropicProtocol) prefix(c *Client, req *Request, rd round) (string, int64) {
+	ar := p.request(c, req, nil, rd)
+	if len(ar.System) == 0 || ar.System[0].CacheControl == nil {
+		return "", 0
+	}
+	shared := &anthropicRequest{Model: ar.Model, System: ar.System, Tools: ar.Tools, OutputConfig: ar.OutputConfig}
+	b, _ := json.Marshal(shared)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12]), estimateAnthropic(shared)
+}
+
+// cacheTTL is the prompt cache lifetime of a round: the configured one,
+// else an hour for a batch line and five minutes otherwise.
+func (c *Client) cacheTTL(batch bool) string {
+	if t := c.cfg.PromptCacheTTL; t != "" {
+		return t
+	}
+	if batch {
+		return TTL1h
+	}
+	return TTL5m
+}
+
+// cacheMargin is how much a prefix's estimate (four bytes a token) must
+// exceed a model's least cacheable prefix to count as reaching it: the
+// providers' tokenizers count English prose at more bytes a token.
+const cacheMargin = 1.15
+
+// reaches reports whether est tokens (estimated) reach the model's least
+// cacheable prefix.
+func (c *Client) reaches(est int64) bool {
+	return float64(est) >= cacheMargin*float64(c.rules.row.MinCachePrefix)
+}
+
+func (anthropicProtocol) request(c *Client, req *Request, conv []chatMessage, rd round) *anthropicRequest {
+	m := rd.mode
+	caching := !c.cfg.NoPromptCache && c.rules.row.Cache != CacheNone
+	ttl := c.cacheTTL(rd.batch)
 	var cc *cacheControl
-	if !c.cfg.NoPromptCache {
-		cc = &cacheControl{Type: "ephemeral", TTL: strings.TrimSuffix(c.cfg.PromptCacheTTL, "5m")}
+	if caching {
+		cc = &cacheControl{Type: "ephemeral", TTL: strings.TrimSuffix(ttl, TTL5m)}
 	}
 	ar := &anthropicRequest{
-		Model:       c.cfg.Model,
-		MaxTokens:   cmp.Or(req.MaxTokens, defaultAnthropicMaxTokens),
-		Temperature: req.Temperature,
+		Model:     c.cfg.Model,
+		MaxTokens: cmp.Or(rd.limit, defaultAnswerLimit),
+	}
+	if c.rules.temperature() {
+		t := req.Temperature
+		ar.Temperature = &t
+	}
+	switch m {
+	case formatSchema:
+		ar.OutputConfig = &anthropicOutputConfig{Format: &anthropicFormat{Type: "json_schema", Schema: req.Schema.WireSchema(DialectAnthropic)}}
+	case formatToolStrict, formatTool:
+		ar.Tools = []anthropicTool{{
+			Name:        req.Schema.name,
+			Description: "Give the answer: call this tool once with the complete answer as its input.",
+			InputSchema: req.Schema.WireSchema(DialectAnthropic),
+			Strict:      m == formatToolStrict,
+		}}
+		ar.ToolChoice = &anthropicToolChoice{Type: "tool", Name: req.Schema.name}
 	}
 	if s := system(req, m); s != "" {
+		// The system prompt is lengthened by the worked examples when it
+		// alone falls short of the model's least cacheable prefix and
+		// with them reaches it: read from the cache at a tenth of the
+		// price, the longer prefix costs less than the short one uncached.
+		if caching && req.Examples != "" && !c.reaches(estimateAnthropic(ar)+estimateTokens(len(s))) &&
+			c.reaches(estimateAnthropic(ar)+estimateTokens(len(s)+2+len(req.Examples))) {
+			s += "\n\n" + req.Examples
+		}
 		ar.System = []anthropicBlock{{Type: "text", Text: s, CacheControl: cc}}
 	}
 	user := anthropicMessage{Role: "user"}
 	if req.Static != "" {
 		user.Content = append(user.Content, anthropicBlock{Type: "text", Text: req.Static, CacheControl: cc})
 	}
+	if req.Paper != "" {
+		b := anthropicBlock{Type: "text", Text: req.Paper}
+		// The paper is marked when another call reads it and the write
+		// pays for that one read at this lifetime (five minutes: yes; an
+		// hour, written at twice the input price: no).
+		if caching && req.PaperShared && c.rules.pays(ttl, 1, c.price()) {
+			b.CacheControl = cc
+		}
+		user.Content = append(user.Content, b)
+	}
 	user.Content = append(user.Content, anthropicBlock{Type: "text", Text: req.User})
 	ar.Messages = append(ar.Messages, user)
 	for _, t := range conv {
 		ar.Messages = append(ar.Messages, anthropicMessage{Role: t.Role, Content: []anthropicBlock{{Type: "text", Text: t.Content}}})
-	}
-	switch m {
-	case formatSchema:
-		ar.OutputConfig = &anthropicOutputConfig{Format: &anthropicFormat{Type: "json_schema", Schema: req.Schema.WireSchema(DialectAnthropic)}}
-	case formatTool:
-		ar.Tools = []anthropicTool{{
-			Name:        req.Schema.name,
-			Description: "Give the answer: call this tool once with the complete answer as its input.",
-			InputSchema: req.Schema.WireSchema(DialectAnthropic),
-			Strict:      true,
-		}}
-		ar.ToolChoice = &anthropicToolChoice{Type: "tool", Name: req.Schema.name}
 	}
 	return ar
 }
@@ -238,13 +323,15 @@ func anthropicAnswer(c *Client, ar *anthropicResponse, promptEst int64) *answer 
 			}
 		}
 	}
-	a := &answer{content: c.scrub(cmp.Or(tool, text.String())), model: cmp.Or(ar.Model, c.cfg.Model), finish: "stop"}
+	a := &answer{content: c.scrub(cmp.Or(tool, text.String())), model: cmp.Or(ar.Model, c.cfg.Model), finish: finishStop}
 	think, rest := splitThink(a.content)
 	a.answer = rest
 	a.reasoning = c.scrub(cmp.Or(thinking.String(), think))
 	switch ar.StopReason {
 	case "max_tokens":
-		a.finish = "length"
+		a.finish = finishLength
+	case "model_context_window_exceeded":
+		a.finish = finishContextWindow
 	case "refusal":
 		a.refusal = "stop_reason refusal"
 	}

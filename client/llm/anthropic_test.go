@@ -75,9 +75,10 @@ func TestAnthropicWire(t *testing.T) {
 	}
 }
 
-// TestAnthropicToolFallback: an older model gets a strict tool; a model
-// whose output_config is refused for a schema falls back to the tool for
-// that schema; the tool_use input is the answer.
+// TestAnthropicToolFallback: an older model gets a forced tool without
+// strict (the table says it has neither structured outputs nor strict
+// tools); a model whose output_config is refused for a schema falls back
+// to a strict tool for that schema; the tool_use input is the answer.
 func TestAnthropicToolFallback(t *testing.T) {
 	srv := newFakeServer(t, func(_ int, body map[string]any) fakeReply {
 		if body["output_config"] != nil {
@@ -102,6 +103,9 @@ func TestAnthropicToolFallback(t *testing.T) {
 	// 2 tool calls for the old model; 1 refused + 2 tool calls for the new.
 	if srv.calls() != 5 {
 		t.Fatalf("calls = %d, want 5", srv.calls())
+	}
+	if old := srv.request(0).body; old["output_config"] != nil || old["tools"].([]any)[0].(map[string]any)["strict"] != nil {
+		t.Errorf("the older model got output_config or a strict tool: %v", old)
 	}
 	last := srv.request(4).body
 	tool := last["tools"].([]any)[0].(map[string]any)
@@ -175,7 +179,15 @@ func TestAnthropicAgainstSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	long := strings.Repeat("You write idea cards of papers, carefully and briefly. ", 120) // ~1,600 tokens
+	// Below Sonnet 4.6's least cacheable prefix (about 2,048 tokens,
+	// measured; the docs say 1,024) nothing is cached.
+	short := strings.Repeat("You write idea cards of papers, carefully and briefly. ", 120) // ~1,600 tokens
+	r, err := c.Complete(t.Context(), Request{Stage: "summarize", PromptVersion: "gold-v1", System: short, MaxTokens: 800, Schema: goldSchemaForTest,
+		User: "Title: Brindle: a short prompt\nWrite the idea card of this paper.\n\nText: ..."})
+	if err != nil || r.Usage.CacheWriteTokens != 0 || r.Usage.CachedTokens != 0 {
+		t.Errorf("a prefix below the model's minimum: usage %+v, %v; want nothing cached", r.Usage, err)
+	}
+	long := strings.Repeat("You write idea cards of papers, carefully and briefly. ", 190) // ~2,600 tokens
 	var total Usage
 	for i, title := range []string{"Zorbify: sparse routing for long documents", "Quandle: robust retrieval for noisy queries"} {
 		r, err := c.Complete(t.Context(), Request{

@@ -30,6 +30,11 @@ const (
 	BatchCollected = "collected"
 	// BatchFailed is a batch the provider refused as a whole.
 	BatchFailed = "failed"
+	// BatchRejected is a request whose batch the provider refused at
+	// validation (or at submission, with a 4xx): kept with the reason and
+	// not submitted again, since it would be refused again; a changed
+	// request (another model, prompt or limit) is another request.
+	BatchRejected = "rejected"
 )
 
 // Modes: how a run gets its answers.
@@ -151,6 +156,9 @@ type Batcher struct {
 	// submitted whose answers are not metered yet: the budget counts
 	// them as spent.
 	outstanding map[string]Usage
+	// warmed are the shared prefixes a request sent ahead wrote to the
+	// prompt cache, and when.
+	warmed map[string]time.Time
 }
 
 type queued struct {
@@ -159,12 +167,31 @@ type queued struct {
 	line       []byte // the provider's request, ready to send
 	estimate   Usage  // for the budget
 	conv       batchConv
+	req        Request // for a warm-up sent ahead of its batch
+	// prefix names the cached prefix the request shares with others (its
+	// system prompt, schema and tools), prefixTokens its estimated size;
+	// "" when nothing of it is marked for the cache.
+	prefix       string
+	prefixTokens int64
 }
 
 // batchConv is what a request carries from one round to the next.
 type batchConv struct {
 	Turns []chatMessage `json:"turns,omitempty"`
 	Usage Usage         `json:"usage"`
+	// MaxTokens is the answer limit of the next round after an answer was
+	// cut at its limit; 0 is the first limit.
+	MaxTokens int `json:"max_tokens,omitempty"`
+}
+
+// BatchRejectedError is a request whose batch the provider refused at
+// validation: a named failure, not submitted again.
+type BatchRejectedError struct {
+	Stage, Batch, Reason string
+}
+
+func (e *BatchRejectedError) Error() string {
+	return fmt.Sprintf("llm %s: the provider rejected batch %s and its requests are not submitted again: %s", e.Stage, e.Batch, e.Reason)
 }
 
 // NewBatcher returns a Batcher over c, whose provider must have a batch
@@ -173,7 +200,8 @@ func NewBatcher(c *Client, cfg BatchConfig) (*Batcher, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("new llm batcher: no store for the batch ledger")
 	}
-	b := &Batcher{c: c, st: cfg.Store, cfg: cfg, queue: map[string]*queued{}, polled: map[string]time.Time{}, outstanding: map[string]Usage{}}
+	b := &Batcher{c: c, st: cfg.Store, cfg: cfg, queue: map[string]*queued{}, polled: map[string]time.Time{}, outstanding: map[string]Usage{},
+		warmed: map[string]time.Time{}}
 	switch c.cfg.provider() {
 	case ProviderOpenAI:
 		b.api = &openAIBatchAPI{c: c}
@@ -218,6 +246,7 @@ func (b *Batcher) Complete(ctx context.Context, req Request) (*Response, error) 
 		return nil, err
 	}
 	c := b.c
+	c.rules.load(ctx)
 	cr := newCacheRequest(c.cfg.Model, &req)
 	key := cr.key()
 	if r := c.fromCache(ctx, b.st, key, &req); r != nil {
@@ -262,17 +291,24 @@ func (b *Batcher) Complete(ctx context.Context, req Request) (*Response, error) 
 	switch row.State {
 	case BatchSubmitting, BatchSubmitted:
 		return nil, &PendingError{Stage: req.Stage, Key: key, State: row.State, Batch: row.Batch}
+	case BatchRejected:
+		// Kept in the ledger, so that no later run submits it again.
+		return nil, &BatchRejectedError{Stage: req.Stage, Batch: row.Batch, Reason: row.Error}
 	case BatchErrored, BatchExpired, BatchCanceled:
 		if ae := lineAPIError(&req, c, row); ae != nil {
 			// The endpoint refused the request itself: sent again as it
-			// is, it would be refused again. A refused structured output
-			// falls back for its schema, as in sync mode; anything else
-			// is the request's failure.
-			if !b.adaptLine(&req, ae) {
+			// is, it would be refused again. What the model refused is
+			// learned as in sync mode (and kept in the store for the
+			// next batch); anything else is the request's failure.
+			ok, err := b.adaptLine(ctx, &req, &conv, ae)
+			if !ok {
 				if err := b.st.DeleteBatchRequests(ctx, key); err != nil {
 					c.log.Warn("llm batch ledger cleanup failed", "key", key, "err", err)
 				}
 				c.meter.add(req.Stage, c.cfg.Model, conv.Usage, failed, true)
+				if err != nil {
+					return nil, err
+				}
 				return nil, ae
 			}
 		}
@@ -285,22 +321,37 @@ func (b *Batcher) Complete(ctx context.Context, req Request) (*Response, error) 
 }
 
 // adaptLine is Client.adapt for a refused batch line: another line of the
-// same batch may have made the adaptation already.
-func (b *Batcher) adaptLine(req *Request, ae *APIError) bool {
+// same batch may have made the adaptation already. It reports whether the
+// request goes again (conv's limit changed where the context window asked
+// for a lower one), or the error it ends with.
+func (b *Batcher) adaptLine(ctx context.Context, req *Request, conv *batchConv, ae *APIError) (bool, error) {
 	c := b.c
-	if c.adapt(req, c.formatFor(req), ae) {
-		return true
+	rd := round{mode: c.formatFor(req), limit: cmp.Or(conv.MaxTokens, c.rules.firstLimit(req)), batch: true}
+	next, retry, err := c.adapt(ctx, req, rd, ae)
+	switch {
+	case err != nil:
+		return false, err
+	case retry:
+		if next != rd.limit {
+			conv.MaxTokens = next
+		}
+		return true, nil
 	}
 	m := strings.ToLower(ae.Message)
 	if req.Schema != nil {
-		st := c.formats(req.Schema.name)
-		for _, mode := range []formatMode{formatSchema, formatTool} {
-			if st.refused[mode].Load() && c.proto.formatRejected(m, mode) {
-				return true
+		for _, mode := range []formatMode{formatSchema, formatToolStrict, formatTool} {
+			if c.rules.refused(req.Schema.name, mode) && c.proto.formatRejected(m, mode) {
+				return true, nil
 			}
 		}
 	}
-	return req.MaxTokens > 0 && c.maxCompletion.Load() && strings.Contains(m, "max_completion_tokens")
+	switch {
+	case strings.Contains(m, "temperature") && !c.rules.temperature():
+		return true, nil
+	case strings.Contains(m, "max_completion_tokens") && c.rules.maxCompletion():
+		return true, nil
+	}
+	return false, nil
 }
 
 // lineAPIError returns the error of a batch line the endpoint refused
@@ -332,22 +383,49 @@ func (b *Batcher) judge(ctx context.Context, req *Request, key string, cr cacheR
 		return nil, b.enqueue(ctx, req, key, row.Round, conv)
 	}
 	total := conv.Usage.Add(a.usage)
-	r, reason := judge(req, a)
 	attempt := row.Round + 1
+	drop := func() {
+		if err := b.st.DeleteBatchRequests(ctx, key); err != nil {
+			c.log.Warn("llm batch ledger cleanup failed", "key", key, "err", err)
+		}
+	}
+	if err := stopError(req, c.cfg.Model, a); err != nil {
+		c.meter.add(req.Stage, c.cfg.Model, total, failed, true)
+		drop()
+		var re *RefusalError
+		if errors.As(err, &re) && c.fallback != nil {
+			// Refusals are rare: the fallback answers at once rather than
+			// in another batch.
+			c.log.Warn("llm model refused to answer in a batch; asking the fallback model", "stage", req.Stage, "fallback", c.fallback.cfg.Model)
+			r, ferr := c.fallback.ask(ctx, req, false)
+			if ferr != nil {
+				return nil, ferr
+			}
+			c.cachePut(ctx, b.st, key, cr, r)
+			return r, nil
+		}
+		return nil, err
+	}
+	first := c.rules.firstLimit(req)
+	limit := cmp.Or(conv.MaxTokens, first)
+	if a.finish == finishLength {
+		if next, ok := c.rules.raise(limit, first); ok && row.Round < c.cfg.InvalidRetries+maxLimitRaises {
+			c.log.Warn("llm batch answer cut at its limit; asked again with a larger one in the next batch", "stage", req.Stage, "limit", limit, "now", next)
+			conv.Usage, conv.MaxTokens = total, next
+			return nil, b.enqueue(ctx, req, key, row.Round+1, conv)
+		}
+	}
+	r, reason := judge(req, a, limit)
 	if reason == "" {
 		r.Usage, r.Attempts = total, attempt
 		c.meter.add(req.Stage, c.cfg.Model, total, answered, true)
 		c.cachePut(ctx, b.st, key, cr, r)
-		if err := b.st.DeleteBatchRequests(ctx, key); err != nil {
-			c.log.Warn("llm batch ledger cleanup failed", "key", key, "err", err)
-		}
+		drop()
 		return r, nil
 	}
-	if attempt > c.cfg.InvalidRetries {
+	if len(conv.Turns)/2 >= c.cfg.InvalidRetries || a.finish == finishLength {
 		c.meter.add(req.Stage, c.cfg.Model, total, invalid, true)
-		if err := b.st.DeleteBatchRequests(ctx, key); err != nil {
-			c.log.Warn("llm batch ledger cleanup failed", "key", key, "err", err)
-		}
+		drop()
 		return nil, &InvalidError{Stage: req.Stage, Model: c.cfg.Model, Attempts: attempt, Reason: reason, Raw: a.content}
 	}
 	c.log.Warn("llm batch answer invalid, follow-up queued", "stage", req.Stage, "attempt", attempt, "reason", clip(reason, 300))
@@ -358,24 +436,35 @@ func (b *Batcher) judge(ctx context.Context, req *Request, key string, cr cacheR
 
 // enqueue queues a round of req and returns the PendingError saying so;
 // a full queue is submitted at once.
-func (b *Batcher) enqueue(ctx context.Context, req *Request, key string, round int, conv batchConv) error {
+func (b *Batcher) enqueue(ctx context.Context, req *Request, key string, rnd int, conv batchConv) error {
 	c := b.c
-	body, promptEst, err := c.proto.encode(c, req, conv.Turns, c.formatFor(req))
+	rd := round{mode: c.formatFor(req), limit: cmp.Or(conv.MaxTokens, c.rules.firstLimit(req)), batch: true}
+	body, promptEst, err := c.proto.encode(c, req, conv.Turns, rd)
 	if err != nil {
 		return fmt.Errorf("llm %s: encode request: %w", req.Stage, err)
 	}
-	line, err := b.api.line(customID(key, round), body)
+	if fit, err := c.rules.fit(req.Stage, promptEst, rd.limit); err != nil {
+		return err
+	} else if fit != rd.limit {
+		rd.limit, conv.MaxTokens = fit, fit
+		if body, promptEst, err = c.proto.encode(c, req, conv.Turns, rd); err != nil {
+			return fmt.Errorf("llm %s: encode request: %w", req.Stage, err)
+		}
+	}
+	line, err := b.api.line(customID(key, rnd), body)
 	if err != nil {
 		return fmt.Errorf("llm %s: batch line: %w", req.Stage, err)
 	}
 	// The budget sees a follow-up's earlier rounds too: their tokens are
 	// spent but metered only with the last answer.
-	est := conv.Usage.Add(Usage{PromptTokens: promptEst, CompletionTokens: int64(cmp.Or(req.MaxTokens, defaultCompletionReserve))})
+	est := conv.Usage.Add(Usage{PromptTokens: promptEst, CompletionTokens: int64(cmp.Or(rd.limit, defaultCompletionReserve))})
+	prefix, prefixTokens := c.proto.prefix(c, req, rd)
 	b.mu.Lock()
 	if old := b.queue[key]; old != nil {
 		b.queuedB -= int64(len(old.line))
 	}
-	b.queue[key] = &queued{key: key, stage: req.Stage, round: round, line: line, estimate: est, conv: conv}
+	b.queue[key] = &queued{key: key, stage: req.Stage, round: rnd, line: line, estimate: est, conv: conv, req: *req,
+		prefix: prefix, prefixTokens: prefixTokens}
 	b.queuedB += int64(len(line))
 	full := len(b.queue) >= b.cfg.MaxRequests || b.queuedB >= b.cfg.FlushBytes
 	b.mu.Unlock()
@@ -437,6 +526,9 @@ func (b *Batcher) Flush(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 		enqueued += chunkInputTokens(chunk)
+		if chunk = b.warm(ctx, chunk); len(chunk) == 0 {
+			continue
+		}
 		if err := b.submit(ctx, chunk); err != nil {
 			errs = append(errs, err)
 			continue
@@ -455,6 +547,106 @@ func (b *Batcher) Flush(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// warmMargin is taken off a cache lifetime before a prefix sent ahead is
+// taken to have expired: a batch may start a while after it is submitted.
+const warmMargin = 10 * time.Minute
+
+// warm sends ahead, synchronously, one request of each group of a chunk
+// that shares a prefix marked for the prompt cache, when that pays: the
+// requests of one batch run in parallel and do not see each other's cache
+// writes, so without it each writes the prefix. The request sent ahead is
+// answered as in sync mode (at the sync price, cached like any answer)
+// and leaves the chunk; the others read the prefix from the cache. Only
+// Anthropic is warmed: OpenAI's automatic cache lives minutes, not the
+// hours a batch may wait.
+func (b *Batcher) warm(ctx context.Context, chunk []*queued) []*queued {
+	c := b.c
+	if c.cfg.Provider != ProviderAnthropic || c.cfg.NoPromptCache || c.rules.row.Cache != CacheBreakpoints {
+		return chunk
+	}
+	ttl := time.Hour
+	if c.cacheTTL(true) == TTL5m {
+		ttl = 5 * time.Minute
+	}
+	groups := map[string][]int{}
+	var order []string
+	for i, q := range chunk {
+		if q.prefix == "" || !c.reaches(q.prefixTokens) || q.round > 0 {
+			continue
+		}
+		if _, ok := groups[q.prefix]; !ok {
+			order = append(order, q.prefix)
+		}
+		groups[q.prefix] = append(groups[q.prefix], i)
+	}
+	sent := map[int]bool{}
+	for _, prefix := range order {
+		idx := groups[prefix]
+		b.mu.Lock()
+		at, ok := b.warmed[prefix]
+		b.mu.Unlock()
+		if ok && time.Since(at) < ttl-min(warmMargin, ttl/2) {
+			continue // still in the cache
+		}
+		q := chunk[idx[0]]
+		if !warmPays(len(idx), q, c.price(), c.cacheTTL(true)) {
+			continue
+		}
+		r, err := c.ask(ctx, &q.req, true)
+		if err != nil {
+			c.log.Warn("llm request sent ahead of its batch failed; it goes in the batch", "stage", q.stage, "err", err)
+			continue
+		}
+		c.cachePut(ctx, b.st, q.key, newCacheRequest(c.cfg.Model, &q.req), r)
+		c.log.Info("llm request sent ahead of its batch to write the shared prefix to the prompt cache", "stage", q.stage,
+			"requests", len(idx), "prefix_tokens", q.prefixTokens)
+		b.mu.Lock()
+		b.warmed[prefix] = time.Now()
+		if b.queue[q.key] == q {
+			delete(b.queue, q.key)
+			b.queuedB -= int64(len(q.line))
+		}
+		b.mu.Unlock()
+		sent[idx[0]] = true
+	}
+	if len(sent) == 0 {
+		return chunk
+	}
+	out := chunk[:0:0]
+	for i, q := range chunk {
+		if !sent[i] {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// warmPays reports whether sending one of n requests that share a prefix
+// ahead of their batch costs less than the batch alone: in a cold batch
+// every request writes the prefix; sent ahead, one writes it at the sync
+// price (the rest of that request costs the sync price too) and the
+// others read it. Without a price Anthropic's multipliers are taken.
+func warmPays(n int, q *queued, price *Price, ttl string) bool {
+	if n < 2 {
+		return false
+	}
+	p := Price{Input: 1, Output: 5, CachedInput: ptrTo(0.1)}
+	if price != nil && price.Input > 0 {
+		p = *price
+	}
+	write := p.cacheWrite()
+	if ttl == TTL1h {
+		write = p.cacheWrite1h()
+	}
+	f := p.batch()
+	pre := float64(q.prefixTokens)
+	rest := float64(max(q.estimate.PromptTokens-q.prefixTokens, 0))
+	out := float64(q.estimate.CompletionTokens) / 4 // answers rarely reach their limit
+	cold := float64(n) * pre * write * f
+	ahead := pre*write + (rest*p.Input+out*p.Output)*(1-f) + float64(n-1)*pre*p.cachedInput()*f
+	return ahead < cold
 }
 
 // split cuts the queue into batches below the request and byte limits.
@@ -618,8 +810,29 @@ func (b *Batcher) submit(ctx context.Context, chunk []*queued) error {
 	remote, info, err := b.api.submit(ctx, bt.ID, lines)
 	if err != nil {
 		var ae *APIError
-		if errors.As(err, &ae) {
-			// Refused: the provider has nothing; the rows go, the queue stays.
+		switch {
+		case errors.As(err, &ae) && badRequest(ae):
+			// Refused as invalid: sent again it would be refused again.
+			// The requests stay in the ledger with the reason, and their
+			// stages fail them by name.
+			bt.State = BatchFailed
+			b.st.PutBatch(ctx, bt)
+			for i := range rows {
+				rows[i].State, rows[i].Error = BatchRejected, fmt.Sprintf("refused at submission (status %d): %s", ae.Status, ae.Message)
+			}
+			b.st.PutBatchRequests(ctx, rows)
+			b.mu.Lock()
+			for _, q := range chunk {
+				if b.queue[q.key] == q {
+					delete(b.queue, q.key)
+					b.queuedB -= int64(len(q.line))
+				}
+			}
+			b.mu.Unlock()
+			c.log.Warn("llm batch refused at submission; its requests are not submitted again", "batch", bt.ID, "status", ae.Status, "message", ae.Message)
+		case errors.As(err, &ae):
+			// Refused for what a later run may not meet (a key, a size):
+			// the provider has nothing; the rows go, the queue stays.
 			bt.State = BatchFailed
 			b.st.PutBatch(ctx, bt)
 			keys := make([]string, len(rows))
@@ -725,34 +938,21 @@ func (b *Batcher) pollBatch(ctx context.Context, id string, force bool) error {
 	if err != nil {
 		return err
 	}
-	results := map[string]lineResult{}
-	if !st.failed {
-		results, err = b.api.results(ctx, bt.Remote, st.info)
-		var ae *APIError
-		switch {
-		case errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusGone):
-			// The provider no longer keeps the results (Anthropic: 29
-			// days; OpenAI deletes files): every request is asked again.
-			b.c.log.Warn("llm batch results are gone; its requests will be submitted again", "batch", bt.ID, "remote", bt.Remote, "err", err)
-			results = map[string]lineResult{}
-		case err != nil:
-			return fmt.Errorf("llm batch %s (%s): results: %w", bt.ID, bt.Remote, err)
-		}
+	stored := make([]bool, len(rows)) // written as they were read
+	if st.failed {
+		b.reject(rows, st)
+	} else if err := b.collect(ctx, bt, st, rows, stored); err != nil {
+		return err
 	}
 	counts := map[string]int{}
-	for i, r := range rows {
-		res, ok := results[r.CustomID]
-		switch {
-		case st.failed:
-			rows[i].State, rows[i].Error = BatchErrored, "the batch failed: "+st.message
-		case !ok:
-			rows[i].State, rows[i].Error = BatchExpired, "no result for "+r.CustomID
-		default:
-			rows[i].State, rows[i].Result, rows[i].Error = res.state, res.body, res.err
-		}
+	var rest []store.BatchRequest
+	for i := range rows {
 		counts[rows[i].State]++
+		if !stored[i] {
+			rest = append(rest, rows[i])
+		}
 	}
-	if err := b.st.PutBatchRequests(ctx, rows); err != nil {
+	if err := b.st.PutBatchRequests(ctx, rest); err != nil {
 		return err
 	}
 	bt.State, bt.Info = BatchCollected, st.info
@@ -765,6 +965,101 @@ func (b *Batcher) pollBatch(ctx context.Context, id string, force bool) error {
 	}
 	b.collected.Add(1)
 	return nil
+}
+
+// resultFlush bounds what collect holds before it writes: a results file
+// of 100,000 answers is stored as it is read.
+const (
+	resultFlushRows  = 256
+	resultFlushBytes = 8 << 20
+)
+
+// collect streams an ended batch's results into the ledger, writing the
+// answers as they are read; rows is the batch's requests, of which those
+// without a result end expired. A row written here is marked in stored
+// and its answer dropped from memory.
+func (b *Batcher) collect(ctx context.Context, bt store.Batch, st *batchStatus, rows []store.BatchRequest, stored []bool) error {
+	idx := make(map[string]int, len(rows))
+	seen := make([]bool, len(rows))
+	for i, r := range rows {
+		idx[r.CustomID] = i
+	}
+	var pending []int
+	size := 0
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		out := make([]store.BatchRequest, len(pending))
+		for k, i := range pending {
+			out[k] = rows[i]
+		}
+		if err := b.st.PutBatchRequests(ctx, out); err != nil {
+			return err
+		}
+		for _, i := range pending {
+			rows[i].Result, stored[i] = nil, true
+		}
+		pending, size = pending[:0], 0
+		return nil
+	}
+	err := b.api.results(ctx, bt.Remote, st.info, func(id string, res lineResult) error {
+		i, ok := idx[id]
+		if !ok {
+			return nil
+		}
+		if !seen[i] || stored[i] {
+			// A line seen before and written (OpenAI's error file, then
+			// its output file) is written again: the later outcome wins.
+			pending = append(pending, i)
+		}
+		seen[i] = true
+		rows[i].State, rows[i].Result, rows[i].Error = res.state, res.body, res.err
+		size += len(res.body)
+		if len(pending) >= resultFlushRows || size >= resultFlushBytes {
+			return flush()
+		}
+		return nil
+	})
+	var ae *APIError
+	switch {
+	case errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusGone):
+		// The provider no longer keeps the results (Anthropic: 29 days;
+		// OpenAI deletes files): every request not read is asked again.
+		b.c.log.Warn("llm batch results are gone; its requests will be submitted again", "batch", bt.ID, "remote", bt.Remote, "err", err)
+	case err != nil:
+		return fmt.Errorf("llm batch %s (%s): results: %w", bt.ID, bt.Remote, err)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	for i := range rows {
+		if !seen[i] {
+			rows[i].State, rows[i].Error = BatchExpired, "no result for "+rows[i].CustomID
+		}
+	}
+	return nil
+}
+
+// reject marks the requests of a batch the provider refused at
+// validation: when its errors name lines, the requests on them are
+// rejected with their line's reason and the others go again in another
+// batch; when they name none, every request is rejected. A rejected
+// request stays in the ledger with the reason and is not submitted again.
+func (b *Batcher) reject(rows []store.BatchRequest, st *batchStatus) {
+	named := len(st.lines) > 0
+	for i := range rows {
+		switch reason, bad := st.lines[i+1]; {
+		case !named:
+			rows[i].State, rows[i].Error = BatchRejected, "rejected at validation: "+cmp.Or(st.message, st.status)
+		case bad:
+			rows[i].State, rows[i].Error = BatchRejected, fmt.Sprintf("rejected at validation (line %d): %s", i+1, reason)
+		default:
+			rows[i].State, rows[i].Error = BatchErrored, "its batch was rejected for other requests' lines: "+cmp.Or(st.message, st.status)
+		}
+	}
+	b.c.log.Warn("llm batch rejected by the provider at validation; its refused requests are not submitted again",
+		"status", st.status, "reason", st.message, "lines", len(st.lines))
 }
 
 // recover settles a batch left submitting by a process that stopped
@@ -839,9 +1134,12 @@ func PendingBatches(ctx context.Context, st *store.Store) ([]BatchInfo, error) {
 type batchStatus struct {
 	status  string // the provider's word
 	ended   bool
-	failed  bool // refused as a whole: no results
+	failed  bool // refused as a whole at validation: no results
 	message string
-	info    json.RawMessage
+	// lines are the reasons of the input lines the validation named (by
+	// line number, from 1), when it named any.
+	lines map[int]string
+	info  json.RawMessage
 }
 
 // lineResult is one request's outcome in a batch.
@@ -860,5 +1158,8 @@ type batchAPI interface {
 	// known are the provider ids the ledger has already.
 	find(ctx context.Context, localID string, since time.Time, requests int, known map[string]bool) (string, error)
 	status(ctx context.Context, remote string, info json.RawMessage) (*batchStatus, error)
-	results(ctx context.Context, remote string, info json.RawMessage) (map[string]lineResult, error)
+	// results reads the results file line by line, calling each with a
+	// request's outcome as it is read (a custom_id may come twice: the
+	// later wins).
+	results(ctx context.Context, remote string, info json.RawMessage, each func(customID string, r lineResult) error) error
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -76,7 +77,7 @@ func (a *anthropicBatchAPI) status(ctx context.Context, remote string, _ json.Ra
 	return &batchStatus{status: b.ProcessingStatus, ended: b.ProcessingStatus == "ended", info: info}, nil
 }
 
-func (a *anthropicBatchAPI) results(ctx context.Context, remote string, raw json.RawMessage) (map[string]lineResult, error) {
+func (a *anthropicBatchAPI) results(ctx context.Context, remote string, raw json.RawMessage, each func(string, lineResult) error) error {
 	var info struct {
 		ResultsURL string `json:"results_url"`
 	}
@@ -85,43 +86,39 @@ func (a *anthropicBatchAPI) results(ctx context.Context, remote string, raw json
 	if path == "" {
 		path = "messages/batches/" + url.PathEscape(remote) + "/results"
 	}
-	body, err := batchDo(ctx, a.c, httpx.Request{Path: path, Header: a.header()}, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]lineResult{}
-	for _, l := range bytes.Split(body, []byte("\n")) {
-		if len(bytes.TrimSpace(l)) == 0 {
-			continue
-		}
-		var line struct {
-			CustomID string `json:"custom_id"`
-			Result   struct {
-				Type    string          `json:"type"`
-				Message json.RawMessage `json:"message"`
-				Error   json.RawMessage `json:"error"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal(l, &line); err != nil || line.CustomID == "" {
-			continue
-		}
-		switch line.Result.Type {
-		case "succeeded":
-			out[line.CustomID] = lineResult{state: BatchSucceeded, body: line.Result.Message}
-		case "expired":
-			out[line.CustomID] = lineResult{state: BatchExpired}
-		case "canceled":
-			out[line.CustomID] = lineResult{state: BatchCanceled}
-		default:
+	read := func(r io.Reader) error {
+		return eachLine(r, maxResultLine, func(l []byte) error {
+			var line struct {
+				CustomID string `json:"custom_id"`
+				Result   struct {
+					Type    string          `json:"type"`
+					Message json.RawMessage `json:"message"`
+					Error   json.RawMessage `json:"error"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(l, &line); err != nil || line.CustomID == "" {
+				return nil
+			}
+			switch line.Result.Type {
+			case "succeeded":
+				return each(line.CustomID, lineResult{state: BatchSucceeded, body: line.Result.Message})
+			case "expired":
+				return each(line.CustomID, lineResult{state: BatchExpired})
+			case "canceled":
+				return each(line.CustomID, lineResult{state: BatchCanceled})
+			}
 			msg := clip(a.c.scrub(errorMessage(line.Result.Error)), maxMessageLen)
 			if anthropicErrorType(line.Result.Error) == "invalid_request_error" {
 				// Refused as a request, like a 400 from the Messages API.
 				msg = fmt.Sprintf("status %d: %s", http.StatusBadRequest, msg)
 			}
-			out[line.CustomID] = lineResult{state: BatchErrored, err: msg}
-		}
+			return each(line.CustomID, lineResult{state: BatchErrored, err: msg})
+		}, func(head []byte) error {
+			return oversizeLine(head, each)
+		})
 	}
-	return out, nil
+	_, err := batchDo(ctx, a.c, httpx.Request{Path: path, Header: a.header(), Stream: read}, nil)
+	return err
 }
 
 // anthropicErrorType reads the type of an error result: {"type":"error",

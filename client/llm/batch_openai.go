@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/groundwork/curate/internal/httpx"
@@ -68,6 +70,7 @@ type openAIBatch struct {
 		Data []struct {
 			Code    string `json:"code"`
 			Message string `json:"message"`
+			Line    *int   `json:"line"`
 		} `json:"data"`
 	} `json:"errors"`
 }
@@ -154,59 +157,78 @@ func (o *openAIBatchAPI) status(ctx context.Context, remote string, _ json.RawMe
 	case "completed", "expired", "cancelled":
 		st.ended = true
 	case "failed":
+		// Failed is OpenAI's verdict on a file that did not validate.
 		st.ended, st.failed = true, true
 		if b.Errors != nil && len(b.Errors.Data) > 0 {
 			st.message = b.Errors.Data[0].Message
+			for _, e := range b.Errors.Data {
+				if e.Line != nil && *e.Line > 0 {
+					if st.lines == nil {
+						st.lines = map[int]string{}
+					}
+					st.lines[*e.Line] = strings.TrimPrefix(e.Code+": "+e.Message, ": ")
+				}
+			}
 		}
 	}
 	return st, nil
 }
 
-func (o *openAIBatchAPI) results(ctx context.Context, _ string, raw json.RawMessage) (map[string]lineResult, error) {
+func (o *openAIBatchAPI) results(ctx context.Context, _ string, raw json.RawMessage, each func(string, lineResult) error) error {
 	var info openAIBatchInfo
 	json.Unmarshal(raw, &info)
-	out := map[string]lineResult{}
 	for _, id := range []string{info.ErrorFileID, info.OutputFileID} { // output last: it wins
 		if id == "" {
 			continue
 		}
-		body, err := batchDo(ctx, o.c, httpx.Request{Path: "files/" + url.PathEscape(id) + "/content"}, nil)
-		if err != nil {
-			return nil, fmt.Errorf("download file %s: %w", id, err)
+		read := func(r io.Reader) error {
+			return eachLine(r, maxResultLine, func(l []byte) error {
+				var line struct {
+					CustomID string `json:"custom_id"`
+					Response *struct {
+						StatusCode int             `json:"status_code"`
+						Body       json.RawMessage `json:"body"`
+					} `json:"response"`
+					Error *struct {
+						Code    string `json:"code"`
+						Message string `json:"message"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal(l, &line); err != nil || line.CustomID == "" {
+					return nil // a line we cannot match is as good as absent: it is asked again
+				}
+				r := lineResult{state: BatchErrored}
+				switch {
+				case line.Response != nil && line.Response.StatusCode == http.StatusOK:
+					r = lineResult{state: BatchSucceeded, body: line.Response.Body}
+				case line.Error != nil && line.Error.Code == "batch_expired":
+					r = lineResult{state: BatchExpired, err: line.Error.Message}
+				case line.Error != nil && line.Error.Code == "batch_cancelled":
+					r = lineResult{state: BatchCanceled, err: line.Error.Message}
+				case line.Error != nil:
+					r.err = line.Error.Code + ": " + line.Error.Message
+				case line.Response != nil:
+					r.err = fmt.Sprintf("status %d: %s", line.Response.StatusCode, clip(o.c.scrub(errorMessage(line.Response.Body)), maxMessageLen))
+				}
+				return each(line.CustomID, r)
+			}, func(head []byte) error {
+				return oversizeLine(head, each)
+			})
 		}
-		for _, l := range bytes.Split(body, []byte("\n")) {
-			if len(bytes.TrimSpace(l)) == 0 {
-				continue
-			}
-			var line struct {
-				CustomID string `json:"custom_id"`
-				Response *struct {
-					StatusCode int             `json:"status_code"`
-					Body       json.RawMessage `json:"body"`
-				} `json:"response"`
-				Error *struct {
-					Code    string `json:"code"`
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if err := json.Unmarshal(l, &line); err != nil || line.CustomID == "" {
-				continue // a line we cannot match is as good as absent: it is asked again
-			}
-			r := lineResult{state: BatchErrored}
-			switch {
-			case line.Response != nil && line.Response.StatusCode == http.StatusOK:
-				r = lineResult{state: BatchSucceeded, body: line.Response.Body}
-			case line.Error != nil && line.Error.Code == "batch_expired":
-				r = lineResult{state: BatchExpired, err: line.Error.Message}
-			case line.Error != nil && line.Error.Code == "batch_cancelled":
-				r = lineResult{state: BatchCanceled, err: line.Error.Message}
-			case line.Error != nil:
-				r.err = line.Error.Code + ": " + line.Error.Message
-			case line.Response != nil:
-				r.err = fmt.Sprintf("status %d: %s", line.Response.StatusCode, clip(o.c.scrub(errorMessage(line.Response.Body)), maxMessageLen))
-			}
-			out[line.CustomID] = r
+		if _, err := batchDo(ctx, o.c, httpx.Request{Path: "files/" + url.PathEscape(id) + "/content", Stream: read}, nil); err != nil {
+			return fmt.Errorf("download file %s: %w", id, err)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// oversizeLine reports a results line past maxResultLine as its
+// request's failure (an answer of that size is not one curate can use):
+// refused like a 413, so that it is not asked again as it is.
+func oversizeLine(head []byte, each func(string, lineResult) error) error {
+	id := headCustomID(head)
+	if id == "" {
+		return nil
+	}
+	return each(id, lineResult{state: BatchErrored, err: fmt.Sprintf("status %d: the answer's results line is over %d bytes", http.StatusRequestEntityTooLarge, maxResultLine)})
 }

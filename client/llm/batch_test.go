@@ -1,9 +1,9 @@
 package llm
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -307,8 +307,9 @@ func TestBatchBudget(t *testing.T) {
 	}
 }
 
-// TestBatchFailedValidation: a batch the provider refuses as a whole is
-// submitted again on the next pass.
+// TestBatchFailedValidation: a batch the provider refuses at validation
+// is recorded with the reason, and its requests fail by name without
+// being submitted again, in this run or the next.
 func TestBatchFailedValidation(t *testing.T) {
 	bw := newBatchWorld(t, sim.Options{Faults: map[string]sim.Faults{sim.LLM: {PBatchFailed: 1}}})
 	st := openStore(t, t.TempDir())
@@ -320,15 +321,17 @@ func TestBatchFailedValidation(t *testing.T) {
 	if err := b.Wait(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	_, err := b.Complete(ctx, req)
-	var pe *PendingError
-	if !errors.As(err, &pe) || pe.State != "queued" {
-		t.Errorf("after a failed batch: %v, want queued again", err)
+	for run := range 2 {
+		b := batcher(t, c, st, BatchConfig{}) // a later run: its own Batcher
+		_, err := b.Complete(t.Context(), req)
+		var re *BatchRejectedError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "could not be validated") || b.Queued() != 0 {
+			t.Errorf("run %d: %v, %d queued; want the rejection named and nothing queued", run, err, b.Queued())
+		}
+		b.Flush(t.Context())
 	}
-	if b.Queued() != 1 {
-		t.Errorf("queued %d", b.Queued())
+	if n := bw.s.BatchStats(sim.LLM).Lines; n != 1 {
+		t.Errorf("%d lines submitted, want the one", n)
 	}
 }
 
@@ -548,5 +551,58 @@ func TestBatchQueueLimit(t *testing.T) {
 	}
 	if got := bw.s.BatchStats(sim.LLM); got.Lines != 6 {
 		t.Errorf("%d lines for 6 requests", got.Lines)
+	}
+}
+
+// TestBatchResultsStreamed: a batch's results are read line by line past
+// the body cap of the HTTP layer (which caps every other answer): the
+// answers of a results file several times the cap are all collected.
+func TestBatchResultsStreamed(t *testing.T) {
+	for _, provider := range []string{ProviderOpenAI, ProviderAnthropic} {
+		t.Run(provider, func(t *testing.T) {
+			bw := newBatchWorld(t, sim.Options{})
+			st := openStore(t, t.TempDir())
+			c := bw.client(t, provider, st)
+			const limit = 16 << 10
+			hc, err := httpx.New(httpx.Config{UserAgent: "t", MaxBody: limit, RetryWaitMin: time.Millisecond, RetryWaitMax: 5 * time.Millisecond}, c.cfg.ServiceConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, err = New(hc, c.cfg); err != nil {
+				t.Fatal(err)
+			}
+			b := batcher(t, c, st, BatchConfig{})
+			reqs := make([]Request, 60) // about 1 KB of results each
+			for i := range reqs {
+				reqs[i] = cardRequest(i)
+			}
+			resps, _ := completeAll(t, b, reqs)
+			for i, r := range resps {
+				if r == nil || len(r.JSON) == 0 {
+					t.Fatalf("request %d unanswered", i)
+				}
+			}
+			if got := bw.s.BatchStats(map[string]string{ProviderOpenAI: sim.LLM, ProviderAnthropic: sim.Anthropic}[provider]); got.Lines != len(reqs) {
+				t.Errorf("%d lines submitted for %d requests", got.Lines, len(reqs))
+			}
+		})
+	}
+}
+
+// TestEachLine: results lines are read whatever the stream's size, a line
+// over the cap is reported once by its head and skipped.
+func TestEachLine(t *testing.T) {
+	long := `{"custom_id":"req-7","result":"` + strings.Repeat("x", 300<<10) + `"}`
+	in := "\n" + `{"custom_id":"req-1"}` + "\n\n" + long + "\n" + `{"custom_id":"req-2"}` + "\n" + `{"custom_id":"req-3"}`
+	var lines, heads []string
+	err := eachLine(strings.NewReader(in), 100<<10, func(l []byte) error {
+		lines = append(lines, string(l))
+		return nil
+	}, func(head []byte) error {
+		heads = append(heads, headCustomID(head))
+		return nil
+	})
+	if err != nil || strings.Join(lines, ",") != `{"custom_id":"req-1"},{"custom_id":"req-2"},{"custom_id":"req-3"}` || strings.Join(heads, ",") != "req-7" {
+		t.Errorf("lines %q, heads %q, err %v", lines, heads, err)
 	}
 }

@@ -39,6 +39,8 @@ type cacheRequest struct {
 	PromptVersion string          `json:"prompt_version"`
 	System        string          `json:"system"`
 	Static        string          `json:"static,omitempty"` // omitted when empty: older keys stay valid
+	Paper         string          `json:"paper,omitempty"`
+	Examples      string          `json:"examples,omitempty"`
 	User          string          `json:"user"`
 	Answer        string          `json:"answer"` // "text" or "json"
 	SchemaName    string          `json:"schema_name,omitempty"`
@@ -72,6 +74,8 @@ func newCacheRequest(model string, req *Request) cacheRequest {
 		PromptVersion: req.PromptVersion,
 		System:        req.System,
 		Static:        req.Static,
+		Paper:         req.Paper,
+		Examples:      req.Examples,
 		User:          req.User,
 		Answer:        "text",
 		Temperature:   req.Temperature,

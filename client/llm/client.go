@@ -11,11 +11,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
 
@@ -94,15 +94,33 @@ type Config struct {
 	// DefaultAnthropicVersion).
 	AnthropicVersion string
 	// StructuredOutput sends the request's schema as the endpoint's
-	// structured output (see Dialect). A schema the endpoint rejects with a
-	// 400 is remembered, for that schema only, and sent as an instruction
-	// in the system prompt instead. Answers are validated either way.
+	// structured output (see Dialect), in the mode the model table gives
+	// the model. A mode the endpoint refuses with a 400 (a model the table
+	// does not know) is learned, for that schema or for every schema as
+	// the refusal says, kept in the store, and the next mode taken, down
+	// to the schema as an instruction in the system prompt. Answers are
+	// validated either way.
 	StructuredOutput bool
+	// Models is the model table (nil: DefaultModels()): what the model
+	// takes (sampling parameters, the name of the answer limit, the
+	// structured-output mode), its least cacheable prefix, context window
+	// and largest output. Nothing the table says the model refuses is
+	// sent.
+	Models *Models
+	// FallbackModel, when set, answers a request the model refused to
+	// answer (a refusal stop reason), once, on the same endpoint.
+	FallbackModel string
+	// Prices, when set, price the model for the prompt cache's choices
+	// (whether marking a block pays) ahead of the table's price.
+	Prices Prices
 	// NoPromptCache leaves out Anthropic's cache_control breakpoints and
 	// OpenAI's prompt_cache_key (OpenAI's automatic prefix cache cannot be
 	// turned off).
 	NoPromptCache bool
-	// PromptCacheTTL is Anthropic's cache lifetime: "" (5 minutes) or "1h".
+	// PromptCacheTTL is Anthropic's cache lifetime: "5m", "1h", or "" for
+	// five minutes in sync mode and an hour for batch lines (requests in
+	// a batch may run an hour apart; Anthropic suggests the hour for
+	// batches). Writes are priced by lifetime.
 	PromptCacheTTL string
 	// Concurrency caps the requests in flight (default 4).
 	Concurrency int
@@ -244,10 +262,12 @@ type Client struct {
 	tpm   *tokenBudget // nil: no token cap
 	pace  *pacer
 	room  *headroom
-	// What the endpoint was found to reject, see adapt: per schema name,
-	// the structured-output modes it refused.
-	rejected      sync.Map // schema name -> *formatState
-	maxCompletion atomic.Bool
+	// rules are what the model takes: the table's row and what the
+	// endpoint was found to refuse (see adapt).
+	rules *rules
+	// fallback answers what the model refused to (Config.FallbackModel);
+	// nil without one.
+	fallback *Client
 }
 
 // New returns a Client that sends through the service cfg.Service of hc,
@@ -313,6 +333,10 @@ func New(hc *httpx.Client, cfg Config) (*Client, error) {
 		c.log = slog.New(slog.DiscardHandler)
 	}
 	c.log = c.log.With(slog.String("service", svc.Name()), slog.String("model", cfg.Model))
+	if c.cfg.Models == nil {
+		c.cfg.Models = DefaultModels()
+	}
+	c.rules = newRules(cfg.Provider, cfg.Model, c.cfg.Models.Lookup(cfg.Provider, cfg.Model), cfg.Store, c.log)
 	if c.meter == nil {
 		c.meter = new(Meter)
 	}
@@ -325,7 +349,51 @@ func New(hc *httpx.Client, cfg Config) (*Client, error) {
 	// The pacer works on configured spacings; httpx keeps each with its
 	// margin.
 	c.pace = &pacer{base: svc.Configured(), seen: svc.Stats().Status429, get: svc.Configured, set: svc.SetInterval}
+	if fb := strings.TrimSpace(cfg.FallbackModel); fb != "" && fb != cfg.Model {
+		// The fallback shares the endpoint, its limits and the meter.
+		f := *c
+		f.cfg.Model, f.cfg.FallbackModel = fb, ""
+		f.log = c.log.With(slog.String("fallback_for", cfg.Model), slog.String("model", fb))
+		f.rules = newRules(cfg.Provider, fb, c.cfg.Models.Lookup(cfg.Provider, fb), cfg.Store, f.log)
+		c.fallback = &f
+	}
 	return c, nil
+}
+
+// Row returns the model table's row the Client follows.
+func (c *Client) Row() Model { return c.rules.row }
+
+// Body returns the body of req's first request as the Client would send
+// it (a batch line's when batch), without sending it: for curate models
+// to show what goes to a model.
+func (c *Client) Body(ctx context.Context, req Request, batch bool) ([]byte, error) {
+	c.rules.load(ctx)
+	rd := round{mode: c.formatFor(&req), limit: c.rules.firstLimit(&req), batch: batch}
+	body, est, err := c.proto.encode(c, &req, nil, rd)
+	if err != nil {
+		return nil, err
+	}
+	if fit, ferr := c.rules.fit(req.Stage, est, rd.limit); ferr == nil && fit != rd.limit {
+		rd.limit = fit
+		body, _, err = c.proto.encode(c, &req, nil, rd)
+	}
+	return body, err
+}
+
+// Learned returns what the endpoint was found to refuse of the model, in
+// this run or an earlier one (kept in the store).
+func (c *Client) Learned(ctx context.Context) record.ModelRefusals {
+	c.rules.load(ctx)
+	return c.rules.snapshot()
+}
+
+// price is the model's price: Config.Prices', else the table's; nil when
+// neither has one.
+func (c *Client) price() *Price {
+	if p, ok := c.cfg.Prices.Lookup(c.cfg.Model); ok {
+		return &p
+	}
+	return c.rules.row.Price
 }
 
 func validDialect(d Dialect) bool {
@@ -366,9 +434,13 @@ func (c *Client) CompleteJSON(ctx context.Context, req Request, validate func(js
 // Complete answers req from the cache if an equal request was answered
 // before, else from the endpoint. An answer that is unusable (see
 // InvalidError) is retried with the reason as a follow-up message, at most
-// Config.InvalidRetries times, and then returned as an *InvalidError.
-// Non-retryable error statuses come back as *APIError, retryable ones that
-// persisted as *httpx.StatusError. Only usable answers are cached.
+// Config.InvalidRetries times, and then returned as an *InvalidError; an
+// answer cut at its limit is asked again with a larger limit, up to the
+// model's largest output. A refusal is a *RefusalError (asked once of
+// Config.FallbackModel when there is one), a prompt past the context
+// window a *ContextWindowError. Non-retryable error statuses come back as
+// *APIError, retryable ones that persisted as *httpx.StatusError. Only
+// usable answers are cached.
 func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 	if err := checkRequest(&req); err != nil {
 		return nil, err
@@ -382,14 +454,37 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 			return r, nil
 		}
 	}
+	r, err := c.ask(ctx, &req, false)
+	var re *RefusalError
+	if errors.As(err, &re) && c.fallback != nil {
+		c.log.Warn("llm model refused to answer; asking the fallback model", "stage", req.Stage, "fallback", c.fallback.cfg.Model, "refusal", clip(re.Message, 200))
+		r, err = c.fallback.ask(ctx, &req, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.cfg.Store != nil {
+		c.cachePut(ctx, c.cfg.Store, key, cr, r)
+	}
+	return r, nil
+}
 
+// ask asks the model for req until its answer is usable or the retries
+// are spent; batch sends it as a batch's lines would be (the warm-up of a
+// batch's shared prefix: the same cache lifetime).
+func (c *Client) ask(ctx context.Context, req *Request, batch bool) (*Response, error) {
+	c.rules.load(ctx)
 	cl := &call{}
 	var (
-		total Usage
-		conv  []chatMessage // follow-up rounds after the first answer
+		total  Usage
+		conv   []chatMessage // follow-up rounds after the first answer
+		first  = c.rules.firstLimit(req)
+		limit  = first
+		raises = 0
+		follow = 0
 	)
 	for attempt := 1; ; attempt++ {
-		a, err := c.exchange(ctx, cl, &req, conv)
+		a, err := c.exchange(ctx, cl, req, conv, limit, batch)
 		if a != nil {
 			total = total.Add(a.usage)
 		}
@@ -397,26 +492,48 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Response, error) {
 			c.meter.add(req.Stage, c.cfg.Model, total, failed, false)
 			return nil, err
 		}
-		r, reason := judge(&req, a)
+		if err := stopError(req, c.cfg.Model, a); err != nil {
+			c.meter.add(req.Stage, c.cfg.Model, total, failed, false)
+			c.log.Warn("llm answer ended without one", "stage", req.Stage, "err", err)
+			return nil, err
+		}
+		if a.finish == finishLength {
+			if next, ok := c.rules.raise(limit, first); ok && raises < maxLimitRaises && !c.draining() {
+				c.log.Warn("llm answer cut at its limit; asking again with a larger one", "stage", req.Stage, "limit", limit, "now", next)
+				limit, raises = next, raises+1
+				continue
+			}
+		}
+		r, reason := judge(req, a, limit)
 		if reason == "" {
 			r.Usage, r.Attempts = total, attempt
 			c.meter.add(req.Stage, c.cfg.Model, total, answered, false)
 			c.log.Debug("llm answer", "stage", req.Stage, "prompt_version", req.PromptVersion,
 				"attempts", attempt, "prompt_tokens", total.PromptTokens, "cached_tokens", total.CachedTokens,
 				"completion_tokens", total.CompletionTokens, "estimated", total.Estimated)
-			if c.cfg.Store != nil {
-				c.cachePut(ctx, c.cfg.Store, key, cr, r)
-			}
 			return r, nil
 		}
-		if attempt > c.cfg.InvalidRetries || c.draining() {
+		if follow >= c.cfg.InvalidRetries || a.finish == finishLength || c.draining() {
 			c.meter.add(req.Stage, c.cfg.Model, total, invalid, false)
 			c.log.Warn("llm answer invalid, giving up", "stage", req.Stage, "attempts", attempt, "reason", clip(reason, 300))
 			return nil, &InvalidError{Stage: req.Stage, Model: c.cfg.Model, Attempts: attempt, Reason: reason, Raw: a.content}
 		}
+		follow++
 		c.log.Warn("llm answer invalid, asking again", "stage", req.Stage, "attempt", attempt, "reason", clip(reason, 300))
-		conv = append(conv, followUpTurns(&req, cmp.Or(a.answer, a.content), reason, c.cfg.FollowUpAnswerBytes)...)
+		conv = append(conv, followUpTurns(req, cmp.Or(a.answer, a.content), reason, c.cfg.FollowUpAnswerBytes)...)
 	}
+}
+
+// stopError is the error of an answer that ended without one: the model
+// refused, or the context window ended it.
+func stopError(req *Request, model string, a *answer) error {
+	switch {
+	case a.finish == finishContextWindow:
+		return &ContextWindowError{Stage: req.Stage, Model: model, Message: "the model stopped at the end of its context window (stop_reason model_context_window_exceeded)"}
+	case a.refusal != "" && strings.TrimSpace(a.answer) == "":
+		return &RefusalError{Stage: req.Stage, Model: model, Message: a.refusal}
+	}
+	return nil
 }
 
 // call is the state of one logical call across its rounds.
@@ -442,7 +559,7 @@ func checkRequest(req *Request) error {
 		return errors.New("llm: request without a stage")
 	case req.PromptVersion == "":
 		return fmt.Errorf("llm %s: request without a prompt version", req.Stage)
-	case strings.TrimSpace(req.User) == "":
+	case strings.TrimSpace(req.User) == "" && strings.TrimSpace(req.Paper) == "":
 		return fmt.Errorf("llm %s: request with an empty user prompt", req.Stage)
 	case req.MaxTokens < 0:
 		return fmt.Errorf("llm %s: negative max tokens %d", req.Stage, req.MaxTokens)
@@ -480,18 +597,27 @@ type answer struct {
 	answer    string // content after a leading <think> block
 	reasoning string
 	refusal   string
-	finish    string // "stop", "length", ...
+	finish    string // finishStop, finishLength, finishContextWindow, or the server's word
 	model     string
 	usage     Usage
 }
 
-// judge turns an answer into a Response, or says why it is unusable.
-func judge(req *Request, a *answer) (*Response, string) {
+// How an answer ended.
+const (
+	finishStop          = "stop"
+	finishLength        = "length"         // cut at the answer limit (Anthropic's max_tokens)
+	finishContextWindow = "context_window" // cut at the end of the context window
+)
+
+// judge turns an answer into a Response, or says why it is unusable;
+// limit is the answer limit it was asked with.
+func judge(req *Request, a *answer, limit int) (*Response, string) {
 	switch {
-	case a.refusal != "" && strings.TrimSpace(a.answer) == "":
-		return nil, "the model refused: " + a.refusal
-	case a.finish == "length":
-		return nil, "the answer was cut off at the token limit (finish_reason length); answer more briefly"
+	case a.finish == finishLength:
+		if limit > 0 {
+			return nil, fmt.Sprintf("the answer was cut off at the largest output allowed (%d tokens)", limit)
+		}
+		return nil, "the answer was cut off at the token limit (finish_reason length)"
 	case strings.TrimSpace(a.answer) == "":
 		return nil, "the answer is empty"
 	}
@@ -580,16 +706,14 @@ type formatMode int
 
 const (
 	formatNone        formatMode = iota // plain text, or JSON asked for in the prompt
-	formatSchema                        // the endpoint's schema field
-	formatTool                          // Anthropic: a strict tool the model must call
+	formatSchema                        // the endpoint's schema field (response_format, output_config)
+	formatToolStrict                    // Anthropic: a strict tool the model must call
+	formatTool                          // Anthropic: a forced tool without strict (models before 4.5)
 	formatInstruction                   // the schema as an instruction in the system prompt
 )
 
-// formatState remembers the modes an endpoint refused for one schema.
-type formatState struct {
-	refused [formatInstruction + 1]atomic.Bool
-}
-
+// formatFor returns the mode of req's next round: the first the model
+// table gives the model that the endpoint has not refused.
 func (c *Client) formatFor(req *Request) formatMode {
 	if req.Schema == nil {
 		if req.wantJSON() {
@@ -600,18 +724,12 @@ func (c *Client) formatFor(req *Request) formatMode {
 	if !c.cfg.StructuredOutput {
 		return formatInstruction
 	}
-	st := c.formats(req.Schema.name)
 	for _, m := range c.proto.modes(c) {
-		if !st.refused[m].Load() {
+		if !c.rules.refused(req.Schema.name, m) {
 			return m
 		}
 	}
 	return formatInstruction
-}
-
-func (c *Client) formats(name string) *formatState {
-	v, _ := c.rejected.LoadOrStore(name, new(formatState))
-	return v.(*formatState)
 }
 
 // system returns the system prompt for a round in mode m.
@@ -622,22 +740,44 @@ func system(req *Request, m formatMode) string {
 	return req.System
 }
 
-// exchange sends one round and reads the answer. When the endpoint rejects
-// a parameter it has a substitute for, the Client remembers that and sends
-// the round again; each adaptation happens once, so this ends. An answer
-// whose envelope is broken is asked again after a pause, a few times.
-func (c *Client) exchange(ctx context.Context, cl *call, req *Request, conv []chatMessage) (*answer, error) {
+// round is how one round is sent.
+type round struct {
+	mode  formatMode
+	limit int  // the answer limit, 0 for none
+	batch bool // a batch line: the hour-long prompt cache by default
+}
+
+// exchange sends one round and reads the answer. When the endpoint refuses
+// a part of the request it has a substitute for, the Client learns that
+// (see adapt) and sends the round again; each refusal is learned once, so
+// this ends. An answer whose envelope is broken is asked again after a
+// pause, a few times.
+func (c *Client) exchange(ctx context.Context, cl *call, req *Request, conv []chatMessage, limit int, batch bool) (*answer, error) {
 	broken := 0
 	for {
-		mode := c.formatFor(req)
-		body, promptEst, err := c.proto.encode(c, req, conv, mode)
+		rd := round{mode: c.formatFor(req), limit: limit, batch: batch}
+		body, promptEst, err := c.proto.encode(c, req, conv, rd)
 		if err != nil {
 			return nil, fmt.Errorf("llm %s: encode request: %w", req.Stage, err)
 		}
-		a, err := c.send(ctx, cl, req, body, promptEst)
+		if fit, err := c.rules.fit(req.Stage, promptEst, rd.limit); err != nil {
+			return nil, err
+		} else if fit != rd.limit {
+			rd.limit, limit = fit, fit
+			if body, promptEst, err = c.proto.encode(c, req, conv, rd); err != nil {
+				return nil, fmt.Errorf("llm %s: encode request: %w", req.Stage, err)
+			}
+		}
+		a, err := c.send(ctx, cl, req, body, promptEst, rd.limit)
 		var ae *APIError
-		if errors.As(err, &ae) && c.adapt(req, mode, ae) {
-			continue
+		if errors.As(err, &ae) {
+			switch next, retry, werr := c.adapt(ctx, req, rd, ae); {
+			case werr != nil:
+				return nil, werr
+			case retry:
+				limit = next
+				continue
+			}
 		}
 		var be *envelopeError
 		if errors.As(err, &be) && broken < c.cfg.EnvelopeRetries && !c.draining() {
@@ -678,42 +818,73 @@ func sleep(ctx context.Context, cl *call, d time.Duration) error {
 	}
 }
 
-// adapt reacts to a 400 that names a parameter: a structured-output field
-// the endpoint refuses for this schema is replaced by the next mode (for
-// this schema only: another schema may well be accepted), max_tokens by
-// max_completion_tokens (OpenAI's reasoning models). It reports whether
-// the request should be sent again.
-func (c *Client) adapt(req *Request, mode formatMode, e *APIError) bool {
-	if e.Status != http.StatusBadRequest && e.Status != http.StatusUnprocessableEntity {
-		return false
+// adapt reacts to a 400 that names a part of the request: a
+// structured-output mode the endpoint refuses is replaced by the next one
+// (for that schema, or for every schema when the refusal is about the
+// model), a temperature the model does not take is left out, max_tokens
+// becomes max_completion_tokens, and a limit that takes the prompt past
+// the context window is lowered; each is learned and kept in the store.
+// It returns the limit to send and whether to send again, or the error a
+// context window refusal is.
+func (c *Client) adapt(ctx context.Context, req *Request, rd round, e *APIError) (limit int, retry bool, err error) {
+	if !badRequest(e) {
+		return rd.limit, false, nil
 	}
 	m := strings.ToLower(e.Message)
+	if ok, window, prompt, fit := contextWindow(e.Message); ok {
+		if fit > 0 && fit < rd.limit {
+			c.log.Warn("llm answer limit takes the prompt past the context window; lowering it", "stage", req.Stage, "limit", rd.limit, "now", fit)
+			return fit, true, nil
+		}
+		return rd.limit, false, &ContextWindowError{Stage: req.Stage, Model: c.cfg.Model, Window: window, Prompt: prompt, Message: e.Message}
+	}
+	if n, ok := outputCap(e.Message); ok && rd.limit > n {
+		c.log.Warn("llm answer limit above the model's largest output; lowering it", "stage", req.Stage, "limit", rd.limit, "now", n)
+		return n, true, nil
+	}
+	r := c.rules
 	switch {
-	case (mode == formatSchema || mode == formatTool) && c.proto.formatRejected(m, mode):
-		if !c.formats(req.Schema.name).refused[mode].Swap(true) {
-			next := c.formatFor(req)
-			c.log.Warn("llm endpoint rejects the structured output for this schema; falling back for it",
-				"stage", req.Stage, "schema", req.Schema.name, "rejected", modeName(mode), "now", modeName(next),
-				"status", e.Status, "message", e.Message)
+	case (rd.mode == formatSchema || rd.mode == formatToolStrict || rd.mode == formatTool) && c.proto.formatRejected(m, rd.mode):
+		scope := req.Schema.name
+		if aboutModel(m) {
+			scope = "*"
 		}
-		return true
-	case req.MaxTokens > 0 && !c.maxCompletion.Load() && strings.Contains(m, "max_completion_tokens"):
-		if !c.maxCompletion.Swap(true) {
-			c.log.Warn("llm endpoint wants max_completion_tokens instead of max_tokens; using it from now on",
-				"stage", req.Stage, "status", e.Status)
+		r.refuseFormat(ctx, scope, rd.mode, e)
+		return rd.limit, true, nil
+	case strings.Contains(m, "temperature") && r.temperature():
+		return rd.limit, r.learn(ctx, "temperature", e, func(x *refusals) bool {
+			if x.NoTemperature {
+				return false
+			}
+			x.NoTemperature = true
+			return true
+		}), nil
+	case rd.limit > 0 && strings.Contains(m, "max_completion_tokens") && !r.maxCompletion():
+		return rd.limit, r.learn(ctx, "max_tokens", e, func(x *refusals) bool {
+			if x.MaxCompletionTokens {
+				return false
+			}
+			x.MaxCompletionTokens = true
+			return true
+		}), nil
+	}
+	return rd.limit, false, nil
+}
+
+// aboutModel reports whether a refusal of structured output is about the
+// model ("does not support …") rather than about one schema.
+func aboutModel(msg string) bool {
+	for _, w := range []string{"does not support", "not supported for", "not supported with this model", "not available for"} {
+		if strings.Contains(msg, w) {
+			return true
 		}
-		return true
 	}
 	return false
 }
 
-func modeName(m formatMode) string {
-	return [...]string{"none", "response_format", "tool", "instruction"}[m]
-}
-
 // send posts one request under the concurrency and token limits.
-func (c *Client) send(ctx context.Context, cl *call, req *Request, body []byte, promptEst int64) (*answer, error) {
-	charge := promptEst + int64(cmp.Or(req.MaxTokens, defaultCompletionReserve))
+func (c *Client) send(ctx context.Context, cl *call, req *Request, body []byte, promptEst int64, limit int) (*answer, error) {
+	charge := promptEst + int64(cmp.Or(limit, defaultCompletionReserve))
 
 	select {
 	case c.slots <- struct{}{}:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -315,38 +316,83 @@ func TestServerQuirks(t *testing.T) {
 	}
 }
 
-func TestTruncatedAnswer(t *testing.T) {
-	srv := newFakeServer(t, func(n int, _ map[string]any) fakeReply {
-		if n == 1 {
-			return fakeReply{status: 200, body: completion(`{"refs":[{"n":1,"ro`, "length", &usageJSON{10, 200, 210})}
+// limitOf reads the answer limit a chat request was sent with.
+func limitOf(body map[string]any) int {
+	for _, k := range []string{"max_completion_tokens", "max_tokens"} {
+		if v, ok := body[k].(float64); ok {
+			return int(v)
 		}
-		return ok(validAnswer)
-	})
-	env := newTestClient(t, srv, Config{})
-	r, err := env.client.Complete(t.Context(), jsonRequest())
-	if err != nil {
-		t.Fatal(err)
 	}
-	if r.Attempts != 2 {
-		t.Errorf("attempts = %d, want 2", r.Attempts)
+	return 0
+}
+
+// TestTruncatedAnswer: an answer cut at its limit is asked again with a
+// larger limit (the same conversation, no "more briefly" follow-up), up
+// to the model's largest output; one that stays cut there fails naming
+// the limit. Even valid JSON is rejected when the server says it stopped
+// at the limit: the answer may be a prefix that happens to parse.
+func TestTruncatedAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		model  string
+		cuts   int   // answers cut before a whole one (-1: all)
+		limits []int // the limits asked, in order
+		reason string
+	}{
+		{"cut once", "test-model", 1, []int{200, 400}, ""},
+		{"cut always, largest output unknown", "test-model", -1, []int{200, 400, 800}, "largest output allowed (800 tokens)"},
+		{"cut always, up to the model's largest output", "gpt-4o", -1, []int{200, 400, 800, 1600, 3200, 6400, 12800, 16384}, "largest output allowed (16384 tokens)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, func(n int, _ map[string]any) fakeReply {
+				if tt.cuts < 0 || n <= tt.cuts {
+					return fakeReply{status: 200, body: completion(`{"refs":[{"n":1,"ro`, "length", &usageJSON{10, 200, 210})}
+				}
+				return ok(validAnswer)
+			})
+			provider := ProviderCompatible
+			if tt.model == "gpt-4o" {
+				provider = ProviderOpenAI
+			}
+			env := newTestClient(t, srv, Config{Model: tt.model, Provider: provider})
+			r, err := env.client.Complete(t.Context(), jsonRequest())
+			var got []int
+			for i := range srv.calls() {
+				b := srv.request(i).body
+				got = append(got, limitOf(b))
+				if msgs := messages(t, b); len(msgs) != 2 {
+					t.Errorf("request %d has %d messages: a cut answer is asked again as it was, not followed up", i, len(msgs))
+				}
+			}
+			if !slices.Equal(got, tt.limits) {
+				t.Errorf("limits %v, want %v", got, tt.limits)
+			}
+			var ie *InvalidError
+			switch {
+			case tt.reason == "" && (err != nil || r.Attempts != len(tt.limits)):
+				t.Errorf("err %v, response %+v", err, r)
+			case tt.reason != "" && (!errors.As(err, &ie) || !strings.Contains(ie.Reason, tt.reason)):
+				t.Errorf("err = %v, want an InvalidError naming %q", err, tt.reason)
+			}
+		})
 	}
-	msgs := messages(t, srv.request(1).body)
-	if !strings.Contains(msgs[len(msgs)-1][1], "cut off at the token limit") {
-		t.Errorf("follow-up = %q", msgs[len(msgs)-1][1])
-	}
-	// Even valid JSON is rejected when the server says it stopped at the
-	// limit: the answer may be a prefix that happens to parse.
+	// No limit sent: nothing to raise.
 	srv2 := newFakeServer(t, func(int, map[string]any) fakeReply {
 		return fakeReply{status: 200, body: completion("The idea is", "length", &usageJSON{1, 1, 2})}
 	})
 	env2 := newTestClient(t, srv2, Config{InvalidRetries: -1})
-	_, err = env2.client.Complete(t.Context(), baseRequest())
+	req := baseRequest()
+	req.MaxTokens = 0
+	_, err := env2.client.Complete(t.Context(), req)
 	var ie *InvalidError
-	if !errors.As(err, &ie) || ie.Raw != "The idea is" || !strings.Contains(ie.Reason, "finish_reason length") {
-		t.Errorf("err = %v", err)
+	if !errors.As(err, &ie) || ie.Raw != "The idea is" || !strings.Contains(ie.Reason, "finish_reason length") || srv2.calls() != 1 {
+		t.Errorf("err = %v after %d calls", err, srv2.calls())
 	}
 }
 
+// TestEmptyAndRefusal: an empty answer is invalid (followed up); a refusal
+// is a named failure, not asked again of the same model, and asked of the
+// fallback model when there is one.
 func TestEmptyAndRefusal(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -356,7 +402,6 @@ func TestEmptyAndRefusal(t *testing.T) {
 		{"empty", map[string]any{"role": "assistant", "content": ""}, "the answer is empty"},
 		{"null", map[string]any{"role": "assistant", "content": nil}, "the answer is empty"},
 		{"only think", map[string]any{"role": "assistant", "content": "<think>I could say"}, "the answer is empty"},
-		{"refusal", map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}, "the model refused: I can't help with that."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFakeServer(t, func(int, map[string]any) fakeReply {
@@ -372,6 +417,28 @@ func TestEmptyAndRefusal(t *testing.T) {
 				t.Errorf("err = %v, want reason %q", err, tt.reason)
 			}
 		})
+	}
+	refusing := func(fallback string) *fakeServer {
+		return newFakeServer(t, func(_ int, body map[string]any) fakeReply {
+			if body["model"] == fallback {
+				return ok("Two references matter.")
+			}
+			return fakeReply{status: 200, body: map[string]any{"model": body["model"], "choices": []any{map[string]any{
+				"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": nil, "refusal": "I can't help with that."}}}}}
+		})
+	}
+	srv := refusing("")
+	env := newTestClient(t, srv, Config{})
+	_, err := env.client.Complete(t.Context(), baseRequest())
+	var re *RefusalError
+	if !errors.As(err, &re) || re.Message != "I can't help with that." || srv.calls() != 1 || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("refusal: err %v after %d calls, want one *RefusalError", err, srv.calls())
+	}
+	srv = refusing("backup-model")
+	env = newTestClient(t, srv, Config{FallbackModel: "backup-model"})
+	r, err := env.client.Complete(t.Context(), baseRequest())
+	if err != nil || r.Text != "Two references matter." || srv.calls() != 2 || srv.request(1).body["model"] != "backup-model" {
+		t.Errorf("fallback: %+v, %v after %d calls", r, err, srv.calls())
 	}
 }
 

@@ -56,8 +56,22 @@ type Request struct {
 	// user prompt that is the same across the stage's calls (a taxonomy,
 	// examples); it goes before User. Both are sent first and marked for
 	// the provider's prompt cache, so put everything static in them and
-	// only the per-item text (the paper) in User.
-	System, Static, User string
+	// only the per-item text in Paper and User.
+	System, Static string
+	// Paper is the text the call is about, one delimited block sent after
+	// System and Static and before User: calls about the same paper share
+	// everything up to its end. PaperShared says another call will read
+	// the same paper (a target's classify and gold-card calls); the paper
+	// is then marked for the prompt cache when the write pays for it.
+	Paper       string
+	PaperShared bool
+	// User is the task, after the shared parts.
+	User string
+	// Examples lengthens System (worked examples, not padding) for a
+	// model whose least cacheable prefix System alone falls short of, so
+	// that the calls sharing it read it from the cache; sent only then,
+	// and only where the provider caches at breakpoints.
+	Examples string
 	// Schema, when set, asks for a JSON answer that conforms to it.
 	Schema *Schema
 	// Validate, when set, checks a JSON answer beyond the schema (e.g. that

@@ -131,10 +131,13 @@ type Price struct {
 	// CachedInput is the price of prompt tokens read from the provider's
 	// cache; nil means Input (no discount assumed).
 	CachedInput *float64 `json:"cached_input,omitempty"`
-	// CacheWrite is the price of prompt tokens written to the cache; nil
-	// means 1.25 × Input, Anthropic's five-minute write price (OpenAI
-	// reports no writes).
+	// CacheWrite is the price of prompt tokens written to the cache with
+	// the five-minute lifetime; nil means 1.25 × Input, Anthropic's
+	// five-minute write price (OpenAI reports no writes).
 	CacheWrite *float64 `json:"cache_write,omitempty"`
+	// CacheWrite1h is the price of prompt tokens written with the
+	// one-hour lifetime; nil means 2 × Input, Anthropic's.
+	CacheWrite1h *float64 `json:"cache_write_1h,omitempty"`
 	// Batch is the factor of batch-API calls; nil means 0.5, the batch
 	// price of OpenAI and Anthropic.
 	Batch *float64 `json:"batch,omitempty"`
@@ -158,6 +161,28 @@ func (p Price) cacheWrite() float64 {
 	return 1.25 * p.Input
 }
 
+func (p Price) cacheWrite1h() float64 {
+	if p.CacheWrite1h != nil {
+		return *p.CacheWrite1h
+	}
+	return 2 * p.Input
+}
+
+// CachedInputPrice is the price of input read from the prompt cache.
+func (p Price) CachedInputPrice() float64 { return p.cachedInput() }
+
+// CacheWritePrice is the price of input written to the prompt cache with
+// lifetime ttl ("1h", else five minutes).
+func (p Price) CacheWritePrice(ttl string) float64 {
+	if ttl == TTL1h {
+		return p.cacheWrite1h()
+	}
+	return p.cacheWrite()
+}
+
+// BatchFactor is what batch calls cost relative to the standard price.
+func (p Price) BatchFactor() float64 { return p.batch() }
+
 func (p Price) batch() float64 {
 	if p.Batch != nil {
 		return *p.Batch
@@ -169,8 +194,9 @@ func (p Price) batch() float64 {
 type Prices map[string]Price
 
 // ParsePrices parses a --price value: comma-separated
-// model=input/output[/cached_input[/cache_write]] entries in dollars per
-// million tokens, e.g. "gpt-4o-mini=0.15/0.60/0.075,claude-sonnet-4-6=3/15/0.30/3.75".
+// model=input/output[/cached_input[/cache_write[/cache_write_1h]]]
+// entries in dollars per million tokens, e.g.
+// "gpt-4o-mini=0.15/0.60/0.075,claude-sonnet-4-6=3/15/0.30/3.75/6".
 func ParsePrices(s string) (Prices, error) {
 	p := Prices{}
 	for entry := range strings.SplitSeq(s, ",") {
@@ -181,10 +207,10 @@ func ParsePrices(s string) (Prices, error) {
 		model, io, ok := strings.Cut(entry, "=")
 		model = strings.TrimSpace(model)
 		parts := strings.Split(io, "/")
-		if !ok || model == "" || len(parts) < 2 || len(parts) > 4 {
-			return nil, fmt.Errorf("parse price %q: want model=input/output[/cached_input[/cache_write]] dollars per million tokens", entry)
+		if !ok || model == "" || len(parts) < 2 || len(parts) > 5 {
+			return nil, fmt.Errorf("parse price %q: want model=input/output[/cached_input[/cache_write[/cache_write_1h]]] dollars per million tokens", entry)
 		}
-		names := []string{"input", "output", "cached input", "cache write"}
+		names := []string{"input", "output", "cached input", "cache write", "one-hour cache write"}
 		vals := make([]float64, len(parts))
 		for i, part := range parts {
 			f, err := parseDollars(part)
@@ -199,6 +225,9 @@ func ParsePrices(s string) (Prices, error) {
 		}
 		if len(vals) > 3 {
 			pr.CacheWrite = &vals[3]
+		}
+		if len(vals) > 4 {
+			pr.CacheWrite1h = &vals[4]
 		}
 		p[model] = pr
 	}
@@ -229,7 +258,7 @@ func LoadPrices(path string) (Prices, error) {
 		return nil, fmt.Errorf("load prices %s: %w", path, err)
 	}
 	for m, pr := range p {
-		if m == "" || pr.Input < 0 || pr.Output < 0 || pr.cachedInput() < 0 || pr.cacheWrite() < 0 || pr.batch() < 0 {
+		if m == "" || pr.Input < 0 || pr.Output < 0 || pr.cachedInput() < 0 || pr.cacheWrite() < 0 || pr.cacheWrite1h() < 0 || pr.batch() < 0 {
 			return nil, fmt.Errorf("load prices %s: model %q: empty name or negative price", path, m)
 		}
 	}
@@ -237,15 +266,15 @@ func LoadPrices(path string) (Prices, error) {
 }
 
 // Lookup returns the price of model: an exact entry, else the longest entry
-// that is a prefix of it, so "gpt-4o-mini" prices the dated snapshot
-// "gpt-4o-mini-2024-07-18".
+// that is a prefix of it (a trailing * allowed), so "gpt-4o-mini" prices
+// the dated snapshot "gpt-4o-mini-2024-07-18".
 func (p Prices) Lookup(model string) (Price, bool) {
 	if pr, ok := p[model]; ok {
 		return pr, true
 	}
 	best, found := "", false
 	for m := range p {
-		if strings.HasPrefix(model, m) && len(m) > len(best) {
+		if pre := strings.TrimSuffix(m, "*"); strings.HasPrefix(model, pre) && (!found || len(m) > len(best)) {
 			best, found = m, true
 		}
 	}
@@ -261,8 +290,10 @@ func (p Prices) Cost(model string, u Usage) (float64, bool) {
 		return 0, false
 	}
 	plain := max(u.PromptTokens-u.CachedTokens-u.CacheWriteTokens, 0)
+	w1h := min(u.CacheWrite1hTokens, u.CacheWriteTokens)
 	return (float64(plain)*pr.Input + float64(u.CachedTokens)*pr.cachedInput() +
-		float64(u.CacheWriteTokens)*pr.cacheWrite() + float64(u.CompletionTokens)*pr.Output) / 1e6, true
+		float64(u.CacheWriteTokens-w1h)*pr.cacheWrite() + float64(w1h)*pr.cacheWrite1h() +
+		float64(u.CompletionTokens)*pr.Output) / 1e6, true
 }
 
 // BatchCost is Cost at the model's batch price.
@@ -287,6 +318,18 @@ func (p Prices) TallyCost(t Tally) (float64, bool) {
 	return all - batch + discounted, true
 }
 
+// uncached is p with model's cache reads and writes at its input price:
+// what the tokens would have cost without a prompt cache.
+func (p Prices) uncached(model string) Prices {
+	pr, ok := p.Lookup(model)
+	if !ok {
+		return Prices{}
+	}
+	in := pr.Input
+	pr.CachedInput, pr.CacheWrite, pr.CacheWrite1h = &in, &in, &in
+	return Prices{model: pr}
+}
+
 // StageCost is the estimated cost of one stage.
 type StageCost struct {
 	Stage string  `json:"stage"`
@@ -295,6 +338,11 @@ type StageCost struct {
 	// BatchSaved is what the batch calls would have cost more at the
 	// standard price.
 	BatchSaved float64 `json:"batch_saved_usd"`
+	// PromptCache is what the provider's prompt cache saved: the spent
+	// tokens priced as if none had been read from or written to it, less
+	// what they cost. Negative when the writes cost more than the reads
+	// saved.
+	PromptCache float64 `json:"prompt_cache_usd"`
 	// Unpriced lists models the stage used that have no price; their tokens
 	// are not in Spent or Saved.
 	Unpriced []string `json:"unpriced,omitempty"`
@@ -325,6 +373,9 @@ func (p Prices) Costs(tallies []Tally) []StageCost {
 		out[i].Spent += spent
 		out[i].Saved += saved
 		out[i].BatchSaved += full - spent
+		if plain, ok := p.uncached(t.Model).TallyCost(t); ok {
+			out[i].PromptCache += plain - spent
+		}
 	}
 	slices.SortFunc(out, func(a, b StageCost) int { return cmp.Compare(a.Stage, b.Stage) })
 	return out

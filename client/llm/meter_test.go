@@ -190,8 +190,11 @@ func TestCachedAndBatchPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ParsePrices("m=1/2/3/4/5"); err == nil {
-		t.Error("five prices accepted")
+	if _, err := ParsePrices("m=1/2/3/4/5/6"); err == nil {
+		t.Error("six prices accepted")
+	}
+	if p, err := ParsePrices("m=3/15/0.3/3.75/6"); err != nil || *p["m"].CacheWrite1h != 6 {
+		t.Errorf("five prices: %v, %v", p, err)
 	}
 	if _, err := ParsePrices("m=1/2/x"); err == nil || !strings.Contains(err.Error(), "cached input") {
 		t.Errorf("err = %v", err)
@@ -214,5 +217,27 @@ func TestCachedAndBatchPrices(t *testing.T) {
 	costs := p.Costs([]Tally{{Stage: "s", Model: "gpt-4o", Spent: ta.Spent, Batch: ta.Batch}})
 	if costs[0].BatchSaved != 1.25 {
 		t.Errorf("batch saved = %v", costs[0].BatchSaved)
+	}
+}
+
+// TestPromptCacheEffect: the usage table's prompt-cache column is what
+// the cache saved, negative when its writes cost more than its reads
+// saved (an hour-long write read once).
+func TestPromptCacheEffect(t *testing.T) {
+	p := Prices{"m": {Input: 3, Output: 15, CachedInput: ptr(0.3), CacheWrite: ptr(3.75), CacheWrite1h: ptr(6)}}
+	for _, tt := range []struct {
+		name string
+		u    Usage
+		want float64
+	}{
+		{"reads", Usage{PromptTokens: 1_000_000, CachedTokens: 1_000_000}, 2.7},
+		{"one-hour writes, no read", Usage{PromptTokens: 1_000_000, CacheWriteTokens: 1_000_000, CacheWrite1hTokens: 1_000_000}, -3},
+		{"written once at an hour, read once", Usage{PromptTokens: 2_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000, CacheWrite1hTokens: 1_000_000}, -0.3},
+		{"written once at five minutes, read once", Usage{PromptTokens: 2_000_000, CachedTokens: 1_000_000, CacheWriteTokens: 1_000_000}, 1.95},
+	} {
+		c := p.Costs([]Tally{{Stage: "s", Model: "m", Calls: 1, Spent: tt.u}})
+		if !near(c[0].PromptCache, tt.want) {
+			t.Errorf("%s: prompt cache %v, want %v", tt.name, c[0].PromptCache, tt.want)
+		}
 	}
 }

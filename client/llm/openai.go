@@ -2,6 +2,8 @@ package llm
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -21,7 +23,11 @@ type protocol interface {
 	// formatRejected reports whether a 400 message is about mode m.
 	formatRejected(msg string, m formatMode) bool
 	// encode builds the body of one round and estimates its prompt tokens.
-	encode(c *Client, req *Request, conv []chatMessage, m formatMode) ([]byte, int64, error)
+	encode(c *Client, req *Request, conv []chatMessage, rd round) ([]byte, int64, error)
+	// prefix names the prefix of a round that is marked for the prompt
+	// cache and shared with other requests (the system prompt with what
+	// precedes it), and estimates its tokens; "" when none is marked.
+	prefix(c *Client, req *Request, rd round) (string, int64)
 	// decode reads a 2xx body; an error means the body is not the API's.
 	decode(c *Client, body []byte, promptEst int64) (*answer, error)
 }
@@ -37,7 +43,12 @@ func (chatProtocol) header(*Client) http.Header {
 	return http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json"}}
 }
 
-func (chatProtocol) modes(*Client) []formatMode { return []formatMode{formatSchema} }
+func (chatProtocol) modes(c *Client) []formatMode {
+	if c.rules.row.Structured == StructuredPrompt {
+		return nil
+	}
+	return []formatMode{formatSchema}
+}
 
 func (chatProtocol) formatRejected(m string, _ formatMode) bool {
 	for _, w := range []string{"response_format", "json_schema", "schema", "'format'", "structured output"} {
@@ -48,22 +59,27 @@ func (chatProtocol) formatRejected(m string, _ formatMode) bool {
 	return false
 }
 
-// userContent is the user message: the static part first, so that the
-// provider's prefix cache covers it.
+// userContent is the user message: what calls share first (the static
+// part, then the paper), the task after, so that the provider's prefix
+// cache covers the shared part.
 func userContent(req *Request) string {
-	if req.Static == "" {
-		return req.User
+	var parts []string
+	for _, p := range []string{req.Static, req.Paper, req.User} {
+		if p != "" {
+			parts = append(parts, p)
+		}
 	}
-	return req.Static + "\n\n" + req.User
+	return strings.Join(parts, "\n\n")
 }
 
-func (p chatProtocol) encode(c *Client, req *Request, conv []chatMessage, m formatMode) ([]byte, int64, error) {
-	cr := p.request(c, req, conv, m)
+func (p chatProtocol) encode(c *Client, req *Request, conv []chatMessage, rd round) ([]byte, int64, error) {
+	cr := p.request(c, req, conv, rd)
 	body, err := json.Marshal(cr)
 	return body, estimateChat(cr), err
 }
 
-func (chatProtocol) request(c *Client, req *Request, conv []chatMessage, m formatMode) *chatRequest {
+func (chatProtocol) request(c *Client, req *Request, conv []chatMessage, rd round) *chatRequest {
+	m := rd.mode
 	msgs := make([]chatMessage, 0, 2+len(conv))
 	if s := system(req, m); s != "" {
 		msgs = append(msgs, chatMessage{Role: "system", Content: s})
@@ -71,18 +87,23 @@ func (chatProtocol) request(c *Client, req *Request, conv []chatMessage, m forma
 	msgs = append(msgs, chatMessage{Role: "user", Content: userContent(req)})
 	msgs = append(msgs, conv...)
 	cr := &chatRequest{
-		Model:       c.cfg.Model,
-		Messages:    msgs,
-		Temperature: req.Temperature,
-		Seed:        req.Seed,
+		Model:    c.cfg.Model,
+		Messages: msgs,
 	}
-	if c.maxCompletion.Load() {
-		cr.MaxCompletionTokens = req.MaxTokens
+	if c.rules.temperature() {
+		t := req.Temperature
+		cr.Temperature = &t
+	}
+	if c.rules.seed() {
+		cr.Seed = req.Seed
+	}
+	if c.rules.maxCompletion() {
+		cr.MaxCompletionTokens = rd.limit
 	} else {
-		cr.MaxTokens = req.MaxTokens
+		cr.MaxTokens = rd.limit
 	}
 	if c.cfg.Provider == ProviderOpenAI && !c.cfg.NoPromptCache {
-		cr.PromptCacheKey = req.Stage + "/" + req.PromptVersion
+		cr.PromptCacheKey = cacheKeyOf(req)
 	}
 	if m != formatSchema {
 		return cr
@@ -101,6 +122,20 @@ func (chatProtocol) request(c *Client, req *Request, conv []chatMessage, m forma
 		cr.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: &jsonSchema{Name: s.name, Schema: s.WireSchema(d), Strict: &strict}}
 	}
 	return cr
+}
+
+// prefix: OpenAI's cache is automatic, nothing is marked.
+func (chatProtocol) prefix(*Client, *Request, round) (string, int64) { return "", 0 }
+
+// cacheKeyOf is OpenAI's prompt_cache_key of a request, which routes
+// requests with the same key and prefix to the same cache: the paper's
+// for a call about a paper (its calls share the paper), else the stage's.
+func cacheKeyOf(req *Request) string {
+	if req.Paper != "" {
+		sum := sha256.Sum256([]byte(req.Paper))
+		return "paper-" + hex.EncodeToString(sum[:8])
+	}
+	return req.Stage + "/" + req.PromptVersion
 }
 
 // estimateChat estimates the prompt tokens of a chat request.
@@ -134,8 +169,11 @@ func (chatProtocol) decode(c *Client, body []byte, promptEst int64) (*answer, er
 	a := &answer{
 		content: c.scrub(contentText(ch.Message.Content)),
 		refusal: c.scrub(ch.Message.Refusal),
-		finish:  ch.FinishReason,
+		finish:  cmp.Or(ch.FinishReason, finishStop),
 		model:   cmp.Or(cr.Model, c.cfg.Model),
+	}
+	if a.finish == "content_filter" && a.refusal == "" {
+		a.refusal = "finish_reason content_filter"
 	}
 	think, rest := splitThink(a.content)
 	a.answer = rest

@@ -14,10 +14,12 @@ type chatMessage struct {
 }
 
 type chatRequest struct {
-	Model       string        `json:"model"`
-	Messages    []chatMessage `json:"messages"`
-	Temperature float64       `json:"temperature"` // always sent: 0 is a real choice
-	MaxTokens   int           `json:"max_tokens,omitempty"`
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+	// Temperature is sent when the model takes one (0 is a real choice);
+	// reasoning models take only their default, and get none.
+	Temperature *float64 `json:"temperature,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
 	// MaxCompletionTokens replaces MaxTokens for endpoints that reject it.
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	Seed                *int            `json:"seed,omitempty"`

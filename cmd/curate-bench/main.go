@@ -22,10 +22,14 @@
 //     (and TEI) built to cost a parser the most per byte (package
 //     hostile), each 62.9 MB (-hostile-bytes), and of two such pages
 //     fetched at once.
-//   - providers: the rate benchmark's world through the simulated OpenAI
-//     and Anthropic APIs, in sync mode without and with prompt caching
-//     and in batch mode: cost and wall time per stage, and the share of
-//     input tokens served from the prompt cache.
+//   - providers: the rate benchmark's world, its pages lengthened to the
+//     recipe's papers (-paper-tokens), through the simulated OpenAI
+//     (gpt-5.4-mini) and Anthropic (claude-opus-4-8, claude-sonnet-4-6)
+//     APIs, which apply the providers' per-model rules, in sync mode
+//     without and with prompt caching and in batch mode: cost at the
+//     model table's prices and wall time per stage, the share of input
+//     tokens served from the prompt cache, and the cost of classify and
+//     the cards as a share of the list price (input alone and all).
 //
 // curate runs as a subprocess (the binary given with -curate, else one
 // built into the work directory), so its peak RSS is its own; the
@@ -75,6 +79,8 @@ type options struct {
 	// hostileBytes is the size of each hostile input.
 	hostileBytes int
 	hostileKinds map[string]bool // nil: every kind
+	// paperTokens is the text of each page in the providers benchmark.
+	paperTokens int
 }
 
 func main() {
@@ -84,6 +90,7 @@ func main() {
 	flag.StringVar(&opt.out, "out", "", "also write the results as JSON to this file")
 	flag.Uint64Var(&opt.seed, "seed", 1, "seed of the simulated world")
 	flag.IntVar(&opt.rateTargets, "rate-targets", 200, "targets of the rate and providers benchmarks")
+	flag.IntVar(&opt.paperTokens, "paper-tokens", 6000, "tokens of text of each simulated page in the providers benchmark (the recipe's papers: about 6,000; 0: the short pages)")
 	flag.IntVar(&opt.memTargets, "memory-targets", 5000, "targets of the memory and no-op benchmarks")
 	flag.Func("memory-more", "also measure peak RSS on worlds of these sizes, comma-separated (at most 49999), for the trend", func(v string) error {
 		for _, f := range strings.Split(v, ",") {

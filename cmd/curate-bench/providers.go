@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,33 +19,47 @@ import (
 )
 
 // The providers benchmark runs the same world through the simulated
-// OpenAI and Anthropic APIs, which report cached tokens as those providers
-// do (OpenAI: automatic prefix cache of 1,024 tokens and up; Anthropic:
-// cache_control breakpoints, writes and reads), in sync mode without and
-// with prompt caching and in batch mode. It reports per stage the calls,
-// input tokens, the share served from the prompt cache, the cost at list
-// prices and the wall time. The simulated batches end after
-// batchDuration, where the providers take up to 24 hours: batch wall
-// times say what curate adds, not what a provider takes.
+// OpenAI and Anthropic APIs with the recipe's models (gpt-5.4-mini,
+// claude-opus-4-8) and claude-sonnet-4-6, whose per-model rules the
+// simulator applies (OpenAI: automatic prefix cache of 1,024 tokens and
+// up, reasoning counted as output, batches taken cold; Anthropic:
+// cache_control breakpoints, each model's least cacheable prefix, writes
+// priced by lifetime, a batch's requests blind to each other's writes),
+// in sync mode without and with prompt caching and in batch mode. The
+// world's pages are lengthened to the recipe's papers (-paper-tokens,
+// about 6,000 tokens of text; the shared system prompt is about 3,000),
+// so that the prompts have the recipe's shape. It reports per stage the
+// calls, input tokens, the share served from the prompt cache, the cost
+// at the model table's prices, its share of the list price (the input of
+// the run without a prompt cache at the sync price, and the same output)
+// and the wall time. The simulated batches end after batchDuration, where
+// the providers take up to 24 hours: batch wall times say what curate
+// adds, not what a provider takes.
 const (
 	providerLat   = 100 * time.Millisecond
 	batchDuration = 2 * time.Second
-	// providerPrices are list prices, dollars per million tokens: the
-	// simulated OpenAI model as gpt-4o (cached input half price),
-	// claude-sonnet-4-6 with Anthropic's cache read (0.1×) and five-minute
-	// write (1.25×) prices; batch calls cost half.
-	providerPrices = "sim-1=2.5/10/1.25,claude-sonnet-4-6=3/15/0.30/3.75"
 )
+
+// providerRuns are the runs, in order; a model's sync run without the
+// cache (OpenAI's cannot be turned off) comes first and is its list
+// price. The model table prices every model.
+var providerRuns = []struct{ provider, model, mode string }{
+	{"openai", "gpt-5.4-mini", "sync"}, {"openai", "gpt-5.4-mini", "batch"},
+	{"anthropic", "claude-opus-4-8", "sync, no cache"}, {"anthropic", "claude-opus-4-8", "sync"}, {"anthropic", "claude-opus-4-8", "batch"},
+	{"anthropic", "claude-sonnet-4-6", "sync, no cache"}, {"anthropic", "claude-sonnet-4-6", "sync"}, {"anthropic", "claude-sonnet-4-6", "batch"},
+}
 
 // providerResult is one run of the providers benchmark.
 type providerResult struct {
-	Provider string        `json:"provider"`
-	Mode     string        `json:"mode"`
-	Targets  int           `json:"targets"`
-	Exit     int           `json:"exit"`
-	Wall     time.Duration `json:"wall_ns"`
-	Stages   []stageCost   `json:"stages"`
-	Args     []string      `json:"args"`
+	Provider    string        `json:"provider"`
+	Model       string        `json:"model"`
+	Mode        string        `json:"mode"`
+	Targets     int           `json:"targets"`
+	PaperTokens int           `json:"paper_tokens"`
+	Exit        int           `json:"exit"`
+	Wall        time.Duration `json:"wall_ns"`
+	Stages      []stageCost   `json:"stages"`
+	Args        []string      `json:"args"`
 }
 
 // stageCost is one LLM stage of a providers run.
@@ -57,28 +72,47 @@ type stageCost struct {
 	WriteTokens  int64   `json:"cache_write_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
 	USD          float64 `json:"usd"`
+	// InputUSD is the part of USD the input cost.
+	InputUSD float64 `json:"input_usd"`
 	// NoCacheUSD is what the same tokens cost with every input token at
 	// the input price: the run without a prompt cache.
-	NoCacheUSD float64       `json:"no_cache_usd"`
-	Wall       time.Duration `json:"wall_ns"`
+	NoCacheUSD float64 `json:"no_cache_usd"`
+	// ListInputUSD is the list price of the input: the input tokens of
+	// the model's run without the cache (no worked examples lengthen its
+	// system prompt) at the sync input price, nothing cached; for OpenAI,
+	// whose cache cannot be turned off, this run's input tokens.
+	// ListOutputUSD is this run's output at the sync output price.
+	ListInputUSD  float64       `json:"list_input_usd"`
+	ListOutputUSD float64       `json:"list_output_usd"`
+	Wall          time.Duration `json:"wall_ns"`
 }
 
 func benchProviders(ctx context.Context, opt *options, res *results) error {
-	for _, m := range []struct{ provider, mode string }{
-		{"openai", "sync"}, {"openai", "batch"},
-		{"anthropic", "sync, no cache"}, {"anthropic", "sync"}, {"anthropic", "batch"},
-	} {
-		pr, err := providerRun(ctx, opt, m.provider, m.mode)
+	list := map[string]map[string]int64{} // model → stage → input tokens of its run without the cache
+	for _, m := range providerRuns {
+		pr, err := providerRun(ctx, opt, m.provider, m.model, m.mode)
 		if err != nil {
 			return err
+		}
+		if list[m.model] == nil {
+			list[m.model] = map[string]int64{}
+			for _, s := range pr.Stages {
+				list[m.model][s.Stage] = s.InputTokens
+			}
+		}
+		price, _ := llm.DefaultModels().Price(m.provider, m.model)
+		for i := range pr.Stages {
+			s := &pr.Stages[i]
+			s.ListInputUSD = float64(list[m.model][s.Stage]) * price.Input / 1e6
+			s.ListOutputUSD = float64(s.OutputTokens) * price.Output / 1e6
 		}
 		res.Providers = append(res.Providers, pr)
 	}
 	return nil
 }
 
-func providerRun(ctx context.Context, opt *options, provider, mode string) (*providerResult, error) {
-	w, err := sim.NewWorld(sim.WorldConfig{Seed: opt.seed, Targets: opt.rateTargets})
+func providerRun(ctx context.Context, opt *options, provider, model, mode string) (*providerResult, error) {
+	w, err := sim.NewWorld(sim.WorldConfig{Seed: opt.seed, Targets: opt.rateTargets, PaperTokens: opt.paperTokens})
 	if err != nil {
 		return nil, err
 	}
@@ -88,16 +122,16 @@ func providerRun(ctx context.Context, opt *options, provider, mode string) (*pro
 		return nil, err
 	}
 	defer s.Close()
-	dir := filepath.Join(opt.work, "providers-"+provider+"-"+strings.NewReplacer(" ", "", ",", "-").Replace(mode))
+	dir := filepath.Join(opt.work, "providers-"+model+"-"+strings.NewReplacer(" ", "", ",", "-").Replace(mode))
 	args, err := runArgs(w, s, dir)
 	if err != nil {
 		return nil, err
 	}
 	args = append(args, "--arxiv-interval", "1ms", "--s2-interval", "1ms", "--llm-concurrency", "16",
 		"--fetch-workers", "4", "--citegraph-workers", "8", "--classify-workers", "16", "--summarize-workers", "16",
-		"--llm-provider", provider, "--price", providerPrices)
+		"--llm-provider", provider, "--llm-model", model)
 	if provider == "anthropic" {
-		args = append(args, "--llm-base", s.URL(sim.Anthropic), "--llm-model", "claude-sonnet-4-6")
+		args = append(args, "--llm-base", s.URL(sim.Anthropic))
 	}
 	switch mode {
 	case "batch":
@@ -105,16 +139,16 @@ func providerRun(ctx context.Context, opt *options, provider, mode string) (*pro
 	case "sync, no cache":
 		args = append(args, "--llm-prompt-cache=false")
 	}
-	fmt.Fprintf(os.Stderr, "providers: %d targets, %s %s\n", opt.rateTargets, provider, mode)
+	fmt.Fprintf(os.Stderr, "providers: %d targets of about %d tokens, %s %s\n", opt.rateTargets, opt.paperTokens, model, mode)
 	r, err := runCurate(ctx, opt, benchEnv, args...)
 	if err != nil {
 		return nil, err
 	}
 	if r.Exit != 0 {
-		return nil, fmt.Errorf("providers %s %s: curate exited %d:\n%s", provider, mode, r.Exit, tail(r.Stderr, 30))
+		return nil, fmt.Errorf("providers %s %s: curate exited %d:\n%s", model, mode, r.Exit, tail(r.Stderr, 30))
 	}
-	pr := &providerResult{Provider: provider, Mode: mode, Targets: opt.rateTargets, Exit: r.Exit, Wall: r.Wall, Args: args}
-	if pr.Stages, err = lastRunCosts(ctx, filepath.Join(dir, "store")); err != nil {
+	pr := &providerResult{Provider: provider, Model: model, Mode: mode, Targets: opt.rateTargets, PaperTokens: opt.paperTokens, Exit: r.Exit, Wall: r.Wall, Args: args}
+	if pr.Stages, err = lastRunCosts(ctx, filepath.Join(dir, "store"), provider, model); err != nil {
 		return nil, err
 	}
 	return pr, nil
@@ -122,7 +156,7 @@ func providerRun(ctx context.Context, opt *options, provider, mode string) (*pro
 
 // lastRunCosts reads the LLM stages' usage, cost and wall time from the
 // run summary curate keeps in its store.
-func lastRunCosts(ctx context.Context, dir string) ([]stageCost, error) {
+func lastRunCosts(ctx context.Context, dir, provider, model string) ([]stageCost, error) {
 	st, err := store.OpenExisting(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -139,14 +173,11 @@ func lastRunCosts(ctx context.Context, dir string) ([]stageCost, error) {
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, fmt.Errorf("run summary: %w", err)
 	}
-	prices, err := llm.ParsePrices(providerPrices)
-	if err != nil {
-		return nil, err
-	}
+	prices := llm.DefaultModels().PricesFor(provider, nil, model)
 	uncached := llm.Prices{}
 	for m, p := range prices {
 		in := p.Input
-		p.CachedInput, p.CacheWrite = &in, &in
+		p.CachedInput, p.CacheWrite, p.CacheWrite1h = &in, &in, &in
 		uncached[m] = p
 	}
 	wall := map[string]time.Duration{}
@@ -159,36 +190,55 @@ func lastRunCosts(ctx context.Context, dir string) ([]stageCost, error) {
 	for _, t := range rec.LLM {
 		usd, _ := prices.TallyCost(t)
 		nc, _ := uncached.TallyCost(t)
+		noOutput := t
+		noOutput.Spent.CompletionTokens, noOutput.Batch.CompletionTokens = 0, 0
+		in, _ := prices.TallyCost(noOutput)
 		out = append(out, stageCost{Stage: t.Stage, Calls: t.Calls, BatchCalls: t.BatchCalls, InputTokens: t.Spent.PromptTokens,
 			CachedTokens: t.Spent.CachedTokens, WriteTokens: t.Spent.CacheWriteTokens, OutputTokens: t.Spent.CompletionTokens,
-			USD: usd, NoCacheUSD: nc, Wall: wall[t.Stage]})
+			USD: usd, InputUSD: in, NoCacheUSD: nc, Wall: wall[t.Stage]})
 	}
 	return out, nil
 }
 
-// printProviders writes the providers table as the README shows it.
+// printProviders writes the providers table as the README shows it:
+// per model and mode, each LLM stage's cost and wall time, then classify
+// and the cards together, the share of their input served from the
+// prompt cache, and their cost as a share of the list price, of the input
+// alone and of everything at equal output.
 func printProviders(w io.Writer, prs []*providerResult) {
 	if len(prs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "LLM providers and modes, %d simulated targets (LLM: %s a call, %d in flight; batches end after %s):\n\n",
-		prs[0].Targets, providerLat, llmSlots, batchDuration)
-	fmt.Fprintln(w, "| provider | mode | stage | calls | input tokens | from cache | cost | without the cache | stage wall |\n|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "LLM providers and modes, %d simulated targets with about %d tokens of text each (LLM: %s a call, %d in flight; batches end after %s; prices from the model table):\n\n",
+		prs[0].Targets, prs[0].PaperTokens, providerLat, llmSlots, batchDuration)
+	fmt.Fprintln(w, "| model | mode | classify | summarize | classify + cards | input a call | from the prompt cache | input, of list | of list | run wall |\n|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range prs {
 		var total stageCost
+		cell := map[string]string{}
 		for _, s := range p.Stages {
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %.0f%% | $%.3f | $%.3f | %s |\n", p.Provider, p.Mode, s.Stage, s.Calls, s.InputTokens,
-				share(s.CachedTokens, s.InputTokens), s.USD, s.NoCacheUSD, secs(s.Wall))
+			cell[s.Stage] = fmt.Sprintf("$%.3f, %s", s.USD, secs(s.Wall))
+			if !asksLLM(s.Stage) {
+				continue
+			}
 			total.Calls += s.Calls
 			total.InputTokens += s.InputTokens
 			total.CachedTokens += s.CachedTokens
 			total.USD += s.USD
-			total.NoCacheUSD += s.NoCacheUSD
+			total.InputUSD += s.InputUSD
+			total.ListInputUSD += s.ListInputUSD
+			total.ListOutputUSD += s.ListOutputUSD
 		}
-		fmt.Fprintf(w, "| %s | %s | **all** | %d | %d | %.0f%% | **$%.3f** | $%.3f | run %s |\n", p.Provider, p.Mode, total.Calls, total.InputTokens,
-			share(total.CachedTokens, total.InputTokens), total.USD, total.NoCacheUSD, secs(p.Wall))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | **$%.3f** | %d | %.0f%% | %.1f%% | %.1f%% | %s |\n", p.Model, p.Mode, cell["classify"], cell["summarize"],
+			total.USD, total.InputTokens/max(total.Calls, 1), share(total.CachedTokens, total.InputTokens),
+			100*total.InputUSD/max(total.ListInputUSD, 1e-12), 100*total.USD/max(total.ListInputUSD+total.ListOutputUSD, 1e-12), secs(p.Wall))
 	}
 	fmt.Fprintln(w)
+}
+
+// asksLLM reports whether the table's stage named name asks the LLM.
+func asksLLM(name string) bool {
+	d, ok := app.Lookup(name)
+	return ok && slices.ContainsFunc(d.Requests, func(r pipeline.Request) bool { return r.LLM != nil })
 }
 
 func share(part, whole int64) float64 {

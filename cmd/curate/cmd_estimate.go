@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/store"
 )
@@ -30,6 +32,9 @@ func (c *estimateCmd) Run(ctx context.Context, env *cmdEnv, args []string) error
 	if err := c.flags.validate(); err != nil {
 		return err
 	}
+	if err := c.flags.llm.priced(); err != nil {
+		return err
+	}
 	if _, _, err := app.Select(splitList(c.stages)); err != nil {
 		return fmt.Errorf("--stages: %w", err)
 	}
@@ -45,6 +50,40 @@ func (c *estimateCmd) Run(ctx context.Context, env *cmdEnv, args []string) error
 		return err
 	}
 	return estimateRun(ctx, env, cfg, ids, bad, splitList(c.stages), c.json)
+}
+
+// priced checks an estimate's model and prices before anything is read:
+// prices without a model would estimate the heuristic backend, which
+// costs nothing, and a model neither --price nor the model table prices
+// would leave the cost unknown; both are usage errors (a model the table
+// knows without a price, a self-hosted one, is estimated without a cost).
+func (f *llmFlags) priced() error {
+	heuristic, err := f.heuristic()
+	if err != nil {
+		return err
+	}
+	prices, err := f.loadPrices()
+	if err != nil {
+		return err
+	}
+	if heuristic {
+		if len(prices) > 0 {
+			return fmt.Errorf("%w: --price is given but no model: without --llm-model (and --llm-base or --llm-provider) the estimate is of the offline heuristic backend, which costs nothing; name the model to price, e.g. --llm-provider openai --llm-model gpt-5.4-mini", errUsage)
+		}
+		return nil
+	}
+	if _, ok := prices.Lookup(f.model); ok {
+		return nil
+	}
+	table, err := f.table()
+	if err != nil {
+		return err
+	}
+	provider := cmp.Or(f.provider, llm.InferProvider(f.base))
+	if _, ok := table.Price(provider, f.model); ok || table.Lookup(provider, f.model).Known() {
+		return nil
+	}
+	return fmt.Errorf("%w: no price for %s: the model table does not know it (curate models lists the models it prices); give --price %s=INPUT/OUTPUT in dollars per million tokens (0/0 for a model that costs nothing, such as a self-hosted one)", errUsage, f.model, f.model)
 }
 
 // estimateRun prints the estimate of a run of cfg over ids. The store is

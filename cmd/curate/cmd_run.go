@@ -76,6 +76,9 @@ func (c *runCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		return fmt.Errorf("%w: --json is for --dry-run", errUsage)
 	}
 	if c.dryRun {
+		if err := c.flags.llm.priced(); err != nil {
+			return err
+		}
 		cfg, err := c.flags.config(env)
 		if err != nil {
 			return err

@@ -90,8 +90,10 @@ func TestE2ECrawl(t *testing.T) {
 		"--html-archive", dir, "--html-archive", zipPath, "--arxiv-interval", "1ms", "--s2-interval", "1ms", "--retries", "1"}, s.Flags()...)
 	env := map[string]string{"SOURCE_DATE_EPOCH": e2eEpoch}
 
-	// The estimate counts no page for a target an archive holds.
-	code, out, stderr := runCLI(t, env, append(append([]string{}, args...), "--dry-run", "--json")...)
+	// The estimate counts no page for a target an archive holds (the
+	// simulated model is priced: an estimate of a model without a price
+	// is a usage error).
+	code, out, stderr := runCLI(t, env, append(append([]string{}, args...), "--dry-run", "--json", "--price", sim.Model+"=0/0")...)
 	if code != 0 {
 		t.Fatalf("dry run: exit %d\n%s", code, stderr)
 	}

@@ -229,6 +229,8 @@ type llmFlags struct {
 	promptCache    bool
 	cacheTTL       string
 	prices         string
+	modelsFile     string // --models: rows over the shipped model table
+	fallback       string // --llm-fallback-model
 	mode           string
 	wait           time.Duration
 	pollInterval   time.Duration
@@ -261,12 +263,14 @@ func (f *llmFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.DurationVar(&f.attemptTimeout, "llm-attempt-timeout", llm.DefaultAttemptTimeout, "time one HTTP attempt of an LLM call may take before it is retried (a hung or trickling answer)")
 	fs.BoolVar(&f.structured, "llm-json-schema", true, "send the answer's JSON schema as the endpoint's structured output (a schema the endpoint rejects is sent as an instruction instead)")
 	fs.BoolVar(&f.promptCache, "llm-prompt-cache", true, "mark the static prompt blocks for the provider's prompt cache (Anthropic cache_control, OpenAI prompt_cache_key)")
-	fs.StringVar(&f.cacheTTL, "llm-prompt-cache-ttl", "", "Anthropic prompt cache lifetime: 5m (default) or 1h")
+	fs.StringVar(&f.cacheTTL, "llm-prompt-cache-ttl", "", "Anthropic prompt cache lifetime: 5m or 1h (default: 5m in sync mode, 1h on batch lines, whose requests may run an hour apart); writes are priced by lifetime, and a target's paper is marked for its gold card only at 5m, where the write pays for one read")
 	fs.StringVar(&f.mode, "llm-mode", get(envLLMMode, llm.ModeSync), "sync (one request per answer) or batch (the provider's batch API at half price, openai and anthropic only: answers come within 24 h; targets waiting on them are listed and the run exits 75; run again to collect) (env "+envLLMMode+")")
 	fs.DurationVar(&f.wait, "llm-wait", 0, "in batch mode, how long the run waits in all for its batches, polling, before it exits with targets still waiting (0: submit and exit; the next run collects)")
 	fs.DurationVar(&f.pollInterval, "llm-poll-interval", 30*time.Second, "in batch mode, the least time between two looks at a pending batch (more than 0)")
 	fs.Int64Var(&f.batchTokens, "llm-batch-max-tokens", 0, "in batch mode, the provider's queue limit: the most input tokens the model's pending batches may hold (OpenAI's batch queue limit for your tier); what would pass it waits for earlier batches (0: no limit)")
-	fs.StringVar(&f.prices, "price", get(envLLMPrices, ""), "prices to estimate cost, dollars per million tokens: \"MODEL=input/output[/cached_input[/cache_write]],...\" (cached input defaults to the input price, cache writes to 1.25× it; batch calls cost half) or a JSON file (env "+envLLMPrices+")")
+	fs.StringVar(&f.prices, "price", get(envLLMPrices, ""), "prices that override the model table's, dollars per million tokens: \"MODEL=input/output[/cached_input[/cache_write[/cache_write_1h]]],...\" (cached input defaults to the input price, five-minute cache writes to 1.25× it, one-hour writes to 2×; batch calls cost half) or a JSON file (env "+envLLMPrices+"); the table (curate models) prices the models it knows")
+	fs.StringVar(&f.modelsFile, "models", "", "a model table file (JSON, the shape `curate models --json` prints) whose rows override or add to the shipped table: what a model takes, its cache minimum, window, largest output and prices")
+	fs.StringVar(&f.fallback, "llm-fallback-model", "", "a model asked, on the same endpoint, for an answer the model refused (a refusal stop reason); without it a refusal fails the target, named")
 }
 
 func dialectList() string {
@@ -319,8 +323,38 @@ func (f *llmFlags) validate() error {
 			return err
 		}
 	}
+	if _, err := f.table(); err != nil {
+		return err
+	}
 	_, err = f.loadPrices()
 	return err
+}
+
+// table returns the model table: the shipped one with --models' rows.
+func (f *llmFlags) table() (*llm.Models, error) {
+	m := llm.DefaultModels()
+	if f.modelsFile == "" {
+		return m, nil
+	}
+	rows, err := llm.LoadModels(f.modelsFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --models %s: %v", errUsage, f.modelsFile, err)
+	}
+	return m.With(rows...), nil
+}
+
+// allPrices is --price over the model table's prices of the model and
+// the fallback model.
+func (f *llmFlags) allPrices() (llm.Prices, error) {
+	p, err := f.loadPrices()
+	if err != nil {
+		return nil, err
+	}
+	t, err := f.table()
+	if err != nil {
+		return nil, err
+	}
+	return t.PricesFor(cmp.Or(f.provider, llm.InferProvider(f.base)), p, f.model, f.fallback), nil
 }
 
 // heuristic reports whether the heuristic backend is chosen.
@@ -384,7 +418,10 @@ func (f *llmFlags) loadPrices() (llm.Prices, error) {
 // meter and logger).
 func (f *llmFlags) client(env *cmdEnv) llm.Config {
 	provider := cmp.Or(f.provider, llm.InferProvider(f.base))
+	table, _ := f.table()
+	prices, _ := f.allPrices()
 	return llm.Config{
+		Models: table, Prices: prices, FallbackModel: f.fallback,
 		BaseURL: f.base, Provider: provider, Dialect: llm.Dialect(f.dialect), Model: f.model,
 		APIKey:           llm.APIKeyForProvider(provider, env.getenv),
 		StructuredOutput: f.structured, NoPromptCache: !f.promptCache, PromptCacheTTL: f.cacheTTL,
@@ -396,7 +433,7 @@ func (f *llmFlags) client(env *cmdEnv) llm.Config {
 // config is the LLM part of app.Config; validate has run.
 func (f *llmFlags) config(env *cmdEnv) app.LLM {
 	heuristic, _ := f.heuristic()
-	prices, _ := f.loadPrices()
+	prices, _ := f.allPrices()
 	return app.LLM{Heuristic: heuristic, Client: f.client(env), Prices: prices, Mode: f.mode, Wait: f.wait, PollInterval: f.pollInterval, BatchMaxTokens: f.batchTokens}
 }
 
@@ -515,8 +552,8 @@ func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.BoolVar(&f.refresh, "refresh", false, "ask Semantic Scholar and arXiv again instead of reusing stored responses")
 	fs.Int64Var(&f.budgetTokens, "budget-tokens", 0, "stop calling the LLM once this run has spent this many tokens (0: no cap); the rest is left for the next run")
 	fs.Float64Var(&f.budgetUSD, "budget-usd", 0, "stop calling the LLM once this run has spent this many dollars by the --price table (0: no cap)")
-	fs.IntVar(&f.budget, "classify-budget", 0, "token budget of the classify prompt (0: the stage's default)")
-	fs.IntVar(&f.summaryBudget, "summarize-budget", 0, "token budget of a paper's text for its card (0: the stage's default)")
+	fs.IntVar(&f.budget, "classify-budget", 0, "token budget of the paper's text in the classify prompt (0: the default, the same as the card's, so that a target's gold card reads the paper block from the prompt cache)")
+	fs.IntVar(&f.summaryBudget, "summarize-budget", 0, "token budget of a paper's text for its card (0: the default, the same as classify's)")
 	addSuspectFlag(fs, &f.includeSuspect)
 	p := &f.plausible
 	fs.IntVar(&p.MaxSources, "suspect-max-sources", classify.DefaultMaxSources, "a classification with more sources than this and than --suspect-max-share of the references is suspect (negative: no bound)")

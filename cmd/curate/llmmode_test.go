@@ -53,14 +53,15 @@ func TestBatchBudget(t *testing.T) {
 		code, _, stderr := runCLI(t, nil, args...)
 		return code, stderr
 	}
-	// Six classify requests, each estimated at its prompt and an answer
-	// of up to about 1,600 tokens: about $0.02 each at the standard
-	// price, half that in a batch.
+	// Six classify requests, each estimated at its prompt (the shared
+	// system prompt of every paper task, the paper, the references) and
+	// an answer at its first limit: about $0.034 each at the standard
+	// price, half that in a batch ($0.10 for the six).
 	code, stderr := run("0.001")
 	if code != 75 || s.BatchStats(sim.LLM).Lines != 0 || !strings.Contains(stderr, "not submitted: the run's budget is spent") {
 		t.Errorf("a budget too small: exit %d, %d lines submitted\n%s", code, s.BatchStats(sim.LLM).Lines, stderr)
 	}
-	code, stderr = run("0.08")
+	code, stderr = run("0.15")
 	if code != 75 || s.BatchStats(sim.LLM).Lines != 6 {
 		t.Errorf("a budget for the batch at half price: exit %d, %d lines submitted\n%s", code, s.BatchStats(sim.LLM).Lines, stderr)
 	}

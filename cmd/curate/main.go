@@ -108,6 +108,7 @@ func commands() []command {
 		{"fetch", "[--store DIR] [--targets FILE] [--refetch] ID...", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", func() runner { return newStageCmd("fetch", true) }},
 		{"gate", "[--num-ideas K] [--strict] [-v] FILE...", "check generations (JSONL or Parquet) with the SFT/RL schema gate: pass rate, rejects by reason", func() runner { return &gateCmd{} }},
 		{"licenses", "[--store DIR] [--targets FILE] [--oai-base URL] [--recheck-missing] [ID...]", "record each target's licence from arXiv's OAI-PMH metadata for the dataset card (one request per target not yet recorded)", func() runner { return &licensesCmd{} }},
+		{"models", "[--models FILE] [--llm-provider P] [--json] [MODEL]", "print the model table (what each model takes and costs, with sources), or what curate sends a named model", func() runner { return &modelsCmd{} }},
 		{"pairs", "--out DIR [--store DIR] [--dataset DIR] [--from-year 2022] [--to-year 2023] [--max-months 4] [--min-ratio 3] [--min-gap 10] [--min-influential-gap 5] [--llm heuristic|endpoint]",
 			"build the impact judge's validation pairs: training targets of clearly different uptake, as idea-only summaries", func() runner { return newPairsCmd() }},
 		{"parse", "[--source arxiv|ar5iv] [--id ID] FILE|- ...", "parse a saved arXiv or ar5iv HTML page, or a GROBID TEI, and print its Document as JSON", func() runner { return &parseCmd{} }},

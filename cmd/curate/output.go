@@ -195,8 +195,9 @@ func printCrawl(w io.Writer, paces []robots.Pace, archives *app.ArchiveStats, en
 
 // printUsage writes the LLM token and cost totals per stage: prompt
 // tokens with the part the provider's prompt cache served (and wrote),
-// calls made through a batch API, and the cost with batch and cache
-// prices.
+// calls made through a batch API, the cost with batch and cache prices,
+// and what the prompt cache saved, or cost when its writes cost more than
+// its reads saved.
 func printUsage(w io.Writer, meter *llm.Meter, prices llm.Prices) {
 	tallies := meter.Tallies()
 	if len(tallies) == 0 {
@@ -208,24 +209,32 @@ func printUsage(w io.Writer, meter *llm.Meter, prices llm.Prices) {
 		costs[c.Stage] = c
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LLM usage\tmodel\tcalls\tcached\tfailed\tinput tokens\tfrom prompt cache\tcache writes\toutput tokens\tbatch calls\tcost (est.)\tsaved by cache\tsaved by batch")
+	fmt.Fprintln(tw, "LLM usage\tmodel\tcalls\tcached\tfailed\tinput tokens\tfrom prompt cache\tcache writes\toutput tokens\tbatch calls\tcost (est.)\tsaved by cache\tsaved by batch\tprompt cache")
 	for _, t := range tallies {
-		cost, saved, batch := "-", "-", "-"
+		cost, saved, batch, pc := "-", "-", "-", "-"
 		if c, ok := costs[t.Stage]; ok && len(prices) > 0 {
 			cost, saved, batch = fmt.Sprintf("$%.4f", c.Spent), fmt.Sprintf("$%.4f", c.Saved), fmt.Sprintf("$%.4f", c.BatchSaved)
+			switch {
+			case t.Spent.CachedTokens == 0 && t.Spent.CacheWriteTokens == 0:
+				pc = "unused"
+			case c.PromptCache >= 0:
+				pc = fmt.Sprintf("saved $%.4f", c.PromptCache)
+			default:
+				pc = fmt.Sprintf("cost $%.4f more", -c.PromptCache)
+			}
 			if len(c.Unpriced) > 0 {
 				cost += " (unpriced: " + strings.Join(c.Unpriced, ", ") + ")"
 			}
 		}
 		if llm.IsHeuristic(t.Model) {
-			cost, saved, batch = "$0 (heuristic)", "-", "-"
+			cost, saved, batch, pc = "$0 (heuristic)", "-", "-", "-"
 		}
 		share := "0"
 		if t.Spent.PromptTokens > 0 {
 			share = fmt.Sprintf("%d (%.0f%%)", t.Spent.CachedTokens, 100*float64(t.Spent.CachedTokens)/float64(t.Spent.PromptTokens))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", t.Stage, t.Model, t.Calls, t.CachedCalls, t.Failures,
-			t.Spent.PromptTokens, share, t.Spent.CacheWriteTokens, t.Spent.CompletionTokens, t.BatchCalls, cost, saved, batch)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", t.Stage, t.Model, t.Calls, t.CachedCalls, t.Failures,
+			t.Spent.PromptTokens, share, t.Spent.CacheWriteTokens, t.Spent.CompletionTokens, t.BatchCalls, cost, saved, batch, pc)
 	}
 	tw.Flush()
 }

@@ -460,7 +460,12 @@ func (e *estimator) feedCounts(ctx context.Context) *feedCounts {
 // llm counts the calls and tokens of the stages' LLM requests: a call per
 // target without the stage's record (PerItem), or per source card not yet
 // written and the target's own (PerSource, Self), each of the declared
-// size over the stored papers' text, or the last run's tokens per call.
+// size over the stored papers' text, or the last run's tokens per call;
+// and what of their input the provider's prompt cache serves by the rules
+// the run follows (see llm.CachePlan): the system prompt the paper tasks
+// share, read by every call but the one that writes it, and in sync mode
+// a target's paper, written by one stage's call and read by a later one's
+// (its classify call and its gold card).
 func (e *estimator) llm(work []stageRequest) {
 	if len(work) == 0 {
 		return
@@ -481,43 +486,158 @@ func (e *estimator) llm(work []stageRequest) {
 	cc := e.a.cfg.LLM.Client
 	var price, batchPrice *estimate.Price
 	if pr, ok := e.a.Prices.Lookup(model); ok {
-		price = &estimate.Price{Input: pr.Input, Output: pr.Output}
-		if c, ok := e.a.Prices.Cost(model, llm.Usage{PromptTokens: 1e6}); ok && c > 0 {
-			b, _ := e.a.Prices.BatchCost(model, llm.Usage{PromptTokens: 1e6})
-			f := b / c
-			batchPrice = &estimate.Price{Input: pr.Input * f, Output: pr.Output * f}
-		}
+		price = &estimate.Price{Input: pr.Input, Output: pr.Output, CachedInput: pr.CachedInputPrice(),
+			CacheWrite: pr.CacheWritePrice(llm.TTL5m), CacheWrite1h: pr.CacheWritePrice(llm.TTL1h)}
+		f := pr.BatchFactor()
+		batchPrice = &estimate.Price{Input: price.Input * f, Output: price.Output * f, CachedInput: price.CachedInput * f,
+			CacheWrite: price.CacheWrite * f, CacheWrite1h: price.CacheWrite1h * f}
 	} else {
-		e.note("no --price for %s: the LLM cost is not estimated", model)
+		e.note("no price for %s (--price, or the model table: curate models): the LLM cost is not estimated", model)
 	}
 	if len(e.tally) == 0 {
 		e.note("no LLM call in the last run: tokens are estimated from the stored pages' sizes (%d sampled, %.0f tokens of text each) at %d bytes a token", e.docs, textTokens, bytesPerToken)
 	}
+	syncPlan, batchPlan, shared := e.cachePlans(work, refs, textTokens)
+	// What earlier stages of the run wrote to the cache: the shared
+	// prompt, the papers of so many targets.
+	sharedWritten, paperWriters := false, 0
 	for _, w := range work {
 		d, r, tok := w.stage, w.req, w.req.LLM
-		calls := e.todo(d, nil)
+		self := 0
+		if r.Count != pipeline.PerSource || r.Self {
+			self = e.todo(d, nil)
+		}
+		calls := self
 		if r.Count == pipeline.PerSource {
-			if !r.Self {
-				calls = 0
-			}
 			calls += int(math.Round(e.sources.newCards()))
 		}
 		calls = int(math.Round(float64(calls) * cmp.Or(r.N, 1)))
 		if calls == 0 {
 			continue
 		}
-		in := float64(tok.Fixed) + math.Min(textTokens, float64(tok.Text))
+		text := math.Min(textTokens, float64(tok.Text))
+		in := float64(tok.Fixed) + text + refs*float64(tok.PerReferenceInput)
+		if tok.Shared {
+			in += shared
+		}
 		out := float64(tok.Output) + refs*float64(tok.PerReference)
 		if t, ok := e.tally[d.Name]; ok && t.Calls > 0 {
 			in = float64(t.Spent.PromptTokens) / float64(t.Calls)
 			out = float64(t.Spent.CompletionTokens) / float64(t.Calls)
 		}
+		cacheOf := func(p llm.CachePlan) estimate.CacheTokens {
+			if !tok.Shared {
+				return estimate.CacheTokens{}
+			}
+			// The first stage writes the shared prompt; a batch of a
+			// later one writes it again (sent ahead).
+			reads, writes := 0, 0
+			if tok.ReadsPaper {
+				reads = min(self, paperWriters)
+			}
+			if tok.WritesPaper {
+				writes = calls
+			}
+			return fitCache(cacheTokens(p, calls, !sharedWritten || p.Ahead, reads, writes, text), int64(in*float64(calls)))
+		}
 		e.in.LLM = append(e.in.LLM, estimate.LLM{Stage: d.Name, Model: model, Calls: calls,
 			InputTokens: int64(in * float64(calls)), OutputTokens: int64(out * float64(calls)),
 			Concurrency: cc.Concurrency, Latency: e.latency[llm.DefaultService],
 			RequestsPerMinute: cc.RequestsPerMinute, TokensPerMinute: cc.TokensPerMinute,
-			Price: price, BatchPrice: batchPrice})
+			Batch: e.a.cfg.LLM.Mode == llm.ModeBatch, Price: price, BatchPrice: batchPrice,
+			Cache: cacheOf(syncPlan), BatchCache: cacheOf(batchPlan)})
+		sharedWritten = sharedWritten || tok.Shared
+		if tok.WritesPaper {
+			paperWriters += calls
+		}
 	}
+	plan, mode := syncPlan, "sync"
+	if e.a.cfg.LLM.Mode == llm.ModeBatch {
+		plan, mode = batchPlan, "batch"
+	}
+	switch {
+	case plan.Shared:
+		how := "; papers are not shared through it"
+		if plan.Paper {
+			how = "; a target's gold card reads its paper, which its classify call wrote"
+		}
+		if plan.Ahead {
+			how = ", one request of each batch sent ahead to write it" + how
+		}
+		e.note("prompt cache (%s mode): the system prompt every paper task shares (about %.0f tokens) is read from the cache by every call but the one that writes it%s", mode, shared, how)
+	case e.a.Client != nil:
+		e.note("prompt cache (%s mode): not counted on (the provider's cache is off, its least prefix is not reached, or its batches are taken cold)", mode)
+	}
+}
+
+// cachePlans are the provider's prompt cache plans of the run's LLM
+// requests in sync and batch mode, from a sample request a stage of the
+// table declares (any paper task shows the layout they share), with the
+// paper at the least text the run's paper-sharing requests carry; and
+// the shared prompt's size.
+func (e *estimator) cachePlans(work []stageRequest, refs, textTokens float64) (syncPlan, batchPlan llm.CachePlan, shared float64) {
+	if e.a.Client == nil {
+		return
+	}
+	paper := textTokens
+	for _, w := range work {
+		if t := w.req.LLM; t.ReadsPaper || t.WritesPaper {
+			paper = math.Min(paper, float64(t.Text))
+		}
+	}
+	for _, d := range e.a.stages.Decls() {
+		for _, r := range d.Requests {
+			if r.LLM == nil || r.LLM.Sample == nil {
+				continue
+			}
+			s, err := r.LLM.Sample(int(math.Round(refs)), int(paper))
+			sample, ok := s.(llm.Request)
+			if err != nil || !ok {
+				continue
+			}
+			syncPlan, batchPlan = e.a.Client.CachePlan(sample, false), e.a.Client.CachePlan(sample, true)
+			return syncPlan, batchPlan, float64(syncPlan.SharedTokens)
+		}
+	}
+	return
+}
+
+// cacheTokens is what of n calls' input the prompt cache serves and is
+// written by plan: the shared prefix read by all but the writer (when the
+// stage writes it), papers read by paperReads calls and written by
+// paperWrites.
+func cacheTokens(p llm.CachePlan, n int, writesShared bool, paperReads, paperWrites int, paper float64) estimate.CacheTokens {
+	var c estimate.CacheTokens
+	write := func(ttl string, tokens float64) {
+		switch ttl {
+		case llm.TTL1h:
+			c.Write1h += int64(tokens)
+		case llm.TTL5m:
+			c.Write5m += int64(tokens)
+		}
+	}
+	if p.Shared {
+		s := float64(p.SharedTokens)
+		readers := float64(n)
+		if writesShared {
+			readers--
+			write(p.SharedWrite, s)
+		}
+		c.Read += int64(readers * s)
+	}
+	if p.Paper {
+		c.Read += int64(float64(paperReads) * paper)
+		write(p.PaperWrite, float64(paperWrites)*paper)
+	}
+	return c
+}
+
+// fitCache keeps cache tokens within the input they are part of.
+func fitCache(c estimate.CacheTokens, input int64) estimate.CacheTokens {
+	if over := c.Read + c.Write5m + c.Write1h - input; over > 0 {
+		c.Read = max(c.Read-over, 0)
+	}
+	return c
 }
 
 func ceilDiv(n, d int) int {

@@ -30,10 +30,23 @@ type Service struct {
 	Latency        time.Duration // expected time to one answer; 0 if unknown
 }
 
-// Price is what a model costs, in dollars per million tokens.
+// Price is what a model costs, in dollars per million tokens: input read
+// from the prompt cache, and input written to it with the five-minute and
+// the one-hour lifetime, have prices of their own.
 type Price struct {
-	Input  float64 `json:"input"`
-	Output float64 `json:"output"`
+	Input        float64 `json:"input"`
+	Output       float64 `json:"output"`
+	CachedInput  float64 `json:"cached_input"`
+	CacheWrite   float64 `json:"cache_write"`
+	CacheWrite1h float64 `json:"cache_write_1h"`
+}
+
+// CacheTokens are the input tokens the prompt cache serves (Read) and
+// those written to it, by lifetime.
+type CacheTokens struct {
+	Read    int64 `json:"read,omitempty"`
+	Write5m int64 `json:"write_5m,omitempty"`
+	Write1h int64 `json:"write_1h,omitempty"`
 }
 
 // LLM is the model work left for one stage.
@@ -57,6 +70,9 @@ type LLM struct {
 	// Price and BatchPrice are the sync and batch prices; nil when not
 	// given.
 	Price, BatchPrice *Price
+	// Cache and BatchCache are what of InputTokens the prompt cache serves
+	// and is written in sync mode and in batch mode.
+	Cache, BatchCache CacheTokens
 }
 
 // Input is everything an estimate is made from.
@@ -203,7 +219,7 @@ func Compute(in Input) (Estimate, error) {
 		if w > e.Wall {
 			e.Wall, e.Bottleneck = w, "llm "+l.Stage
 		}
-		sync, batch := cost(l, l.Price), cost(l, l.BatchPrice)
+		sync, batch := cost(l, l.Price, l.Cache), cost(l, l.BatchPrice, l.BatchCache)
 		st.SyncCost, st.BatchCost = add(st.SyncCost, sync), add(st.BatchCost, batch)
 		pay, kind := sync, "sync"
 		if l.Batch {
@@ -255,8 +271,18 @@ func validate(in Input) error {
 			return fmt.Errorf("estimate: llm stage %s: negative calls, tokens, concurrency, latency, limit or window", l.Stage)
 		}
 		for _, p := range []*Price{l.Price, l.BatchPrice} {
-			if p != nil && (p.Input < 0 || p.Output < 0 || math.IsNaN(p.Input) || math.IsNaN(p.Output)) {
-				return fmt.Errorf("estimate: llm stage %s: price %+v is not a price", l.Stage, *p)
+			if p == nil {
+				continue
+			}
+			for _, v := range []float64{p.Input, p.Output, p.CachedInput, p.CacheWrite, p.CacheWrite1h} {
+				if v < 0 || math.IsNaN(v) {
+					return fmt.Errorf("estimate: llm stage %s: price %+v is not a price", l.Stage, *p)
+				}
+			}
+		}
+		for _, c := range []CacheTokens{l.Cache, l.BatchCache} {
+			if c.Read < 0 || c.Write5m < 0 || c.Write1h < 0 || c.Read+c.Write5m+c.Write1h > l.InputTokens {
+				return fmt.Errorf("estimate: llm stage %s: cache tokens %+v of %d input tokens", l.Stage, c, l.InputTokens)
 			}
 		}
 	}
@@ -307,11 +333,13 @@ func llmWall(l LLM) (time.Duration, bool) {
 
 func minutes(m float64) time.Duration { return time.Duration(m * float64(time.Minute)) }
 
-func cost(l LLM, p *Price) *float64 {
+func cost(l LLM, p *Price, cache CacheTokens) *float64 {
 	if p == nil || l.InputTokens == 0 && l.OutputTokens == 0 {
 		return nil
 	}
-	c := float64(l.InputTokens)/1e6*p.Input + float64(l.OutputTokens)/1e6*p.Output
+	plain := l.InputTokens - cache.Read - cache.Write5m - cache.Write1h
+	c := float64(plain)/1e6*p.Input + float64(l.OutputTokens)/1e6*p.Output
+	c += float64(cache.Read)/1e6*p.CachedInput + float64(cache.Write5m)/1e6*p.CacheWrite + float64(cache.Write1h)/1e6*p.CacheWrite1h
 	return &c
 }
 

@@ -214,3 +214,27 @@ func deref(c *float64) any {
 	}
 	return *c
 }
+
+// TestCacheCost: input the prompt cache serves or is written is priced at
+// the cache's prices, in sync and in batch mode apart.
+func TestCacheCost(t *testing.T) {
+	p := &estimate.Price{Input: 3, Output: 15, CachedInput: 0.3, CacheWrite: 3.75, CacheWrite1h: 6}
+	b := &estimate.Price{Input: 1.5, Output: 7.5, CachedInput: 0.15, CacheWrite: 1.875, CacheWrite1h: 3}
+	e, err := estimate.Compute(estimate.Input{LLM: []estimate.LLM{{Stage: "summarize", Model: "m", Calls: 10,
+		InputTokens: 1_000_000, OutputTokens: 100_000, Price: p, BatchPrice: b, Batch: true,
+		Cache:      estimate.CacheTokens{Read: 500_000, Write5m: 100_000},
+		BatchCache: estimate.CacheTokens{Read: 500_000, Write1h: 100_000}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := e.Stages[0]
+	// sync: 400k plain $1.20, 500k read $0.15, 100k written $0.375, 100k out $1.50.
+	// batch: 400k $0.60, read $0.075, 100k at an hour $0.30, out $0.75.
+	if !near(st.SyncCost, 3.225) || !near(st.BatchCost, 1.725) || !near(e.Cost, 1.725) {
+		t.Errorf("sync %v, batch %v, run %v", deref(st.SyncCost), deref(st.BatchCost), deref(e.Cost))
+	}
+	_, err = estimate.Compute(estimate.Input{LLM: []estimate.LLM{{Stage: "s", Calls: 1, InputTokens: 10, Cache: estimate.CacheTokens{Read: 11}}}})
+	if err == nil || !strings.Contains(err.Error(), "cache tokens") {
+		t.Errorf("cache tokens past the input: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/groundwork/curate/internal/redact"
 	"github.com/hashicorp/go-retryablehttp"
 )
 
@@ -28,6 +30,7 @@ type call struct {
 	method     string
 	url        string // redacted, for logs and errors
 	noRedirect bool
+	stream     func(io.Reader) error // Request.Stream
 
 	attempt int   // 1 for the first attempt, set before each attempt
 	lastErr error // transport error of the latest attempt, for the retry log
@@ -202,9 +205,13 @@ func (s *Service) adapt(ctx context.Context, granted time.Time, resp *http.Respo
 }
 
 // readBody replaces resp.Body by its content, read in full under the
-// MaxBody cap. It returns the number of bytes read.
+// MaxBody cap, or hands a 2xx body to the call's stream. It returns the
+// number of bytes read.
 func (c *call) readBody(resp *http.Response) (int64, error) {
 	defer resp.Body.Close()
+	if c.stream != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		return c.readStream(resp)
+	}
 	limit := c.svc.c.cfg.MaxBody
 	if resp.ContentLength > limit && resp.Request.Method != http.MethodHead {
 		return 0, fmt.Errorf("%w: content-length %d exceeds the limit of %d bytes", ErrTooLarge, resp.ContentLength, limit)
@@ -235,6 +242,87 @@ func (c *call) readBody(resp *http.Response) (int64, error) {
 	resp.Body = &bufferedBody{Reader: bytes.NewReader(body), b: body}
 	resp.ContentLength = int64(len(body))
 	return n, nil
+}
+
+// readStream hands resp's body to the call's stream. A read that fails is
+// a truncated body (retried); the stream's own error is final.
+func (c *call) readStream(resp *http.Response) (int64, error) {
+	r := &countingReader{r: resp.Body}
+	// The stream sees the body redacted a line at a time, as a buffered
+	// body is redacted whole (a results file is lines).
+	red := c.svc.c.red
+	for k, vs := range resp.Header {
+		for i, v := range vs {
+			resp.Header[k][i] = red.String(v)
+		}
+	}
+	err := c.stream(&redactedLines{br: bufio.NewReaderSize(r, 64<<10), red: red, limit: int(c.svc.c.cfg.MaxBody)})
+	if err == nil && r.err == nil {
+		// What the stream left unread is read out, so a short body is
+		// still noticed and the connection can be reused.
+		_, err = io.Copy(io.Discard, r)
+	}
+	switch {
+	case r.err != nil && !errors.Is(r.err, io.EOF):
+		if resp.ContentLength >= 0 {
+			return r.n, fmt.Errorf("%w: read %d of %d bytes: %w", ErrTruncated, r.n, resp.ContentLength, r.err)
+		}
+		return r.n, fmt.Errorf("%w: read %d bytes: %w", ErrTruncated, r.n, r.err)
+	case err != nil:
+		return r.n, &refusal{fmt.Errorf("read the body: %w", err)}
+	}
+	resp.Body = &bufferedBody{Reader: bytes.NewReader(nil)}
+	return r.n, nil
+}
+
+// redactedLines serves a body redacted a line at a time; a line longer
+// than limit is redacted in pieces of limit bytes.
+type redactedLines struct {
+	br      *bufio.Reader
+	red     *redact.Redactor
+	limit   int
+	pending []byte
+	err     error
+}
+
+func (l *redactedLines) Read(p []byte) (int, error) {
+	for len(l.pending) == 0 {
+		if l.err != nil {
+			return 0, l.err
+		}
+		var line []byte
+		for {
+			chunk, err := l.br.ReadSlice('\n')
+			line = append(line, chunk...)
+			if errors.Is(err, bufio.ErrBufferFull) && len(line) < l.limit {
+				continue
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				l.err = err
+			}
+			break
+		}
+		l.pending = l.red.Bytes(line)
+	}
+	n := copy(p, l.pending)
+	l.pending = l.pending[n:]
+	return n, nil
+}
+
+// countingReader counts the bytes read and keeps the first read error.
+type countingReader struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // checkRedirect is the http.Client redirect policy.

@@ -397,6 +397,13 @@ type Request struct {
 	Body       []byte     // resent on every attempt
 	Header     http.Header
 	NoRedirect bool // return a 3xx as is, with Response.Location set
+	// Stream, when set, reads a 2xx body as it arrives instead of
+	// buffering it, without the MaxBody cap (the reader caps what it
+	// keeps, e.g. per line): a results file of a few hundred megabytes.
+	// A body that breaks off is retried like a truncated one, Stream
+	// reading it again from the start, so it must be idempotent; an error
+	// of Stream's own ends the call. The Response then has no Body.
+	Stream func(io.Reader) error
 }
 
 // Response is a fully read response.
@@ -457,7 +464,7 @@ func (s *Service) do(ctx context.Context, r Request) (*Response, error) {
 		rreq.Header[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
 	}
 
-	cl := &call{svc: s, ctx: ctx, cancel: cancel, method: method, url: s.redact(u), noRedirect: r.NoRedirect}
+	cl := &call{svc: s, ctx: ctx, cancel: cancel, method: method, url: s.redact(u), noRedirect: r.NoRedirect, stream: r.Stream}
 	defer cl.watchStop(s.c.cfg.Stop)()
 	// A Client per call lets the callbacks share the call's state (attempt,
 	// last error) without context values; the shared parts (transport pool,

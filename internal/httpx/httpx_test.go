@@ -577,6 +577,75 @@ func TestRedirectCredentials(t *testing.T) {
 	}
 }
 
+// TestStream: a streamed body is read as it comes, without the MaxBody
+// cap; one that breaks off is read again from the start; the stream's own
+// error ends the call; a non-2xx answer is buffered as usual.
+func TestStream(t *testing.T) {
+	const limit = 1024
+	big := strings.Repeat("0123456789abcdef\n", 4*limit/16)
+	for _, tt := range []struct {
+		name    string
+		handle  func(http.ResponseWriter, *http.Request, int)
+		fail    error // the stream's own error
+		reads   int   // times the stream is called
+		wantErr string
+		status  int
+	}{
+		{"over the cap", reply(200, big), nil, 1, "", 200},
+		{"cut, then whole", seq(truncated, reply(200, big)), nil, 2, "", 200},
+		{"the stream's error", reply(200, big), errors.New("disk full"), 1, "disk full", 0},
+		{"an error status", reply(400, `{"error":"bad"}`), nil, 0, "", 400},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, tt.handle)
+			s := newService(t, srv.URL, testConfig{Config: httpx.Config{MaxBody: limit}})
+			reads, got := 0, 0
+			resp, err := s.Do(context.Background(), httpx.Request{Path: "/results", Stream: func(r io.Reader) error {
+				reads++
+				b, err := io.ReadAll(r)
+				got = len(b)
+				if err != nil {
+					return err
+				}
+				return tt.fail
+			}})
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || srv.count() != 1 {
+					t.Errorf("err %v after %d requests, want %q and no retry", err, srv.count(), tt.wantErr)
+				}
+			case err != nil:
+				t.Fatalf("err = %v", err)
+			case resp.Status != tt.status || reads != tt.reads:
+				t.Errorf("status %d, %d reads; want %d and %d", resp.Status, reads, tt.status, tt.reads)
+			case tt.status == 200 && got != len(big):
+				t.Errorf("read %d bytes, want %d", got, len(big))
+			case tt.status != 200 && string(resp.Body) != `{"error":"bad"}`:
+				t.Errorf("error body %q", resp.Body)
+			}
+		})
+	}
+}
+
+// TestStreamRedacted: a streamed body is redacted as a buffered one is,
+// a line at a time.
+func TestStreamRedacted(t *testing.T) {
+	const secret = "sk-streamed-secret-123456"
+	srv := newServer(t, reply(200, "{\"echo\":\""+secret+"\"}\n"+strings.Repeat("x", 100)+"\n{\"again\":\""+secret+"\"}"))
+	s := newService(t, srv.URL, testConfig{Config: httpx.Config{Secrets: []string{secret}}})
+	var got []byte
+	if _, err := s.Do(context.Background(), httpx.Request{Path: "/results", Stream: func(r io.Reader) error {
+		b, err := io.ReadAll(r)
+		got = b
+		return err
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), secret) || strings.Count(string(got), "\n") != 2 {
+		t.Errorf("streamed body %q", got)
+	}
+}
+
 func TestRedirects(t *testing.T) {
 	b := newServer(t, reply(200, "from b"))
 	foreign := newServer(t, reply(200, "from foreign"))

@@ -90,13 +90,24 @@ type Request struct {
 	LLM *Tokens
 }
 
-// Tokens is the size of an LLM request: its input is Fixed tokens of
-// instructions plus the item's paper text up to Text tokens (0: no
-// text); its answer Output tokens plus PerReference per reference of the
-// item.
+// Tokens is the size of an LLM request: its input is Fixed tokens of the
+// task plus PerReferenceInput per reference of the item, the item's paper
+// text up to Text tokens (0: no text) and, when Shared, the system prompt
+// the paper tasks share; its answer Output tokens plus PerReference per
+// reference.
 type Tokens struct {
-	Fixed, Text          int
-	Output, PerReference int
+	Fixed, Text, PerReferenceInput int
+	Output, PerReference           int
+	Shared                         bool
+	// WritesPaper: the request's paper block is written to the provider's
+	// prompt cache for a later stage's request on the same target;
+	// ReadsPaper: the target's own request reads it (the gold card reads
+	// the paper its classify call wrote).
+	WritesPaper, ReadsPaper bool
+	// Sample, when set, makes a request of this shape for refs references
+	// and a paper of text tokens (an llm.Request), for the LLM client to
+	// plan the prompt cache by.
+	Sample func(refs, text int) (any, error)
 }
 
 // Field is a field a stage adds to each dataset instance: the record of

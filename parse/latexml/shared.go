@@ -3,6 +3,7 @@ package latexml
 import (
 	"strings"
 
+	"github.com/groundwork/curate/parse/sentence"
 	"github.com/groundwork/curate/record"
 )
 
@@ -54,12 +55,16 @@ func fullText(d *record.Document) string {
 // [start, end) ranges of the citations in text, in order: no boundary
 // falls inside one, and a citation right after a sentence's final period
 // belongs to that sentence.
-func SentenceBounds(text string, cites [][2]int) [][2]int {
-	spans := make([]citeSpan, len(cites))
+func SentenceBounds(text string, cites [][2]int) [][2]int { return sentence.Bounds(text, cites) }
+
+// sentenceBounds is SentenceBounds over the citation spans the text
+// writer records.
+func sentenceBounds(text string, cites []citeSpan) [][2]int {
+	spans := make([][2]int, len(cites))
 	for i, c := range cites {
-		spans[i] = citeSpan{start: c[0], end: c[1]}
+		spans[i] = [2]int{c.start, c.end}
 	}
-	return sentenceBounds(text, spans)
+	return sentence.Bounds(text, spans)
 }
 
 // CutAbstractPrefix returns the text of a paragraph that opens with the
@@ -71,3 +76,8 @@ func CutAbstractPrefix(t string) (string, bool) {
 	}
 	return trimAbstractPrefix(t), true
 }
+
+// startsLower and periodEnds are the sentence rule's, which the
+// reference-title reader shares.
+func startsLower(s string) bool     { return sentence.StartsLower(s) }
+func periodEnds(before string) bool { return sentence.PeriodEnds(before) }

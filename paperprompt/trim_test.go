@@ -1,4 +1,4 @@
-package summarize
+package paperprompt
 
 import (
 	"os"
@@ -31,27 +31,27 @@ func TestSectionPriority(t *testing.T) {
 		appendix bool
 		want     int
 	}{
-		{"Introduction", false, prioIntro},
-		{"Statistical methodology", false, prioMethod},
-		{"Our Approach", false, prioMethod},
-		{"Empirical strategy", false, prioMethod},
-		{"Experiments", false, prioResults},
-		{"Results and Discussion", false, prioResults},
-		{"Simulation studies", false, prioResults},
-		{"Conclusion and Limitations", false, prioConclusion},
-		{"Concluding remarks and future research directions", false, prioConclusion},
-		{"Discussion", false, prioConclusion},
-		{"Related Work", false, prioRest},
-		{"Background", false, prioRest},
-		{"Why Self-Attention", false, prioRest},
-		{"Additional simulation results", true, prioAppendix},
-		{"Supplementary Materials", false, prioAppendix},
-		{"Acknowledgements", false, prioBackmatter},
-		{"Data Availability", false, prioBackmatter},
+		{"Introduction", false, PriorityIntro},
+		{"Statistical methodology", false, PriorityMethod},
+		{"Our Approach", false, PriorityMethod},
+		{"Empirical strategy", false, PriorityMethod},
+		{"Experiments", false, PriorityResults},
+		{"Results and Discussion", false, PriorityResults},
+		{"Simulation studies", false, PriorityResults},
+		{"Conclusion and Limitations", false, PriorityConclusion},
+		{"Concluding remarks and future research directions", false, PriorityConclusion},
+		{"Discussion", false, PriorityConclusion},
+		{"Related Work", false, PriorityRest},
+		{"Background", false, PriorityRest},
+		{"Why Self-Attention", false, PriorityRest},
+		{"Additional simulation results", true, PriorityAppendix},
+		{"Supplementary Materials", false, PriorityAppendix},
+		{"Acknowledgements", false, PriorityBackmatter},
+		{"Data Availability", false, PriorityBackmatter},
 	}
 	for _, tt := range tests {
-		if got := sectionPriority(record.Section{Heading: tt.heading, Appendix: tt.appendix}); got != tt.want {
-			t.Errorf("sectionPriority(%q) = %d, want %d", tt.heading, got, tt.want)
+		if got := SectionPriority(record.Section{Heading: tt.heading, Appendix: tt.appendix}); got != tt.want {
+			t.Errorf("SectionPriority(%q) = %d, want %d", tt.heading, got, tt.want)
 		}
 	}
 }
@@ -75,11 +75,11 @@ func TestTrimFixture(t *testing.T) {
 	if intro == "" || method == "" || len(appendix) == 0 {
 		t.Fatalf("fixture changed: intro %q method %q appendix %q", intro, method, appendix)
 	}
-	full := estimateTokens(doc.FullText)
+	full := EstimateTokens(doc.FullText)
 
 	for _, budget := range []int{4000, 8000, 12000} {
 		tr := Trim(doc, budget)
-		if tr.Tokens > budget || estimateTokens(tr.Text) != tr.Tokens {
+		if tr.Tokens > budget || EstimateTokens(tr.Text) != tr.Tokens {
 			t.Errorf("budget %d: %d tokens", budget, tr.Tokens)
 		}
 		if !tr.Truncated {

@@ -1,4 +1,8 @@
-package latexml
+// Package sentence splits a paper's text into sentences the way its
+// parsers find citing sentences: one rule for the page parser, the TEI
+// parser, the injection scan and the idea tuples' claims. It imports
+// nothing of the module, so every layer may use it.
+package sentence
 
 import (
 	"strings"
@@ -23,21 +27,22 @@ var abbreviations = map[string]bool{
 	"eds": true, "rev": true, "phys": true, "lett": true, "proc": true, "conf": true,
 }
 
-// sentenceBounds splits text into sentences and returns their [start, end)
-// byte ranges (trimmed). No boundary falls inside a citation span; a
-// citation that directly follows a sentence's final period ("... known.[12]
-// Next") belongs to that sentence.
-func sentenceBounds(text string, cites []citeSpan) [][2]int {
+// Bounds splits text into sentences and returns their [start, end) byte
+// ranges (trimmed). cites are the [start, end) ranges of the citations in
+// text, in order: no boundary falls inside one, and a citation that
+// directly follows a sentence's final period ("... known.[12] Next")
+// belongs to that sentence.
+func Bounds(text string, cites [][2]int) [][2]int {
 	var out [][2]int
 	start := 0
 	ci := 0 // first citation not ending before i
 	n := len(text)
 	for i := 0; i < n; i++ {
-		for ci < len(cites) && cites[ci].end <= i {
+		for ci < len(cites) && cites[ci][1] <= i {
 			ci++
 		}
-		if ci < len(cites) && cites[ci].start <= i && i < cites[ci].end {
-			i = cites[ci].end - 1 // skip the citation
+		if ci < len(cites) && cites[ci][0] <= i && i < cites[ci][1] {
+			i = cites[ci][1] - 1 // skip the citation
 			continue
 		}
 		c := text[i]
@@ -61,22 +66,22 @@ func sentenceBounds(text string, cites []citeSpan) [][2]int {
 			j++
 		}
 		for k := ci; k < len(cites); k++ {
-			if cites[k].start == j && cites[k].end > j {
+			if cites[k][0] == j && cites[k][1] > j {
 				// "[1] leaves open ..." makes the citation the subject of
 				// the next sentence; "known. [1] Next" ends this one.
-				after := cites[k].end
+				after := cites[k][1]
 				for after < n && text[after] == ' ' {
 					after++
 				}
 				if after < n && startsLower(text[after:]) {
 					break
 				}
-				end = cites[k].end
+				end = cites[k][1]
 				j = after
 				ci = k + 1
 				continue
 			}
-			if cites[k].start > j {
+			if cites[k][0] > j {
 				break
 			}
 		}
@@ -171,3 +176,11 @@ func initials(word string) bool {
 	}
 	return true
 }
+
+// StartsLower reports whether s begins with a lower-case letter: a piece
+// that goes on the sentence before it.
+func StartsLower(s string) bool { return startsLower(s) }
+
+// PeriodEnds reports whether a period after before ends a sentence: the
+// word before it is no abbreviation and no initial.
+func PeriodEnds(before string) bool { return periodEnds(before) }

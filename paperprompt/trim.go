@@ -1,4 +1,4 @@
-package summarize
+package paperprompt
 
 import (
 	"cmp"
@@ -9,21 +9,25 @@ import (
 	"github.com/groundwork/curate/record"
 )
 
-// DefaultBudget is the token budget for a paper's text in a card prompt
+// DefaultBudget is the token budget of a paper's text in the paper block
 // when none is given: enough for the abstract, introduction and method of
 // most papers, and cheap enough to summarize every source of a target.
+// Classify and the gold card use the same, so that the two calls about a
+// target share the block.
 const DefaultBudget = 8000
 
-// Section priorities: trimming keeps text in this order.
+// Section priorities: trimming keeps text in this order, so that a paper
+// that does not fit loses its back matter, appendices and references
+// first.
 const (
-	prioAbstract   = iota
-	prioIntro      // introduction, motivation, overview
-	prioMethod     // method(s), approach, model, framework, algorithm, ...
-	prioResults    // results, experiments, evaluation, analysis, ...
-	prioConclusion // conclusion, discussion, limitations, future work
-	prioRest       // related work, background and sections named otherwise
-	prioAppendix   // appendices and supplementary material
-	prioBackmatter // acknowledgements, availability and contribution statements
+	PriorityAbstract   = iota
+	PriorityIntro      // introduction, motivation, overview
+	PriorityMethod     // method(s), approach, model, framework, algorithm, ...
+	PriorityResults    // results, experiments, evaluation, analysis, ...
+	PriorityConclusion // conclusion, discussion, limitations, future work
+	PriorityRest       // related work, background and sections named otherwise
+	PriorityAppendix   // appendices and supplementary material
+	PriorityBackmatter // acknowledgements, availability and contribution statements
 )
 
 // minCut is the least room, in bytes, worth filling with the leading
@@ -56,7 +60,7 @@ type Trimmed struct {
 // heading; a subsection inherits its parent's unless the parent fell into
 // "the rest".
 func Trim(doc *record.Document, budget int) Trimmed {
-	return trimText(doc.Abstract, doc, budget)
+	return TrimText(doc.Abstract, doc, budget)
 }
 
 type block struct {
@@ -69,20 +73,20 @@ type block struct {
 	shown   bool     // heading counted and rendered
 }
 
-// trimText is Trim with the abstract given separately (a source's Semantic
-// Scholar abstract when its page has none).
-func trimText(abstract string, doc *record.Document, budget int) Trimmed {
+// TrimText is Trim with the abstract given separately (a source's Semantic
+// Scholar abstract when its page has none); doc may be nil.
+func TrimText(abstract string, doc *record.Document, budget int) Trimmed {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
 	var blocks []*block
 	if a := strings.TrimSpace(abstract); a != "" {
-		blocks = append(blocks, &block{parent: -1, prio: prioAbstract, heading: "Abstract", paras: []string{a}})
+		blocks = append(blocks, &block{parent: -1, prio: PriorityAbstract, heading: "Abstract", paras: []string{a}})
 	}
 	if doc != nil {
-		pre := prioRest
+		pre := PriorityRest
 		if len(doc.Sections) == 0 {
-			pre = prioIntro // the whole text of a paper without sections
+			pre = PriorityIntro // the whole text of a paper without sections
 		}
 		if len(doc.Preamble) > 0 {
 			blocks = append(blocks, &block{parent: -1, top: len(blocks), prio: pre, paras: doc.Preamble})
@@ -90,8 +94,8 @@ func trimText(abstract string, doc *record.Document, budget int) Trimmed {
 		var add func(ss []record.Section, parent, parentPrio int)
 		add = func(ss []record.Section, parent, parentPrio int) {
 			for _, s := range ss {
-				p := sectionPriority(s)
-				if parent >= 0 && parentPrio != prioRest {
+				p := SectionPriority(s)
+				if parent >= 0 && parentPrio != PriorityRest {
 					p = parentPrio
 				}
 				b := &block{parent: parent, prio: p, heading: headingLine(s), paras: s.Paragraphs}
@@ -103,7 +107,7 @@ func trimText(abstract string, doc *record.Document, budget int) Trimmed {
 				add(s.Sections, len(blocks)-1, p)
 			}
 		}
-		add(doc.Sections, -1, prioRest)
+		add(doc.Sections, -1, PriorityRest)
 	}
 
 	order := make([]int, len(blocks))
@@ -194,7 +198,7 @@ fill:
 		}
 	}
 	for i, b := range blocks {
-		if b.parent >= 0 || b.heading == "" || b.shown || b.prio == prioBackmatter {
+		if b.parent >= 0 || b.heading == "" || b.shown || b.prio == PriorityBackmatter {
 			continue
 		}
 		if hasText(blocks, i) {
@@ -206,7 +210,7 @@ fill:
 	if note := droppedNote(t.Dropped, limit-len(t.Text)-2); note != "" {
 		t.Text += "\n\n" + note
 	}
-	t.Tokens = estimateTokens(t.Text)
+	t.Tokens = EstimateTokens(t.Text)
 	return t
 }
 
@@ -232,6 +236,26 @@ func droppedNote(dropped []string, room int) string {
 		note += sep + h
 	}
 	return note + end
+}
+
+// HasBody reports whether doc has text beyond its abstract.
+func HasBody(doc *record.Document) bool {
+	if doc == nil {
+		return false
+	}
+	if nonEmpty(doc.Preamble) > 0 {
+		return true
+	}
+	var text func(ss []record.Section) bool
+	text = func(ss []record.Section) bool {
+		for _, s := range ss {
+			if nonEmpty(s.Paragraphs) > 0 || text(s.Sections) {
+				return true
+			}
+		}
+		return false
+	}
+	return text(doc.Sections)
 }
 
 func nonEmpty(ps []string) int {
@@ -262,7 +286,7 @@ func hasText(blocks []*block, i int) bool {
 func cutSentences(p string, room int) string {
 	n := 0
 	var keep []string
-	for _, s := range sentences(p) {
+	for _, s := range Sentences(p) {
 		add := len(s)
 		if len(keep) > 0 {
 			add++
@@ -280,8 +304,8 @@ func headingLine(s record.Section) string {
 	return strings.TrimSpace(strings.TrimSpace(s.Number) + " " + strings.TrimSpace(s.Heading))
 }
 
-// sectionPriority classifies a section by the words of its heading.
-func sectionPriority(s record.Section) int {
+// SectionPriority classifies a section by the words of its heading.
+func SectionPriority(s record.Section) int {
 	h := strings.ToLower(s.Heading)
 	words := strings.FieldsFunc(h, func(r rune) bool { return !unicode.IsLetter(r) })
 	has := func(prefixes ...string) bool {
@@ -305,25 +329,25 @@ func sectionPriority(s record.Section) int {
 	switch {
 	case has("acknowledg", "funding") || phrase("availability", "author contribution", "competing interest",
 		"conflict of interest", "conflicts of interest", "declaration", "references", "bibliography"):
-		return prioBackmatter
+		return PriorityBackmatter
 	case s.Appendix || has("appendix", "appendices", "supplement"):
-		return prioAppendix
+		return PriorityAppendix
 	case phrase("related work", "prior work", "previous work", "literature") || has("background", "preliminar"):
-		return prioRest
+		return PriorityRest
 	case has("introduction", "motivation", "overview"):
-		return prioIntro
+		return PriorityIntro
 	case has("result", "experiment", "evaluat", "finding", "analys", "ablation", "benchmark", "simulation",
 		"comparison", "performance", "application", "example", "empirical", "validation"):
 		// "Empirical strategy" is a method, not a result.
 		if phrase("empirical strategy", "empirical approach") {
-			return prioMethod
+			return PriorityMethod
 		}
-		return prioResults
+		return PriorityResults
 	case has("method", "approach", "model", "framework", "algorithm", "formulation", "architecture",
 		"design", "proposed", "scheme", "technique", "strategy", "theory", "estimat", "setup", "implementation"):
-		return prioMethod
+		return PriorityMethod
 	case has("conclu", "discussion", "summary", "limitation", "outlook", "remarks") || phrase("future work", "future research"):
-		return prioConclusion
+		return PriorityConclusion
 	}
-	return prioRest
+	return PriorityRest
 }
