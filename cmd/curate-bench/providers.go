@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"

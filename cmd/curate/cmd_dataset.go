@@ -12,7 +12,7 @@ import (
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/holdout"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/parquetcodec"
 )
 

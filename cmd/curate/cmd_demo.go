@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/classify"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/demo"
 	"github.com/groundwork/curate/summarize"

@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/sft"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/client/oaipmh"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/licenses"
 )
 

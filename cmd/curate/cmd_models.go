@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 )
 
 // modelsCmd is `curate models`: the model table, and what curate sends a

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/pairs"
 )
 

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 )
 
 // parseCmd is `curate parse`.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/client/oaipmh"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 )
 
 const envOAIBase = "CURATE_OAI_BASE"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/pipeline"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/sft"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/topics"
 )
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/dataset"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/pairs"
 	"github.com/groundwork/curate/sft"
 	"github.com/groundwork/curate/sim"

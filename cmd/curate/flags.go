@@ -21,7 +21,7 @@ import (
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/oapdf"
 	"github.com/groundwork/curate/client/s2"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/redact"
 	"github.com/groundwork/curate/internal/targetlist"
 	"github.com/groundwork/curate/summarize"

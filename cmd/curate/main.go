@@ -3,7 +3,7 @@
 // sources, classifies and summarizes them, and writes Parquet splits.
 //
 // Each subcommand lives in its own cmd_<name>.go file as an options struct
-// with an AddFlags method and a Run method over internal/app, the
+// with an AddFlags method and a Run method over app, the
 // composition root; this file dispatches to them and maps their errors to
 // exit statuses in one place.
 package main
@@ -23,7 +23,7 @@ import (
 	"syscall"
 
 	"github.com/groundwork/curate/dataset"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/store"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/dataset"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/pdfs"
 )
