@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"time"
 
@@ -766,4 +767,30 @@ func (m *sourceModel) newPages(inArchive func(string) bool) float64 {
 // a card another target wrote is reused).
 func (m *sourceModel) newCards() float64 {
 	return float64(len(m.pendingCard)) + m.expectedNew()*m.cardsPer
+}
+
+// EstimateRun is the estimate of a run of cfg's stages over keys, from
+// the store alone: it is only read, and not locked (a run may hold it).
+// A store that does not exist yet is estimated as empty, and nothing is
+// created; where says which store was read.
+func EstimateRun(ctx context.Context, cfg Config, keys []string, opt EstimateOptions) (est *estimate.Estimate, where string, err error) {
+	cfg.Lock, cfg.Existing = false, true
+	where = cfg.Store
+	a, err := Open(ctx, cfg)
+	if errors.Is(err, store.ErrNoStore) {
+		where += ", not created yet"
+		tmp, terr := os.MkdirTemp("", "curate-estimate-")
+		if terr != nil {
+			return nil, "", terr
+		}
+		defer os.RemoveAll(tmp)
+		cfg.Store, cfg.Existing = tmp, false
+		a, err = Open(ctx, cfg)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	defer a.Close()
+	est, err = a.Estimate(ctx, keys, opt)
+	return est, where, err
 }

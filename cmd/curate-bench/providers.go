@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/app"
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/holdout"
-	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/parquetcodec"
 )
 

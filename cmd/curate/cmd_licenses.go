@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/app"
+	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/licenses"
 )
 
@@ -67,22 +67,6 @@ func (f *licenseFlags) configure(cfg *app.Config) {
 	if f.lookup {
 		cfg.OAIBase = *f.base
 	}
-}
-
-// run looks up the licences of keys when asked for, printing on stdout a
-// line per target (every, or only the failed ones) and on stderr a
-// summary.
-func (f *licenseFlags) run(ctx context.Context, env *cmdEnv, a *app.App, keys []string, every bool) error {
-	if !f.lookup {
-		return nil
-	}
-	sum, err := a.LookupLicenses(ctx, keys, app.LicenseOptions{RecheckMissing: f.recheck, OnPaper: func(r licenses.Result) {
-		if every || r.Outcome == licenses.Failed {
-			fmt.Fprintln(env.stdout, licenseLine(r))
-		}
-	}})
-	printLicenses(env, sum)
-	return err
 }
 
 // printLicenses writes a licence lookup's counts.

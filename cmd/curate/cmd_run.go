@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 
 	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/licenses"
 )
 
 // runCmd is `curate run`: every stage of the table (or --stages), then
@@ -76,23 +77,25 @@ func (c *runCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		return fmt.Errorf("%w: --json is for --dry-run", errUsage)
 	}
 	if c.dryRun {
-		if err := c.flags.llm.priced(); err != nil {
-			return err
-		}
-		cfg, err := c.flags.config(env)
-		if err != nil {
-			return err
-		}
-		return estimateRun(ctx, env, cfg, ids, invalid, splitList(c.stages), c.json)
+		return c.estimate(ctx, env, ids, invalid)
 	}
 	return c.pipeline(ctx, env, ids, invalid)
 }
 
-// pipeline runs the chosen per-target stages, then the dataset stage, all
-// under the store's lock. The dataset is published only when the stages
-// completed (some targets may have failed: they are listed in
-// dropped.json); a run refused, interrupted or unable to go on leaves the
-// published dataset as it was.
+// estimate prints the estimate of the run (--dry-run).
+func (c *runCmd) estimate(ctx context.Context, env *cmdEnv, ids, invalid []string) error {
+	if err := c.flags.llm.priced(); err != nil {
+		return err
+	}
+	cfg, err := c.flags.config(env)
+	if err != nil {
+		return err
+	}
+	return estimateRun(ctx, env, cfg, ids, invalid, splitList(c.stages), c.json)
+}
+
+// pipeline runs the chosen per-target stages, then the licence lookup and
+// the dataset (see app.Pipeline), printing what happens.
 func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids, badRows []string) error {
 	if err := c.validate(env); err != nil {
 		return err
@@ -104,106 +107,67 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids, badRows []strin
 		return err
 	}
 	c.lic.configure(&cfg)
-	a, err := app.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
+	o := targetsOptions(env, ids, badRows)
+	o.Stages, o.Workers, o.Licenses = names, c.workers.byStage(), c.lic.lookup
+	o.Watch = watchRun(env, cfg.Log, true)
 	if withDataset {
-		// Held from before the first request to the publish: a second run
-		// aimed at the same --out is refused before it spends anything.
-		release, err := app.HoldOutput(app.DatasetDir(a.Store, c.out))
-		if err != nil {
-			return err
-		}
-		defer release()
+		d := c.data.build(c.out, o.Keys, dopts)
+		o.Dataset = &d
 	}
+	return app.Pipeline(ctx, cfg, o)
+}
+
+// targetsOptions are the pipeline's targets of ids and of the inputs that
+// were none, which are said before the run.
+func targetsOptions(env *cmdEnv, ids, badRows []string) app.PipelineOptions {
 	keys, invalid := app.Targets(ids)
 	invalid = append(badRows, invalid...)
-	var stageErr error
-	if len(names) > 0 {
-		stageErr = runStages(ctx, env, a, names, keys, invalid, c.workers.byStage())
-		if !completed(stageErr) {
-			return stageErr
-		}
-	}
-	licErr := c.lic.run(ctx, env, a, keys, false)
-	if !completed(licErr) {
-		return licErr
-	}
-	if stageErr == nil {
-		stageErr = licErr
-	}
-	if withDataset {
-		o := c.data.build(c.out, keys, dopts)
-		o.Locked = true
-		out, err := app.BuildDataset(ctx, a.Store, version, o)
-		if errors.Is(err, app.ErrNothingToPublish) && stageErr != nil {
-			// Say it, and exit as the stages did (1, or 75 when waiting).
-			fmt.Fprintf(env.stderr, "curate dataset: %v\n", err)
-			return stageErr
-		}
-		if err != nil {
-			return err
-		}
-		printDataset(env, out)
-	}
-	return stageErr
-}
-
-// completed reports whether a run that returned err finished its work,
-// some targets failing or waiting on LLM batches perhaps, so that what it
-// finished may be published (waiting targets are listed as such in the
-// dataset's dropped targets). Usage errors, a refused lock, an interrupted
-// run and a run that could not go on publish nothing.
-func completed(err error) bool {
-	return err == nil || errors.Is(err, app.ErrIncomplete) || errors.Is(err, app.ErrPending)
-}
-
-// runStages runs the named stages over keys with a progress bar and prints
-// what happened; invalid IDs count as failed targets.
-func runStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invalid []string, workers map[string]int) error {
-	out, err := startStages(ctx, env, a, names, keys, invalid, workers, nil)
-	return endStages(env, a, out, invalid, true, err)
-}
-
-// startStages runs the named stages over keys with a progress bar; onEvent,
-// when set, sees each target leave each stage.
-func startStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invalid []string, workers map[string]int, onEvent func(pipeline.Event)) (*app.Outcome, error) {
 	if len(invalid) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs (left out):\n  %s\n", strings.Join(invalid, "\n  "))
 	}
-	names = a.Active(app.WithNeeds(names...))
-	bar := newProgress(env, a.Log, len(keys)*len(names), strings.Join(names, "→"))
-	var mu sync.Mutex
-	counts := map[string]int{}
-	out, err := a.Run(ctx, keys, app.RunOptions{Stages: names, Workers: workers, OnStart: func(s app.Start) {
-		printCrawl(env.stderr, s.Paces, s.Archives, false)
-	}, OnEvent: func(ev pipeline.Event) {
-		mu.Lock()
-		counts[ev.Step]++
-		var parts []string
-		for _, n := range names {
-			parts = append(parts, fmt.Sprintf("%s %d", n, counts[n]))
-		}
-		mu.Unlock()
-		bar.Add(1, strings.Join(parts, " · "))
-		if onEvent != nil {
-			onEvent(ev)
-		}
-	}})
-	bar.Finish()
-	return out, err
+	return app.PipelineOptions{Keys: keys, Invalid: invalid}
 }
 
-// endStages prints a run's outcome (a line per failure unless lines is
-// false) and returns its error, invalid IDs counting as failed targets.
-func endStages(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, lines bool, err error) error {
-	printOutcome(env, a, out, invalid, lines)
-	if err == nil && len(invalid) > 0 {
-		err = app.Fail(app.ErrIncomplete, fmt.Errorf("%s failed", app.Plural(len(invalid), "target")))
+// watchRun prints a pipeline as it goes: a progress bar over the stages,
+// the crawl at the start, the outcome once the stages are through (a line
+// per failure unless lines is false), the licences that failed, the
+// dataset.
+func watchRun(env *cmdEnv, log *slog.Logger, lines bool) app.Watch {
+	var bar *progress
+	var names []string
+	var mu sync.Mutex
+	counts := map[string]int{}
+	return app.Watch{
+		Begin: func(stages []string, targets int) {
+			names = stages
+			bar = newProgress(env, log, targets*len(names), strings.Join(names, "→"))
+		},
+		Start: func(s app.Start) { printCrawl(env.stderr, s.Paces, s.Archives, false) },
+		Event: func(ev pipeline.Event) {
+			mu.Lock()
+			counts[ev.Step]++
+			var parts []string
+			for _, n := range names {
+				parts = append(parts, fmt.Sprintf("%s %d", n, counts[n]))
+			}
+			mu.Unlock()
+			bar.Add(1, strings.Join(parts, " · "))
+		},
+		Stages: func(r *app.RunResult) {
+			bar.Finish()
+			printOutcome(env, r, lines && (r.Report == nil || !r.Report.Failures))
+			if r.Report != nil {
+				for _, l := range r.Report.Lines {
+					fmt.Fprintln(env.stdout, l)
+				}
+				fmt.Fprintln(env.stderr, r.Report.Total)
+			}
+		},
+		License:      func(r licenses.Result) { fmt.Fprintln(env.stdout, licenseLine(r)) },
+		Licenses:     func(sum *licenses.Summary) { printLicenses(env, sum) },
+		Dataset:      func(out *app.DatasetOutcome) { printDataset(env, out) },
+		NotPublished: func(err error) { fmt.Fprintf(env.stderr, "curate dataset: %v\n", err) },
 	}
-	return err
 }
 
 // stageCmd runs one stage of the table through the same path as `curate
@@ -234,51 +198,40 @@ func (c *stageCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 }
 
 func (c *stageCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
-	if err := c.flags.validate(); err != nil {
+	cfg, o, err := c.options(env, args)
+	if err != nil {
 		return err
 	}
+	return app.Pipeline(ctx, cfg, o)
+}
+
+// options checks the flags and makes the run's configuration and options
+// of them: the stage with those it needs, each with --workers, and its
+// account of each paper.
+func (c *stageCmd) options(env *cmdEnv, args []string) (app.Config, app.PipelineOptions, error) {
+	if err := c.flags.validate(); err != nil {
+		return app.Config{}, app.PipelineOptions{}, err
+	}
 	if err := positive("--workers", c.workers); err != nil {
-		return err
+		return app.Config{}, app.PipelineOptions{}, err
 	}
 	ids, badRows, err := c.flags.ids(env, args)
 	if err != nil {
-		return err
+		return app.Config{}, app.PipelineOptions{}, err
 	}
 	if len(ids) == 0 && len(badRows) == 0 {
-		return fmt.Errorf("%w: no arXiv IDs given (arguments, --targets FILE or --targets-from FILE)", errUsage)
+		return app.Config{}, app.PipelineOptions{}, fmt.Errorf("%w: no arXiv IDs given (arguments, --targets FILE or --targets-from FILE)", errUsage)
 	}
 	cfg, err := c.flags.config(env)
 	if err != nil {
-		return err
+		return app.Config{}, app.PipelineOptions{}, err
 	}
 	cfg.Stages.Refetch = c.refetch != nil && *c.refetch
-	a, err := app.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	keys, invalid := app.Targets(ids)
-	invalid = append(badRows, invalid...)
-	workers := map[string]int{}
+	o := targetsOptions(env, ids, badRows)
+	o.Stages, o.Report, o.Workers = []string{c.name}, c.name, map[string]int{}
 	for _, n := range app.WithNeeds(c.name) {
-		workers[n] = c.workers
+		o.Workers[n] = c.workers
 	}
-	var mu sync.Mutex
-	events := map[string]pipeline.Event{}
-	out, err := startStages(ctx, env, a, []string{c.name}, keys, invalid, workers, func(ev pipeline.Event) {
-		if ev.Step == c.name {
-			mu.Lock()
-			events[ev.Key] = ev
-			mu.Unlock()
-		}
-	})
-	rep, ok := a.Report(ctx, c.name, keys, events, len(invalid))
-	err = endStages(env, a, out, invalid, !rep.Failures, err)
-	if ok {
-		for _, l := range rep.Lines {
-			fmt.Fprintln(env.stdout, l)
-		}
-		fmt.Fprintln(env.stderr, rep.Total)
-	}
-	return err
+	o.Watch = watchRun(env, cfg.Log, true)
+	return cfg, o, nil
 }

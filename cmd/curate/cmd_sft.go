@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/app"
+	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/parquetcodec"
 	"github.com/groundwork/curate/sft"
 )

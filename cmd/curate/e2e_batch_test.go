@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/app"
+	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/pairs"
 	"github.com/groundwork/curate/sft"
 	"github.com/groundwork/curate/sim"

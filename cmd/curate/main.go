@@ -22,8 +22,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/app"
+	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/store"
 )

@@ -441,7 +441,7 @@ func TestParseCommandBound(t *testing.T) {
 // URL still apply), unless an address is taken.
 func TestDemoAddressesKept(t *testing.T) {
 	dir := t.TempDir()
-	first, err := startDemo(context.Background(), dir)
+	first, err := app.StartDemo(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +450,7 @@ func TestDemoAddressesKept(t *testing.T) {
 		was[name] = first.URL(name)
 	}
 	first.Close()
-	again, err := startDemo(context.Background(), dir)
+	again, err := app.StartDemo(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
