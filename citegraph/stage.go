@@ -11,6 +11,7 @@ import (
 
 	"github.com/groundwork/curate/client/arxivapi"
 	"github.com/groundwork/curate/client/s2"
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -99,11 +100,17 @@ func (s *Runner) All(ctx context.Context, inputs []string, workers int, onDone f
 	stop := s.Feed(ctx, keys, nil)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
+	// Each target's build is recorded in the ledger as a run records it.
+	lc := &pipeline.Lifecycle{Ledger: s.Store}
+	decl := (&Row{}).Declare()
 	for range max(workers, 1) {
 		wg.Go(func() {
 			for i := range jobs {
-				r := s.Build(ctx, results[i].Key)
-				results[i].Graph, results[i].Requests, results[i].Err = r.Graph, r.Requests, r.Err
+				lc.Track(ctx, pipeline.Func{Decl: decl, Run: func(ctx context.Context, key string) (string, error) {
+					r := s.Build(ctx, key)
+					results[i].Graph, results[i].Requests, results[i].Err = r.Graph, r.Requests, r.Err
+					return outcome(r)
+				}}, results[i].Key)
 				if onDone != nil {
 					onDone(results[i])
 				}
@@ -158,16 +165,6 @@ func (s *Runner) Build(ctx context.Context, input string) Result {
 		if ok {
 			if err != nil {
 				res.Err = err
-				if ctx.Err() == nil {
-					// The attempt failed: counted as one, as process counts its own.
-					e := s.Store.Begin(ctx, res.Key, Name)
-					if e == nil {
-						e = s.Store.End(ctx, res.Key, Name, store.StatusFailed, err.Error(), true)
-					}
-					if e != nil {
-						res.Err = errors.Join(err, e)
-					}
-				}
 				return res
 			}
 			res.Graph, res.Requests, res.Err = s.process(ctx, res.Key, false, req)
@@ -189,23 +186,7 @@ func (s *Runner) LookupArxiv(ctx context.Context, keys []string) error {
 // feed, having asked them already this run, passes false, and asked when
 // it made a request for key: the attempt counts as one that asked).
 func (s *Runner) process(ctx context.Context, key string, refresh, asked bool) (g *record.Graph, requested bool, err error) {
-	defer func() {
-		requested = requested || asked
-		status, msg := store.StatusDone, ""
-		if err != nil {
-			status, msg = store.StatusFailed, err.Error()
-		}
-		if err != nil && store.Abandoned(ctx, err) {
-			return // abandoned, not failed: left running for the next run
-		}
-		// Re-linking stored responses is no new attempt.
-		if e := s.Store.End(context.WithoutCancel(ctx), key, Name, status, msg, requested || err != nil); e != nil && err == nil {
-			err = e
-		}
-	}()
-	if err := s.Store.Begin(ctx, key, Name); err != nil {
-		return nil, false, err
-	}
+	defer func() { requested = requested || asked }()
 	doc, err := s.document(ctx, key)
 	if err != nil {
 		return nil, false, fmt.Errorf("citegraph %s: %w", key, err)

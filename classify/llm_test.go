@@ -54,7 +54,7 @@ func TestLLMProcess(t *testing.T) {
 	)
 	env := newLLMEnv(t, doc, g, sequence(ok(answer)))
 
-	res, err := env.stage.Process(t.Context(), handKey)
+	res, err := process(t, env.stage, handKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,14 +111,14 @@ func TestLLMProcess(t *testing.T) {
 	}
 
 	// Nothing changed: zero calls.
-	res, err = env.stage.Process(t.Context(), handKey)
+	res, err = process(t, env.stage, handKey)
 	if err != nil || !res.Stored || env.srv.calls() != 1 {
 		t.Fatalf("second run: stored %v, err %v, %d calls", res.Stored, err, env.srv.calls())
 	}
 
 	// Forced, the stage classifies again, and the LLM cache answers.
 	env.stage.Force = true
-	res, err = env.stage.Process(t.Context(), handKey)
+	res, err = process(t, env.stage, handKey)
 	if err != nil || res.Stored || !res.Selections.CachedAnswer || env.srv.calls() != 1 {
 		t.Fatalf("forced run: stored %v, cached answer %v, err %v, %d calls", res.Stored, res.Selections.CachedAnswer, err, env.srv.calls())
 	}
@@ -129,7 +129,7 @@ func TestLLMProcess(t *testing.T) {
 
 	// A new prompt version runs again and says so.
 	env.stage.Prompt = bumpedPrompt(t, "classify-v4")
-	res, err = env.stage.Process(t.Context(), handKey)
+	res, err = process(t, env.stage, handKey)
 	if err != nil || res.Stored || env.srv.calls() != 2 {
 		t.Fatalf("run with a new prompt version: stored %v, err %v, %d calls", res.Stored, err, env.srv.calls())
 	}
@@ -137,13 +137,13 @@ func TestLLMProcess(t *testing.T) {
 	if got.PromptVersion != "classify-v4+papers-v2" || got.Selections[0].PromptVersion != "classify-v4+papers-v2" {
 		t.Errorf("prompt version recorded: %q, %q", got.PromptVersion, got.Selections[0].PromptVersion)
 	}
-	if _, err := env.stage.Process(t.Context(), handKey); err != nil || env.srv.calls() != 2 {
+	if _, err := process(t, env.stage, handKey); err != nil || env.srv.calls() != 2 {
 		t.Errorf("repeat with the new version: err %v, %d calls", err, env.srv.calls())
 	}
 
 	// The heuristic does not reuse the model's selections, nor they its.
 	heur := &Stage{Store: env.st}
-	if res, err := heur.Process(t.Context(), handKey); err != nil || res.Stored || res.Selections.Model != "heuristic" {
+	if res, err := process(t, heur, handKey); err != nil || res.Stored || res.Selections.Model != "heuristic" {
 		t.Errorf("heuristic after the model: %+v, %v", res, err)
 	}
 }
@@ -207,7 +207,7 @@ func TestLLMRecovers(t *testing.T) {
 			doc, g := handPaper()
 			env := newLLMEnv(t, doc, g, sequence(tt.first, good))
 			start := time.Now()
-			res, err := env.stage.Process(t.Context(), handKey)
+			res, err := process(t, env.stage, handKey)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,7 +266,7 @@ func TestLLMFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, g := handPaper()
 			env := newLLMEnv(t, doc, g, sequence(tt.reply))
-			res, err := env.stage.Process(t.Context(), handKey)
+			res, err := process(t, env.stage, handKey)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -326,7 +326,7 @@ func TestLLMInjection(t *testing.T) {
 	doc, g := handPaper(planted)
 	held := newLLMEnv(t, doc, g, replies)
 	for run := range 2 {
-		res, err := held.stage.Process(t.Context(), handKey)
+		res, err := process(t, held.stage, handKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,7 +357,7 @@ func TestLLMInjection(t *testing.T) {
 	run := func(doc *record.Document, g *record.Graph) outcome {
 		env := newLLMEnv(t, doc, g, replies)
 		env.stage.IncludeSuspect = true
-		res, err := env.stage.Process(t.Context(), handKey)
+		res, err := process(t, env.stage, handKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,7 +434,7 @@ func TestLLMQuotesCiteTheirReference(t *testing.T) {
 		src(10, fnd, "We build on the ideas of this unseen paper, as the PDF says."), // its S2 context, not in the page
 	)
 	env := newLLMEnv(t, doc, g, sequence(ok(answer)))
-	res, err := env.stage.Process(t.Context(), handKey)
+	res, err := process(t, env.stage, handKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +454,7 @@ func TestLLMQuotesCiteTheirReference(t *testing.T) {
 func TestLLMNoReferences(t *testing.T) {
 	doc, _ := handPaper()
 	env := newLLMEnv(t, doc, &record.Graph{TargetID: handKey}, sequence(ok("{}")))
-	res, err := env.stage.Process(t.Context(), handKey)
+	res, err := process(t, env.stage, handKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,7 +534,7 @@ func TestLLMContextWindow(t *testing.T) {
 		}
 		return ok(answer)
 	})
-	res, err := env.stage.Process(t.Context(), handKey)
+	res, err := process(t, env.stage, handKey)
 	if err != nil {
 		t.Fatal(err)
 	}

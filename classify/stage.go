@@ -157,13 +157,12 @@ func (s *Stage) Classify(ctx context.Context, doc *record.Document, g *record.Gr
 }
 
 // Process classifies one target (its versionless arXiv ID, the store key)
-// from its stored Document and Graph, stores the Selections in one write
-// and marks the ledger. Selections already stored for the same model,
-// prompt version and inputs are returned as they are, without a model
-// call, unless Force is set. A failure is marked in the ledger with its
-// reason, stored as a Failure, and returned as the error; earlier
+// from its stored Document and Graph and stores the Selections in one
+// write. Selections already stored for the same model, prompt version and
+// inputs are returned as they are, without a model call, unless Force is
+// set. A failure is stored as a Failure and returned as the error; earlier
 // selections stay in the store (they name their own model and prompt
-// version) but the ledger says failed.
+// version).
 func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) {
 	res := &Result{TargetID: targetKey}
 	if s.Store == nil {
@@ -171,21 +170,15 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	}
 	model, p, sh, heur, err := s.backend()
 	if err != nil {
-		err = fmt.Errorf("classify %s: %w", targetKey, err)
-		s.mark(ctx, targetKey, store.StatusFailed, err)
-		return res, err
+		return res, fmt.Errorf("classify %s: %w", targetKey, err)
 	}
 	doc, _, err := record.Documents.Get(ctx, s.Store, targetKey)
 	if err != nil {
-		err = fmt.Errorf("classify %s: read document: %w", targetKey, err)
-		s.mark(ctx, targetKey, store.StatusFailed, err)
-		return res, err
+		return res, fmt.Errorf("classify %s: read document: %w", targetKey, err)
 	}
 	g, _, err := record.Graphs.Get(ctx, s.Store, targetKey)
 	if err != nil {
-		err = fmt.Errorf("classify %s: read reference graph: %w", targetKey, err)
-		s.mark(ctx, targetKey, store.StatusFailed, err)
-		return res, err
+		return res, fmt.Errorf("classify %s: read reference graph: %w", targetKey, err)
 	}
 	g.TargetID = targetKey
 
@@ -209,24 +202,17 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 			if suspect := s.Plausibility.suspect(old); !slices.Equal(suspect, old.Suspect) {
 				old.Suspect = suspect
 				if _, err := record.SelectionSets.Put(ctx, s.Store, targetKey, old, selectionsMeta(old)); err != nil {
-					err = fmt.Errorf("classify %s: %w", targetKey, err)
-					s.mark(ctx, targetKey, store.StatusFailed, err)
-					return res, err
+					return res, fmt.Errorf("classify %s: %w", targetKey, err)
 				}
 			}
-			s.markSelections(ctx, targetKey, old)
 			return res, nil
 		}
 	}
 
-	if err := s.Store.SetStatus(ctx, targetKey, Name, store.StatusRunning, ""); err != nil {
-		return res, fmt.Errorf("classify %s: %w", targetKey, err)
-	}
 	sels, err := s.Classify(ctx, doc, g)
 	if errors.Is(err, llm.ErrPending) {
 		// Not classified yet, not failed: a later pass or run collects
 		// the answer.
-		s.mark(ctx, targetKey, store.StatusPending, err)
 		return res, err
 	}
 	if err != nil {
@@ -243,7 +229,6 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 			s.log().Error("classify: store failure record", "target", targetKey, "err", perr)
 		}
 		s.log().Warn("classify failed", "target", targetKey, "model", model, "err", err)
-		s.mark(ctx, targetKey, store.StatusFailed, err)
 		return res, err
 	}
 	sels.Suspect = s.Plausibility.suspect(sels)
@@ -255,9 +240,7 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 		s.log().Warn("classify: implausible selections held back as suspect", "target", targetKey, "model", sels.Model, "reasons", sels.Suspect)
 	}
 	if _, err := record.SelectionSets.Put(ctx, s.Store, targetKey, sels, selectionsMeta(sels)); err != nil {
-		err = fmt.Errorf("classify %s: %w", targetKey, err)
-		s.mark(ctx, targetKey, store.StatusFailed, err)
-		return res, err
+		return res, fmt.Errorf("classify %s: %w", targetKey, err)
 	}
 	if len(sels.Unquoted) > 0 {
 		s.log().Warn("classify: sources without a verified quote", "target", targetKey, "ref_keys", sels.Unquoted)
@@ -265,7 +248,6 @@ func (s *Stage) Process(ctx context.Context, targetKey string) (*Result, error) 
 	s.log().Debug("classified", "target", targetKey, "model", sels.Model, "references", len(sels.Selections),
 		"sources", sels.Sources, "quotes_dropped", sels.QuotesDropped, "attempts", sels.Attempts, "cached_answer", sels.CachedAnswer)
 	res.Selections = sels
-	s.markSelections(ctx, targetKey, sels)
 	return res, nil
 }
 
@@ -278,17 +260,6 @@ func selectionsMeta(sels *record.Selections) map[string]string {
 	return meta
 }
 
-// markSelections records done, or suspect with the reasons.
-func (s *Stage) markSelections(ctx context.Context, key string, sels *record.Selections) {
-	if len(sels.Suspect) == 0 {
-		s.mark(ctx, key, store.StatusDone, nil)
-		return
-	}
-	if e := s.Store.SetStatus(context.WithoutCancel(ctx), key, Name, store.StatusSuspect, strings.Join(sels.Suspect, "; ")); e != nil {
-		s.log().Error("classify: record status", "target", key, "err", e)
-	}
-}
-
 // stored returns the target's stored selections, or nil.
 func (s *Stage) stored(ctx context.Context, key string) *record.Selections {
 	old, _, err := record.SelectionSets.Get(ctx, s.Store, key)
@@ -299,22 +270,6 @@ func (s *Stage) stored(ctx context.Context, key string) *record.Selections {
 		return nil
 	}
 	return old
-}
-
-// mark records the stage status; a ledger write failure is logged, since
-// the records themselves are already written.
-func (s *Stage) mark(ctx context.Context, key, status string, err error) {
-	if status == store.StatusFailed && store.Abandoned(ctx, err) {
-		return // abandoned, not failed: left running for the next run
-	}
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	// The ledger must say what happened even when ctx was cancelled.
-	if e := s.Store.SetStatus(context.WithoutCancel(ctx), key, Name, status, msg); e != nil {
-		s.log().Error("classify: record status", "target", key, "err", e)
-	}
 }
 
 // inputDigest hashes what a classification depends on besides the model:

@@ -1,11 +1,13 @@
 package classify
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -20,6 +22,20 @@ func storedSelections(t *testing.T, st *store.Store, key string) *record.Selecti
 		t.Fatal(err)
 	}
 	return s
+}
+
+// process runs s's Process for key as a run does, under the stage
+// lifecycle over s.Store, so that the ledger says how it went.
+func process(t *testing.T, s *Stage, key string) (*Result, error) {
+	t.Helper()
+	var res *Result
+	var err error
+	lc := &pipeline.Lifecycle{Ledger: s.Store}
+	lc.Track(t.Context(), pipeline.Func{Decl: s.Declare(), Run: func(ctx context.Context, key string) (string, error) {
+		res, err = s.Process(ctx, key)
+		return s.outcome(res, err)
+	}}, key)
+	return res, err
 }
 
 func ledger(t *testing.T, st *store.Store, key string) store.Entry {
@@ -38,7 +54,7 @@ func TestProcessHeuristic(t *testing.T) {
 	meter := new(llm.Meter)
 	stage := &Stage{Store: st, Meter: meter, Log: testLogger(t)}
 
-	res, err := stage.Process(t.Context(), handKey)
+	res, err := process(t, stage, handKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +76,7 @@ func TestProcessHeuristic(t *testing.T) {
 	}
 
 	// Nothing changed: the stored selections come back as they are.
-	res, err = stage.Process(t.Context(), handKey)
+	res, err = process(t, stage, handKey)
 	if err != nil || !res.Stored || !res.Selections.CreatedAt.Equal(got.CreatedAt) {
 		t.Fatalf("second run: stored=%v, err %v", res.Stored, err)
 	}
@@ -70,7 +86,7 @@ func TestProcessHeuristic(t *testing.T) {
 
 	// Force classifies again.
 	stage.Force = true
-	if res, err = stage.Process(t.Context(), handKey); err != nil || res.Stored {
+	if res, err = process(t, stage, handKey); err != nil || res.Stored {
 		t.Fatalf("forced run: stored=%v, err %v", res.Stored, err)
 	}
 	stage.Force = false
@@ -79,7 +95,7 @@ func TestProcessHeuristic(t *testing.T) {
 	// edge.
 	g.Edges = append(g.Edges, record.Edge{TargetID: handKey, Intents: []string{}, Contexts: []string{}, Link: record.LinkNone})
 	putTarget(t, st, handKey, doc, g)
-	if res, err = stage.Process(t.Context(), handKey); err != nil || res.Stored {
+	if res, err = process(t, stage, handKey); err != nil || res.Stored {
 		t.Fatalf("run after a change: stored=%v, err %v", res.Stored, err)
 	}
 	if n := len(storedSelections(t, st, handKey).Selections); n != handEdges+1 {
@@ -93,7 +109,7 @@ func TestProcessHeuristic(t *testing.T) {
 func TestProcessMissingInput(t *testing.T) {
 	st := openStore(t)
 	stage := &Stage{Store: st}
-	res, err := stage.Process(t.Context(), "2601.00002")
+	res, err := process(t, stage, "2601.00002")
 	if err == nil || !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "classify 2601.00002: read document") {
 		t.Fatalf("err = %v", err)
 	}
@@ -108,7 +124,7 @@ func TestProcessMissingInput(t *testing.T) {
 	if _, err := record.Documents.Put(t.Context(), st, "2601.00002", doc, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := stage.Process(t.Context(), "2601.00002"); err == nil || !strings.Contains(err.Error(), "read reference graph") {
+	if _, err := process(t, stage, "2601.00002"); err == nil || !strings.Contains(err.Error(), "read reference graph") {
 		t.Errorf("err = %v", err)
 	}
 }

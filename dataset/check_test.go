@@ -399,7 +399,7 @@ func TestEndToEnd(t *testing.T) {
 		putTarget(t, st, tg.Graph.Meta.ArxivID, tg, true, false)
 	}
 	putTarget(t, st, "2401.00099", makeTarget("2401.00099", "2024-01-01", "cs.CL", 3), false, false)
-	targets, loadDropped, err := LoadTargets(ctx, st, nil, testWriters)
+	targets, loadDropped, err := LoadTargets(ctx, st, nil, testInputs)
 	if err != nil {
 		t.Fatal(err)
 	}

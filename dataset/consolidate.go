@@ -2,11 +2,13 @@ package dataset
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
@@ -76,6 +78,9 @@ type TargetInputs struct {
 	// QuotesNotCiting and QuotesNotInPaper count the classification's
 	// dropped quotes (record.Selections).
 	QuotesNotCiting, QuotesNotInPaper int
+	// Fields are the records of the fields stages add to the instance
+	// (Inputs.Fields), by field name, as stored.
+	Fields map[string]json.RawMessage
 }
 
 // SourceInput is the summarize stage's output for one selected source.
@@ -108,6 +113,9 @@ type Options struct {
 	// IncludeSuspect keeps targets whose classification looks
 	// implausible; by default they are dropped (DropSuspect).
 	IncludeSuspect bool `json:",omitempty"`
+	// Fields are the fields stages add to each instance (Inputs.Fields),
+	// written after the Instance's own columns in this order.
+	Fields []*pipeline.Field `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
@@ -255,6 +263,7 @@ func consolidate(t *TargetInputs, opts Options, tmpl *modelinput.Template, creat
 		Prompt:     prompt,
 		NumIdeas:   opts.NumIdeas,
 		Provenance: provenance(t, sources, opts.PipelineVersion, tmpl.Version(), createdAt),
+		Fields:     t.Fields,
 	}, nil, nil
 }
 

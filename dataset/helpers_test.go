@@ -156,3 +156,6 @@ func corpus() []TargetInputs {
 // testWriters names the stages that write the dataset's inputs, as the
 // pipeline's stage table does.
 var testWriters = Writers{"edges": "citegraph", "selections": "classify", "summary": "summarize", "document": "fetch"}
+
+// testInputs are the dataset's inputs with testWriters and no fields.
+var testInputs = Inputs{Writers: testWriters}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -21,9 +22,7 @@ type Records interface {
 }
 
 // Writers names the stage that writes each record kind the dataset reads
-// (the pipeline's stage table says which): a missing record is reported as
-// the work of that stage, and a target whose last run of it failed is left
-// out.
+// (see Inputs).
 type Writers map[string]string
 
 // LoadTargets reads the dataset stage's inputs from the store: per target
@@ -36,9 +35,9 @@ type Writers map[string]string
 // writing one of them last failed, is listed as dropped (DropIncomplete);
 // one whose stage waits on LLM answers in a provider's batch as
 // DropPending; an unreadable store is an error.
-func LoadTargets(ctx context.Context, st Records, ids []string, writers Writers) ([]TargetInputs, []Dropped, error) {
+func LoadTargets(ctx context.Context, st Records, ids []string, in Inputs) ([]TargetInputs, []Dropped, error) {
 	var out []TargetInputs
-	dropped, err := EachTarget(ctx, st, ids, writers, func(t *TargetInputs) error {
+	dropped, err := EachTarget(ctx, st, ids, in, func(t *TargetInputs) error {
 		out = append(out, *t)
 		return nil
 	})
@@ -52,7 +51,7 @@ func LoadTargets(ctx context.Context, st Records, ids []string, writers Writers)
 // without holding every target (BuildStream): fn gets each complete
 // target's inputs in ids order (yours to keep), and the targets left out
 // are returned. An error from fn stops it and is returned.
-func EachTarget(ctx context.Context, st Records, ids []string, writers Writers, fn func(*TargetInputs) error) ([]Dropped, error) {
+func EachTarget(ctx context.Context, st Records, ids []string, in Inputs, fn func(*TargetInputs) error) ([]Dropped, error) {
 	if ids == nil {
 		var err error
 		if ids, err = record.Graphs.Items(ctx, st); err != nil {
@@ -69,18 +68,18 @@ func EachTarget(ctx context.Context, st Records, ids []string, writers Writers, 
 			dropped = append(dropped, Dropped{TargetID: id, Reason: DropInvalidID, Detail: err.Error()})
 			continue
 		}
-		if why, err := waitingStage(ctx, st, record.Key(aid), writers); err != nil {
+		if why, err := waitingStage(ctx, st, record.Key(aid), in); err != nil {
 			return nil, err
 		} else if why != "" {
 			dropped = append(dropped, Dropped{TargetID: id, Reason: DropPending, Detail: why})
 			continue
 		}
-		t, missing, err := loadTarget(ctx, st, record.Key(aid), writers)
+		t, missing, err := loadTarget(ctx, st, record.Key(aid), in)
 		if err != nil {
 			return nil, err
 		}
 		if missing == "" {
-			if missing, err = failedStage(ctx, st, record.Key(aid), writers); err != nil {
+			if missing, err = failedStage(ctx, st, record.Key(aid), in); err != nil {
 				return nil, err
 			}
 		}
@@ -95,16 +94,6 @@ func EachTarget(ctx context.Context, st Records, ids []string, writers Writers, 
 	return dropped, nil
 }
 
-// RequiredKinds are the record kinds every target of the dataset must
-// have, in the order they are read; OptionalKinds those it reads when they
-// are there. The pipeline's stage table declares the same.
-func RequiredKinds() []string {
-	return []string{record.Graphs.Name(), record.SelectionSets.Name(), record.Summaries.Name()}
-}
-
-// OptionalKinds: see RequiredKinds.
-func OptionalKinds() []string { return []string{record.Documents.Name()} }
-
 // ledger is the part of a store that says how each stage went.
 type ledger interface {
 	Status(ctx context.Context, item, stage string) (store.Entry, error)
@@ -113,8 +102,8 @@ type ledger interface {
 // failedStage names the stage whose last attempt failed for key, if the
 // store keeps a ledger: its records may be partial or stale, so the target
 // is left out and listed rather than built from them.
-func failedStage(ctx context.Context, st Records, key string, writers Writers) (string, error) {
-	stage, e, err := stageWith(ctx, st, key, writers, store.StatusFailed)
+func failedStage(ctx context.Context, st Records, key string, in Inputs) (string, error) {
+	stage, e, err := stageWith(ctx, st, key, in, store.StatusFailed)
 	if err != nil || stage == "" {
 		return "", err
 	}
@@ -123,8 +112,8 @@ func failedStage(ctx context.Context, st Records, key string, writers Writers) (
 
 // waitingStage names the stage whose last run for key left it waiting on
 // LLM answers in a provider's batch (ledger status pending), if any.
-func waitingStage(ctx context.Context, st Records, key string, writers Writers) (string, error) {
-	stage, e, err := stageWith(ctx, st, key, writers, store.StatusPending)
+func waitingStage(ctx context.Context, st Records, key string, in Inputs) (string, error) {
+	stage, e, err := stageWith(ctx, st, key, in, store.StatusPending)
 	if err != nil || stage == "" {
 		return "", err
 	}
@@ -134,13 +123,13 @@ func waitingStage(ctx context.Context, st Records, key string, writers Writers) 
 // stageWith returns the first stage writing a required kind whose ledger
 // entry for key has status, and the entry; "" when none has or the store
 // keeps no ledger.
-func stageWith(ctx context.Context, st Records, key string, writers Writers, status string) (string, store.Entry, error) {
+func stageWith(ctx context.Context, st Records, key string, in Inputs, status string) (string, store.Entry, error) {
 	l, ok := st.(ledger)
 	if !ok {
 		return "", store.Entry{}, nil
 	}
-	for _, kind := range RequiredKinds() {
-		stage := writers[kind]
+	for _, kind := range Decl(in.Fields...).Reads {
+		stage := in.Writers[kind]
 		if stage == "" {
 			continue
 		}
@@ -159,7 +148,8 @@ func stageWith(ctx context.Context, st Records, key string, writers Writers, sta
 }
 
 // loadTarget reads one target; missing names the first absent record.
-func loadTarget(ctx context.Context, st Records, key string, writers Writers) (t TargetInputs, missing string, err error) {
+func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t TargetInputs, missing string, err error) {
+	writers := in.Writers
 	g, missing, err := load(ctx, st, key, record.Graphs, writers)
 	if err != nil || missing != "" {
 		return TargetInputs{}, missing, err
@@ -192,6 +182,17 @@ func loadTarget(ctx context.Context, st Records, key string, writers Writers) (t
 	t.Gold = res.Gold.Card
 	for _, s := range res.Sources {
 		t.Sources = append(t.Sources, SourceInput{RefKey: s.Key, Card: s.Card, TextLevel: s.TextLevel})
+	}
+	for _, f := range in.Fields {
+		// As stored: the writer decodes it into the field's shape.
+		raw, missing, err := load(ctx, st, key, record.RawOf(f.Kind), writers)
+		if err != nil || missing != "" {
+			return TargetInputs{}, missing, err
+		}
+		if t.Fields == nil {
+			t.Fields = map[string]json.RawMessage{}
+		}
+		t.Fields[f.Name] = *raw
 	}
 	doc, _, err := load(ctx, st, key, record.Documents, writers)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
@@ -49,7 +50,7 @@ func TestLoadTargets(t *testing.T) {
 	putTarget(t, st, "2601.00002", b, true, false)
 	putTarget(t, st, "2401.00003", c, false, false)
 
-	targets, dropped, err := LoadTargets(ctx, st, nil, testWriters)
+	targets, dropped, err := LoadTargets(ctx, st, nil, testInputs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +70,60 @@ func TestLoadTargets(t *testing.T) {
 	}
 
 	// Named targets, with versions and a bad ID.
-	targets, dropped, err = LoadTargets(ctx, st, []string{"2601.00002v3", "nonsense", "2401.00009"}, testWriters)
+	targets, dropped, err = LoadTargets(ctx, st, []string{"2601.00002v3", "nonsense", "2401.00009"}, testInputs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(targets) != 1 || len(dropped) != 2 || dropped[0].Reason != DropInvalidID || dropped[1].Reason != DropIncomplete {
 		t.Errorf("loaded %d, dropped %+v", len(targets), dropped)
+	}
+}
+
+// A field a stage adds to every instance is read for every target: a
+// target without its record is left out as that stage's unfinished work,
+// and one whose stage last failed is left out as failed; the others carry
+// the record to their instance.
+func TestLoadTargetsFields(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	type tuple struct {
+		Summary string `json:"summary"`
+	}
+	in := Inputs{Writers: Writers{"edges": "citegraph", "selections": "classify", "summary": "summarize", "tuple": "tuples"},
+		Fields: []*pipeline.Field{pipeline.FieldOf[tuple]("idea", "tuple", "the idea")}}
+	for i, k := range []string{"2401.00001", "2401.00002", "2401.00003"} {
+		putTarget(t, st, k, makeTarget(k, "2024-01-01", "cs.CL", 3), true, false)
+		if i < 2 {
+			if _, err := st.PutJSON(ctx, k, "tuple", tuple{Summary: "idea of " + k}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := st.SetStatus(ctx, "2401.00002", "tuples", store.StatusFailed, "llm: status 500"); err != nil {
+		t.Fatal(err)
+	}
+	targets, dropped, err := LoadTargets(ctx, st, nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(targets) != 1 || string(targets[0].Fields["idea"]) != `{"summary":"idea of 2401.00001"}` {
+		t.Errorf("loaded %+v", targets)
+	}
+	want := map[string]string{"2401.00002": "the tuples stage failed: llm: status 500", "2401.00003": "no tuple record: run the tuples stage"}
+	if len(dropped) != 2 {
+		t.Fatalf("dropped %+v", dropped)
+	}
+	for _, d := range dropped {
+		if d.Reason != DropIncomplete || d.Detail != want[d.TargetID] {
+			t.Errorf("dropped %+v, want %q", d, want[d.TargetID])
+		}
+	}
+	r := mustBuild(t, targets, fixedOptions())
+	if len(r.Instances) != 1 || string(r.Instances[0].Fields["idea"]) != `{"summary":"idea of 2401.00001"}` {
+		t.Errorf("instances %+v", r.Instances)
 	}
 }

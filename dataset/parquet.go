@@ -62,6 +62,23 @@ func encodeParquet[T any](w io.Writer, rows []T, o WriteOptions, kv map[string]s
 // time, as a Parquet file to w: only a row group is ever buffered.
 func encodeParquetSeq[T any](w io.Writer, rows func(write func(*T) error) error, o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) error {
 	o = o.withDefaults()
+	pw := parquet.NewGenericWriter[T](w, writerOptions(o, kv, extra...)...)
+	row := make([]T, 1)
+	defer clear(row)
+	return flushing(pw, o, func(put func(func() error) error) error {
+		return rows(func(r *T) error {
+			return put(func() error {
+				row[0] = *r
+				_, err := pw.Write(row)
+				return err
+			})
+		})
+	})
+}
+
+// writerOptions are the options of a Parquet file written with o, its
+// key-value metadata kv and extra.
+func writerOptions(o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
 		o.Compression.WriterOption(),
 		parquet.MaxRowsPerRowGroup(o.RowGroupRows),
@@ -70,13 +87,24 @@ func encodeParquetSeq[T any](w io.Writer, rows func(write func(*T) error) error,
 	for _, k := range sortedKeys(kv) {
 		opts = append(opts, parquet.KeyValueMetadata(k, kv[k]))
 	}
-	pw := parquet.NewGenericWriter[T](w, opts...)
+	return opts
+}
+
+// rowWriter is the part of a Parquet writer flushing uses.
+type rowWriter interface {
+	Size() int64
+	Flush() error
+	Close() error
+}
+
+// flushing writes the rows rows puts, each by the function it puts, to
+// pw, flushing a row group whenever pw has buffered o.RowGroupBytes
+// since the last, and closes pw.
+func flushing(pw rowWriter, o WriteOptions, rows func(put func(write func() error) error) error) error {
 	flushedAt := int64(0)
 	i := 0
-	row := make([]T, 1)
-	err := rows(func(r *T) error {
-		row[0] = *r
-		if _, err := pw.Write(row); err != nil {
+	err := rows(func(write func() error) error {
+		if err := write(); err != nil {
 			return fmt.Errorf("row %d: %w", i, err)
 		}
 		i++
@@ -90,7 +118,6 @@ func encodeParquetSeq[T any](w io.Writer, rows func(write func(*T) error) error,
 		}
 		return nil
 	})
-	clear(row)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,11 @@ func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, fi
 		fmt.Fprintf(&b, "  - split: %s\n    path: %s/%s-*\n", s, DataDir, s)
 	}
 	b.WriteString("dataset_info:\n  features:\n")
-	if err := hfFeatures(&b, parquet.SchemaOf(new(record.Instance)).Fields(), "  "); err != nil {
+	schema, err := instanceSchema(r.Options.Fields)
+	if err != nil {
+		return fmt.Errorf("dataset card: %w", err)
+	}
+	if err := hfFeatures(&b, schema.Fields(), "  "); err != nil {
 		return fmt.Errorf("dataset card: %w", err)
 	}
 	b.WriteString("  splits:\n")
@@ -128,8 +132,12 @@ func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, fi
 	b.WriteString("from datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n")
 	b.WriteString("ds = load_dataset(\"parquet\", data_files={\"train\": \"trl-sft/train.parquet\"})[\"train\"]\n")
 	b.WriteString("SFTTrainer(model=\"MODEL\", args=SFTConfig(max_length=LONGEST_ROW), train_dataset=ds).train()\n```\n\n")
-	b.WriteString("Columns: `instance_id`, `split`, `target` (arxiv_id, title, published, primary_category, categories, domain, doi, s2_paper_id, num_references), `sources` (list of doc_number, ref_key, arxiv_id, s2_paper_id, doi, title, year, labels, rationale, quotes, text_level, card), `gold` (the idea card: problem_gap, core_claim, method, inspiration, opportunity, paradigm, ...), `prompt`, `num_ideas`, `provenance`.\n")
-	_, err := io.WriteString(w, b.String())
+	b.WriteString("Columns: `instance_id`, `split`, `target` (arxiv_id, title, published, primary_category, categories, domain, doi, s2_paper_id, num_references), `sources` (list of doc_number, ref_key, arxiv_id, s2_paper_id, doi, title, year, labels, rationale, quotes, text_level, card), `gold` (the idea card: problem_gap, core_claim, method, inspiration, opportunity, paradigm, ...), `prompt`, `num_ideas`, `provenance`")
+	for _, f := range r.Options.Fields {
+		fmt.Fprintf(&b, ", `%s` (%s)", f.Name, f.About)
+	}
+	b.WriteString(".\n")
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 

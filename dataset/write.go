@@ -204,13 +204,13 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 			lo, hi := min(i*opts.ShardRows, rows), min((i+1)*opts.ShardRows, rows)
 			name := shardName(split, i, n)
 			err := atomicdir.WriteFileFunc(filepath.Join(data, name), func(w io.Writer) error {
-				return encodeParquetSeq(w, func(write func(*record.Instance) error) error {
+				return encodeInstances(w, func(write func(*record.Instance) error) error {
 					return r.eachIn(split, lo, hi, func(in *record.Instance) error {
 						card.add(in)
 						rep.add(in)
 						return write(in)
 					})
-				}, opts, kv, instanceOptions()...)
+				}, opts, kv, r.Options.Fields)
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%s/%s: %w", DataDir, name, err)
@@ -266,7 +266,11 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 			bw := bufio.NewWriter(w)
 			enc := json.NewEncoder(bw)
 			enc.SetEscapeHTML(false)
-			if err := r.Each(func(in *record.Instance) error { return enc.Encode(in) }); err != nil {
+			line, err := instanceJSON(enc, r.Options.Fields)
+			if err != nil {
+				return err
+			}
+			if err := r.Each(line); err != nil {
 				return err
 			}
 			return bw.Flush()

@@ -28,6 +28,7 @@ import (
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/keylock"
 	"github.com/groundwork/curate/internal/membudget"
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/parse/latexml"
@@ -154,6 +155,9 @@ type Result struct {
 	Source  string // which site served the page (record.SourceArxiv, SourceAr5iv or SourceArchive)
 	Doc     *record.Document
 	Err     error
+	// Known says a Missing paper was found without HTML by an earlier
+	// fetch, within the missing TTL: nothing was asked.
+	Known bool
 }
 
 // Fetch fetches one paper given as text (an arXiv ID with or without
@@ -170,37 +174,29 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 	if !f.Refetch {
 		if doc, ok := f.stored(ctx, id); ok {
 			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
-			f.markDone(ctx, res.ID)
 			return res
 		}
 		if doc, ok := f.reparse(ctx, id); ok {
 			// The raw page was stored but the crash came before its
 			// Document: parse it again instead of asking again.
 			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
-			f.markDone(ctx, res.ID)
 			return res
 		}
 	}
 	if doc, ok, err := f.fromArchive(ctx, id); err != nil {
 		res.Outcome, res.Err = Failed, err
-		f.mark(ctx, res.ID, store.StatusFailed, err)
 		return res
 	} else if ok {
 		// Read from the archive: no request was made.
 		res.Outcome, res.Doc, res.Source = Archived, doc, doc.Source
-		f.mark(ctx, res.ID, store.StatusDone, nil)
 		return res
 	}
 	if !f.Refetch {
 		if m, ok := f.knownMissing(ctx, id); ok {
-			res.Outcome = Missing
+			res.Outcome, res.Known = Missing, true
 			res.Err = fmt.Errorf("fetch %s: %w (checked %s; asked again after %s)", id, ErrNoHTML, m.CheckedAt, f.missingTTL())
 			return res
 		}
-	}
-	if err := f.Store.SetStatus(ctx, res.ID, Name, store.StatusRunning, ""); err != nil {
-		res.Outcome, res.Err = Failed, err
-		return res
 	}
 	doc, source, err := f.download(ctx, id)
 	res.Doc, res.Source = doc, source
@@ -208,13 +204,10 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 	case errors.Is(err, ErrNoHTML):
 		res.Outcome, res.Err = Missing, err
 		f.rememberMissing(ctx, id, err)
-		f.mark(ctx, res.ID, store.StatusFailed, err)
 	case err != nil:
 		res.Outcome, res.Err = Failed, err
-		f.mark(ctx, res.ID, store.StatusFailed, err)
 	default:
 		res.Outcome = Fetched
-		f.mark(ctx, res.ID, store.StatusDone, nil)
 	}
 	return res
 }
@@ -231,32 +224,6 @@ func (f *Fetcher) now() time.Time {
 		return f.Now()
 	}
 	return time.Now()
-}
-
-// mark records the stage status; a ledger write failure is logged, not
-// fatal, since the records themselves are already safe.
-func (f *Fetcher) mark(ctx context.Context, key, status string, err error) {
-	if status == store.StatusFailed && store.Abandoned(ctx, err) {
-		return // abandoned, not failed: left running for the next run
-	}
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	// The ledger must say what happened even when ctx was cancelled.
-	if e := f.Store.SetStatus(context.WithoutCancel(ctx), key, Name, status, msg); e != nil {
-		f.log().Error("record fetch status", "id", key, "err", e)
-	}
-}
-
-// markDone records the stage done for a paper found in the store, unless
-// the ledger says so already: a fetch that failed while another target's
-// fetch of the same paper succeeded must not stay "failed".
-func (f *Fetcher) markDone(ctx context.Context, key string) {
-	if e, err := f.Store.Status(ctx, key, Name); err == nil && e.Status == store.StatusDone {
-		return
-	}
-	f.mark(ctx, key, store.StatusDone, nil)
 }
 
 // reparse parses a stored raw page that has no Document yet.
@@ -501,12 +468,22 @@ func (f *Fetcher) All(ctx context.Context, inputs []string, workers int, onDone 
 	type job struct{ i int }
 	jobs := make(chan job)
 	var wg sync.WaitGroup
+	// Each paper's fetch is recorded in the ledger as a run records it.
+	lc := &pipeline.Lifecycle{Ledger: f.Store}
+	decl := (&Stage{}).Declare()
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results[j.i] = f.Fetch(ctx, inputs[j.i])
+				item := inputs[j.i]
+				if id, err := arxiv.Parse(item); err == nil {
+					item = record.Key(id)
+				}
+				lc.Track(ctx, pipeline.Func{Decl: decl, Run: func(ctx context.Context, _ string) (string, error) {
+					results[j.i] = f.Fetch(ctx, inputs[j.i])
+					return results[j.i].outcome()
+				}}, item)
 				if onDone != nil {
 					onDone(results[j.i])
 				}

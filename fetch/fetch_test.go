@@ -347,7 +347,4 @@ func TestFetchReparsesStoredPage(t *testing.T) {
 	if n := len(ax.Calls()) + len(a5.Calls()); n != 0 {
 		t.Errorf("%d requests for a paper whose page was stored", n)
 	}
-	if e, err := st.Status(context.Background(), "2507.11127", fetch.Name); err != nil || e.Status != store.StatusDone {
-		t.Errorf("ledger %+v %v, want done", e, err)
-	}
 }

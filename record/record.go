@@ -5,6 +5,8 @@
 // each here and add fields rather than renaming them.
 package record
 
+import "encoding/json"
+
 // Source names which service served a Document's HTML, or SourcePDF for
 // a Document converted from a PDF (ServedBy then names the converter).
 const (
@@ -266,6 +268,10 @@ type Instance struct {
 	Prompt     string     `json:"prompt" parquet:"prompt"`
 	NumIdeas   int        `json:"num_ideas" parquet:"num_ideas"`
 	Provenance Provenance `json:"provenance" parquet:"provenance"`
+	// Fields are what stages add to each instance (their declared
+	// pipeline.Field), by field name, as their records are stored: the
+	// dataset writes each as a column of its own after the ones above.
+	Fields map[string]json.RawMessage `json:"fields,omitempty" parquet:"-"`
 }
 
 // InstanceTarget is the target paper's metadata in an Instance.

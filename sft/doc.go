@@ -2,7 +2,7 @@
 // "SFT hindsight traces" from a published dataset, without fetching,
 // classifying or summarizing anything again: a new teacher, a new K or a
 // new prompt is one run over the instances of a published dataset (read
-// by the caller: internal/app.SFT).
+// by the caller: app.SFT).
 //
 // For each instance (train split by default, ordered by ID):
 //

@@ -2,22 +2,25 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/groundwork/curate/internal/pipeline"
 )
 
 // Statuses of an item in a stage.
+// Running is the ledger's own; the others are how the stage lifecycle
+// (package pipeline) ends an item's work.
 const (
-	StatusPending = "pending"
+	StatusPending = pipeline.StatusPending
 	StatusRunning = "running"
-	StatusDone    = "done"
-	StatusFailed  = "failed"
-	StatusSkipped = "skipped"
+	StatusDone    = pipeline.StatusDone
+	StatusFailed  = pipeline.StatusFailed
+	StatusSkipped = pipeline.StatusSkipped
 	// StatusSuspect: the stage's result is stored but held back as
 	// implausible (an injected instruction obeyed, say); the entry's error
 	// says why.
-	StatusSuspect = "suspect"
+	StatusSuspect = pipeline.StatusSuspect
 )
 
 // Entry is the status of one item in one stage.
@@ -37,18 +40,6 @@ func checkStatus(status string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown status %q", status)
-}
-
-// Abandoned reports whether work that ended under ctx with err was
-// abandoned: the run was cancelled (the second interrupt) while the work
-// was in flight, or err is a cancellation (a request the first interrupt
-// cut short rather than retry: httpx's ErrStopped wraps
-// context.Canceled). A stage records no status for abandoned work: the
-// item stays "running", which curate status shows as interrupted and the
-// next run redoes, as after a crash; a "failed" would blame the target
-// for the interrupt and contradict the run's summary.
-func Abandoned(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.Canceled)
 }
 
 // SetStatus records status for item in stage, with errMsg as the entry's

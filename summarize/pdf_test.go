@@ -39,7 +39,7 @@ func TestStagePDFText(t *testing.T) {
 		}
 		return out
 	}
-	res, err := s.ProcessTarget(ctx, idA, refs)
+	res, err := processTarget(t, s, idA, refs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestStagePDFText(t *testing.T) {
 		}
 	}
 	broken.Store(true)
-	res, err = s.ProcessTarget(ctx, idA, refs)
+	res, err = processTarget(t, s, idA, refs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,14 +78,14 @@ func TestStagePDFText(t *testing.T) {
 
 	// N's LLM works again: its card is rewritten, then nothing more.
 	broken.Store(false)
-	if res, err = s.ProcessTarget(ctx, idA, refs); err != nil {
+	if res, err = processTarget(t, s, idA, refs); err != nil {
 		t.Fatal(err)
 	}
 	if got := levels(res); got[2] != record.TextPDF || res.Written != 1 {
 		t.Errorf("third run: levels %v, written %d", got, res.Written)
 	}
 	calls := srv.calls()
-	if res, err = s.ProcessTarget(ctx, idA, refs); err != nil {
+	if res, err = processTarget(t, s, idA, refs); err != nil {
 		t.Fatal(err)
 	}
 	if res.Written != 0 || srv.calls() != calls {
@@ -94,7 +94,7 @@ func TestStagePDFText(t *testing.T) {
 
 	// The arXiv page appearing later outranks the PDF.
 	putDoc(t, w.st, "2402.00009", testDoc("2402.00009v1", "Paper N"))
-	if res, err = s.ProcessTarget(ctx, idA, refs); err != nil {
+	if res, err = processTarget(t, s, idA, refs); err != nil {
 		t.Fatal(err)
 	}
 	if got := levels(res); got[2] != record.TextFull || res.Written != 1 {

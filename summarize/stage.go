@@ -21,13 +21,7 @@ import (
 const sourceConcurrency = 4
 
 // SourceRef is a source of a target, as the classify stage selected it.
-type SourceRef struct {
-	Key       string // the reference's key in the target (e.g. "bib.bib12"), echoed in the Result
-	ArxivID   string // with or without version; "" when it has none
-	S2PaperID string
-	Title     string
-	Abstract  string // Semantic Scholar's, for sources without full text
-}
+type SourceRef = record.SourceRef
 
 // Stage writes the idea cards of targets and their sources into the store.
 // Its methods are safe for concurrent use (targets may be processed in
@@ -146,10 +140,8 @@ func unsummarizable(format string, args ...any) error {
 // ProcessTarget writes the gold card of the target (its versionless arXiv
 // ID; its Document must be in the store or fetchable) and a source card
 // for each source, reusing the cards the store already holds, and records
-// the Result (kind KindResult) and the ledger status of stage "summarize":
-// done when the gold card exists and no source failed (sources without
-// any text do not count as failures), failed otherwise, with the reasons.
-// Failures of single cards are reported in the Result; the error is for
+// the Summary (record.Summaries) unless cards still wait on LLM batches.
+// Failures of single cards are reported in the Summary; the error is for
 // an invalid target ID, a cancelled context or a store that cannot record
 // the outcome.
 func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []SourceRef) (*record.Summary, error) {
@@ -160,9 +152,6 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	key := record.Key(id)
 	model, gold, source, err := s.Versions()
 	if err != nil {
-		return nil, fmt.Errorf("summarize target %s: %w", key, err)
-	}
-	if err := s.Store.Begin(ctx, key, Name); err != nil {
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
 	res := &record.Summary{Target: key, Model: model, Sources: make([]record.CardResult, len(sources))}
@@ -184,10 +173,8 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 			res.Written++
 		}
 		if _, err := record.Summaries.Put(ctx, s.Store, key, res, map[string]string{"model": model}); err != nil {
-			s.mark(ctx, key, store.StatusFailed, err.Error())
 			return nil, fmt.Errorf("summarize target %s: %w", key, err)
 		}
-		s.end(ctx, key, store.StatusSuspect, strings.Join(res.Suspect, "; "), res.Written > 0)
 		return res, nil
 	}
 
@@ -204,7 +191,7 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	wg.Wait()
 
 	if err := ctx.Err(); err != nil {
-		// Abandoned: the ledger keeps it running for the next run.
+		// Abandoned: the run leaves it running for the next run.
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
 	var problems []string
@@ -235,43 +222,15 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	}
 	if res.Pending > 0 && len(problems) == 0 {
 		// The target's summary is not finished: nothing is stored for it
-		// (its written cards are), and the ledger says it waits.
-		// A pass that finds the answers still out is no new attempt.
-		s.end(ctx, key, store.StatusPending, fmt.Sprintf("%d cards wait on LLM batches", res.Pending), res.Written > 0)
+		// (its written cards are); it waits.
 		return res, nil
 	}
 	if _, err := record.Summaries.Put(ctx, s.Store, key, res, map[string]string{"model": model}); err != nil {
-		s.mark(ctx, key, store.StatusFailed, err.Error())
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
-	status, msg := store.StatusDone, ""
-	switch {
-	case len(problems) > 0:
-		status, msg = store.StatusFailed, strings.Join(problems, "; ")
-	case len(res.Suspect) > 0:
-		status, msg = store.StatusSuspect, strings.Join(res.Suspect, "; ")
-	}
-	// Reusing every stored card is no new attempt.
-	s.end(ctx, key, status, msg, res.Written > 0 || len(problems) > 0)
 	s.log().Debug("summarized target", "target", key, "model", model, "written", res.Written, "reused", res.Reused,
 		"failed", res.Failed, "unsummarizable", res.Unsummarizable)
 	return res, nil
-}
-
-// mark records the ledger status; the ledger must say what happened even
-// when ctx was cancelled.
-func (s *Stage) mark(ctx context.Context, key, status, msg string) {
-	s.end(ctx, key, status, msg, true)
-}
-
-// end records the ledger status of a target begun with Store.Begin.
-func (s *Stage) end(ctx context.Context, key, status, msg string, worked bool) {
-	if status == store.StatusFailed && store.Abandoned(ctx, nil) {
-		return // abandoned, not failed: left running for the next run
-	}
-	if err := s.Store.End(context.WithoutCancel(ctx), key, Name, status, msg, worked); err != nil {
-		s.log().Error("record summarize status", "target", key, "err", err)
-	}
 }
 
 // source writes or reuses the card of one source.

@@ -1,11 +1,13 @@
 package summarize
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -92,6 +94,24 @@ var (
 	refA = SourceRef{Key: "bib.bib4", ArxivID: idA, Title: "Paper A"}
 )
 
+// processTarget runs s's ProcessTarget for key as a run does, under the
+// stage lifecycle over s.Store, so that the ledger says how it went.
+func processTarget(t *testing.T, s *Stage, key string, refs []SourceRef) (*record.Summary, error) {
+	t.Helper()
+	var res *record.Summary
+	var err error
+	lc := &pipeline.Lifecycle{Ledger: s.Store}
+	item := key // a run's items are store keys (app.Targets)
+	if id, err := arxiv.Parse(key); err == nil {
+		item = record.Key(id)
+	}
+	lc.Track(t.Context(), pipeline.Func{Decl: s.Declare(), Run: func(ctx context.Context, _ string) (string, error) {
+		res, err = s.ProcessTarget(ctx, key, refs)
+		return s.outcome(item, res, err)
+	}}, item)
+	return res, err
+}
+
 func ledger(t *testing.T, st *store.Store, key string) store.Entry {
 	t.Helper()
 	e, err := st.Status(t.Context(), key, Name)
@@ -110,7 +130,7 @@ func TestStageReuse(t *testing.T) {
 	s := &Stage{Store: w.st, LLM: srv.client(t, nil)}
 	ctx := t.Context()
 
-	resA, err := s.ProcessTarget(ctx, idA+"v1", []SourceRef{refS, refT, refU})
+	resA, err := processTarget(t, s, idA+"v1", []SourceRef{refS, refT, refU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +156,7 @@ func TestStageReuse(t *testing.T) {
 		t.Errorf("ledger A: %+v", e)
 	}
 
-	resB, err := s.ProcessTarget(ctx, idB, []SourceRef{refS, refA, refT})
+	resB, err := processTarget(t, s, idB, []SourceRef{refS, refA, refT})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +187,7 @@ func TestStageReuse(t *testing.T) {
 		id   string
 		refs []SourceRef
 	}{{idA, []SourceRef{refS, refT, refU}}, {idB, []SourceRef{refS, refA, refT}}} {
-		res, err := s.ProcessTarget(ctx, run.id, run.refs)
+		res, err := processTarget(t, s, run.id, run.refs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,12 +226,12 @@ func TestStageForceUsesLLMCache(t *testing.T) {
 	srv := newFakeLLM(t, func(r fakeRequest) string { return validCard(r.title(), r.source()) })
 	client := srv.client(t, w.st)
 	first := &Stage{Store: w.st, LLM: client}
-	if _, err := first.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT}); err != nil {
+	if _, err := processTarget(t, first, idA, []SourceRef{refS, refT}); err != nil {
 		t.Fatal(err)
 	}
 	calls := srv.calls()
 	forced := &Stage{Store: w.st, LLM: client, Force: true}
-	res, err := forced.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT, refS})
+	res, err := processTarget(t, forced, idA, []SourceRef{refS, refT, refS})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +254,7 @@ func TestStageConcurrentTargets(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := s.ProcessTarget(t.Context(), id, []SourceRef{refS, refT, refS}); err != nil {
+			if _, err := processTarget(t, s, id, []SourceRef{refS, refT, refS}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -260,7 +280,7 @@ func TestStageInvalidCard(t *testing.T) {
 		return validCard(r.title(), r.source())
 	})
 	s := &Stage{Store: w.st, LLM: srv.client(t, nil)}
-	res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT})
+	res, err := processTarget(t, s, idA, []SourceRef{refS, refT})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,12 +299,12 @@ func TestStageInvalidCard(t *testing.T) {
 		t.Errorf("failure record: %+v", f)
 	}
 	e := ledger(t, w.st, idA)
-	if e.Status != store.StatusFailed || !strings.Contains(e.Error, "source bib.bib1:") {
+	if e.Status != store.StatusFailed || !strings.Contains(e.Error, "1 cards failed: bib.bib1: ") {
 		t.Errorf("ledger: %+v", e)
 	}
 
 	calls := srv.calls()
-	if _, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT}); err != nil {
+	if _, err := processTarget(t, s, idA, []SourceRef{refS, refT}); err != nil {
 		t.Fatal(err)
 	}
 	if srv.calls()-calls != 3 {
@@ -303,7 +323,7 @@ func TestStageOtherLabel(t *testing.T) {
 		return ans
 	})
 	s := &Stage{Store: w.st, LLM: srv.client(t, nil)}
-	res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refT})
+	res, err := processTarget(t, s, idA, []SourceRef{refT})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +368,7 @@ func TestStageSourceText(t *testing.T) {
 			if !tt.noFetch {
 				w.fetchSources(t, tt.ref)
 			}
-			res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{tt.ref})
+			res, err := processTarget(t, s, idA, []SourceRef{tt.ref})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -377,7 +397,7 @@ func TestStageSourceText(t *testing.T) {
 func TestStageMissingTarget(t *testing.T) {
 	w := newWorld(t)
 	s := &Stage{Store: w.st}
-	res, err := s.ProcessTarget(t.Context(), "2503.00001", nil)
+	res, err := processTarget(t, s, "2503.00001", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +407,7 @@ func TestStageMissingTarget(t *testing.T) {
 	if e := ledger(t, w.st, "2503.00001"); e.Status != store.StatusFailed || !strings.Contains(e.Error, "gold card:") {
 		t.Errorf("ledger: %+v", e)
 	}
-	if _, err := s.ProcessTarget(t.Context(), "not an id", nil); err == nil {
+	if _, err := processTarget(t, s, "not an id", nil); err == nil {
 		t.Error("invalid target ID accepted")
 	}
 }
@@ -398,7 +418,7 @@ func TestStageHeuristic(t *testing.T) {
 	w := newWorld(t)
 	meter := new(llm.Meter)
 	s := &Stage{Store: w.st, Meter: meter}
-	res, err := s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT, refU})
+	res, err := processTarget(t, s, idA, []SourceRef{refS, refT, refU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +440,7 @@ func TestStageHeuristic(t *testing.T) {
 	if _, err := kind.Put(t.Context(), w.st, "s2:s2T", &broken, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err = s.ProcessTarget(t.Context(), idA, []SourceRef{refS, refT, refU})
+	res, err = processTarget(t, s, idA, []SourceRef{refS, refT, refU})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"

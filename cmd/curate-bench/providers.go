@@ -7,11 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/store"
@@ -216,7 +217,7 @@ func printProviders(w io.Writer, prs []*providerResult) {
 		cell := map[string]string{}
 		for _, s := range p.Stages {
 			cell[s.Stage] = fmt.Sprintf("$%.3f, %s", s.USD, secs(s.Wall))
-			if s.Stage != "classify" && s.Stage != "summarize" {
+			if !asksLLM(s.Stage) {
 				continue
 			}
 			total.Calls += s.Calls
@@ -232,6 +233,12 @@ func printProviders(w io.Writer, prs []*providerResult) {
 			100*total.InputUSD/max(total.ListInputUSD, 1e-12), 100*total.USD/max(total.ListInputUSD+total.ListOutputUSD, 1e-12), secs(p.Wall))
 	}
 	fmt.Fprintln(w)
+}
+
+// asksLLM reports whether the table's stage named name asks the LLM.
+func asksLLM(name string) bool {
+	d, ok := app.Lookup(name)
+	return ok && slices.ContainsFunc(d.Requests, func(r pipeline.Request) bool { return r.LLM != nil })
 }
 
 func share(part, whole int64) float64 {

@@ -2,24 +2,18 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/holdout"
-	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/parquetcodec"
-	"github.com/groundwork/curate/internal/publish"
-	"github.com/groundwork/curate/sft/tokenizer"
 )
 
 // datasetFlags configure the dataset stage.
@@ -129,42 +123,11 @@ func (c *datasetCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 		}
 		return runCheck(ctx, env, c.check)
 	}
-	if err := c.store.validate(); err != nil {
-		return err
-	}
-	dopts, err := c.data.options(env.getenv)
+	o, err := c.options(env, args)
 	if err != nil {
 		return err
 	}
-	ids := args
-	if c.targets != "" {
-		more, err := readTargets(c.targets, env.stdinReader())
-		if err != nil {
-			return err
-		}
-		ids = append(ids, more...)
-	}
-	more, bad, err := c.from.read()
-	if err != nil {
-		return err
-	}
-	ids = append(ids, more...)
-	keys, badIDs := app.Targets(ids)
-	if bad = append(bad, badIDs...); len(bad) > 0 {
-		return fmt.Errorf("%w: invalid target IDs:\n  %s", errUsage, strings.Join(bad, "\n  "))
-	}
-	st, err := app.OpenStore(ctx, c.store.store, true)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	unlock, err := app.LockStore(st)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	c.data.noReport = !c.report
-	out, err := app.BuildDataset(ctx, st, version, c.data.build(c.out, keys, dopts))
+	out, err := app.PublishDataset(ctx, c.store.store, version, o)
 	if err != nil {
 		return err
 	}
@@ -172,21 +135,43 @@ func (c *datasetCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 	return nil
 }
 
+// options checks the flags and makes the build's options of them.
+func (c *datasetCmd) options(env *cmdEnv, args []string) (app.DatasetOptions, error) {
+	if err := c.store.validate(); err != nil {
+		return app.DatasetOptions{}, err
+	}
+	dopts, err := c.data.options(env.getenv)
+	if err != nil {
+		return app.DatasetOptions{}, err
+	}
+	ids := args
+	if c.targets != "" {
+		more, err := readTargets(c.targets, env.stdinReader())
+		if err != nil {
+			return app.DatasetOptions{}, err
+		}
+		ids = append(ids, more...)
+	}
+	more, bad, err := c.from.read()
+	if err != nil {
+		return app.DatasetOptions{}, err
+	}
+	keys, badIDs := app.Targets(append(ids, more...))
+	if bad = append(bad, badIDs...); len(bad) > 0 {
+		return app.DatasetOptions{}, fmt.Errorf("%w: invalid target IDs:\n  %s", errUsage, strings.Join(bad, "\n  "))
+	}
+	c.data.noReport = !c.report
+	return c.data.build(c.out, keys, dopts), nil
+}
+
 // runCheck re-verifies a published dataset.
 func runCheck(ctx context.Context, env *cmdEnv, dir string) error {
-	rep, err := dataset.Check(ctx, dir)
-	if rep != nil {
-		printCheck(env, rep)
+	rep, err := app.CheckDataset(ctx, dir)
+	printCheck(env, rep)
+	if err == nil {
+		fmt.Fprintf(env.stdout, "%s: ok\n", dir)
 	}
-	if err != nil {
-		code := 1
-		if !errors.Is(err, dataset.ErrContaminated) && !errors.Is(err, dataset.ErrInvalid) {
-			code = 2
-		}
-		return &statusError{code: code, err: err}
-	}
-	fmt.Fprintf(env.stdout, "%s: ok\n", dir)
-	return nil
+	return err
 }
 
 func printCheck(env *cmdEnv, rep *dataset.CheckReport) {
@@ -217,51 +202,12 @@ func (c *reportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) != 1 {
 		return fmt.Errorf("%w: give one dataset directory", errUsage)
 	}
-	pub, err := readDataset(ctx, args[0])
+	path, err := app.Report(ctx, args[0], c.out, version)
 	if err != nil {
 		return err
 	}
-	guards, err := dataset.ReadGuards(pub.Dir)
-	if err != nil {
-		return err
-	}
-	out := c.out
-	write := func(dir string) error {
-		_, err := dataset.ReportGuards(pub.Instances, pub.Dropped, pub.Contamination, guards, dir)
-		return err
-	}
-	if out == "" || sameDir(out, pub.Dir) {
-		out = pub.Dir
-		err = publish.Amend(ctx, pub.Dir, dataset.ManifestKind, write)
-	} else {
-		_, err = publish.Dir(ctx, out, publish.Options{Kind: "report", Version: version, Describe: "a report directory"}, write)
-	}
-	if errors.Is(err, publish.ErrLocked) {
-		return app.Fail(app.ErrCannotRun, err)
-	}
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	fmt.Fprintf(env.stdout, "curate report: %s\n", filepath.Join(out, dataset.ReportHTML))
+	fmt.Fprintf(env.stdout, "curate report: %s\n", path)
 	return nil
-}
-
-// readDataset reads a published dataset for a command that works from
-// one: a dataset that is not there or cannot be read is a run that could
-// not go on (exit 2), not a failed target.
-func readDataset(ctx context.Context, dir string) (*dataset.Published, error) {
-	pub, err := dataset.ReadDataset(ctx, dir)
-	if err != nil {
-		return nil, app.Fail(app.ErrCannotRun, err)
-	}
-	return pub, nil
-}
-
-// sameDir reports whether a and b name one directory.
-func sameDir(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // exportCmd is `curate export`: trainer formats from a published
@@ -269,7 +215,6 @@ func sameDir(a, b string) bool {
 // never holds a test target unless --split names it.
 type exportCmd struct {
 	format, out, encoding, split, compression, tokenizer string
-	codec                                                parquetcodec.Codec
 	valSize                                              int
 }
 
@@ -284,70 +229,12 @@ func (c *exportCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 }
 
 func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
-	var err error
-	if err := dataset.CheckFormat(c.format); err != nil {
-		return fmt.Errorf("%w: --format: %v", errUsage, err)
-	}
-	if c.encoding != dataset.EncodingParquet && c.encoding != dataset.EncodingJSONL {
-		return fmt.Errorf("%w: --encoding %q: want %s or %s", errUsage, c.encoding, dataset.EncodingParquet, dataset.EncodingJSONL)
-	}
-	if c.codec, err = parseCompression(c.compression); err != nil {
-		return err
-	}
-	if _, err := dataset.ExportSplits(c.split); err != nil {
-		return fmt.Errorf("%w: --%v", errUsage, err)
-	}
-	if c.out == "" && c.split == "" {
-		return fmt.Errorf("%w: give --out DIR (a file per split), or --split train|validation|test|all to write one split to stdout", errUsage)
-	}
-	if c.valSize < 0 {
-		return fmt.Errorf("%w: --val-size %d: want 0 (none) or more", errUsage, c.valSize)
-	}
-	valSize := c.valSize
-	if valSize == 0 {
-		valSize = -1 // none; the options' zero is the default
-	}
-	if len(args) != 1 {
-		return fmt.Errorf("%w: give one dataset directory", errUsage)
-	}
-	var counter dataset.TokenCounter
-	counterName := ""
-	if c.tokenizer != "" {
-		tok, err := tokenizer.Load(c.tokenizer)
-		if err != nil {
-			return fmt.Errorf("%w: --tokenizer: %v", errUsage, err)
-		}
-		counter, counterName = tok, "the tokenizer "+filepath.Base(c.tokenizer)
-	}
-	pub, err := readDataset(ctx, args[0])
+	o, err := c.options(env, args)
 	if err != nil {
 		return err
 	}
-	opts := dataset.ExportOptions{Encoding: c.encoding, Compression: c.codec}
-	if c.out == "" {
-		return dataset.ExportSplit(pub.Instances, c.split, valSize, c.format, env.stdout, opts)
-	}
-	manifest, err := os.ReadFile(filepath.Join(pub.Dir, publish.ManifestFile))
-	if err != nil {
-		return err
-	}
-	tokDigest := ""
-	if c.tokenizer != "" {
-		b, err := os.ReadFile(c.tokenizer)
-		if err != nil {
-			return err
-		}
-		tokDigest = fmt.Sprintf("%x", sha256.Sum256(b))
-	}
-	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s %s %s %d", c.format, c.encoding, c.split, c.codec, tokDigest, valSize))
-	files, err := dataset.WriteExport(ctx, c.out, pub.Instances, dataset.ExportDirOptions{
-		ExportOptions: opts, Format: c.format, Split: c.split, ValSize: valSize, Version: version, Inputs: hex.EncodeToString(inputs[:]),
-		Counter: counter, CounterName: counterName,
-	})
-	if errors.Is(err, publish.ErrLocked) {
-		return app.Fail(app.ErrCannotRun, err)
-	}
-	if err != nil {
+	files, err := app.Export(ctx, o)
+	if err != nil || o.Out == "" {
 		return err
 	}
 	for _, f := range files {
@@ -356,4 +243,37 @@ func (c *exportCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "curate export: %s says which trainer reads it and with which settings\n", filepath.Join(c.out, dataset.ReadmeFile))
 	return nil
+}
+
+// options checks the flags and makes the export's options of them.
+func (c *exportCmd) options(env *cmdEnv, args []string) (app.ExportOptions, error) {
+	o := app.ExportOptions{Out: c.out, Format: c.format, Encoding: c.encoding, Split: c.split, ValSize: c.valSize,
+		Tokenizer: c.tokenizer, Version: version, Stdout: env.stdout}
+	var err error
+	if err := dataset.CheckFormat(c.format); err != nil {
+		return o, fmt.Errorf("%w: --format: %v", errUsage, err)
+	}
+	if c.encoding != dataset.EncodingParquet && c.encoding != dataset.EncodingJSONL {
+		return o, fmt.Errorf("%w: --encoding %q: want %s or %s", errUsage, c.encoding, dataset.EncodingParquet, dataset.EncodingJSONL)
+	}
+	if o.Compression, err = parseCompression(c.compression); err != nil {
+		return o, err
+	}
+	if _, err := dataset.ExportSplits(c.split); err != nil {
+		return o, fmt.Errorf("%w: --%v", errUsage, err)
+	}
+	if c.out == "" && c.split == "" {
+		return o, fmt.Errorf("%w: give --out DIR (a file per split), or --split train|validation|test|all to write one split to stdout", errUsage)
+	}
+	if c.valSize < 0 {
+		return o, fmt.Errorf("%w: --val-size %d: want 0 (none) or more", errUsage, c.valSize)
+	}
+	if c.valSize == 0 {
+		o.ValSize = -1 // none; the options' zero is the default
+	}
+	if len(args) != 1 {
+		return o, fmt.Errorf("%w: give one dataset directory", errUsage)
+	}
+	o.Dataset = args[0]
+	return o, nil
 }

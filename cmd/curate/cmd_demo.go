@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"maps"
-	"net/url"
 	"path/filepath"
 	"time"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/classify"
-	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/demo"
 	"github.com/groundwork/curate/summarize"
@@ -42,14 +39,29 @@ func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("%w: the demo takes no arguments (it runs its own corpus)", errUsage)
 	}
-	srv, err := startDemo(ctx, c.run.flags.store.store)
+	srv, err := app.StartDemo(ctx, c.run.flags.store.store)
 	if err != nil {
 		return fmt.Errorf("demo: start the bundled services: %w", err)
 	}
 	defer srv.Close()
-	// The demo is about the pipeline, not politeness: the services are
-	// local, so they are asked quickly. No network flag is offered: the
-	// demo only ever talks to its own services.
+	c.configure(srv)
+	ids := demo.TargetIDs()
+	fmt.Fprintf(env.stderr, "curate demo: a synthetic corpus of %d target papers served offline by %s\n"+
+		"(every paper, author and DOI in it is invented; the services speak the real protocols)\n\n", len(ids), srv)
+	if err := c.run.pipeline(ctx, env, ids, nil); err != nil {
+		return err
+	}
+	f := &c.run.flags
+	fmt.Fprintf(env.stdout, "the dataset is in %s (open %s in a browser); the store is %s (try: curate show --store %s %s)\n",
+		c.run.out, filepath.Join(c.run.out, "report.html"), f.store.store, f.store.store, ids[0])
+	return nil
+}
+
+// configure sets the run's flags for the demo's services. The demo is
+// about the pipeline, not politeness: the services are local, so they
+// are asked quickly. No network flag is offered: the demo only ever
+// talks to its own services.
+func (c *demoCmd) configure(srv *sim.Servers) {
 	f := &c.run.flags
 	f.net = netFlags{arxivBase: srv.URL(sim.Arxiv), ar5ivBase: srv.URL(sim.Ar5iv), arxivInterval: 20 * time.Millisecond,
 		timeout: 60 * time.Second, maxBody: 64 << 20, retries: 1, missingTTL: 7 * 24 * time.Hour}
@@ -69,51 +81,4 @@ func (c *demoCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if c.run.out == "" {
 		c.run.out = filepath.Join(f.store.store, "dataset")
 	}
-	ids := demo.TargetIDs()
-	fmt.Fprintf(env.stderr, "curate demo: a synthetic corpus of %d target papers served offline by %s\n"+
-		"(every paper, author and DOI in it is invented; the services speak the real protocols)\n\n", len(ids), srv)
-	if err := c.run.pipeline(ctx, env, ids, nil); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.stdout, "the dataset is in %s (open %s in a browser); the store is %s (try: curate show --store %s %s)\n",
-		c.run.out, filepath.Join(c.run.out, "report.html"), f.store.store, f.store.store, ids[0])
-	return nil
-}
-
-// demoAddrsKey is where the demo's store keeps the addresses its services
-// listened on.
-const demoAddrsKey = "demo/addresses"
-
-// startDemo starts the demo's services at the addresses they had in the
-// last demo run on the store, when they are free: robots.txt answers are
-// kept under their URL, so a run that finds everything stored asks
-// nothing at all, robots.txt included, within their TTL. The addresses
-// are recorded in the store for the next run.
-func startDemo(ctx context.Context, dir string) (*sim.Servers, error) {
-	st, err := app.OpenStore(ctx, dir, false)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	addrs := map[string]string{}
-	if b, err := st.Value(ctx, demoAddrsKey); err == nil {
-		json.Unmarshal(b, &addrs) // a value that does not read: fresh ports
-	}
-	srv, err := demo.StartAt(addrs)
-	if err != nil {
-		return nil, err
-	}
-	now := map[string]string{}
-	for _, name := range demo.Services() {
-		if u, err := url.Parse(srv.URL(name)); err == nil {
-			now[name] = u.Host
-		}
-	}
-	if b, err := json.Marshal(now); err == nil && !maps.Equal(now, addrs) {
-		if err := st.SetValue(ctx, demoAddrsKey, b); err != nil {
-			srv.Close()
-			return nil, err
-		}
-	}
-	return srv, nil
 }

@@ -3,15 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/store"
 )
 
 // estimateCmd is `curate estimate`: what a run of the same flags would
@@ -86,32 +83,14 @@ func (f *llmFlags) priced() error {
 	return fmt.Errorf("%w: no price for %s: the model table does not know it (curate models lists the models it prices); give --price %s=INPUT/OUTPUT in dollars per million tokens (0/0 for a model that costs nothing, such as a self-hosted one)", errUsage, f.model, f.model)
 }
 
-// estimateRun prints the estimate of a run of cfg over ids. The store is
-// only read, and not locked: a run may hold it. A store that does not
-// exist yet is estimated as empty, and nothing is created.
+// estimateRun prints the estimate of a run of cfg over ids (see
+// app.EstimateRun).
 func estimateRun(ctx context.Context, env *cmdEnv, cfg app.Config, ids, bad, stages []string, asJSON bool) error {
-	cfg.Lock, cfg.Existing = false, true
-	where := cfg.Store
-	a, err := app.Open(ctx, cfg)
-	if errors.Is(err, store.ErrNoStore) {
-		where += ", not created yet"
-		tmp, terr := os.MkdirTemp("", "curate-estimate-")
-		if terr != nil {
-			return terr
-		}
-		defer os.RemoveAll(tmp)
-		cfg.Store, cfg.Existing = tmp, false
-		a, err = app.Open(ctx, cfg)
-	}
-	if err != nil {
-		return err
-	}
-	defer a.Close()
 	keys, invalid := app.Targets(ids)
 	if invalid = append(bad, invalid...); len(invalid) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs (left out):\n  %s\n", strings.Join(invalid, "\n  "))
 	}
-	est, err := a.Estimate(ctx, keys, app.EstimateOptions{Stages: stages})
+	est, where, err := app.EstimateRun(ctx, cfg, keys, app.EstimateOptions{Stages: stages})
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/groundwork/curate/gate"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/sft"
 )
 
@@ -25,54 +24,41 @@ func (c *gateCmd) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
 
 // Run applies the schema gate to the generations in files.
 func (c *gateCmd) Run(_ context.Context, env *cmdEnv, files []string) error {
-	numIdeas, strict, verbose := c.numIdeas, c.strict, c.verbose
 	if len(files) == 0 {
 		return fmt.Errorf("%w: give a JSONL or Parquet file of generations (column completion or response)", errUsage)
 	}
-	if numIdeas < 1 {
-		return fmt.Errorf("%w: --num-ideas %d: want at least 1", errUsage, numIdeas)
+	if c.numIdeas < 1 {
+		return fmt.Errorf("%w: --num-ideas %d: want at least 1", errUsage, c.numIdeas)
 	}
 	failed := 0
-	for _, path := range files {
-		rows, err := sft.ReadCompletions(path)
-		if err != nil {
-			// A file that cannot be read is no verdict on its rows: the
-			// check could not run.
-			return app.Fail(app.ErrCannotRun, err)
-		}
-		reasons := map[string]int{}
-		passed := 0
-		for _, c := range rows {
-			k := c.NumIdeas
-			if k <= 0 {
-				k = numIdeas
+	err := app.Gate(files, c.numIdeas, func(r app.GateRow) {
+		if c.verbose {
+			id := ""
+			if r.InstanceID != "" {
+				id = " (" + r.InstanceID + ")"
 			}
-			_, err := gate.Check(c.Text, k)
-			if err == nil {
-				passed++
-				continue
-			}
-			reasons[gate.ReasonOf(err)]++
-			if verbose {
-				id := ""
-				if c.InstanceID != "" {
-					id = " (" + c.InstanceID + ")"
-				}
-				fmt.Fprintf(env.stdout, "%s:%d%s: %v\n", path, c.Line, id, err)
-			}
+			fmt.Fprintf(env.stdout, "%s:%d%s: %v\n", r.Path, r.Line, id, r.Err)
 		}
-		failed += len(rows) - passed
-		rate := "n/a"
-		if len(rows) > 0 {
-			rate = fmt.Sprintf("%.1f%%", 100*float64(passed)/float64(len(rows)))
-		}
-		fmt.Fprintf(env.stdout, "%s: %d rows, %d passed (%s), %d failed\n", path, len(rows), passed, rate, len(rows)-passed)
-		for _, r := range sortedReasons(reasons) {
-			fmt.Fprintf(env.stdout, "  %-15s %d\n", r, reasons[r])
-		}
-	}
-	if strict && failed > 0 {
+	}, func(f app.GateFile) { failed += printGate(env, f) })
+	switch {
+	case err != nil:
+		return err
+	case c.strict && failed > 0:
 		return &statusError{code: 1, err: errors.New("rows fail the gate")}
 	}
 	return nil
+}
+
+// printGate writes a file's pass rate and reasons, and returns its rows
+// that failed.
+func printGate(env *cmdEnv, f app.GateFile) (failed int) {
+	rate := "n/a"
+	if f.Rows > 0 {
+		rate = fmt.Sprintf("%.1f%%", 100*float64(f.Passed)/float64(f.Rows))
+	}
+	fmt.Fprintf(env.stdout, "%s: %d rows, %d passed (%s), %d failed\n", f.Path, f.Rows, f.Passed, rate, f.Rows-f.Passed)
+	for _, r := range sortedReasons(f.Reasons) {
+		fmt.Fprintf(env.stdout, "  %-15s %d\n", r, f.Reasons[r])
+	}
+	return f.Rows - f.Passed
 }

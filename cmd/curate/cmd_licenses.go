@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/client/oaipmh"
-	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/licenses"
-	"github.com/groundwork/curate/record"
 )
 
 // licensesCmd is `curate licenses`: record the licence arXiv's metadata
@@ -70,27 +69,17 @@ func (f *licenseFlags) configure(cfg *app.Config) {
 	}
 }
 
-// run looks up the licences of keys when asked for, printing on stdout a
-// line per target (every, or only the failed ones) and on stderr a
-// summary.
-func (f *licenseFlags) run(ctx context.Context, env *cmdEnv, a *app.App, keys []string, every bool) error {
-	if !f.lookup {
-		return nil
+// printLicenses writes a licence lookup's counts.
+func printLicenses(env *cmdEnv, sum *licenses.Summary) {
+	if sum == nil {
+		return
 	}
-	sum, err := a.LookupLicenses(ctx, keys, app.LicenseOptions{RecheckMissing: f.recheck, OnPaper: func(r licenses.Result) {
-		if every || r.Outcome == licenses.Failed {
-			fmt.Fprintln(env.stdout, licenseLine(r))
-		}
-	}})
-	if sum != nil {
-		state := ""
-		if sum.Stopped != "" {
-			state = "; stopped (" + sum.Stopped + "): run again to resume"
-		}
-		fmt.Fprintf(env.stderr, "curate licenses: %d targets: %d recorded before, %d recorded now, %d unknown to arXiv's OAI-PMH repository, %d failed; %s%s\n",
-			sum.Papers, sum.Stored, sum.Recorded, sum.Missing, sum.Failed, app.Plural(sum.Requests, "request"), state)
+	state := ""
+	if sum.Stopped != "" {
+		state = "; stopped (" + sum.Stopped + "): run again to resume"
 	}
-	return err
+	fmt.Fprintf(env.stderr, "curate licenses: %d targets: %d recorded before, %d recorded now, %d unknown to arXiv's OAI-PMH repository, %d failed; %s%s\n",
+		sum.Papers, sum.Stored, sum.Recorded, sum.Missing, sum.Failed, app.Plural(sum.Requests, "request"), state)
 }
 
 // licenseLine is a target's line: ID, outcome, licence.
@@ -127,52 +116,48 @@ func (c *licensesCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 // the store. Exit status: 0 every target answered, 1 some lookups failed
 // (asked again next time), 2 could not run, 130 interrupted.
 func (c *licensesCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
-	if err := c.store.validate(); err != nil {
+	cfg, o, err := c.options(env, args)
+	if err != nil {
 		return err
 	}
-	if err := c.net.validate(); err != nil {
-		return err
+	o.OnPaper = func(r licenses.Result) { fmt.Fprintln(env.stdout, licenseLine(r)) }
+	sum, err := app.RecordLicenses(ctx, cfg, o)
+	printLicenses(env, sum)
+	if errors.Is(err, app.ErrInterrupted) {
+		fmt.Fprintln(env.stderr, "curate licenses: interrupted: every answer so far is stored; run the same command again to resume")
 	}
-	if err := c.lic.validate(); err != nil {
-		return err
+	return err
+}
+
+// options checks the flags and makes the App's configuration and the
+// lookup's options of them.
+func (c *licensesCmd) options(env *cmdEnv, args []string) (app.Config, app.LicensesOptions, error) {
+	o := app.LicensesOptions{Options: licenses.Options{RecheckMissing: c.lic.recheck}}
+	for _, v := range []func() error{c.store.validate, c.net.validate, c.lic.validate} {
+		if err := v(); err != nil {
+			return app.Config{}, o, err
+		}
 	}
 	ids := append([]string(nil), args...)
 	if c.targets != "" {
 		more, err := readTargets(c.targets, env.stdinReader())
 		if err != nil {
-			return err
+			return app.Config{}, o, err
 		}
 		ids = append(ids, more...)
 	}
 	keys, invalid := app.Targets(ids)
 	if len(invalid) > 0 {
-		return fmt.Errorf("%w: invalid arXiv IDs:\n  %s", errUsage, strings.Join(invalid, "\n  "))
+		return app.Config{}, o, fmt.Errorf("%w: invalid arXiv IDs:\n  %s", errUsage, strings.Join(invalid, "\n  "))
+	}
+	if len(ids) > 0 {
+		o.Keys = keys
 	}
 	log, err := c.store.logger(env.stderr)
 	if err != nil {
-		return err
+		return app.Config{}, o, err
 	}
 	cfg := app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Heal: true, Net: c.net.config(env), LLM: app.LLM{Heuristic: true}, Drain: env.drain}
-	if len(ids) == 0 {
-		cfg.Existing = true // every target of a store that must be there
-	}
 	c.lic.configure(&cfg)
-	a, err := app.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if len(ids) == 0 {
-		if keys, err = record.Graphs.Items(ctx, a.Store); err != nil {
-			return err
-		}
-		if len(keys) == 0 {
-			return fmt.Errorf("%w: the store %s holds no targets: give IDs or --targets FILE", errUsage, a.Store.Dir())
-		}
-	}
-	err = c.lic.run(ctx, env, a, keys, true)
-	if errors.Is(err, app.ErrInterrupted) {
-		fmt.Fprintln(env.stderr, "curate licenses: interrupted: every answer so far is stored; run the same command again to resume")
-	}
-	return err
+	return cfg, o, nil
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/internal/app"
 )
 
 // modelsCmd is `curate models`: the model table, and what curate sends a
@@ -26,37 +26,51 @@ func (c *modelsCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 }
 
 func (c *modelsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	o, err := c.options(args)
+	if err != nil {
+		return err
+	}
+	rep, err := app.Models(ctx, o)
+	switch {
+	case err != nil:
+		return err
+	case c.json:
+		return printJSON(env.stdout, rep)
+	case rep.Model == nil:
+		printModels(env, rep.Rows)
+		return nil
+	}
+	return printModel(env, rep.Model)
+}
+
+// options checks the arguments and flags and makes the report's options
+// of them.
+func (c *modelsCmd) options(args []string) (app.ModelsOptions, error) {
 	if len(args) > 1 {
-		return fmt.Errorf("%w: curate models takes at most one model name, not %q", errUsage, args)
+		return app.ModelsOptions{}, fmt.Errorf("%w: curate models takes at most one model name, not %q", errUsage, args)
 	}
 	if c.llm.provider != "" && !contains(llm.Providers(), c.llm.provider) {
-		return fmt.Errorf("%w: --llm-provider %q: want %s", errUsage, c.llm.provider, strings.Join(llm.Providers(), ", "))
+		return app.ModelsOptions{}, fmt.Errorf("%w: --llm-provider %q: want %s", errUsage, c.llm.provider, strings.Join(llm.Providers(), ", "))
 	}
 	table, err := c.llm.table()
 	if err != nil {
-		return err
+		return app.ModelsOptions{}, err
 	}
 	prices, err := c.llm.loadPrices()
 	if err != nil {
-		return err
+		return app.ModelsOptions{}, err
 	}
 	model := c.llm.model
 	if len(args) == 1 {
 		model = args[0]
 	}
-	rep, err := app.Models(ctx, app.ModelsOptions{Models: table, Prices: prices, Provider: c.llm.provider, Model: model,
-		Store: c.store.store, PromptCacheTTL: c.llm.cacheTTL})
-	if err != nil {
-		return err
-	}
-	if c.json {
-		return printJSON(env.stdout, rep)
-	}
-	if rep.Model == nil {
-		printModels(env, rep.Rows)
-		return nil
-	}
-	m := rep.Model
+	return app.ModelsOptions{Models: table, Prices: prices, Provider: c.llm.provider, Model: model,
+		Store: c.store.store, PromptCacheTTL: c.llm.cacheTTL}, nil
+}
+
+// printModel writes what curate sends one model: its rules, its price,
+// what it refused before, and the request of a target.
+func printModel(env *cmdEnv, m *app.ModelSendings) error {
 	fmt.Fprintf(env.stdout, "%s (%s):\n", m.Model, m.Provider)
 	for _, r := range m.Rules {
 		fmt.Fprintf(env.stdout, "  - %s\n", r)

@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
 
-	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/pairs"
-	"github.com/groundwork/curate/record"
 )
 
 // pairsCmd is `curate pairs`: the impact judge's validation pairs from the
@@ -46,78 +42,64 @@ func (c *pairsCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 }
 
 func (c *pairsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
-	var err error
-	switch {
-	case len(args) > 0:
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, args)
-	case c.out == "":
-		return fmt.Errorf("%w: --out DIR is required", errUsage)
-	}
-	if c.opt.TestFrom, err = time.Parse(time.DateOnly, c.testFrom); err != nil {
-		return fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, c.testFrom)
-	}
-	if err := c.opt.Check(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	codec, err := parseCompression(c.compression)
+	cfg, o, err := c.options(env, args)
 	if err != nil {
 		return err
-	}
-	for _, v := range []func() error{c.flags.store.validate, c.flags.net.validate, c.flags.s2.validate, c.flags.llm.validate} {
-		if err := v(); err != nil {
-			return err
-		}
 	}
 	ctx, cancel := env.drainContext(ctx)
 	defer cancel()
-	if c.dataset != "" {
-		pub, err := readDataset(ctx, c.dataset)
-		if err != nil {
-			return err
-		}
-		c.opt.Only = []string{}
-		for _, in := range pub.Instances {
-			if in.Split == record.SplitTrain {
-				c.opt.Only = append(c.opt.Only, in.Target.ArxivID)
-			}
+	out, err := app.Pairs(ctx, cfg, o)
+	if out != nil {
+		c.print(env, out)
+	}
+	return err
+}
+
+// options checks the flags and makes the App's configuration and the
+// pairs' options of them.
+func (c *pairsCmd) options(env *cmdEnv, args []string) (app.Config, app.PairsOptions, error) {
+	o := app.PairsOptions{Dataset: c.dataset, Out: c.out, Options: c.opt, Version: version}
+	var err error
+	switch {
+	case len(args) > 0:
+		return app.Config{}, o, fmt.Errorf("%w: unexpected arguments %q", errUsage, args)
+	case c.out == "":
+		return app.Config{}, o, fmt.Errorf("%w: --out DIR is required", errUsage)
+	}
+	if o.Options.TestFrom, err = time.Parse(time.DateOnly, c.testFrom); err != nil {
+		return app.Config{}, o, fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, c.testFrom)
+	}
+	if err := o.Options.Check(); err != nil {
+		return app.Config{}, o, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if o.Compression, err = parseCompression(c.compression); err != nil {
+		return app.Config{}, o, err
+	}
+	for _, v := range []func() error{c.flags.store.validate, c.flags.net.validate, c.flags.s2.validate, c.flags.llm.validate} {
+		if err := v(); err != nil {
+			return app.Config{}, o, err
 		}
 	}
 	log, _ := c.flags.store.logger(env.stderr)
-	// The pairs come from the store's targets: it must be there.
-	a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true, Existing: true,
-		Net: c.flags.net.config(env), S2: c.flags.s2.config(env), LLM: c.flags.llm.config(env), Drain: env.drain})
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	var rw pairs.Rewriter = pairs.Heuristic{}
-	if a.LLM != nil && !llm.IsHeuristic(a.Model) {
-		rw = pairs.LLM{Client: a.LLM, Model: a.Model}
-	}
-	var res *pairs.Result
-	waiting, batches, err := a.Passes(ctx, func(ctx context.Context) (int, error) {
-		var err error
-		if res, err = pairs.Build(ctx, a.Store, rw, c.opt); err != nil {
-			return 0, err
-		}
-		return len(res.Pending), nil
-	})
-	if err != nil {
-		return err
-	}
-	if waiting > 0 {
+	cfg := app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true,
+		Net: c.flags.net.config(env), S2: c.flags.s2.config(env), LLM: c.flags.llm.config(env), Drain: env.drain}
+	return cfg, o, nil
+}
+
+// print writes what Pairs did: a line per pair, the counts by status,
+// the LLM usage.
+func (c *pairsCmd) print(env *cmdEnv, out *app.PairsOutcome) {
+	res := out.Result
+	if res != nil && !out.Written && len(res.Pending) > 0 {
 		// Pairs are chosen in order, each paper once: until every rewrite
 		// is in, the set is not known. Nothing is written.
-		printUsage(env.stderr, a.Meter, a.Prices)
-		printBatches(env.stderr, batches)
-		fmt.Fprintf(env.stderr, "curate pairs: %d rewrites wait on LLM answers; nothing written to %s\n", waiting, c.out)
-		return app.PendingError(waiting, "rewrite", batches)
+		printUsage(env.stderr, out.Usage.Meter, out.Usage.Prices)
+		printBatches(env.stderr, out.Batches)
+		fmt.Fprintf(env.stderr, "curate pairs: %d rewrites wait on LLM answers; nothing written to %s\n", len(res.Pending), c.out)
+		return
 	}
-	if err := pairs.Write(ctx, c.out, res, pairs.WriteOptions{Version: version, Compression: codec}); err != nil {
-		if errors.Is(err, publish.ErrLocked) {
-			return app.Fail(app.ErrCannotRun, err)
-		}
-		return err
+	if !out.Written {
+		return
 	}
 	for _, p := range res.Pairs {
 		fmt.Fprintf(env.stdout, "%s\twinner %s (%d citations, %d influential)\tloser %s (%d, %d)\t%d days apart\n", p.ID,
@@ -134,10 +116,6 @@ func (c *pairsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if n := counts[pairs.StatusNoInfluential]; n > 0 {
 		fmt.Fprintf(env.stderr, "%d targets have no influentialCitationCount in their stored Semantic Scholar record and cannot be paired\n", n)
 	}
-	printUsage(env.stderr, a.Meter, a.Prices)
-	printBatches(env.stderr, batches)
-	if ctx.Err() != nil {
-		return app.Fail(app.ErrInterrupted, ctx.Err())
-	}
-	return nil
+	printUsage(env.stderr, out.Usage.Meter, out.Usage.Prices)
+	printBatches(env.stderr, out.Batches)
 }

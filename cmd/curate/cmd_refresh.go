@@ -3,14 +3,13 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/client/oaipmh"
-	"github.com/groundwork/curate/internal/app"
 )
 
 const envOAIBase = "CURATE_OAI_BASE"
@@ -93,78 +92,53 @@ func (c *refreshCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 // all under the store's lock. Exit status: 0 all done, 1 some targets
 // failed (listed), 2 could not run.
 func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
+	cfg, o, err := c.options(env, args)
+	if err != nil {
+		return err
+	}
+	return app.Refresh(ctx, cfg, o)
+}
+
+// options checks the flags and makes the refresh's configuration and
+// options of them, with what it prints as it goes.
+func (c *refreshCmd) options(env *cmdEnv, args []string) (app.Config, app.RefreshOptions, error) {
 	if c.publish == "" {
-		return fmt.Errorf("%w: --out DIR is required", errUsage)
+		return app.Config{}, app.RefreshOptions{}, fmt.Errorf("%w: --out DIR is required", errUsage)
 	}
-	if err := c.run.validate(env); err != nil {
-		return err
-	}
-	if err := c.oai.validate(); err != nil {
-		return err
-	}
-	if err := c.lic.validate(); err != nil {
-		return err
+	for _, v := range []func() error{func() error { return c.run.validate(env) }, c.oai.validate, c.lic.validate} {
+		if err := v(); err != nil {
+			return app.Config{}, app.RefreshOptions{}, err
+		}
 	}
 	fileIDs, badRows, err := c.run.flags.ids(env, args)
 	if err != nil {
-		return err
+		return app.Config{}, app.RefreshOptions{}, err
 	}
 	dopts, _ := c.run.data.options(env.getenv)
 	cfg, err := c.run.flags.config(env)
 	if err != nil {
-		return err
+		return app.Config{}, app.RefreshOptions{}, err
 	}
 	if len(c.oai.sets) > 0 {
 		cfg.OAIBase = c.oai.base
 	}
 	c.lic.configure(&cfg)
-	a, err := app.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	// Held from before the first request to the publish.
-	release, err := app.HoldVersions(c.publish)
-	if err != nil {
-		return err
-	}
-	defer release()
-	discovered, sets, err := a.Discover(ctx, c.oai.options())
-	for _, s := range sets {
+	o := app.RefreshOptions{IDs: fileIDs, BadRows: badRows, OAI: c.oai.options(), Versions: c.publish, Workers: c.run.workers.byStage(),
+		Licenses: c.lic.lookup, Dataset: c.run.data.build("", nil, dopts)}
+	o.Watch = watchRun(env, cfg.Log, true)
+	o.Watch.NotPublished = func(err error) { fmt.Fprintf(env.stderr, "curate refresh: %v\n", err) }
+	o.Harvested = func(s app.SetHarvest) {
 		fmt.Fprintf(env.stderr, "curate refresh: set %s since %s: %d records, %d new papers, %d licences recorded\n", s.Set, s.From.Format("2006-01-02"), s.Records, s.New, s.Licenses)
 	}
-	if err != nil {
-		return app.Fail(app.ErrCannotRun, fmt.Errorf("refresh: discover targets: %w", err))
+	o.Targets = func(all, file, harvested int) {
+		fmt.Fprintf(env.stderr, "curate refresh: %d targets (%d from the targets file, %d harvested so far)\n", all, file, harvested)
 	}
-	targets := app.MergeTargets(fileIDs, discovered)
-	if len(targets) == 0 && len(badRows) == 0 {
-		return fmt.Errorf("%w: refresh: no targets: give --targets FILE, --targets-from FILE or --oai-set", errUsage)
-	}
-	fmt.Fprintf(env.stderr, "curate refresh: %d targets (%d from the targets file, %d harvested so far)\n", len(targets), len(fileIDs), len(discovered))
-	keys, invalid := app.Targets(targets)
-	invalid = append(badRows, invalid...)
-	stageErr := runStages(ctx, env, a, app.PerTargetNames(), keys, invalid, c.run.workers.byStage(), nil, true)
-	if !completed(stageErr) {
-		return stageErr // interrupted or unable to go on: publish nothing
-	}
-	licErr := c.lic.run(ctx, env, a, keys, false)
-	if !completed(licErr) {
-		return licErr
-	}
-	if stageErr == nil {
-		stageErr = licErr
-	}
-	o := c.run.data.build("", keys, dopts)
-	o.Locked = true
-	v, err := app.PublishVersion(ctx, a.Store, a.Log, version, c.publish, o)
-	if errors.Is(err, app.ErrNothingToPublish) && stageErr != nil {
-		// Say it, and exit as the stages did (1, or 75 when waiting).
-		fmt.Fprintf(env.stderr, "curate refresh: %v\n", err)
-		return stageErr
-	}
-	if err != nil {
-		return err
-	}
+	o.Published = func(v *app.VersionOutcome) { printVersion(env, v) }
+	return cfg, o, nil
+}
+
+// printVersion says what a refresh published.
+func printVersion(env *cmdEnv, v *app.VersionOutcome) {
 	switch {
 	case v.Unchanged == "inputs":
 		fmt.Fprintf(env.stdout, "curate refresh: no input changed; %s stays the latest version\n", v.Version)
@@ -174,5 +148,4 @@ func (c *refreshCmd) Run(ctx context.Context, env *cmdEnv, args []string) error 
 		fmt.Fprintf(env.stdout, "curate refresh: published %s (%d train, %d test): %d added, %d removed, %d changed; %s -> versions/%s\n",
 			v.Version, v.Log.Train, v.Log.Test, len(v.Log.Added), len(v.Log.Removed), len(v.Log.Changed), v.Latest, v.Version)
 	}
-	return stageErr
 }

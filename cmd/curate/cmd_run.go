@@ -2,17 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"slices"
+	"log/slog"
 	"strings"
 	"sync"
 
-	"github.com/groundwork/curate/fetch"
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/pipeline"
-	"github.com/groundwork/curate/record"
+	"github.com/groundwork/curate/licenses"
 )
 
 // runCmd is `curate run`: every stage of the table (or --stages), then
@@ -57,8 +55,8 @@ func (c *runCmd) validate(env *cmdEnv) error {
 	if _, _, err := app.Select(splitList(c.stages)); err != nil {
 		return fmt.Errorf("--stages: %w", err)
 	}
-	if slices.Contains(splitList(c.stages), app.PDFs) && c.flags.pdf.grobid == "" {
-		return fmt.Errorf("%w: --stages %s: the %s stage needs --grobid URL (a GROBID service)", errUsage, c.stages, app.PDFs)
+	if err := app.CheckStages(app.Config{PDF: c.flags.pdf.config(env)}, splitList(c.stages)); err != nil {
+		return err
 	}
 	_, err := c.data.options(env.getenv)
 	return err
@@ -79,23 +77,25 @@ func (c *runCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 		return fmt.Errorf("%w: --json is for --dry-run", errUsage)
 	}
 	if c.dryRun {
-		if err := c.flags.llm.priced(); err != nil {
-			return err
-		}
-		cfg, err := c.flags.config(env)
-		if err != nil {
-			return err
-		}
-		return estimateRun(ctx, env, cfg, ids, invalid, splitList(c.stages), c.json)
+		return c.estimate(ctx, env, ids, invalid)
 	}
 	return c.pipeline(ctx, env, ids, invalid)
 }
 
-// pipeline runs the chosen per-target stages, then the dataset stage, all
-// under the store's lock. The dataset is published only when the stages
-// completed (some targets may have failed: they are listed in
-// dropped.json); a run refused, interrupted or unable to go on leaves the
-// published dataset as it was.
+// estimate prints the estimate of the run (--dry-run).
+func (c *runCmd) estimate(ctx context.Context, env *cmdEnv, ids, invalid []string) error {
+	if err := c.flags.llm.priced(); err != nil {
+		return err
+	}
+	cfg, err := c.flags.config(env)
+	if err != nil {
+		return err
+	}
+	return estimateRun(ctx, env, cfg, ids, invalid, splitList(c.stages), c.json)
+}
+
+// pipeline runs the chosen per-target stages, then the licence lookup and
+// the dataset (see app.Pipeline), printing what happens.
 func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids, badRows []string) error {
 	if err := c.validate(env); err != nil {
 		return err
@@ -107,224 +107,131 @@ func (c *runCmd) pipeline(ctx context.Context, env *cmdEnv, ids, badRows []strin
 		return err
 	}
 	c.lic.configure(&cfg)
-	a, err := app.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
+	o := targetsOptions(env, ids, badRows)
+	o.Stages, o.Workers, o.Licenses = names, c.workers.byStage(), c.lic.lookup
+	o.Watch = watchRun(env, cfg.Log, true)
 	if withDataset {
-		// Held from before the first request to the publish: a second run
-		// aimed at the same --out is refused before it spends anything.
-		release, err := app.HoldOutput(app.DatasetDir(a.Store, c.out))
-		if err != nil {
-			return err
-		}
-		defer release()
+		d := c.data.build(c.out, o.Keys, dopts)
+		o.Dataset = &d
 	}
+	return app.Pipeline(ctx, cfg, o)
+}
+
+// targetsOptions are the pipeline's targets of ids and of the inputs that
+// were none, which are said before the run.
+func targetsOptions(env *cmdEnv, ids, badRows []string) app.PipelineOptions {
 	keys, invalid := app.Targets(ids)
 	invalid = append(badRows, invalid...)
-	var stageErr error
-	if len(names) > 0 {
-		stageErr = runStages(ctx, env, a, names, keys, invalid, c.workers.byStage(), nil, true)
-		if !completed(stageErr) {
-			return stageErr
-		}
-	}
-	licErr := c.lic.run(ctx, env, a, keys, false)
-	if !completed(licErr) {
-		return licErr
-	}
-	if stageErr == nil {
-		stageErr = licErr
-	}
-	if withDataset {
-		o := c.data.build(c.out, keys, dopts)
-		o.Locked = true
-		out, err := app.BuildDataset(ctx, a.Store, version, o)
-		if errors.Is(err, app.ErrNothingToPublish) && stageErr != nil {
-			// Say it, and exit as the stages did (1, or 75 when waiting).
-			fmt.Fprintf(env.stderr, "curate dataset: %v\n", err)
-			return stageErr
-		}
-		if err != nil {
-			return err
-		}
-		printDataset(env, out)
-	}
-	return stageErr
-}
-
-// completed reports whether a run that returned err finished its work,
-// some targets failing or waiting on LLM batches perhaps, so that what it
-// finished may be published (waiting targets are listed as such in the
-// dataset's dropped targets). Usage errors, a refused lock, an interrupted
-// run and a run that could not go on publish nothing.
-func completed(err error) bool {
-	return err == nil || errors.Is(err, app.ErrIncomplete) || errors.Is(err, app.ErrPending)
-}
-
-// runStages runs the named stages over keys with a progress bar and prints
-// what happened; invalid IDs count as failed targets. onEvent, when set,
-// sees each target leave each stage.
-func runStages(ctx context.Context, env *cmdEnv, a *app.App, names, keys, invalid []string, workers map[string]int, onEvent func(pipeline.Event), lines bool) error {
 	if len(invalid) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs (left out):\n  %s\n", strings.Join(invalid, "\n  "))
 	}
-	names = a.Active(app.WithNeeds(names...))
-	bar := newProgress(env, a.Log, len(keys)*len(names), strings.Join(names, "→"))
+	return app.PipelineOptions{Keys: keys, Invalid: invalid}
+}
+
+// watchRun prints a pipeline as it goes: a progress bar over the stages,
+// the crawl at the start, the outcome once the stages are through (a line
+// per failure unless lines is false), the licences that failed, the
+// dataset.
+func watchRun(env *cmdEnv, log *slog.Logger, lines bool) app.Watch {
+	var bar *progress
+	var names []string
 	var mu sync.Mutex
 	counts := map[string]int{}
-	out, err := a.Run(ctx, keys, app.RunOptions{Stages: names, Workers: workers, OnStart: func(s app.Start) {
-		printCrawl(env.stderr, s.Paces, s.Archives, false)
-	}, OnEvent: func(ev pipeline.Event) {
-		mu.Lock()
-		counts[ev.Step]++
-		var parts []string
-		for _, n := range names {
-			parts = append(parts, fmt.Sprintf("%s %d", n, counts[n]))
-		}
-		mu.Unlock()
-		bar.Add(1, strings.Join(parts, " · "))
-		if onEvent != nil {
-			onEvent(ev)
-		}
-	}})
-	bar.Finish()
-	printOutcome(env, a, out, invalid, lines)
-	if err == nil && len(invalid) > 0 {
-		err = app.Fail(app.ErrIncomplete, fmt.Errorf("%s failed", app.Plural(len(invalid), "target")))
+	return app.Watch{
+		Begin: func(stages []string, targets int) {
+			names = stages
+			bar = newProgress(env, log, targets*len(names), strings.Join(names, "→"))
+		},
+		Start: func(s app.Start) { printCrawl(env.stderr, s.Paces, s.Archives, false) },
+		Event: func(ev pipeline.Event) {
+			mu.Lock()
+			counts[ev.Step]++
+			var parts []string
+			for _, n := range names {
+				parts = append(parts, fmt.Sprintf("%s %d", n, counts[n]))
+			}
+			mu.Unlock()
+			bar.Add(1, strings.Join(parts, " · "))
+		},
+		Stages: func(r *app.RunResult) {
+			bar.Finish()
+			printOutcome(env, r, lines && (r.Report == nil || !r.Report.Failures))
+			if r.Report != nil {
+				for _, l := range r.Report.Lines {
+					fmt.Fprintln(env.stdout, l)
+				}
+				fmt.Fprintln(env.stderr, r.Report.Total)
+			}
+		},
+		License:      func(r licenses.Result) { fmt.Fprintln(env.stdout, licenseLine(r)) },
+		Licenses:     func(sum *licenses.Summary) { printLicenses(env, sum) },
+		Dataset:      func(out *app.DatasetOutcome) { printDataset(env, out) },
+		NotPublished: func(err error) { fmt.Fprintf(env.stderr, "curate dataset: %v\n", err) },
 	}
-	return err
 }
 
 // stageCmd runs one stage of the table through the same path as `curate
-// run` (with the stages it needs before it, see app.Stage.Needs): fetch,
-// citegraph, classify, summarize.
+// run` (with the stages it needs before it, see pipeline.Decl.Before):
+// fetch, citegraph, classify, summarize.
 type stageCmd struct {
 	name    string
 	flags   stageFlags
 	workers int
-	refetch bool
+	refetch *bool // --refetch, for a stage that fetches pages
 }
 
-func newStageCmd(name string) *stageCmd {
+func newStageCmd(name string, refetch bool) *stageCmd {
 	s, _ := app.Lookup(name)
-	return &stageCmd{name: name, workers: s.Workers}
+	c := &stageCmd{name: name, workers: s.Workers}
+	if refetch {
+		c.refetch = new(bool)
+	}
+	return c
 }
 
 func (c *stageCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	c.flags.AddFlags(fs, env)
 	fs.IntVar(&c.workers, "workers", c.workers, "targets in each stage at once (1 or more)")
-	if c.name == app.Fetch {
-		fs.BoolVar(&c.refetch, "refetch", false, "fetch papers again even when the store holds them")
+	if c.refetch != nil {
+		fs.BoolVar(c.refetch, "refetch", false, "fetch papers again even when the store holds them")
 	}
 }
 
 func (c *stageCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
-	if err := c.flags.validate(); err != nil {
+	cfg, o, err := c.options(env, args)
+	if err != nil {
 		return err
 	}
+	return app.Pipeline(ctx, cfg, o)
+}
+
+// options checks the flags and makes the run's configuration and options
+// of them: the stage with those it needs, each with --workers, and its
+// account of each paper.
+func (c *stageCmd) options(env *cmdEnv, args []string) (app.Config, app.PipelineOptions, error) {
+	if err := c.flags.validate(); err != nil {
+		return app.Config{}, app.PipelineOptions{}, err
+	}
 	if err := positive("--workers", c.workers); err != nil {
-		return err
+		return app.Config{}, app.PipelineOptions{}, err
 	}
 	ids, badRows, err := c.flags.ids(env, args)
 	if err != nil {
-		return err
+		return app.Config{}, app.PipelineOptions{}, err
 	}
 	if len(ids) == 0 && len(badRows) == 0 {
-		return fmt.Errorf("%w: no arXiv IDs given (arguments, --targets FILE or --targets-from FILE)", errUsage)
+		return app.Config{}, app.PipelineOptions{}, fmt.Errorf("%w: no arXiv IDs given (arguments, --targets FILE or --targets-from FILE)", errUsage)
 	}
 	cfg, err := c.flags.config(env)
 	if err != nil {
-		return err
+		return app.Config{}, app.PipelineOptions{}, err
 	}
-	a, err := app.Open(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	a.Fetcher.Refetch = c.refetch
-	keys, invalid := app.Targets(ids)
-	invalid = append(badRows, invalid...)
-	workers := map[string]int{}
+	cfg.Stages.Refetch = c.refetch != nil && *c.refetch
+	o := targetsOptions(env, ids, badRows)
+	o.Stages, o.Report, o.Workers = []string{c.name}, c.name, map[string]int{}
 	for _, n := range app.WithNeeds(c.name) {
-		workers[n] = c.workers
+		o.Workers[n] = c.workers
 	}
-	var mu sync.Mutex
-	outcome := map[string]pipeline.Event{}
-	err = runStages(ctx, env, a, []string{c.name}, keys, invalid, workers, func(ev pipeline.Event) {
-		if ev.Step == c.name {
-			mu.Lock()
-			outcome[ev.Key] = ev
-			mu.Unlock()
-		}
-	}, c.name != app.Fetch)
-	if c.name == app.Fetch || c.name == app.Citegraph {
-		c.report(ctx, env, a, keys, invalid, outcome)
-	}
-	return err
-}
-
-// report prints a line per paper of what the stage did: for fetch, where
-// its page came from and its title; for citegraph, its edges and how they
-// were linked; and a total.
-func (c *stageCmd) report(ctx context.Context, env *cmdEnv, a *app.App, keys, invalid []string, outcome map[string]pipeline.Event) {
-	var total record.LinkReport
-	var fetched []fetch.Result
-	for range invalid {
-		fetched = append(fetched, fetch.Result{Outcome: fetch.Failed})
-	}
-	for _, k := range keys {
-		switch c.name {
-		case app.Fetch:
-			ev, ran := outcome[k]
-			r := fetch.Result{ID: k, Outcome: fetch.Failed, Err: ev.Err}
-			doc, ok, _ := record.Documents.Lookup(ctx, a.Store, k)
-			switch {
-			case ok && ev.Outcome == pipeline.Done:
-				r.Outcome, r.Source = fetch.Fetched, doc.Source
-			case ok:
-				r.Outcome, r.Source = fetch.Stored, doc.Source
-			case errors.Is(ev.Err, fetch.ErrNoHTML):
-				r.Outcome = fetch.Missing
-			case !ran:
-				continue // not reached (interrupted)
-			}
-			fetched = append(fetched, r)
-			line := ""
-			switch {
-			case r.Err != nil:
-				line = r.Err.Error()
-			case doc != nil:
-				line = deref(doc.Title)
-			}
-			fmt.Fprintf(env.stdout, "%s\t%s\t%s\t%s\n", k, r.Outcome, r.Source, line)
-		case app.Citegraph:
-			g, ok, _ := record.Graphs.Lookup(ctx, a.Store, k)
-			if !ok {
-				continue
-			}
-			rep := g.Report
-			total.S2Edges += rep.S2Edges
-			total.ByArxivID += rep.ByArxivID
-			total.ByDOI += rep.ByDOI
-			total.ByTitle += rep.ByTitle
-			fmt.Fprintf(env.stdout, "%s\t%s\t%d edges\tlinked %d/%d (%.0f%%)\t%s\t%s\n", k, g.S2Status,
-				len(g.Edges), rep.Linked(), rep.S2Edges, 100*rep.Rate(), g.Meta.Published, g.Meta.PrimaryCategory)
-		}
-	}
-	if c.name == app.Fetch {
-		fmt.Fprintf(env.stderr, "curate fetch: %s; store %s\n", fetch.Summarize(fetched), a.Store.Dir())
-	}
-	if c.name == app.Citegraph {
-		fmt.Fprintf(env.stderr, "curate citegraph: linked %d of %d S2 edges (%.1f%%: arXiv ID %d, DOI %d, title %d); store %s\n",
-			total.Linked(), total.S2Edges, 100*total.Rate(), total.ByArxivID, total.ByDOI, total.ByTitle, a.Store.Dir())
-	}
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
+	o.Watch = watchRun(env, cfg.Log, true)
+	return cfg, o, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -10,13 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/client/llm"
-	"github.com/groundwork/curate/gate"
-	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/parquetcodec"
-	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/sft"
-	"github.com/groundwork/curate/sft/tokenizer"
 )
 
 // sftCmd is `curate sft`: SFT hindsight traces over a published dataset.
@@ -115,89 +111,55 @@ func (c *sftCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) > 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, args)
 	}
-	if err := c.validate(); err != nil {
-		return err
-	}
-	log, _ := c.store.logger(env.stderr)
-	heuristic, _ := c.llm.heuristic()
-	prices, _ := c.llm.allPrices()
-	budget, _ := parseBudget(c.budget)
-	if budget > 0 && !heuristic {
-		if _, ok := prices.Lookup(c.llm.model); !ok {
-			return fmt.Errorf("%w: --budget needs a price for %s (--price %s=INPUT/OUTPUT)", errUsage, c.llm.model, c.llm.model)
-		}
-	}
-	o := sft.Options{
-		NumIdeas: c.numIdeas, NoThink: c.noThink || !c.think,
-		MaxTokens: c.maxTokens, ValSize: c.valSize, Splits: splitList(c.splits),
-		Limit: c.limit, Workers: c.workers, Meter: &llm.Meter{}, Prices: prices, Budget: budget,
-		Stop: env.drain, Logger: log, CounterName: "estimate (one token per 3 bytes)",
-	}
-	if c.maxTokens == 0 {
-		o.MaxTokens = -1
-	}
-	if c.valSize == 0 {
-		o.ValSize = -1
-	}
-	if c.tokenizer != "" {
-		tok, err := tokenizer.Load(c.tokenizer)
-		if err != nil {
-			return fmt.Errorf("%w: --tokenizer: %w", errUsage, err)
-		}
-		o.Counter, o.CounterName = tok, "tokenizer "+c.tokenizer
-	}
-
-	var opened *app.App // the store and LLM client, unless heuristic
-	if heuristic {
-		o.Teacher = sft.Heuristic{}
-	} else {
-		lc := c.llm.config(env)
-		lc.Client.InvalidRetries = 1 // the recipe: retried once with the reason, then rejected
-		if lc.Mode == llm.ModeBatch {
-			// Batches are checked against the budget before they go,
-			// with what is submitted and not answered yet counted.
-			lc.BudgetUSD = budget
-		}
-		a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Net: c.net.config(env), LLM: lc, Drain: env.drain})
-		if err != nil {
-			return err
-		}
-		defer a.Close()
-		o.Meter = a.Meter // the client's
-		teacher := llm.Completer(a.Client)
-		if a.Batcher != nil {
-			teacher, o.Settle = a.Batcher, a.Settle
-			a.CollectBatches(ctx)
-		}
-		if o.Teacher, err = sft.NewLLMTeacher(teacher, sft.LLMConfig{
-			Temperature: tempFlag(c.temperature), Store: a.Store, RetryRejects: c.retryRejects, Logger: log, Openings: a.Client,
-		}); err != nil {
-			return err
-		}
-		opened = a
-	}
-
-	r, err := app.SFT(ctx, c.dataset, c.out, o, sft.WriteOptions{ShardRows: c.shardRows, Version: version, Compression: c.codec})
-	if errors.Is(err, publish.ErrLocked) {
-		return app.Fail(app.ErrCannotRun, err)
-	}
+	cfg, o, err := c.options(env)
 	if err != nil {
 		return err
 	}
-	printSFT(env, r, c.out)
-	printUsage(env.stderr, o.Meter, prices)
-	if opened != nil && opened.Batcher != nil {
-		bs := opened.EndBatches(ctx)
-		printBatches(env.stderr, bs)
-		if len(r.Pending) > 0 && !r.Stopped {
-			return app.PendingError(len(r.Pending), "instance", bs)
+	out, err := app.SFT(ctx, cfg, o)
+	if out == nil || out.Result == nil {
+		return err
+	}
+	printSFT(env, out.Result, c.out)
+	printUsage(env.stderr, out.Usage.Meter, out.Usage.Prices)
+	printBatches(env.stderr, out.Batches)
+	if out.Result.Stopped {
+		fmt.Fprintf(env.stderr, "curate sft: stopped before the end; nothing written. Run again to resume: answers so far are cached.\n")
+	}
+	return err
+}
+
+// options checks the flags and makes the App's configuration and the
+// generation's options of them.
+func (c *sftCmd) options(env *cmdEnv) (app.Config, app.SFTOptions, error) {
+	if err := c.validate(); err != nil {
+		return app.Config{}, app.SFTOptions{}, err
+	}
+	log, _ := c.store.logger(env.stderr)
+	lc := c.llm.config(env)
+	budget, _ := parseBudget(c.budget)
+	if budget > 0 && !lc.Heuristic {
+		if _, ok := lc.Prices.Lookup(c.llm.model); !ok {
+			return app.Config{}, app.SFTOptions{}, fmt.Errorf("%w: --budget needs a price for %s (--price %s=INPUT/OUTPUT)", errUsage, c.llm.model, c.llm.model)
 		}
 	}
-	if r.Stopped {
-		fmt.Fprintf(env.stderr, "curate sft: stopped before the end; nothing written. Run again to resume: answers so far are cached.\n")
-		return app.Fail(app.ErrInterrupted, errors.New("stopped"))
+	if lc.Mode == llm.ModeBatch {
+		// Batches are checked against the budget before they go, with
+		// what is submitted and not answered yet counted.
+		lc.BudgetUSD = budget
 	}
-	return nil
+	o := app.SFTOptions{Dataset: c.dataset, Out: c.out, Tokenizer: c.tokenizer, Temperature: tempFlag(c.temperature), RetryRejects: c.retryRejects,
+		Options: sft.Options{NumIdeas: c.numIdeas, NoThink: c.noThink || !c.think, MaxTokens: c.maxTokens, ValSize: c.valSize,
+			Splits: splitList(c.splits), Limit: c.limit, Workers: c.workers, Prices: lc.Prices, Budget: budget,
+			Stop: env.drain, Logger: log, CounterName: "estimate (one token per 3 bytes)"},
+		Write: sft.WriteOptions{ShardRows: c.shardRows, Version: version, Compression: c.codec}}
+	if c.maxTokens == 0 {
+		o.Options.MaxTokens = -1
+	}
+	if c.valSize == 0 {
+		o.Options.ValSize = -1
+	}
+	cfg := app.Config{Version: version, Log: log, Store: c.store.store, Lock: true, Net: c.net.config(env), LLM: lc, Drain: env.drain}
+	return cfg, o, nil
 }
 
 // setBool is a boolean flag that remembers whether it was given.
@@ -291,7 +253,7 @@ func printSFT(env *cmdEnv, r *sft.Result, out string) {
 // sortedReasons orders reasons as the gate checks them, then the others
 // alphabetically.
 func sortedReasons(m map[string]int) []string {
-	order := gate.Reasons()
+	order := app.GateReasons()
 	var out []string
 	for k := range m {
 		out = append(out, k)

@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/record"
-	"github.com/groundwork/curate/summarize"
+	"github.com/groundwork/curate/app"
 )
 
 // statsCmd is `curate stats labels`: the opportunity and paradigm label
@@ -30,37 +28,16 @@ func (c *statsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(args) != 1 || args[0] != "labels" {
 		return fmt.Errorf("%w: the report to print: labels", errUsage)
 	}
-	if c.kind != "" && c.kind != record.CardGold && c.kind != record.CardSource {
-		return fmt.Errorf("%w: --kind %q: want %s or %s", errUsage, c.kind, record.CardGold, record.CardSource)
-	}
 	if err := c.store.validate(); err != nil {
 		return err
 	}
-	st, err := app.OpenStoreReadOnly(ctx, c.store.store)
+	l, err := app.Labels(ctx, c.store.store, c.kind, c.model)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	stored, err := record.StoredCards(ctx, st)
-	if err != nil {
-		return err
-	}
-	var cards []record.Card
-	for _, sc := range stored {
-		if (c.kind == "" || sc.CardKind == c.kind) && (c.model == "" || sc.Card.Model == c.model) {
-			cards = append(cards, sc.Card)
-		}
-	}
-	if len(cards) == 0 {
-		if len(stored) == 0 {
-			return fmt.Errorf("stats labels: %s holds no idea cards (run curate summarize first)", st.Dir())
-		}
-		return fmt.Errorf("stats labels: none of the %d idea cards in %s is of kind %q and model %q", len(stored), st.Dir(), c.kind, c.model)
-	}
-	s := summarize.Stats(cards)
 	if c.json {
-		return printJSON(env.stdout, s)
+		return printJSON(env.stdout, l.Stats)
 	}
-	fmt.Fprintf(env.stdout, "%d idea cards in %s\n\n", len(cards), st.Dir())
-	return s.Report(env.stdout)
+	fmt.Fprintf(env.stdout, "%d idea cards in %s\n\n", l.Cards, l.Store)
+	return l.Stats.Report(env.stdout)
 }

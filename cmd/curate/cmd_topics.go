@@ -3,14 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/groundwork/curate/internal/app"
-	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/topics"
 )
 
@@ -50,83 +48,77 @@ func (c *topicsCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 }
 
 func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
-	if c.out == "" {
-		return fmt.Errorf("%w: --out DIR is required", errUsage)
-	}
-	c.opt.Splits = splitList(c.splits)
-	codec, err := parseCompression(c.compression)
+	cfg, o, err := c.options(env, args)
 	if err != nil {
 		return err
-	}
-	if _, err := time.Parse("2006-01-02", c.opt.TestFrom); err != nil {
-		return fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, c.opt.TestFrom)
-	}
-	if err := c.opt.Check(); err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	for _, v := range []func() error{c.flags.store.validate, c.flags.net.validate, c.flags.s2.validate, c.flags.llm.validate} {
-		if err := v(); err != nil {
-			return err
-		}
-	}
-	if err := positive("--workers", c.workers); err != nil {
-		return err
-	}
-	var ids []string
-	if len(args) > 0 || c.flags.targets != "" || c.flags.from.path != "" {
-		var bad []string
-		var err error
-		if ids, bad, err = c.flags.ids(env, args); err != nil {
-			return err
-		}
-		if len(bad) > 0 {
-			return fmt.Errorf("%w: seeds that are not arXiv IDs:\n  %s", errUsage, strings.Join(bad, "\n  "))
-		}
-		if len(ids) == 0 {
-			return fmt.Errorf("%w: the targets file %s names no paper", errUsage, cmp.Or(c.flags.targets, c.flags.from.path))
-		}
 	}
 	ctx, cancel := env.drainContext(ctx)
 	defer cancel()
+	out, err := app.Topics(ctx, cfg, o)
+	if out != nil {
+		c.print(env, out)
+	}
+	return err
+}
+
+// options checks the flags and makes the App's configuration and the
+// topics' options of them.
+func (c *topicsCmd) options(env *cmdEnv, args []string) (app.Config, app.TopicsOptions, error) {
+	o := app.TopicsOptions{Out: c.out, Workers: c.workers, Options: c.opt, Version: version}
+	if c.out == "" {
+		return app.Config{}, o, fmt.Errorf("%w: --out DIR is required", errUsage)
+	}
+	o.Options.Splits = splitList(c.splits)
+	var err error
+	if o.Compression, err = parseCompression(c.compression); err != nil {
+		return app.Config{}, o, err
+	}
+	if _, err := time.Parse("2006-01-02", o.Options.TestFrom); err != nil {
+		return app.Config{}, o, fmt.Errorf("%w: --test-from %q: want YYYY-MM-DD", errUsage, o.Options.TestFrom)
+	}
+	if err := o.Options.Check(); err != nil {
+		return app.Config{}, o, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	for _, v := range []func() error{c.flags.store.validate, c.flags.net.validate, c.flags.s2.validate, c.flags.llm.validate} {
+		if err := v(); err != nil {
+			return app.Config{}, o, err
+		}
+	}
+	if err := positive("--workers", c.workers); err != nil {
+		return app.Config{}, o, err
+	}
+	if len(args) > 0 || c.flags.targets != "" || c.flags.from.path != "" {
+		ids, bad, err := c.flags.ids(env, args)
+		switch {
+		case err != nil:
+			return app.Config{}, o, err
+		case len(bad) > 0:
+			return app.Config{}, o, fmt.Errorf("%w: seeds that are not arXiv IDs:\n  %s", errUsage, strings.Join(bad, "\n  "))
+		case len(ids) == 0:
+			return app.Config{}, o, fmt.Errorf("%w: the targets file %s names no paper", errUsage, cmp.Or(c.flags.targets, c.flags.from.path))
+		}
+		o.Seeds = ids
+	}
 	log, _ := c.flags.store.logger(env.stderr)
-	// Without listed seeds, the seeds are the store's targets: a store
-	// that is not there is a mistake, not an empty corpus.
-	a, err := app.Open(ctx, app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true, Existing: len(ids) == 0,
+	cfg := app.Config{Version: version, Log: log, Store: c.flags.store.store, Lock: true,
 		Net: c.flags.net.config(env), S2: c.flags.s2.config(env), LLM: c.flags.llm.config(env), Drain: env.drain,
-		Stages: app.StageOptions{Refresh: c.flags.refresh}})
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	graphs, excluded, err := topics.LoadGraphs(ctx, a.Store, ids, a.BuildGraphs(c.workers))
-	if err != nil {
-		return err
-	}
-	b := &topics.Builder{Store: a.Store, LLM: a.LLM, Model: a.Model, Meter: a.Meter, Log: a.Log}
-	var res *topics.Result
-	waiting, batches, err := a.Passes(ctx, func(ctx context.Context) (int, error) {
-		var err error
-		res, err = b.Build(ctx, graphs, excluded, c.opt)
-		if err != nil {
-			return 0, err
-		}
-		return len(res.Pending), nil
-	})
-	if err != nil {
-		return err
-	}
-	if waiting > 0 {
+		Stages: app.StageOptions{Refresh: c.flags.refresh}}
+	return cfg, o, nil
+}
+
+// print writes what Topics did: a line per topic, the counts, the LLM
+// usage, the seeds that failed.
+func (c *topicsCmd) print(env *cmdEnv, out *app.TopicsOutcome) {
+	res := out.Result
+	if res != nil && !out.Written && len(res.Pending) > 0 {
 		// Topics without their tags are not written: the next run has them.
-		printUsage(env.stderr, a.Meter, a.Prices)
-		printBatches(env.stderr, batches)
-		fmt.Fprintf(env.stderr, "curate topics: %d of %d selected topics wait on their LLM tag; nothing written to %s\n", waiting, len(res.Topics), c.out)
-		return app.PendingError(waiting, "topic", batches)
+		printUsage(env.stderr, out.Usage.Meter, out.Usage.Prices)
+		printBatches(env.stderr, out.Batches)
+		fmt.Fprintf(env.stderr, "curate topics: %d of %d selected topics wait on their LLM tag; nothing written to %s\n", len(res.Pending), len(res.Topics), c.out)
+		return
 	}
-	if err := topics.Write(ctx, c.out, res, topics.WriteOptions{Version: version, Compression: codec}); err != nil {
-		if errors.Is(err, publish.ErrLocked) {
-			return app.Fail(app.ErrCannotRun, err)
-		}
-		return err
+	if !out.Written {
+		return
 	}
 	for _, t := range res.Topics {
 		fmt.Fprintf(env.stdout, "%d\t%s\t%d supporting\t%d background\t%s\n", t.Rank, t.ID, t.Stats.Support, t.Stats.BackgroundSize, t.Tag)
@@ -140,8 +132,8 @@ func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 			failed = append(failed, s.ID+": "+s.Detail)
 		}
 	}
-	splits := "the " + strings.Join(c.opt.Splits, " and ") + " split"
-	if len(c.opt.Splits) > 1 {
+	splits := "the " + strings.Join(res.Options.Splits, " and ") + " split"
+	if len(res.Options.Splits) > 1 {
 		splits += "s"
 	}
 	fmt.Fprintf(env.stderr, "curate topics: %d of %d seeds kept; %d groups, %d candidates, %d topics selected from %s; written to %s\n",
@@ -149,14 +141,9 @@ func (c *topicsCmd) Run(ctx context.Context, env *cmdEnv, args []string) error {
 	if len(res.Topics) == 0 {
 		fmt.Fprintf(env.stderr, "no topic met the bounds (see %s/report.md); try a lower --iou or --min-support, or wider background bounds\n", c.out)
 	}
-	printUsage(env.stderr, a.Meter, a.Prices)
-	printBatches(env.stderr, batches)
+	printUsage(env.stderr, out.Usage.Meter, out.Usage.Prices)
+	printBatches(env.stderr, out.Batches)
 	if len(failed) > 0 {
 		fmt.Fprintf(env.stderr, "seeds that failed:\n  %s\n", strings.Join(failed, "\n  "))
-		return app.Fail(app.ErrIncomplete, fmt.Errorf("%s failed", app.Plural(len(failed), "seed")))
 	}
-	if ctx.Err() != nil {
-		return app.Fail(app.ErrInterrupted, ctx.Err())
-	}
-	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/pairs"
 	"github.com/groundwork/curate/sft"
@@ -505,7 +506,7 @@ func TestE2EBatchCrashResume(t *testing.T) {
 			// Status sees the pending batch; a run that does not wait lists
 			// the waiting targets and exits 75, submitting nothing again.
 			code, stdout, _ := runCLI(t, nil, "status", "--store", dir+"/store", "--json")
-			var st storeStatus
+			var st app.StoreStatus
 			if err := json.Unmarshal([]byte(stdout), &st); code != 0 || err != nil {
 				t.Fatalf("status: exit %d, %v", code, err)
 			}

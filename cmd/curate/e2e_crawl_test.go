@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/internal/testutil"

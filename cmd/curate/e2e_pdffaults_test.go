@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/groundwork/curate/internal/app"
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"

@@ -15,13 +15,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/client/arxivapi"
 	"github.com/groundwork/curate/client/grobid"
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/oapdf"
 	"github.com/groundwork/curate/client/s2"
-	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/redact"
 	"github.com/groundwork/curate/internal/targetlist"
 	"github.com/groundwork/curate/summarize"
@@ -682,10 +682,7 @@ func (f *stageFlags) config(env *cmdEnv) (app.Config, error) {
 type workerFlags map[string]*int
 
 func (w workerFlags) AddFlags(fs *flag.FlagSet, _ *cmdEnv) {
-	for _, s := range app.Stages() {
-		if !s.PerTarget {
-			continue
-		}
+	for _, s := range app.PerTarget() {
 		n := s.Workers
 		w[s.Name] = &n
 		fs.IntVar(w[s.Name], s.Name+"-workers", s.Workers, "targets in the "+s.Name+" stage at once (1 or more)")

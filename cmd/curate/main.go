@@ -3,7 +3,7 @@
 // sources, classifies and summarizes them, and writes Parquet splits.
 //
 // Each subcommand lives in its own cmd_<name>.go file as an options struct
-// with an AddFlags method and a Run method over internal/app, the
+// with an AddFlags method and a Run method over app, the
 // composition root; this file dispatches to them and maps their errors to
 // exit statuses in one place.
 package main
@@ -22,8 +22,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/dataset"
-	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/store"
 )
@@ -98,14 +98,14 @@ func commands() []command {
 	// One line per subcommand, alphabetically; the runners live in
 	// cmd_<name>.go.
 	return []command{
-		{"citegraph", "[--store DIR] [--targets FILE] [--refresh] ID...", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", func() runner { return newStageCmd(app.Citegraph) }},
-		{"classify", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...", "decide which references of each target are its sources, with verified quotes", func() runner { return newStageCmd(app.Classify) }},
+		{"citegraph", "[--store DIR] [--targets FILE] [--refresh] ID...", "pull targets' reference edges from Semantic Scholar and join them to the bibliography", func() runner { return newStageCmd("citegraph", false) }},
+		{"classify", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...", "decide which references of each target are its sources, with verified quotes", func() runner { return newStageCmd("classify", false) }},
 		{"dataset", "[--store DIR] [--out DIR] [--targets FILE] [ID...] | --check DIR", "write the Parquet train and test splits (or --check a published dataset)", func() runner { return &datasetCmd{} }},
 		{"demo", "[--store DIR] [--out DIR]", "the whole pipeline, offline, on the bundled synthetic corpus", func() runner { return &demoCmd{} }},
 		{"estimate", "[--store DIR] --targets FILE|--targets-from FILE [--stages LIST] [--json] [ID...]", "say what a run would still ask and spend (requests per service, time under the effective rates, LLM tokens and cost), making no request", func() runner { return &estimateCmd{} }},
 		{"export", "--format " + strings.Join(dataset.ExportFormats(), "|") + " [--split train|test|all] [--encoding parquet|jsonl] [--compression snappy|zstd|gzip|none] [--tokenizer tokenizer.json] --out DIR DATASET",
 			"write a published dataset in a trainer's format (verl RL/SFT, chat messages, TRL SFT/GRPO) with its settings and reward", func() runner { return &exportCmd{} }},
-		{"fetch", "[--store DIR] [--targets FILE] [--refetch] ID...", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", func() runner { return newStageCmd(app.Fetch) }},
+		{"fetch", "[--store DIR] [--targets FILE] [--refetch] ID...", "fetch papers' HTML from arXiv (ar5iv as fallback) into the store and parse them", func() runner { return newStageCmd("fetch", true) }},
 		{"gate", "[--num-ideas K] [--strict] [-v] FILE...", "check generations (JSONL or Parquet) with the SFT/RL schema gate: pass rate, rejects by reason", func() runner { return &gateCmd{} }},
 		{"licenses", "[--store DIR] [--targets FILE] [--oai-base URL] [--recheck-missing] [ID...]", "record each target's licence from arXiv's OAI-PMH metadata for the dataset card (one request per target not yet recorded)", func() runner { return &licensesCmd{} }},
 		{"models", "[--models FILE] [--llm-provider P] [--json] [MODEL]", "print the model table (what each model takes and costs, with sources), or what curate sends a named model", func() runner { return &modelsCmd{} }},
@@ -119,7 +119,7 @@ func commands() []command {
 		{"show", "[--store DIR] [--raw] ID...", "print as JSON what the store holds for a paper", func() runner { return &showCmd{} }},
 		{"stats", "labels [--store DIR] [--kind gold|source] [--model NAME] [--json]", "reports on a store: 'labels' shows the idea cards' label distributions", func() runner { return &statsCmd{} }},
 		{"status", "[--store DIR] [--json]", "print what a store holds: items per stage and status, failures, the last run", func() runner { return &statusCmd{} }},
-		{"summarize", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...", "write idea cards: a gold card per target and a card per source (fetching the sources' pages first)", func() runner { return newStageCmd(app.Summarize) }},
+		{"summarize", "[--store DIR] [--llm heuristic|endpoint] [--targets FILE] ID...", "write idea cards: a gold card per target and a card per source (fetching the sources' pages first)", func() runner { return newStageCmd("summarize", false) }},
 		{"topics", "--out DIR [--store DIR] [--targets FILE] [--iou 0.5] [--min-support 3] [--min-background 5] [--max-background 8] [--budget 6] [--splits train] [ID...]", "build topic corpora: shared background-paper sets from influential-citation overlap", func() runner { return &topicsCmd{} }},
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/internal/publish"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
@@ -184,7 +185,7 @@ func TestStatus(t *testing.T) {
 		}
 	}
 	code, out, _ = runCLI(t, env, "status", "--json")
-	var s storeStatus
+	var s app.StoreStatus
 	if code != 0 || json.Unmarshal([]byte(out), &s) != nil || s.Stages["fetch"]["done"] != 1 || s.Stages["fetch"]["failed"] != 1 {
 		t.Errorf("status --json: exit %d, %+v", code, s)
 	}
@@ -436,7 +437,7 @@ func TestParseCommandBound(t *testing.T) {
 // URL still apply), unless an address is taken.
 func TestDemoAddressesKept(t *testing.T) {
 	dir := t.TempDir()
-	first, err := startDemo(context.Background(), dir)
+	first, err := app.StartDemo(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +446,7 @@ func TestDemoAddressesKept(t *testing.T) {
 		was[name] = first.URL(name)
 	}
 	first.Close()
-	again, err := startDemo(context.Background(), dir)
+	again, err := app.StartDemo(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

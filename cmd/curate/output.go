@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/groundwork/curate/app"
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/dataset"
-	"github.com/groundwork/curate/internal/app"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/pdfs"
 )
@@ -28,10 +28,11 @@ import (
 // per target: lines false); the stage table, the requests and the LLM
 // usage on stderr. A run stopped by a full disk gets the table only: its
 // failures are that one cause, told once.
-func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, lines bool) {
-	if out == nil || out.Summary == nil {
+func printOutcome(env *cmdEnv, r *app.RunResult, lines bool) {
+	if r == nil || r.Outcome == nil || r.Summary == nil {
 		return
 	}
+	out, invalid := r.Outcome, r.Invalid
 	sum := out.Summary
 	if sum.Fatal != "" {
 		lines = false
@@ -97,8 +98,8 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 		return
 	}
 	printCrawl(env.stderr, out.Paces, out.Archives, true)
-	printRequests(env, a, sum.Targets)
-	printUsage(env.stderr, a.Meter, a.Prices)
+	printRequests(env, r.Requests, sum.Targets)
+	printUsage(env.stderr, r.Usage.Meter, r.Usage.Prices)
 	printBatches(env.stderr, out.Batches)
 	if len(invalid) > 0 {
 		fmt.Fprintf(env.stderr, "invalid IDs:\n  %s\n", strings.Join(invalid, "\n  "))
@@ -117,8 +118,8 @@ func printOutcome(env *cmdEnv, a *app.App, out *app.Outcome, invalid []string, l
 	}
 	if len(out.WithoutMeta) > 0 {
 		why := "it gave no entry"
-		if out.MetaErr != nil {
-			why = out.MetaErr.Error()
+		if out.FinishErr != nil {
+			why = out.FinishErr.Error()
 		}
 		fmt.Fprintf(env.stderr, "%s without arXiv metadata (%s): left out of the dataset until a run reads it\n", app.Plural(len(out.WithoutMeta), "target"), why)
 	}
@@ -151,15 +152,11 @@ func printBatches(w io.Writer, bs *app.BatchState) {
 
 // printRequests writes the requests made to each service, per target of
 // the run, and the 429s seen.
-func printRequests(env *cmdEnv, a *app.App, targets int) {
+func printRequests(env *cmdEnv, reqs []app.ServiceRequests, targets int) {
 	var parts []string
-	for _, name := range a.Services() {
-		s, err := a.HTTP.Service(name)
-		if err != nil {
-			continue
-		}
-		st := s.Stats()
-		p := fmt.Sprintf("%s %d", name, st.Requests)
+	for _, r := range reqs {
+		st := r.Stats
+		p := fmt.Sprintf("%s %d", r.Name, st.Requests)
 		if targets > 0 {
 			p += fmt.Sprintf(" (%.2f per target)", float64(st.Requests)/float64(targets))
 		}

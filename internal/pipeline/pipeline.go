@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -34,12 +35,31 @@ const (
 // HeldError is what a Step returns for a target it holds back: not a
 // failure of the step, but a result that must not go on (an implausible
 // classification, say). The pipeline lists it in Summary.Held.
-type HeldError struct{ Reason string }
+type HeldError struct {
+	Reason string
+	// Suspect says the step's own result is implausible (its ledger entry
+	// is suspect), rather than the target being held back before the
+	// step by an earlier one's (skipped).
+	Suspect bool
+}
 
 func (e *HeldError) Error() string { return "held back: " + e.Reason }
 
-// Hold returns the error that holds a target back for reason.
+// Hold returns the error that holds a target back for reason, found
+// before the step (an earlier stage's result is suspect).
 func Hold(reason string) error { return &HeldError{Reason: reason} }
+
+// Suspect returns the error that holds a target back because the step's
+// own result is implausible, for the reasons given; the reason says that
+// --include-suspect keeps it.
+func Suspect(reasons ...string) error {
+	return &HeldError{Reason: SuspectReason(reasons), Suspect: true}
+}
+
+// SuspectReason is the reason a suspect target is held back.
+func SuspectReason(reasons []string) string {
+	return "suspect (" + strings.Join(reasons, "; ") + "); --include-suspect keeps it"
+}
 
 // WaitingError is what a Step returns for a target whose work waits on
 // something outside the run, such as an LLM answer from a provider's

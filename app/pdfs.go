@@ -42,11 +42,10 @@ func (a *App) buildPDFs(svc *httpx.Service, retries int) error {
 	}
 	a.Grobid, a.PDFFetcher, a.pdfRobots = gc, f, rb
 	arxiv, _ := a.HTTP.Service(fetch.ServiceArxiv)
-	a.PDFs = &pdfs.Stage{Store: a.Store, Fetcher: f, Converter: gc, Log: a.Log,
+	a.pdfStage = &pdfs.Stage{Store: a.Store, Fetcher: f, Converter: gc, Log: a.Log,
 		Arxiv:      arxivPDFs{svc: arxiv, maxSize: cmp.Or(pc.MaxSize, oapdf.DefaultMaxSize)},
 		RetryAfter: a.cfg.Net.MissingTTL, Refresh: a.cfg.Stages.Refresh, Concurrency: cmp.Or(pc.Capacity, grobid.DefaultCapacity),
 		ParseBudget: a.parseBudget}
-	a.Citegraph.OpenAccess = true
 	return nil
 }
 

@@ -53,9 +53,13 @@ type DatasetOutcome struct {
 // and with its report, unless Out already holds the dataset of the same
 // inputs. Another process publishing there is ErrCannotRun.
 func BuildDataset(ctx context.Context, st *store.Store, version string, opt DatasetOptions) (*DatasetOutcome, error) {
+	return builtin().buildDataset(ctx, st, version, opt)
+}
+
+func (t Table) buildDataset(ctx context.Context, st *store.Store, version string, opt DatasetOptions) (*DatasetOutcome, error) {
 	out := DatasetDir(st, opt.Out)
 	res := &DatasetOutcome{Out: out}
-	digest, err := InputsDigest(ctx, st, version, opt.Keys, opt.Options, opt.Compression)
+	digest, err := t.inputsDigest(ctx, st, version, opt.Keys, opt.Options, opt.Compression)
 	if err != nil {
 		return nil, lostInput(err)
 	}
@@ -63,7 +67,7 @@ func BuildDataset(ctx context.Context, st *store.Store, version string, opt Data
 		res.UpToDate = true
 		return res, nil
 	}
-	if res.Result, err = LoadAndBuild(ctx, st, opt.Keys, opt.Options); err != nil {
+	if res.Result, err = t.loadAndBuild(ctx, st, opt.Keys, opt.Options); err != nil {
 		return nil, lostInput(err)
 	}
 	// The counts, dropped targets and contamination report outlive it.
@@ -130,18 +134,28 @@ func HoldOutput(out string) (release func() error, err error) {
 	return unlock, nil
 }
 
+// withFields is opts with the fields of t's stages.
+func (t Table) withFields(opts dataset.Options) dataset.Options {
+	opts.Fields = t.Fields()
+	return opts
+}
+
 // LoadAndBuild reads the dataset stage's inputs from the store one target
 // at a time and builds the dataset without holding it: its instances wait
 // in a file under STORE/tmp until the Result is closed (the caller closes
 // it).
 func LoadAndBuild(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (*dataset.Result, error) {
+	return builtin().loadAndBuild(ctx, st, keys, opts)
+}
+
+func (t Table) loadAndBuild(ctx context.Context, st *store.Store, keys []string, opts dataset.Options) (*dataset.Result, error) {
 	dir, err := spillDir(st)
 	if err != nil {
 		return nil, err
 	}
 	res, err := dataset.BuildStream(ctx, func(fn func(*dataset.TargetInputs) error) ([]dataset.Dropped, error) {
-		return dataset.EachTarget(ctx, st, keys, datasetWriters(), fn)
-	}, opts, dir)
+		return dataset.EachTarget(ctx, st, keys, t.DatasetInputs(), fn)
+	}, t.withFields(opts), dir)
 	if err != nil {
 		res.Close()
 		return nil, fmt.Errorf("dataset: %w", err)
@@ -164,22 +178,6 @@ func spillDir(st *store.Store) (string, error) {
 	return dir, nil
 }
 
-// datasetWriters names, from the table, the stage that writes each record
-// kind the dataset reads.
-func datasetWriters() dataset.Writers {
-	ds, _ := Lookup(Dataset)
-	w := dataset.Writers{}
-	for _, kind := range append(slices.Clone(ds.Reads), ds.Optional...) {
-		for _, s := range Stages() {
-			if s.PerTarget && slices.Contains(s.Writes, kind) {
-				w[kind] = s.Name
-				break
-			}
-		}
-	}
-	return w
-}
-
 // InputsDigest identifies everything a dataset is built from: for each
 // target, the records the dataset stage reads (the table's, its recorded
 // licence among them, so that a licence learned later rebuilds the card),
@@ -187,6 +185,10 @@ func datasetWriters() dataset.Writers {
 // template, the pipeline version and the Parquet codec. Equal digests mean
 // an identical dataset, so it is not rebuilt.
 func InputsDigest(ctx context.Context, st *store.Store, version string, keys []string, opts dataset.Options, codec parquetcodec.Codec) (string, error) {
+	return builtin().inputsDigest(ctx, st, version, keys, opts, codec)
+}
+
+func (t Table) inputsDigest(ctx context.Context, st *store.Store, version string, keys []string, opts dataset.Options, codec parquetcodec.Codec) (string, error) {
 	if len(keys) == 0 {
 		var err error
 		if keys, err = record.Graphs.Items(ctx, st); err != nil {
@@ -204,7 +206,11 @@ func InputsDigest(ctx context.Context, st *store.Store, version string, keys []s
 		return "", err
 	}
 	fmt.Fprintf(h, "%s\n%s\n%s\ncompression %s\n", version, tmpl.Version(), o, codec)
-	ds, _ := Lookup(Dataset)
+	fs := t.Fields()
+	for _, f := range fs {
+		fmt.Fprintf(h, "field %s %s %s\n", f.Name, f.Kind, f.Type)
+	}
+	ds := dataset.Decl(fs...)
 	used := map[string]bool{}
 	for _, k := range append(slices.Clone(ds.Reads), ds.Optional...) {
 		used[k] = true

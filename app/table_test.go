@@ -7,20 +7,19 @@ import (
 )
 
 // The table is consistent: names are unique, every stage needs only
-// stages before it, reads only kinds an earlier stage writes, and every
-// per-target stage has a runner.
+// stages before it and reads only kinds an earlier stage writes, every
+// per-target stage has a pool, and the dataset reads what they write.
 func TestStageTable(t *testing.T) {
 	written := map[string]bool{}
 	seen := map[string]bool{}
-	var a App
-	for i, s := range Stages() {
+	for _, s := range Stages() {
 		if seen[s.Name] {
 			t.Errorf("stage %s declared twice", s.Name)
 		}
 		if s.About == "" {
 			t.Errorf("stage %s has no About line", s.Name)
 		}
-		for _, n := range s.Needs {
+		for _, n := range s.Before {
 			if !seen[n] {
 				t.Errorf("stage %s needs %s, which does not come before it", s.Name, n)
 			}
@@ -30,26 +29,33 @@ func TestStageTable(t *testing.T) {
 				t.Errorf("stage %s reads %s, which no earlier stage writes", s.Name, k)
 			}
 		}
-		if s.PerTarget != (s.Workers > 0) {
-			t.Errorf("stage %s: per target %v with %d workers", s.Name, s.PerTarget, s.Workers)
-		}
-		if s.PerTarget {
-			if i > 0 && !Stages()[i-1].PerTarget {
-				t.Errorf("per-target stage %s comes after the dataset", s.Name)
-			}
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						t.Errorf("stage %s has no runner: %v", s.Name, r)
-					}
-				}()
-				a.runner(s.Name)
-			}()
-		}
 		seen[s.Name] = true
 		for _, k := range s.Writes {
 			written[k] = true
 		}
+	}
+	for _, s := range PerTarget() {
+		if s.Workers < 1 {
+			t.Errorf("per-target stage %s has a pool of %d", s.Name, s.Workers)
+		}
+	}
+	if n := Names(); n[len(n)-1] != Dataset {
+		t.Errorf("stages %q: the dataset is not last", n)
+	}
+}
+
+// The table of stages whose item is not a target declares each like the
+// per-target table does, under names of its own.
+func TestCorpusTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, n := range Names() {
+		seen[n] = true
+	}
+	for _, d := range CorpusStages() {
+		if d.Name == "" || seen[d.Name] || d.About == "" {
+			t.Errorf("corpus stage %+v: no name, a name taken, or no About line", d)
+		}
+		seen[d.Name] = true
 	}
 }
 
@@ -82,10 +88,10 @@ func TestSelect(t *testing.T) {
 
 func TestWithNeeds(t *testing.T) {
 	tests := []struct{ in, want []string }{
-		{[]string{Citegraph}, []string{Fetch, Citegraph}},
-		{[]string{Summarize}, []string{Sources, PDFs, Summarize}},
-		{[]string{Summarize, Fetch}, []string{Fetch, Sources, PDFs, Summarize}},
-		{[]string{Classify}, []string{Classify}},
+		{[]string{"citegraph"}, []string{"fetch", "citegraph"}},
+		{[]string{"summarize"}, []string{"sources", "pdfs", "summarize"}},
+		{[]string{"summarize", "fetch"}, []string{"fetch", "sources", "pdfs", "summarize"}},
+		{[]string{"classify"}, []string{"classify"}},
 	}
 	for _, tt := range tests {
 		if got := WithNeeds(tt.in...); !slices.Equal(got, tt.want) {

@@ -272,52 +272,23 @@ func (s *archiveSet) close() {
 	}
 }
 
-// referencedIDs lists the arXiv IDs a Document's bibliography names.
-func referencedIDs(doc *record.Document) []string {
-	if doc == nil {
-		return nil
-	}
-	var out []string
-	for _, r := range doc.References {
-		if r.ArxivID != "" {
-			out = append(out, r.ArxivID)
-		}
-	}
-	return out
-}
-
-// edgeIDs lists the arXiv IDs of a Graph's edges.
-func edgeIDs(g *record.Graph) []string {
-	if g == nil {
-		return nil
-	}
-	var out []string
-	for _, e := range g.Edges {
-		if e.ArxivID != nil && *e.ArxivID != "" {
-			out = append(out, *e.ArxivID)
-		}
-	}
-	return out
-}
-
 // prepareFetch readies a run that fetches pages: robots.txt applied, the
 // archives indexed for keys.
-func (a *App) prepareFetch(ctx context.Context, keys []string) ([]robots.Pace, error) {
-	paces, err := a.Crawl(ctx)
-	if err != nil {
-		return nil, err
+func (a *App) prepareFetch(ctx context.Context, keys []string) error {
+	if _, err := a.Crawl(ctx); err != nil {
+		return err
 	}
 	if a.archives != nil {
 		a.archiveMu.Lock()
 		defer a.archiveMu.Unlock()
 		if !a.archiveOpen {
 			if err := a.archives.open(keys); err != nil {
-				return nil, err
+				return err
 			}
 			a.archiveOpen = true
 		} else {
 			a.archives.learn(keys...)
 		}
 	}
-	return paces, nil
+	return nil
 }

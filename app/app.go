@@ -22,7 +22,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/client/arxivapi"
 	"github.com/groundwork/curate/client/grobid"
@@ -33,11 +32,11 @@ import (
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/membudget"
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/summarize"
 )
 
 // Config is everything Open needs, from flags and the environment, already
@@ -152,7 +151,9 @@ type LLM struct {
 
 // StageOptions configure the stages.
 type StageOptions struct {
-	Force, Refresh                  bool
+	Force, Refresh bool
+	// Refetch fetches pages again even when the store holds them.
+	Refetch                         bool
 	ClassifyBudget, SummarizeBudget int
 	Plausibility                    classify.Plausibility
 	// MinGrounding is summarize.Stage.MinGrounding.
@@ -178,15 +179,21 @@ type App struct {
 	Client  *llm.Client  // nil for the heuristic
 	Batcher *llm.Batcher // nil unless in batch mode
 
-	Fetcher   *fetch.Fetcher
-	Citegraph *citegraph.Runner
-	Classify  *classify.Stage
-	Summarize *summarize.Stage
-	OAI       *oaipmh.Client // nil without Config.OAIBase
-	// PDFs, Grobid and PDFFetcher are nil without Config.PDF.GrobidBase.
-	PDFs       *pdfs.Stage
+	// Fetcher fetches arXiv pages for the fetch and sources stages (and
+	// says which papers are known to have none).
+	Fetcher *fetch.Fetcher
+	OAI     *oaipmh.Client // nil without Config.OAIBase
+	// Grobid and PDFFetcher are nil without Config.PDF.GrobidBase.
 	Grobid     *grobid.Client
 	PDFFetcher *oapdf.Fetcher
+
+	// stages is the stage table (see table), wired to the clients above;
+	// lifecycle records each stage's work on each item in the store.
+	stages    Table
+	lifecycle *pipeline.Lifecycle
+	s2        *s2.Client
+	arxivAPI  *arxivapi.Client
+	pdfStage  *pdfs.Stage // nil without Config.PDF.GrobidBase
 
 	cfg      Config
 	unlock   func() error
@@ -203,13 +210,8 @@ type App struct {
 	// request; a Checker of its own (over the same stored files) since a
 	// host such as arxiv.org is paced apart as a PDF host.
 	pdfRobots *robots.Checker
-	// noPDF collects the run's sources that asked for a PDF and keep
-	// their abstract (see Outcome.NoPDF).
-	noPDFMu sync.Mutex
-	noPDF   []NoPDF
-
-	crawlMu sync.Mutex
-	crawled bool
+	crawlMu   sync.Mutex
+	crawled   bool
 
 	archives    *archiveSet // nil without Config.Net.HTMLArchives
 	archiveMu   sync.Mutex
@@ -359,12 +361,10 @@ func (a *App) build() error {
 	if a.robots, err = robots.New(robots.Config{UserAgent: ua, Cache: robotsStore{a.Store}, TTL: cfg.Net.RobotsTTL, Logger: a.Log}); err != nil {
 		return err
 	}
-	s2c, err := s2.New(svc(s2.ServiceName), s2.Options{PageLimit: cfg.S2.PageLimit, Logger: a.Log})
-	if err != nil {
+	if a.s2, err = s2.New(svc(s2.ServiceName), s2.Options{PageLimit: cfg.S2.PageLimit, Logger: a.Log}); err != nil {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	apic, err := arxivapi.New(svc(arxivapi.ServiceName), arxivapi.Options{Logger: a.Log})
-	if err != nil {
+	if a.arxivAPI, err = arxivapi.New(svc(arxivapi.ServiceName), arxivapi.Options{Logger: a.Log}); err != nil {
 		return err
 	}
 	if cfg.OAIBase != "" {
@@ -391,24 +391,20 @@ func (a *App) build() error {
 			a.Batcher, a.LLM = b, b
 		}
 	}
-	so := cfg.Stages
 	a.parseBudget = membudget.New(ParseBudget)
 	a.Fetcher = &fetch.Fetcher{Arxiv: svc(fetch.ServiceArxiv), Ar5iv: svc(fetch.ServiceAr5iv), Store: a.Store, Log: a.Log, MissingTTL: cfg.Net.MissingTTL,
-		ParseBudget: a.parseBudget}
+		ParseBudget: a.parseBudget, Refetch: cfg.Stages.Refetch}
 	if len(cfg.Net.HTMLArchives) > 0 {
 		a.archives = newArchiveSet(cfg.Net.HTMLArchives, a.Log)
 		a.Fetcher.Archive = a.archives
 	}
-	a.Citegraph = &citegraph.Runner{Store: a.Store, S2: s2c, ArxivAPI: apic, Log: a.Log, Refresh: so.Refresh, Skip: a.Fetcher.KnownMissing}
-	a.Classify = &classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
-		Force: so.Force, Plausibility: so.Plausibility, IncludeSuspect: so.IncludeSuspect}
-	a.Summarize = &summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget,
-		MinGrounding: so.MinGrounding, IncludeSuspect: so.IncludeSuspect}
 	if cfg.PDF.GrobidBase != "" {
 		if err := a.buildPDFs(svc(grobid.ServiceName), retries); err != nil {
 			return err
 		}
 	}
+	a.lifecycle = &pipeline.Lifecycle{Ledger: a.Store}
+	a.stages = table(a)
 	return nil
 }
 

@@ -1,26 +1,26 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"time"
 
 	"github.com/groundwork/curate/citegraph"
-	"github.com/groundwork/curate/classify"
 	"github.com/groundwork/curate/client/arxivapi"
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/s2"
-	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/estimate"
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/internal/robots"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
-	"github.com/groundwork/curate/summarize"
 )
 
 // Figures an estimate assumes when the store cannot say.
@@ -36,14 +36,9 @@ const (
 	defaultRefs = 40
 	// defaultTextBytes is a paper's full text.
 	defaultTextBytes = 60_000
-	// tokens: bytes per token, a reference in the classify task (its
-	// title, Semantic Scholar's line, its mentions), a card's task, the
-	// answer per reference (classify) and per card (summarize).
-	bytesPerToken      = 4
-	classifyTaskPerRef = 35
-	cardTask           = 40
-	classifyPerRef     = 40
-	cardOutput         = 400
+	// bytesPerToken: four bytes a token (the stages declare the rest of
+	// a request's size, pipeline.Tokens).
+	bytesPerToken = 4
 	// docSample bounds the Documents decoded for their sizes.
 	docSample = 400
 	// arxivHost's robots.txt asks every crawler for arxivCrawlDelay; an
@@ -69,11 +64,11 @@ type EstimateOptions struct {
 // (robots.txt Crawl-delay included, --ignore-crawl-delay honoured), and
 // latencies the last run's means.
 func (a *App) Estimate(ctx context.Context, keys []string, opt EstimateOptions) (*estimate.Estimate, error) {
-	names, _, err := Select(opt.Stages)
+	names, _, err := a.stages.Select(opt.Stages)
 	if err != nil {
 		return nil, err
 	}
-	names = WithNeeds(names...)
+	stages := a.stages.Named(a.stages.WithNeeds(names...))
 	e := &estimator{a: a, keys: keys, run: map[string]bool{}, in: estimate.Input{Targets: len(keys)}}
 	for _, k := range keys {
 		e.run[k] = true
@@ -84,16 +79,26 @@ func (a *App) Estimate(ctx context.Context, keys []string, opt EstimateOptions) 
 	if err := e.scan(ctx); err != nil {
 		return nil, err
 	}
-	has := func(n string) bool { return slices.Contains(names, n) }
-	if has(Fetch) || has(Sources) {
-		if err := e.crawl(ctx, has(Fetch), has(Sources)); err != nil {
-			return nil, err
+	// Each stage's declared requests, counted by what its targets have.
+	var llmWork []stageRequest
+	for _, s := range stages {
+		d := s.Declare()
+		for _, r := range d.Requests {
+			var err error
+			switch {
+			case r.LLM != nil:
+				llmWork = append(llmWork, stageRequest{d, r})
+			case r.Count == pipeline.Batched:
+				e.batched(ctx, d, r)
+			default:
+				err = e.requests(ctx, d, r)
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
-	if has(Citegraph) {
-		e.citegraph(ctx)
-	}
-	e.llm(has(Classify), has(Summarize))
+	e.llm(llmWork)
 	out, err := estimate.Compute(e.in)
 	if err != nil {
 		return nil, err
@@ -119,6 +124,8 @@ type estimator struct {
 	fillIDs, refLists            int64 // sampled fill IDs per reference list
 
 	sources *sourceModel
+	pages   *crawlState // once page requests are counted
+	feed    *feedCounts // once a batched service is counted
 }
 
 // lastRun reads the last run's request latencies and LLM tallies.
@@ -245,55 +252,115 @@ func (e *estimator) pace(ctx context.Context, name string) (time.Duration, strin
 	return p.Interval, p.Source, robotsReq, nil
 }
 
-// crawl counts the page requests of the fetch and sources stages.
-func (e *estimator) crawl(ctx context.Context, targets, sources bool) error {
-	var ar5ivShare float64
-	ar5ivShare, pagesSeen := e.ar5ivShare(ctx)
-	if pagesSeen == 0 {
+// stageRequest is a request a stage declares.
+type stageRequest struct {
+	stage pipeline.Decl
+	req   pipeline.Request
+}
+
+// crawlState is what the count of page requests learns once: the share
+// of pages served by the fallback site, and the archives' index.
+type crawlState struct {
+	ar5ivShare float64
+	inArchive  func(string) bool
+	paces      map[string]paced // by service
+}
+
+// paced is the pace of an HTML service, as a run would set it.
+type paced struct {
+	interval  time.Duration
+	source    string
+	robotsReq int
+}
+
+// crawl readies the count of page requests.
+func (e *estimator) crawl(ctx context.Context) (*crawlState, error) {
+	if e.pages != nil {
+		return e.pages, nil
+	}
+	c := &crawlState{paces: map[string]paced{}}
+	var seen int
+	c.ar5ivShare, seen = e.ar5ivShare(ctx)
+	if seen == 0 {
 		e.note("no page fetched yet: each page is taken to be on arXiv (ar5iv is asked only for papers arXiv has no HTML for)")
 	}
-	var inArchive func(string) bool
 	if e.a.archives != nil {
 		// Indexed for the targets and the sources known so far.
 		for id := range e.sources.known {
 			e.a.archives.learn(id)
 		}
 		if err := e.a.archives.open(e.keys); err != nil {
+			return nil, err
+		}
+		c.inArchive = e.a.archives.has
+	}
+	e.pages = c
+	return c, nil
+}
+
+// todo counts the targets a stage still has work for: those without a
+// record of the first kind it writes.
+func (e *estimator) todo(d pipeline.Decl, skip func(key string) bool) int {
+	n := 0
+	for _, k := range e.keys {
+		if len(d.Writes) > 0 && e.kinds[k][d.Writes[0]] || skip != nil && skip(k) {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// requests counts the requests a stage declares per target or per
+// source. Pages of the HTML hosts are not asked for papers known to have
+// none or held by an archive, and are paced as a run paces them.
+func (e *estimator) requests(ctx context.Context, d pipeline.Decl, r pipeline.Request) error {
+	per := cmp.Or(r.N, 1)
+	svc, err := e.a.HTTP.Service(r.Service)
+	if err != nil {
+		return nil // not configured: the run does not ask it
+	}
+	interval, source, inFlight, extra := svc.Interval(), robots.SourceConfigured, 1, 0
+	var n float64
+	if !slices.Contains(htmlServices, r.Service) {
+		switch r.Count {
+		case pipeline.PerSource:
+			n = e.sources.newCards()
+		default:
+			n = float64(e.todo(d, nil))
+		}
+		e.service(d.Name, r.Service, int(math.Round(n*per)), interval, source, inFlight)
+		return nil
+	}
+	c, err := e.crawl(ctx)
+	if err != nil {
+		return err
+	}
+	p, ok := c.paces[r.Service]
+	if !ok {
+		if p.interval, p.source, p.robotsReq, err = e.pace(ctx, r.Service); err != nil {
 			return err
 		}
-		inArchive = e.a.archives.has
+		c.paces[r.Service] = p
+		extra = p.robotsReq // the file is asked once
 	}
-	pages := 0.0
-	if targets {
-		for _, k := range e.keys {
-			have := e.kinds[k]
-			switch {
-			case have[record.Documents.Name()], have[record.NoHTMLs.Name()] && e.a.Fetcher.KnownMissing(ctx, k):
-			case inArchive != nil && inArchive(k):
-			default:
-				pages++
-			}
-		}
-	}
-	srcPages := 0.0
-	if sources {
-		srcPages = e.sources.newPages(inArchive)
+	interval, source = p.interval, p.source
+	switch r.Count {
+	case pipeline.PerSource:
+		n = e.sources.newPages(c.inArchive)
 		if e.sources.assumed {
 			e.note("no target has its sources chosen yet: %.1f source pages per target are assumed", defaultSourcePages)
 		}
+	default:
+		n = float64(e.todo(d, func(k string) bool {
+			have := e.kinds[k]
+			return have[record.NoHTMLs.Name()] && e.a.Fetcher.KnownMissing(ctx, k) || c.inArchive != nil && c.inArchive(k)
+		}))
 	}
-	for _, name := range []string{fetch.ServiceArxiv, fetch.ServiceAr5iv} {
-		interval, source, robotsReq, err := e.pace(ctx, name)
-		if err != nil {
-			return err
-		}
-		share := 1.0
-		if name == fetch.ServiceAr5iv {
-			share = ar5ivShare
-		}
-		e.service(Fetch, name, int(math.Round(pages*share))+robotsReq, interval, source, 1)
-		e.service(Sources, name, int(math.Round(srcPages*share)), interval, source, 1)
+	if r.Fallback {
+		n *= c.ar5ivShare
 	}
+	e.service(d.Name, r.Service, int(math.Round(n*per))+extra, interval, source, inFlight)
 	return nil
 }
 
@@ -334,9 +401,29 @@ func (e *estimator) ar5ivShare(ctx context.Context) (float64, int) {
 	return float64(ar5iv) / float64(seen), seen
 }
 
-// citegraph counts Semantic Scholar's and the arXiv API's requests as the
-// feed makes them.
-func (e *estimator) citegraph(ctx context.Context) {
+// batched counts the requests of a service whose feed asks for many
+// targets at once: Semantic Scholar's batch endpoint and the arXiv API's
+// id_list, as the feed makes them.
+func (e *estimator) batched(ctx context.Context, d pipeline.Decl, r pipeline.Request) {
+	if e.feed == nil {
+		e.feed = e.feedCounts(ctx)
+	}
+	svc, err := e.a.HTTP.Service(r.Service)
+	if err != nil {
+		return
+	}
+	switch r.Service {
+	case s2.ServiceName:
+		e.service(d.Name, r.Service, e.feed.s2, svc.Interval(), robots.SourceConfigured, citegraph.DefaultFeedWorkers)
+	case arxivapi.ServiceName:
+		e.service(d.Name, r.Service, e.feed.arxivAPI, svc.Interval(), robots.SourceConfigured, 1)
+	}
+}
+
+// feedCounts are the requests of the citegraph feed.
+type feedCounts struct{ s2, arxivAPI int }
+
+func (e *estimator) feedCounts(ctx context.Context) *feedCounts {
 	var meta, refs, fill, api int
 	for _, k := range e.keys {
 		have := e.kinds[k]
@@ -368,24 +455,25 @@ func (e *estimator) citegraph(ctx context.Context) {
 	if fill == 0 {
 		fills = 0
 	}
-	svc, _ := e.a.HTTP.Service(s2.ServiceName)
-	interval := svc.Interval()
-	e.service(Citegraph, s2.ServiceName, ceilDiv(meta, s2.MaxBatch)+refs+fills, interval, robots.SourceConfigured, citegraph.DefaultFeedWorkers)
-	apiSvc, _ := e.a.HTTP.Service(arxivapi.ServiceName)
-	e.service(Citegraph, arxivapi.ServiceName, ceilDiv(api, arxivapi.MaxLookup), apiSvc.Interval(), robots.SourceConfigured, 1)
+	return &feedCounts{s2: ceilDiv(meta, s2.MaxBatch) + refs + fills, arxivAPI: ceilDiv(api, arxivapi.MaxLookup)}
 }
 
-// llm counts the calls and tokens of classify and summarize, and what
-// of their input the provider's prompt cache serves by the rules the run
-// follows (see llm.CachePlan): the shared system prompt read by every call
-// but the one that writes it, and in sync mode a target's paper read by
-// its gold card.
-func (e *estimator) llm(classifyStage, summarizeStage bool) {
+// llm counts the calls and tokens of the stages' LLM requests: a call per
+// target without the stage's record (PerItem), or per source card not yet
+// written and the target's own (PerSource, Self), each of the declared
+// size over the stored papers' text, or the last run's tokens per call;
+// and what of their input the provider's prompt cache serves by the rules
+// the run follows (see llm.CachePlan): the system prompt the paper tasks
+// share, read by every call but the one that writes it, and in sync mode
+// a target's paper, written by one stage's call and read by a later one's
+// (its classify call and its gold card).
+func (e *estimator) llm(work []stageRequest) {
+	if len(work) == 0 {
+		return
+	}
 	model := e.a.Model
 	if llm.IsHeuristic(model) {
-		if classifyStage || summarizeStage {
-			e.note("the heuristic backend makes no LLM call")
-		}
+		e.note("the heuristic backend makes no LLM call")
 		return
 	}
 	textTokens := float64(defaultTextBytes) / bytesPerToken
@@ -407,62 +495,62 @@ func (e *estimator) llm(classifyStage, summarizeStage bool) {
 	} else {
 		e.note("no price for %s (--price, or the model table: curate models): the LLM cost is not estimated", model)
 	}
-	paper := math.Min(textTokens, float64(cmpOr(e.a.cfg.Stages.SummarizeBudget, summarize.DefaultBudget)))
-	var syncPlan, batchPlan llm.CachePlan
-	shared := 0.0
-	if e.a.Client != nil {
-		if sample, err := classify.SampleRequest(int(math.Round(refs)), int(paper)); err == nil {
-			syncPlan, batchPlan = e.a.Client.CachePlan(sample, false), e.a.Client.CachePlan(sample, true)
-			shared = float64(syncPlan.SharedTokens)
-		}
+	if len(e.tally) == 0 {
+		e.note("no LLM call in the last run: tokens are estimated from the stored pages' sizes (%d sampled, %.0f tokens of text each) at %d bytes a token", e.docs, textTokens, bytesPerToken)
 	}
-	work := func(stage string, calls int, in, out float64, cacheOf func(plan llm.CachePlan, calls int) estimate.CacheTokens) {
-		if calls == 0 {
-			return
+	syncPlan, batchPlan, shared := e.cachePlans(work, refs, textTokens)
+	// What earlier stages of the run wrote to the cache: the shared
+	// prompt, the papers of so many targets.
+	sharedWritten, paperWriters := false, 0
+	for _, w := range work {
+		d, r, tok := w.stage, w.req, w.req.LLM
+		self := 0
+		if r.Count != pipeline.PerSource || r.Self {
+			self = e.todo(d, nil)
 		}
-		if t, ok := e.tally[stage]; ok && t.Calls > 0 {
+		calls := self
+		if r.Count == pipeline.PerSource {
+			calls += int(math.Round(e.sources.newCards()))
+		}
+		calls = int(math.Round(float64(calls) * cmp.Or(r.N, 1)))
+		if calls == 0 {
+			continue
+		}
+		text := math.Min(textTokens, float64(tok.Text))
+		in := float64(tok.Fixed) + text + refs*float64(tok.PerReferenceInput)
+		if tok.Shared {
+			in += shared
+		}
+		out := float64(tok.Output) + refs*float64(tok.PerReference)
+		if t, ok := e.tally[d.Name]; ok && t.Calls > 0 {
 			in = float64(t.Spent.PromptTokens) / float64(t.Calls)
 			out = float64(t.Spent.CompletionTokens) / float64(t.Calls)
 		}
-		l := estimate.LLM{Stage: stage, Model: model, Calls: calls,
+		cacheOf := func(p llm.CachePlan) estimate.CacheTokens {
+			if !tok.Shared {
+				return estimate.CacheTokens{}
+			}
+			// The first stage writes the shared prompt; a batch of a
+			// later one writes it again (sent ahead).
+			reads, writes := 0, 0
+			if tok.ReadsPaper {
+				reads = min(self, paperWriters)
+			}
+			if tok.WritesPaper {
+				writes = calls
+			}
+			return fitCache(cacheTokens(p, calls, !sharedWritten || p.Ahead, reads, writes, text), int64(in*float64(calls)))
+		}
+		e.in.LLM = append(e.in.LLM, estimate.LLM{Stage: d.Name, Model: model, Calls: calls,
 			InputTokens: int64(in * float64(calls)), OutputTokens: int64(out * float64(calls)),
 			Concurrency: cc.Concurrency, Latency: e.latency[llm.DefaultService],
 			RequestsPerMinute: cc.RequestsPerMinute, TokensPerMinute: cc.TokensPerMinute,
 			Batch: e.a.cfg.LLM.Mode == llm.ModeBatch, Price: price, BatchPrice: batchPrice,
-			Cache: fitCache(cacheOf(syncPlan, calls), int64(in*float64(calls))), BatchCache: fitCache(cacheOf(batchPlan, calls), int64(in*float64(calls)))}
-		e.in.LLM = append(e.in.LLM, l)
-	}
-	if len(e.tally) == 0 {
-		e.note("no LLM call in the last run: tokens are estimated from the stored pages' sizes (%d sampled, %.0f tokens of text each) at %d bytes a token", e.docs, textTokens, bytesPerToken)
-	}
-	classifyCalls := 0
-	if classifyStage {
-		for _, k := range e.keys {
-			if !e.kinds[k][record.SelectionSets.Name()] {
-				classifyCalls++
-			}
+			Cache: cacheOf(syncPlan), BatchCache: cacheOf(batchPlan)})
+		sharedWritten = sharedWritten || tok.Shared
+		if tok.WritesPaper {
+			paperWriters += calls
 		}
-		budget := math.Min(textTokens, float64(cmpOr(e.a.cfg.Stages.ClassifyBudget, classify.DefaultBudget)))
-		work(Classify, classifyCalls, shared+budget+refs*classifyTaskPerRef, refs*classifyPerRef, func(p llm.CachePlan, n int) estimate.CacheTokens {
-			// The first call writes the shared prefix; each writes its
-			// paper when the gold card will read it.
-			return cacheTokens(p, n, true, 0, n, budget)
-		})
-	}
-	if summarizeStage {
-		gold := 0
-		for _, k := range e.keys {
-			if !e.kinds[k][record.Summaries.Name()] {
-				gold++
-			}
-		}
-		cards := gold + int(math.Round(e.sources.newCards()))
-		work(Summarize, cards, shared+paper+cardTask, cardOutput, func(p llm.CachePlan, n int) estimate.CacheTokens {
-			// Classify wrote the shared prefix already in sync mode; a
-			// batch of cards writes it again (sent ahead). The gold cards
-			// of targets classified in this run read their paper.
-			return cacheTokens(p, n, classifyCalls == 0 || p.Ahead, min(gold, classifyCalls), 0, paper)
-		})
 	}
 	plan, mode := syncPlan, "sync"
 	if e.a.cfg.LLM.Mode == llm.ModeBatch {
@@ -481,6 +569,38 @@ func (e *estimator) llm(classifyStage, summarizeStage bool) {
 	case e.a.Client != nil:
 		e.note("prompt cache (%s mode): not counted on (the provider's cache is off, its least prefix is not reached, or its batches are taken cold)", mode)
 	}
+}
+
+// cachePlans are the provider's prompt cache plans of the run's LLM
+// requests in sync and batch mode, from a sample request a stage of the
+// table declares (any paper task shows the layout they share), with the
+// paper at the least text the run's paper-sharing requests carry; and
+// the shared prompt's size.
+func (e *estimator) cachePlans(work []stageRequest, refs, textTokens float64) (syncPlan, batchPlan llm.CachePlan, shared float64) {
+	if e.a.Client == nil {
+		return
+	}
+	paper := textTokens
+	for _, w := range work {
+		if t := w.req.LLM; t.ReadsPaper || t.WritesPaper {
+			paper = math.Min(paper, float64(t.Text))
+		}
+	}
+	for _, d := range e.a.stages.Decls() {
+		for _, r := range d.Requests {
+			if r.LLM == nil || r.LLM.Sample == nil {
+				continue
+			}
+			s, err := r.LLM.Sample(int(math.Round(refs)), int(paper))
+			sample, ok := s.(llm.Request)
+			if err != nil || !ok {
+				continue
+			}
+			syncPlan, batchPlan = e.a.Client.CachePlan(sample, false), e.a.Client.CachePlan(sample, true)
+			return syncPlan, batchPlan, float64(syncPlan.SharedTokens)
+		}
+	}
+	return
 }
 
 // cacheTokens is what of n calls' input the prompt cache serves and is
@@ -519,13 +639,6 @@ func fitCache(c estimate.CacheTokens, input int64) estimate.CacheTokens {
 		c.Read = max(c.Read-over, 0)
 	}
 	return c
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 func ceilDiv(n, d int) int {
@@ -654,4 +767,30 @@ func (m *sourceModel) newPages(inArchive func(string) bool) float64 {
 // a card another target wrote is reused).
 func (m *sourceModel) newCards() float64 {
 	return float64(len(m.pendingCard)) + m.expectedNew()*m.cardsPer
+}
+
+// EstimateRun is the estimate of a run of cfg's stages over keys, from
+// the store alone: it is only read, and not locked (a run may hold it).
+// A store that does not exist yet is estimated as empty, and nothing is
+// created; where says which store was read.
+func EstimateRun(ctx context.Context, cfg Config, keys []string, opt EstimateOptions) (est *estimate.Estimate, where string, err error) {
+	cfg.Lock, cfg.Existing = false, true
+	where = cfg.Store
+	a, err := Open(ctx, cfg)
+	if errors.Is(err, store.ErrNoStore) {
+		where += ", not created yet"
+		tmp, terr := os.MkdirTemp("", "curate-estimate-")
+		if terr != nil {
+			return nil, "", terr
+		}
+		defer os.RemoveAll(tmp)
+		cfg.Store, cfg.Existing = tmp, false
+		a, err = Open(ctx, cfg)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	defer a.Close()
+	est, err = a.Estimate(ctx, keys, opt)
+	return est, where, err
 }

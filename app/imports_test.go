@@ -23,7 +23,7 @@ const module = "github.com/groundwork/curate/"
 // included): what two stages share lives in record or a package of its
 // own. Test files may build fixtures with another stage.
 func TestStagesImportNoStage(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}

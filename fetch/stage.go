@@ -1,0 +1,216 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/parse/arxiv"
+	"github.com/groundwork/curate/record"
+)
+
+// SourcesName is the sources stage's name in the ledger.
+const SourcesName = "sources"
+
+// Stage is the fetch stage: a paper's page, parsed. Its items are papers
+// (a target, or a source when the sources stage asks for it).
+type Stage struct {
+	Fetcher *Fetcher
+	// Ready, when set, readies a run before its first paper (robots.txt
+	// applied, the local archives indexed for the run's targets).
+	Ready func(ctx context.Context, keys []string) error
+	// Learn, when set, is told the arXiv IDs a fetched page's
+	// bibliography names: papers the run may ask for next (the archives
+	// index them).
+	Learn func(ids ...string)
+}
+
+func (s *Stage) Declare() pipeline.Decl {
+	return pipeline.Decl{
+		Name: Name, About: "arXiv HTML (ar5iv as fallback) of each target, parsed", Workers: 2,
+		Writes: []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
+		Requests: []pipeline.Request{
+			{Service: ServiceArxiv},
+			{Service: ServiceAr5iv, Fallback: true},
+		},
+	}
+}
+
+// Prepare readies the run (see Stage.Ready).
+func (s *Stage) Prepare(ctx context.Context, keys []string) (func(context.Context) error, error) {
+	if s.Ready == nil {
+		return nil, nil
+	}
+	return nil, s.Ready(ctx, keys)
+}
+
+// reused reports whether the paper's page is stored: fetching it again
+// would make no request and change nothing.
+func (s *Stage) reused(ctx context.Context, key string) bool {
+	if s.Fetcher.Refetch {
+		return false
+	}
+	id, err := arxiv.Parse(key)
+	if err != nil {
+		return false
+	}
+	_, ok := s.Fetcher.stored(ctx, id)
+	return ok
+}
+
+// Do fetches one paper. A paper neither arXiv nor ar5iv has HTML for is
+// an error wrapping ErrNoHTML.
+func (s *Stage) Do(ctx context.Context, key string) (string, error) {
+	r := s.Fetcher.Fetch(ctx, key)
+	if s.Learn != nil {
+		s.Learn(referencedIDs(r.Doc)...)
+	}
+	return r.outcome()
+}
+
+// outcome is a fetch's Result as the stage reports it.
+func (r Result) outcome() (string, error) {
+	switch r.Outcome {
+	case Fetched, Archived:
+		return pipeline.Done, nil
+	case Stored:
+		return pipeline.Reused, nil
+	case Missing:
+		if r.Known {
+			return pipeline.Reused, r.Err
+		}
+	}
+	return "", r.Err
+}
+
+// referencedIDs lists the arXiv IDs a Document's bibliography names.
+func referencedIDs(doc *record.Document) []string {
+	if doc == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range doc.References {
+		if r.ArxivID != "" {
+			out = append(out, r.ArxivID)
+		}
+	}
+	return out
+}
+
+// Sources is the sources stage: the arXiv pages of a target's sources
+// (those with an arXiv ID), fetched into the store, where summarize reads
+// them. Each page is fetched under the lifecycle of the fetch stage, so
+// the ledger says how each paper's fetch went. A page already stored, or
+// a paper known to have no HTML, makes no request.
+type Sources struct {
+	Fetcher *Fetcher
+	Store   record.Getter
+	// Lifecycle records each paper's fetch (nil: nothing is recorded).
+	Lifecycle *pipeline.Lifecycle
+	// IncludeSuspect works on a target whose selections are suspect.
+	IncludeSuspect bool
+	// Ready, when set, readies a run before its first target.
+	Ready func(ctx context.Context, keys []string) error
+}
+
+func (s *Sources) Declare() pipeline.Decl {
+	return pipeline.Decl{
+		Name: SourcesName, About: "the arXiv HTML of each target's sources, parsed", Workers: 2,
+		Reads:  []string{record.Graphs.Name(), record.SelectionSets.Name()},
+		Writes: []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
+		Requests: []pipeline.Request{
+			{Service: ServiceArxiv, Count: pipeline.PerSource},
+			{Service: ServiceAr5iv, Count: pipeline.PerSource, Fallback: true},
+		},
+	}
+}
+
+// Prepare readies the run (see Sources.Ready).
+func (s *Sources) Prepare(ctx context.Context, keys []string) (func(context.Context) error, error) {
+	if s.Ready == nil {
+		return nil, nil
+	}
+	return nil, s.Ready(ctx, keys)
+}
+
+// Do fetches the pages of one target's sources. A source whose fetch
+// failed fails the target, which the next run retries; one with no HTML
+// anywhere is no failure (its card comes from its abstract or PDF).
+func (s *Sources) Do(ctx context.Context, key string) (string, error) {
+	set, err := record.Sources(ctx, s.Store, key)
+	if err != nil {
+		return "", err
+	}
+	refs, held := set.Working(s.IncludeSuspect)
+	switch {
+	case held != nil:
+		return "", pipeline.Hold(pipeline.SuspectReason(held))
+	case refs == nil:
+		return pipeline.Skipped, nil
+	}
+	paper := &Stage{Fetcher: s.Fetcher}
+	fetched := false
+	var failed []string
+	for _, r := range refs {
+		if _, err := arxiv.Parse(r.ArxivID); err != nil {
+			continue // no arXiv page to fetch: its card comes from the abstract
+		}
+		if paper.reused(ctx, r.ArxivID) || s.Fetcher.KnownMissing(ctx, r.ArxivID) {
+			continue
+		}
+		outcome, err := s.Lifecycle.Track(ctx, paper, r.ArxivID)
+		switch {
+		case err == nil:
+			fetched = fetched || outcome == pipeline.Done
+		case errors.Is(err, ErrNoHTML):
+		case pipeline.Abandoned(ctx, err):
+			return "", err // the next run fetches it
+		default:
+			failed = append(failed, err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		return "", fmt.Errorf("sources of %s: %d not fetched: %s", key, len(failed), strings.Join(failed, "; "))
+	}
+	if fetched {
+		return pipeline.Done, nil
+	}
+	return pipeline.Reused, nil
+}
+
+// Report says where each paper's page came from and its title, then the
+// counts (see pipeline.Reporter).
+func (s *Stage) Report(ctx context.Context, keys []string, events map[string]pipeline.Event, invalid int) pipeline.Report {
+	var lines []string
+	var results []Result
+	for range invalid {
+		results = append(results, Result{Outcome: Failed})
+	}
+	for _, k := range keys {
+		ev, ran := events[k]
+		r := Result{ID: k, Outcome: Failed, Err: ev.Err}
+		doc, ok, _ := record.Documents.Lookup(ctx, s.Fetcher.Store, k)
+		switch {
+		case ok && ev.Outcome == pipeline.Done:
+			r.Outcome, r.Source = Fetched, doc.Source
+		case ok:
+			r.Outcome, r.Source = Stored, doc.Source
+		case errors.Is(ev.Err, ErrNoHTML):
+			r.Outcome = Missing
+		case !ran:
+			continue // not reached (interrupted)
+		}
+		results = append(results, r)
+		line := ""
+		switch {
+		case r.Err != nil:
+			line = r.Err.Error()
+		case doc != nil && doc.Title != nil:
+			line = *doc.Title
+		}
+		lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%s", k, r.Outcome, r.Source, line))
+	}
+	return pipeline.Report{Lines: lines, Total: fmt.Sprintf("curate fetch: %s; store %s", Summarize(results), s.Fetcher.Store.Dir()), Failures: true}
+}
