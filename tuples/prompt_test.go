@@ -85,7 +85,8 @@ func TestExtractSimulated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := simtest.Serve(t, sim.LLM, w)
+	// the diligent model that knows curate's prompts, the tuple's included
+	srv := simtest.ServeOptions(t, sim.LLM, w, sim.Options{LLMAnswer: sim.CurateModel})
 	cfg := llm.Config{BaseURL: srv.BaseURL(), Model: sim.Model, StructuredOutput: true}
 	hc, err := httpx.New(httpx.Config{UserAgent: "curate-test", RetryMax: 1, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond}, cfg.ServiceConfig())
 	if err != nil {

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/client/llm"
+	"github.com/groundwork/curate/paperprompt"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/tuples"
 )
 
 // TestSimulatedModel: the simulated LLM, which knows nothing of this
-// package, answers its schema validly (in full and in OpenAI's strict
+// package, answers the shared paper schema's idea validly (in full and in OpenAI's strict
 // form) with quotes drawn from the paper, so Verify keeps claims: a stage
 // built on the package runs against the fake without teaching it its
 // prompt.
@@ -22,15 +23,19 @@ func TestSimulatedModel(t *testing.T) {
 	for _, s := range doc.Sections {
 		text.WriteString(strings.Join(s.Paragraphs, "\n") + "\n")
 	}
-	for _, schema := range []json.RawMessage{tuples.Schema.JSON(), tuples.Schema.WireSchema(llm.DialectOpenAI)} {
+	for _, schema := range []json.RawMessage{paperprompt.Schema.JSON(), paperprompt.Schema.WireSchema(llm.DialectOpenAI)} {
 		for _, task := range []string{"a", "b", "c"} {
 			answer := sim.SchemaModel(sim.LLMRequest{Schema: schema, Task: task,
 				Messages: []sim.LLMMessage{{Role: "user", Content: text.String()}}})
-			if err := tuples.Schema.Validate(json.RawMessage(answer)); err != nil {
+			if err := paperprompt.Schema.Validate(json.RawMessage(answer)); err != nil {
 				t.Errorf("task %s: %v\n%s", task, err, answer)
 				continue
 			}
-			tu, err := tuples.Decode(json.RawMessage(answer))
+			idea, err := paperprompt.IdeaJSON(json.RawMessage(answer))
+			if err != nil {
+				t.Fatalf("task %s: %v\n%s", task, err, answer)
+			}
+			tu, err := tuples.Decode(idea)
 			if err != nil {
 				t.Fatal(err)
 			}

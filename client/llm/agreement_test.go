@@ -26,7 +26,9 @@ var updateAgreement = flag.Bool("update-agreement", false, "write the verdicts o
 // the validator curate had before the JSON Schema library took over
 // (commit "llm: the agreement corpus covers every schema curate sends"
 // ran both and recorded that they agree on every answer), or for a
-// schema added since, the library's own (By says which).
+// schema added since, the library's own (By says which). paper_task_cards
+// is the paper task's schema before the idea tuple joined it (papers-v1):
+// kept for the home-made validator's verdicts on it.
 // TestValidatorAgreement holds Validate to those verdicts.
 const agreementDir = "testdata/agreement"
 
