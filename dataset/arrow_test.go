@@ -57,8 +57,9 @@ func TestArrowInterop(t *testing.T) {
 	got := schema.String()
 	for _, want := range []string{
 		"instance_id: type=utf8",
-		"target: type=struct<arxiv_id: utf8, title: utf8, published: utf8, primary_category: utf8, categories: list<element: utf8>, domain: utf8, doi: utf8 nullable, s2_paper_id: utf8 nullable, num_references: int64>",
-		"sources: type=list<element: struct<doc_number: int64, ref_key: utf8 nullable, arxiv_id: utf8 nullable, s2_paper_id: utf8 nullable, doi: utf8 nullable, title: utf8 nullable, year: int64 nullable, labels: list<element: utf8>, rationale: utf8, quotes: list<element: utf8>, text_level: utf8, card: struct<problem_gap: utf8, core_claim: utf8, method: utf8, inspiration: utf8, results: utf8 nullable, takeaways: utf8 nullable, opportunity: utf8, paradigm: utf8, model: utf8, prompt_version: utf8>>>",
+		"target: type=struct<arxiv_id: utf8, title: utf8, published: utf8, primary_category: utf8, categories: list<element: utf8>, domain: utf8, doi: utf8 nullable, s2_paper_id: utf8 nullable, num_references: int64, version: utf8 nullable, version_date: utf8 nullable>",
+		"sources: type=list<element: struct<doc_number: int64, ref_key: utf8 nullable, arxiv_id: utf8 nullable, s2_paper_id: utf8 nullable, doi: utf8 nullable, title: utf8 nullable, year: int64 nullable, labels: list<element: utf8>, rationale: utf8, quotes: list<element: utf8>, text_level: utf8, card: struct<problem_gap: utf8, core_claim: utf8, method: utf8, inspiration: utf8, results: utf8 nullable, takeaways: utf8 nullable, opportunity: utf8, paradigm: utf8, model: utf8, prompt_version: utf8>, version: utf8 nullable, version_date: utf8 nullable, revised_after_cutoff: bool nullable>>",
+		"knowledge_cutoff: type=utf8, nullable",
 		"gold: type=struct<problem_gap: utf8, core_claim: utf8, method: utf8, inspiration: utf8, results: utf8 nullable, takeaways: utf8 nullable, opportunity: utf8, paradigm: utf8, model: utf8, prompt_version: utf8>",
 		"prompt: type=utf8",
 		"num_ideas: type=int64",

@@ -263,6 +263,11 @@ type Instance struct {
 	Target     InstanceTarget   `json:"target" parquet:"target"`
 	Sources    []InstanceSource `json:"sources" parquet:"sources,list"`
 	Gold       Card             `json:"gold" parquet:"gold"`
+	// KnowledgeCutoff is the knowledge cut's date (YYYY-MM-DD): the
+	// target's v1 date, as of which its sources are read (see
+	// knowledgecut); empty when the cut is off or the target's versions
+	// are unknown.
+	KnowledgeCutoff string `json:"knowledge_cutoff,omitempty" parquet:"knowledge_cutoff,optional"`
 	// Prompt is the model input rendered from the versioned template
 	// (Provenance.PromptVersions.Dataset) with NumIdeas.
 	Prompt     string     `json:"prompt" parquet:"prompt"`
@@ -288,6 +293,11 @@ type InstanceTarget struct {
 	// NumReferences counts the target's references (edges), of which
 	// Sources were kept.
 	NumReferences int `json:"num_references" parquet:"num_references"`
+	// Version is the version of the target whose text was read ("v1"
+	// under the knowledge cut, else the one arXiv served), VersionDate
+	// its date (YYYY-MM-DD); empty when unknown.
+	Version     string `json:"version,omitempty" parquet:"version,optional"`
+	VersionDate string `json:"version_date,omitempty" parquet:"version_date,optional"`
 }
 
 // InstanceSource is one numbered source of an Instance: "Document N" of
@@ -307,6 +317,14 @@ type InstanceSource struct {
 	Quotes    []string `json:"quotes" parquet:"quotes,list"`
 	TextLevel string   `json:"text_level" parquet:"text_level"` // TextFull, TextPDF or TextAbstract
 	Card      Card     `json:"card" parquet:"card"`
+	// Version is the version of the source whose text was carded ("v2"),
+	// VersionDate its date (YYYY-MM-DD): under the knowledge cut the last
+	// version dated on or before the instance's KnowledgeCutoff when it
+	// could be read; RevisedAfterCutoff says the version read is dated
+	// after the cutoff (kept and marked under --knowledge-cut flag).
+	Version            string `json:"version,omitempty" parquet:"version,optional"`
+	VersionDate        string `json:"version_date,omitempty" parquet:"version_date,optional"`
+	RevisedAfterCutoff bool   `json:"revised_after_cutoff,omitempty" parquet:"revised_after_cutoff,optional"`
 }
 
 // Provenance says what produced an Instance. Models and prompt versions
