@@ -14,7 +14,7 @@ import (
 
 // stagePackages are the packages that implement a stage; the composition
 // (this package) is the only code that joins them.
-var stagePackages = []string{"fetch", "citegraph", "classify", "pdfs", "summarize", "dataset", "topics", "sft", "pairs", "licenses"}
+var stagePackages = []string{"fetch", "citegraph", "classify", "versions", "pdfs", "summarize", "dataset", "topics", "sft", "pairs", "licenses"}
 
 const module = "github.com/groundwork/curate/"
 

@@ -7,11 +7,14 @@ import (
 
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/classify"
+	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/knowledgecut"
 	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/summarize"
+	"github.com/groundwork/curate/versions"
 )
 
 // Table is a stage table: the per-target stages, in the order a run
@@ -30,6 +33,9 @@ func table(a *App) Table {
 			Skip: a.Fetcher.KnownMissing, OpenAccess: a.cfg.PDF.GrobidBase != ""}, Drain: a.cfg.Drain, Learn: a.archives.learn},
 		&classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
 			Force: so.Force, Plausibility: so.Plausibility, IncludeSuspect: so.IncludeSuspect},
+		// After classify (it needs the sources), before sources (which
+		// fetches each source at the version pinned here).
+		a.versionsRow(),
 		&fetch.Sources{Fetcher: a.Fetcher, Store: a.Store, Lifecycle: a.lifecycle, IncludeSuspect: so.IncludeSuspect, Ready: a.prepareFetch},
 		a.pdfsRow(),
 		&summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget,
@@ -246,4 +252,28 @@ func (a *App) pdfsRow() *pdfs.Row {
 		return &pdfs.Row{Off: "needs --grobid URL (a GROBID service)"}
 	}
 	return &pdfs.Row{Stage: a.pdfStage, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Alive: a.CheckGrobid}
+}
+
+// versionsRow is the versions stage of a: on with a source of version
+// histories (a metadata snapshot, or OAI-PMH asked for them), off
+// without. Under --knowledge-cut off it asks no repository: the
+// histories the snapshot and the store hold are still recorded.
+func (a *App) versionsRow() *versions.Stage {
+	k := a.cfg.Knowledge
+	oai := k.OAI && a.cfg.OAIBase != "" && k.mode() != knowledgecut.Off
+	if k.Metadata == "" && !oai {
+		why := "needs --arxiv-metadata FILE or --oai-versions: without version histories no knowledge cut is applied"
+		if k.mode() == knowledgecut.Off && k.OAI {
+			why = "asks no repository under --knowledge-cut off, and has no --arxiv-metadata FILE"
+		}
+		return &versions.Stage{Off: why}
+	}
+	st := &versions.Stage{Store: a.Store, Snapshot: a.snapshot, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Log: a.Log}
+	if oai && a.OAI != nil {
+		st.OAI = a.OAI
+		for _, set := range k.Harvests {
+			st.Harvests = append(st.Harvests, oaipmh.Query{Set: set})
+		}
+	}
+	return st
 }

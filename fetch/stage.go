@@ -118,8 +118,12 @@ type Sources struct {
 func (s *Sources) Declare() pipeline.Decl {
 	return pipeline.Decl{
 		Name: SourcesName, About: "the arXiv HTML of each target's sources, parsed", Workers: 2,
-		Reads:  []string{record.Graphs.Name(), record.SelectionSets.Name()},
-		Writes: []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
+		Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name()},
+		Optional: []string{record.KnowledgeCuts.Name()},
+		Writes:   []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
+		// The versions stage pins each source to the version of the
+		// target's cutoff (when it is on).
+		Before: []string{"versions"},
 		Requests: []pipeline.Request{
 			{Service: ServiceArxiv, Count: pipeline.PerSource},
 			{Service: ServiceAr5iv, Count: pipeline.PerSource, Fallback: true},

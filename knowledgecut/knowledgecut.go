@@ -58,22 +58,11 @@ func Cutoff(target record.PaperVersions) (time.Time, error) {
 	return v1.Date, nil
 }
 
-// Pin is where a paper stood at a cutoff.
-type Pin struct {
-	// Version is the last version dated on or before the cutoff, and Date
-	// its date; 0 and zero when the paper was first published after it.
-	Version int
-	Date    time.Time
-	// Latest is the version arXiv serves now, and LatestDate its date.
-	Latest     int
-	LatestDate time.Time
-	// Later says a version dated after the cutoff exists: the paper was
-	// revised after it (or first published after it).
-	Later bool
-	// FirstAfter says v1 is dated after the cutoff: the paper did not
-	// exist then.
-	FirstAfter bool
-}
+// Pin is where a paper stood at a cutoff: the version to read (Version,
+// Date), the version served now (Latest, LatestDate), and whether a
+// version dated after the cutoff exists (Later) or the paper was first
+// published after it (FirstAfter). Its shape is stored (record.Pin).
+type Pin = record.Pin
 
 // PinAt returns where the paper with history v stood at cutoff. A
 // history without v1 is an error wrapping record.ErrNoV1.

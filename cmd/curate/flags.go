@@ -538,6 +538,7 @@ type stageFlags struct {
 	includeSuspect bool
 	plausible      classify.Plausibility
 	minGrounding   float64
+	know           knowledgeFlags
 }
 
 func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
@@ -563,6 +564,7 @@ func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	fs.IntVar(&p.RepeatedRationale, "suspect-repeated-rationale", classify.DefaultRepeatedRationale, "one rationale given for this many sources, and half of them, is suspect (negative: off)")
 	fs.Float64Var(&f.minGrounding, "gold-min-grounding", summarize.DefaultMinGrounding, "the least share of a gold card's claim words that must occur in the paper's abstract and introduction; a card below it is suspect (negative: off)")
 	fs.IntVar(&p.Unsupported, "suspect-unsupported", classify.DefaultUnsupported, "this many sources or more without a quote from a sentence citing them, and half of the sources, is suspect (negative: off)")
+	f.know.AddFlags(fs, env)
 }
 
 // addSuspectFlag registers --include-suspect.
@@ -571,7 +573,7 @@ func addSuspectFlag(fs *flag.FlagSet, p *bool) {
 }
 
 func (f *stageFlags) validate() error {
-	for _, v := range []func() error{f.store.validate, f.net.validate, f.s2.validate, f.llm.validate, f.pdf.validate} {
+	for _, v := range []func() error{f.store.validate, f.net.validate, f.s2.validate, f.llm.validate, f.pdf.validate, f.know.validate} {
 		if err := v(); err != nil {
 			return err
 		}
@@ -669,12 +671,14 @@ func (f *stageFlags) config(env *cmdEnv) (app.Config, error) {
 	}
 	lc := f.llm.config(env)
 	lc.BudgetTokens, lc.BudgetUSD = f.budgetTokens, f.budgetUSD
-	return app.Config{
+	cfg := app.Config{
 		Version: version, Log: log, Store: f.store.store, Lock: true, Heal: true,
 		Net: f.net.config(env), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.drain,
 		Stages: app.StageOptions{Force: f.force, Refresh: f.refresh, ClassifyBudget: f.budget, SummarizeBudget: f.summaryBudget,
 			Plausibility: f.plausible, MinGrounding: f.minGrounding, IncludeSuspect: f.includeSuspect},
-	}, nil
+	}
+	f.know.configure(&cfg)
+	return cfg, nil
 }
 
 // workerFlags size the per-target stages' pools, one flag per stage of
