@@ -28,7 +28,7 @@ type Table []pipeline.Stage
 func table(a *App) Table {
 	so := a.cfg.Stages
 	return Table{
-		&fetch.Stage{Fetcher: a.Fetcher, Ready: a.prepareFetch, Learn: a.archives.learn},
+		&fetch.Stage{Fetcher: a.Fetcher, Ready: a.prepareFetch, Learn: a.archives.learn, AtV1: a.cut() != knowledgecut.Off},
 		&citegraph.Row{Runner: &citegraph.Runner{Store: a.Store, S2: a.s2, ArxivAPI: a.arxivAPI, Log: a.Log, Refresh: so.Refresh,
 			Skip: a.Fetcher.KnownMissing, OpenAccess: a.cfg.PDF.GrobidBase != ""}, Drain: a.cfg.Drain, Learn: a.archives.learn},
 		&classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
@@ -36,10 +36,11 @@ func table(a *App) Table {
 		// After classify (it needs the sources), before sources (which
 		// fetches each source at the version pinned here).
 		a.versionsRow(),
-		&fetch.Sources{Fetcher: a.Fetcher, Store: a.Store, Lifecycle: a.lifecycle, IncludeSuspect: so.IncludeSuspect, Ready: a.prepareFetch},
+		&fetch.Sources{Fetcher: a.Fetcher, Store: a.Store, Lifecycle: a.lifecycle, IncludeSuspect: so.IncludeSuspect, Ready: a.prepareFetch,
+			Mode: a.cut()},
 		a.pdfsRow(),
 		&summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget,
-			MinGrounding: so.MinGrounding, IncludeSuspect: so.IncludeSuspect},
+			MinGrounding: so.MinGrounding, IncludeSuspect: so.IncludeSuspect, Mode: a.cut()},
 	}
 }
 
@@ -252,6 +253,17 @@ func (a *App) pdfsRow() *pdfs.Row {
 		return &pdfs.Row{Off: "needs --grobid URL (a GROBID service)"}
 	}
 	return &pdfs.Row{Stage: a.pdfStage, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Alive: a.CheckGrobid}
+}
+
+// cut is the knowledge cut the stages apply: the configured mode when
+// some source of version histories is configured, else off (nothing is
+// known to cut by; the run reads as it did without the cut).
+func (a *App) cut() knowledgecut.Mode {
+	k := a.cfg.Knowledge
+	if k.Metadata == "" && !(k.OAI && a.cfg.OAIBase != "") {
+		return knowledgecut.Off
+	}
+	return k.mode()
 }
 
 // versionsRow is the versions stage of a: on with a source of version

@@ -131,6 +131,10 @@ const (
 	// DroppedAfterCutoff: under strict, the source's text was read at a
 	// version dated after the cutoff.
 	DroppedAfterCutoff = "read_after_cutoff"
+	// DroppedUnknown: under strict, the date of the version read is not
+	// known (the source's history, or its target's, could not be had), so
+	// it is not shown to be of the time.
+	DroppedUnknown = "version_unknown"
 )
 
 // Decision is the rule's verdict on one source.
@@ -152,6 +156,8 @@ func Decide(mode Mode, pin Pin, read Read) Decision {
 		return Decision{Keep: true, Read: read}
 	case pin.FirstAfter:
 		return Decision{Dropped: DroppedFirstAfter}
+	case mode == Strict && read.VersionDate.IsZero():
+		return Decision{Dropped: DroppedUnknown, Read: read}
 	case mode == Strict && read.RevisedAfterCutoff:
 		return Decision{Dropped: DroppedAfterCutoff, Read: read}
 	}
@@ -168,10 +174,14 @@ type Counts struct {
 	// RevisedAfter counts the kept sources read at a version dated after
 	// the cutoff (marked revised_after_cutoff).
 	RevisedAfter int `json:"revised_after_cutoff"`
-	// DroppedFirstAfter and DroppedAfterCutoff count the dropped sources
-	// by why.
+	// Undated counts the kept sources whose version's date is not known
+	// (their history could not be had; under flag and off).
+	Undated int `json:"undated"`
+	// DroppedFirstAfter, DroppedAfterCutoff and DroppedUnknown count the
+	// dropped sources by why.
 	DroppedFirstAfter  int `json:"dropped_first_published_after"`
 	DroppedAfterCutoff int `json:"dropped_read_after_cutoff"`
+	DroppedUnknown     int `json:"dropped_version_unknown"`
 }
 
 // Add counts one source's decision.
@@ -181,15 +191,23 @@ func (c *Counts) Add(pin Pin, d Decision) {
 		c.DroppedFirstAfter++
 	case d.Dropped == DroppedAfterCutoff:
 		c.DroppedAfterCutoff++
+	case d.Dropped == DroppedUnknown:
+		c.DroppedUnknown++
+	case !d.Keep:
+	case d.Read.VersionDate.IsZero():
+		c.Undated++
 	case d.Read.RevisedAfterCutoff:
 		c.RevisedAfter++
-	case d.Keep:
+	default:
 		c.Pinned++
 		if d.Read.Version < pin.Latest {
 			c.Older++
 		}
 	}
 }
+
+// Dropped is the sources dropped, for any reason.
+func (c Counts) Dropped() int { return c.DroppedFirstAfter + c.DroppedAfterCutoff + c.DroppedUnknown }
 
 // ErrAfterCutoff is what Check wraps for a kept source dated after its
 // instance's cutoff under strict, or not dated at all.
@@ -213,3 +231,35 @@ func Check(mode Mode, cutoff, versionDate time.Time) error {
 	}
 	return nil
 }
+
+// Apart returns the version of a source pinned at pin that is read apart
+// from the version arXiv serves now (its text stored under
+// record.VersionItem): the pinned one, when the cut is on and the source
+// was revised after the cutoff; 0 when the version served now is the one
+// to read (or the source is no source: FirstAfter).
+func Apart(mode Mode, pin *Pin) int {
+	if mode == Off || pin == nil || pin.FirstAfter || !pin.Later || pin.Version < 1 || pin.Version >= pin.Latest {
+		return 0
+	}
+	return pin.Version
+}
+
+// ReadItems returns the store items a source's text is read from, in
+// the order tried: the pinned version's own item when it is read apart
+// (see Apart), then the paper's versionless key (the version served
+// now, a fallback marked revised_after_cutoff when it is dated after the
+// cutoff). A source first published after the cutoff has none unless
+// the cut is off.
+func ReadItems(mode Mode, key string, pin *Pin) []string {
+	if mode != Off && pin != nil && pin.FirstAfter {
+		return nil
+	}
+	if v := Apart(mode, pin); v > 0 {
+		return []string{record.VersionItem(key, v), key}
+	}
+	return []string{key}
+}
+
+// Skip reports whether a source pinned at pin is no source under mode:
+// first published after the cutoff, so neither fetched nor carded.
+func Skip(mode Mode, pin *Pin) bool { return mode != Off && pin != nil && pin.FirstAfter }

@@ -3,6 +3,8 @@ package record
 import (
 	"strconv"
 	"time"
+
+	"github.com/groundwork/curate/parse/arxiv"
 )
 
 // Pin is where a paper stood at a knowledge cutoff: the version to read
@@ -92,3 +94,26 @@ var KnowledgeCuts = KindOf[KnowledgeCut]("knowledge-cut")
 // Documents and its card there, apart from the version served now (which
 // another target, with a later cutoff, reads).
 func VersionItem(key string, v int) string { return key + "v" + strconv.Itoa(v) }
+
+// DocVersion is the arXiv version a Document is of, as its ID says (a
+// page's base href names the version served); 0 when it does not say.
+func DocVersion(doc *Document) int {
+	if doc == nil {
+		return 0
+	}
+	id, err := arxiv.Parse(doc.ID)
+	if err != nil {
+		return 0
+	}
+	return id.Version
+}
+
+// ItemVersion is the version a store item names (record.VersionItem's
+// "2409.13370v1": 1); 0 for a versionless key or an item of no paper.
+func ItemVersion(item string) int {
+	id, err := arxiv.Parse(item)
+	if err != nil {
+		return 0
+	}
+	return id.Version
+}

@@ -25,8 +25,8 @@ func (c *demoCmd) AddFlags(fs *flag.FlagSet, env *cmdEnv) {
 	c.run = newRunCmd()
 	c.run.flags.store.AddFlags(fs, env)
 	c.run.flags.llm.AddFlags(fs, env)
-	c.run.data.AddFlags(fs, env)
 	c.run.flags.know.AddFlags(fs, env)
+	c.run.data.AddFlags(fs, env)
 	fs.StringVar(&c.run.out, "out", "", "where the dataset goes (default: STORE/dataset)")
 	// The demo's store is its own: --store says where, and the default is
 	// not a real run's.
