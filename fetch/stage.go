@@ -203,8 +203,8 @@ func (s *Sources) Do(ctx context.Context, key string) (string, error) {
 		if knowledgecut.Skip(s.Mode, pin) {
 			continue // first published after the cutoff: no source
 		}
-		if v := knowledgecut.Apart(s.Mode, pin); v > 0 {
-			ok, now, err := s.pinned(ctx, paper, id, v)
+		if v := knowledgecut.Pinned(s.Mode, pin); v > 0 {
+			ok, now, err := s.pinned(ctx, paper, id, v, v == pin.Latest)
 			fetched = fetched || now
 			switch {
 			case pipeline.Abandoned(ctx, err):
@@ -241,15 +241,20 @@ func (s *Sources) Do(ctx context.Context, key string) (string, error) {
 	return pipeline.Reused, nil
 }
 
-// pinned fetches version v of a source apart from the version served
-// now (record.VersionItem), under the fetch stage's lifecycle: ok when
-// that version's page is stored (now: fetched by this call), not ok when
-// arXiv has no HTML for it. The version stored under the versionless key
-// may be it already, when it was fetched before the source was revised:
-// nothing is fetched then (not ok, and the versionless key is read).
-func (s *Sources) pinned(ctx context.Context, paper *Stage, id arxiv.ID, v int) (ok, now bool, err error) {
+// pinned fetches version v of a source apart from the version stored
+// under its versionless key (record.VersionItem), under the fetch
+// stage's lifecycle: ok when that version's page is stored (now: fetched
+// by this call), not ok when arXiv has no HTML for it. Nothing is
+// fetched apart (not ok: the versionless key is read, and fetched as
+// usual) when the versionless key holds that version already, or v is
+// the version served now (latest) and the key holds nothing or a page of
+// no stated version.
+func (s *Sources) pinned(ctx context.Context, paper *Stage, id arxiv.ID, v int, latest bool) (ok, now bool, err error) {
 	key := record.Key(id)
-	if _, got, stored := s.Fetcher.Stored(ctx, key); stored && got == v {
+	_, got, stored := s.Fetcher.Stored(ctx, key)
+	// A page that does not say its version (ar5iv's) is taken to be the
+	// version served now, as the dataset takes it.
+	if stored && (got == v || got == 0 && latest) || !stored && latest {
 		return false, false, nil
 	}
 	item := record.VersionItem(key, v)

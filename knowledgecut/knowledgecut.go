@@ -232,29 +232,30 @@ func Check(mode Mode, cutoff, versionDate time.Time) error {
 	return nil
 }
 
-// Apart returns the version of a source pinned at pin that is read apart
-// from the version arXiv serves now (its text stored under
-// record.VersionItem): the pinned one, when the cut is on and the source
-// was revised after the cutoff; 0 when the version served now is the one
-// to read (or the source is no source: FirstAfter).
-func Apart(mode Mode, pin *Pin) int {
-	if mode == Off || pin == nil || pin.FirstAfter || !pin.Later || pin.Version < 1 || pin.Version >= pin.Latest {
+// Pinned returns the version a source pinned at pin is read at: its last
+// version dated on or before the cutoff; 0 when the cut is off, the
+// source is not pinned (its history unknown), or it is no source
+// (FirstAfter). When the text the store keeps under the paper's key is
+// of another version, the pinned version's is kept apart, under
+// record.VersionItem.
+func Pinned(mode Mode, pin *Pin) int {
+	if mode == Off || pin == nil || pin.FirstAfter || pin.Version < 1 {
 		return 0
 	}
 	return pin.Version
 }
 
 // ReadItems returns the store items a source's text is read from, in
-// the order tried: the pinned version's own item when it is read apart
-// (see Apart), then the paper's versionless key (the version served
-// now, a fallback marked revised_after_cutoff when it is dated after the
-// cutoff). A source first published after the cutoff has none unless
-// the cut is off.
+// the order tried: the pinned version's own item (see Pinned), then the
+// paper's versionless key (the pinned version when it is the one stored
+// there, else the version served now: a fallback, marked
+// revised_after_cutoff when dated after the cutoff). A source first
+// published after the cutoff has none unless the cut is off.
 func ReadItems(mode Mode, key string, pin *Pin) []string {
-	if mode != Off && pin != nil && pin.FirstAfter {
+	if Skip(mode, pin) {
 		return nil
 	}
-	if v := Apart(mode, pin); v > 0 {
+	if v := Pinned(mode, pin); v > 0 {
 		return []string{record.VersionItem(key, v), key}
 	}
 	return []string{key}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/groundwork/curate/client/oaipmh"
@@ -160,6 +161,11 @@ func (s *Stage) Do(ctx context.Context, key string) (string, error) {
 	if cut.TargetPin, hist, err = s.paper(ctx, r, key); err != nil {
 		return "", err
 	}
+	if hist == nil && strings.Contains(cut.TargetPin.Unknown, record.ErrNoV1.Error()) {
+		// Bad input, not an unknown paper: the target's history lacks v1,
+		// so it has no cutoff. Said, and asked again by the next run.
+		return "", fmt.Errorf("versions of target %s: %s", key, cut.TargetPin.Unknown)
+	}
 	if hist != nil {
 		if cut.Cutoff, err = knowledgecut.Cutoff(*hist); err != nil {
 			return "", err
@@ -287,8 +293,46 @@ func (s *Stage) Count(ctx context.Context, keys []string, _ pipeline.Request) (f
 		notes = append(notes, fmt.Sprintf("no target has its sources chosen yet: %.1f sources on arXiv per target are assumed, none of them known", defaultSources))
 	}
 	n := float64(len(p.Ask)) + float64(unknown)*per
+	pages, whole, err := s.harvestsLeft(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	if pages > 0 {
+		// A harvest's size is not known before its first answer (arXiv
+		// sends no list size): its first page is counted.
+		notes = append(notes, fmt.Sprintf("%d OAI-PMH harvest(s) not done yet: their first pages are counted, and about one more request per 1,000 records of the set follows", pages))
+		if whole {
+			notes = append(notes, "the harvest of the whole repository holds every paper: no GetRecord is counted")
+			n = 0
+		} else {
+			notes = append(notes, "a GetRecord is counted for each paper not stored yet, though the harvests may hold it")
+		}
+		n += float64(pages)
+	}
 	if p.FromSnapshot > 0 || p.Stored > 0 {
 		notes = append(notes, fmt.Sprintf("%d papers' histories are in the metadata snapshot and %d stored: no request for them", p.FromSnapshot, p.Stored))
 	}
 	return n, notes, nil
+}
+
+// harvestsLeft counts the configured harvests not stored as complete,
+// and whether one of them is of the whole repository.
+func (s *Stage) harvestsLeft(ctx context.Context) (int, bool, error) {
+	if s.OAI == nil {
+		return 0, false, nil
+	}
+	n, whole := 0, false
+	for _, q := range s.Harvests {
+		q.MetadataPrefix = prefix
+		h, ok, err := record.OAIHarvests.Lookup(ctx, s.Store, harvestItem(q))
+		if err != nil {
+			return 0, false, err
+		}
+		if ok && h.Complete {
+			continue
+		}
+		n++
+		whole = whole || q.Set == ""
+	}
+	return n, whole, nil
 }

@@ -142,8 +142,8 @@ func TestStage(t *testing.T) {
 
 // TestStageSnapshot: with a snapshot the stage asks nothing for what it
 // holds; a paper it lacks falls back to OAI-PMH and the cut says so; a
-// target whose snapshot line lacks v1, with no repository to ask, has no
-// cutoff (and says why) and pins nothing, without failing.
+// target whose snapshot line lacks v1, with no repository to ask, fails
+// with an error naming the file's line: it has no cutoff.
 func TestStageSnapshot(t *testing.T) {
 	e := newEnv(t, 50)
 	ctx := context.Background()
@@ -189,16 +189,11 @@ func TestStageSnapshot(t *testing.T) {
 	noV1 := fmt.Sprintf(`{"id":%q,"versions":[{"version":"v2","created":"Mon, 1 Jan 2024 10:00:00 GMT"}]}`, key)
 	_, path = snapshot(t, nil, noV1)
 	s = &versions.Stage{Store: e2.st, Snapshot: &versions.SnapshotFile{Path: path, IndexDir: filepath.Join(t.TempDir(), "index")}}
-	if out, err := s.Do(ctx, key); err != nil || out != pipeline.Done {
-		t.Fatalf("no v1: %s %v", out, err)
+	out, err := s.Do(ctx, key)
+	if err == nil || !strings.Contains(err.Error(), "no v1") || !strings.Contains(err.Error(), path+" line 1") || !strings.Contains(err.Error(), key) {
+		t.Fatalf("a target without v1: %s %v, want an error naming it and the snapshot's line", out, err)
 	}
-	c = e2.cut(t, key)
-	if !c.Cutoff.IsZero() || c.TargetPin.Pin != nil || !strings.Contains(c.TargetPin.Unknown, "no v1") || !strings.Contains(c.TargetPin.Unknown, path) {
-		t.Errorf("a target without v1: %+v", c)
-	}
-	for _, sp := range c.Sources {
-		if sp.Pin != nil {
-			t.Errorf("source pinned without a cutoff: %+v", sp)
-		}
+	if _, ok, _ := record.KnowledgeCuts.Lookup(ctx, e2.st, key); ok {
+		t.Error("a cut was recorded for a target without v1")
 	}
 }
