@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,7 +13,9 @@ import (
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/knowledgecut"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/pdfs"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/summarize"
 	"github.com/groundwork/curate/versions"
 )
@@ -28,7 +31,7 @@ type Table []pipeline.Stage
 func table(a *App) Table {
 	so := a.cfg.Stages
 	return Table{
-		&fetch.Stage{Fetcher: a.Fetcher, Ready: a.prepareFetch, Learn: a.archives.learn, AtV1: a.cut() != knowledgecut.Off},
+		&fetch.Stage{Fetcher: a.Fetcher, Ready: a.prepareFetch, Learn: a.archives.learn, AtV1: a.cut() != knowledgecut.Off, V1PDF: a.v1PDF()},
 		&citegraph.Row{Runner: &citegraph.Runner{Store: a.Store, S2: a.s2, ArxivAPI: a.arxivAPI, Log: a.Log, Refresh: so.Refresh,
 			Skip: a.Fetcher.KnownMissing, OpenAccess: a.cfg.PDF.GrobidBase != ""}, Drain: a.cfg.Drain, Learn: a.archives.learn},
 		&classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
@@ -252,7 +255,7 @@ func (a *App) pdfsRow() *pdfs.Row {
 	if a.cfg.PDF.GrobidBase == "" {
 		return &pdfs.Row{Off: "needs --grobid URL (a GROBID service)"}
 	}
-	return &pdfs.Row{Stage: a.pdfStage, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Alive: a.CheckGrobid}
+	return &pdfs.Row{Stage: a.pdfStage, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Alive: a.CheckGrobid, Mode: a.cut()}
 }
 
 // cut is the knowledge cut the stages apply: the configured mode when
@@ -288,4 +291,13 @@ func (a *App) versionsRow() *versions.Stage {
 		}
 	}
 	return st
+}
+
+// v1PDF reads a target's v1 from its PDF through GROBID (with --grobid),
+// when arXiv has no HTML for v1; nil without GROBID.
+func (a *App) v1PDF() func(context.Context, arxiv.ID) (*record.Document, error) {
+	if a.pdfStage == nil {
+		return nil
+	}
+	return a.pdfStage.ArxivVersion
 }

@@ -159,6 +159,20 @@ func (f *Fetcher) FetchAt(ctx context.Context, id arxiv.ID, item string) Result 
 	return res
 }
 
+// keepPDF stores a Document made from the PDF of version id of the
+// paper key (through GROBID) as the paper's Document: a target read at
+// v1 when its v1 has no HTML.
+func (f *Fetcher) keepPDF(ctx context.Context, key string, id arxiv.ID, doc *record.Document) Result {
+	d := *doc
+	if record.DocVersion(&d) != id.Version {
+		d.ID = id.String() // of this version, whatever the TEI says
+	}
+	if _, err := record.Documents.Put(ctx, f.Store, key, &d, docMeta(&d, d.Source)); err != nil {
+		return Result{Input: key, ID: key, Outcome: Failed, Err: fmt.Errorf("fetch %s: %w", id, err)}
+	}
+	return Result{Input: key, ID: key, Outcome: Fetched, Source: d.Source, Doc: &d}
+}
+
 // keep stores a page fetched for id under item, then its Document.
 func (f *Fetcher) keep(ctx context.Context, id arxiv.ID, item string, page []byte, pageURL, source string) (*record.Document, error) {
 	meta := map[string]string{

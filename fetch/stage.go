@@ -27,8 +27,12 @@ type Stage struct {
 	// index them).
 	Learn func(ids ...string)
 	// AtV1 reads each target at its v1 (the knowledge cut is on):
-	// arxiv.org/html/IDv1, else the version served now, as without it.
+	// arxiv.org/html/IDv1, else its PDF through V1PDF when set, else the
+	// version served now, as without it.
 	AtV1 bool
+	// V1PDF, when set, makes a target's Document from the PDF of its v1
+	// (--grobid), for a target whose v1 arXiv has no HTML for.
+	V1PDF func(ctx context.Context, id arxiv.ID) (*record.Document, error)
 }
 
 func (s *Stage) Declare() pipeline.Decl {
@@ -90,6 +94,16 @@ func (s *Stage) fetch(ctx context.Context, key string) Result {
 	if r.Outcome != Missing {
 		r.Input = key
 		return r
+	}
+	if s.V1PDF != nil {
+		doc, err := s.V1PDF(ctx, v1)
+		if err == nil {
+			return s.Fetcher.keepPDF(ctx, key, v1, doc)
+		}
+		if ctx.Err() != nil {
+			return Result{Input: key, ID: key, Outcome: Failed, Err: err}
+		}
+		s.Fetcher.log().Info("no PDF full text of the target's v1; reading the version served now", "target", key, "why", err.Error())
 	}
 	return s.Fetcher.Fetch(ctx, key)
 }

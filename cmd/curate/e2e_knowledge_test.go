@@ -436,3 +436,55 @@ func paths(calls []sim.Call) []string {
 	}
 	return out
 }
+
+// TestE2EKnowledgeCutGrobid: with --grobid, a target whose v1 has no
+// HTML is read from the PDF of its v1, and a source whose pinned version
+// has no page from that version's PDF: both at the version of the
+// cutoff, none marked revised_after_cutoff for want of a page.
+func TestE2EKnowledgeCutGrobid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run")
+	}
+	s := e2eSim(t, knowledgeWorld(), sim.Options{})
+	w := s.World
+	work := t.TempDir()
+	args := e2eRunArgs(t, s, filepath.Join(work, "store"), filepath.Join(work, "ds"), "--arxiv-interval", "1ms", "--s2-interval", "1ms", "--log", "warn",
+		"--oai-versions", "--oai-base", s.URL(sim.OAIPMH)+sim.OAIPath, "--oai-harvest", "all", "--grobid", s.URL(sim.GrobidService))
+	code, stdout, stderr := runCLI(t, map[string]string{"SOURCE_DATE_EPOCH": e2eEpoch}, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	rows := knowledgeRows(t, filepath.Join(work, "ds"))
+	for _, i := range []int{6, 7} {
+		tgt := w.Target(i)
+		in, ok := rows[tgt.ArxivID]
+		if !ok {
+			t.Errorf("target %d is not in the dataset", i)
+			continue
+		}
+		if in.Target.Version != "v1" || in.Target.VersionDate != in.KnowledgeCutoff {
+			t.Errorf("target %d (v1 without HTML) read at %s %s, want v1 from its PDF", i, in.Target.Version, in.Target.VersionDate)
+		}
+	}
+	t5 := w.Target(5)
+	var revised sim.Paper
+	for _, r := range w.References(&t5) {
+		if r.Role == sim.RoleSource && r.Paper.ArxivID != "" && !r.Paper.IsTarget() {
+			revised = w.Background(r.Paper.Index)
+			break
+		}
+	}
+	found := false
+	for _, src := range rows[t5.ArxivID].Sources {
+		if src.ArxivID != revised.ArxivID {
+			continue
+		}
+		found = true
+		if src.Version != "v1" || src.RevisedAfterCutoff || src.TextLevel != record.TextPDF {
+			t.Errorf("target 5's revised source without a page: %s %s revised %v, text %s; want v1 from its PDF", src.Version, src.VersionDate, src.RevisedAfterCutoff, src.TextLevel)
+		}
+	}
+	if !found {
+		t.Errorf("target 5's revised source %s is not in its instance", revised.ArxivID)
+	}
+}
