@@ -1,0 +1,5 @@
+// Package faults holds end-to-end tests of runs under injected faults:
+// server errors, reset connections, 429 bursts, invalid LLM answers, a
+// withheld reference list, a paper without HTML, PDF hosts and GROBID
+// failing, the arXiv API down. Every target ends accounted for.
+package faults
