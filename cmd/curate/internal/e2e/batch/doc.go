@@ -1,7 +1,7 @@
-// Package batch holds end-to-end tests of curate's LLM providers and modes
-// against the simulated services: one world through the OpenAI-compatible
-// service, OpenAI's Batch API and Anthropic's Messages API in sync and
-// batch mode (batch Parquet equal to sync), OpenAI's strict schemas, the
-// demo through each provider, the --llm-mode flags, the budget applied
-// before a batch goes up and the batch queue limit.
+// Package batch holds end-to-end tests of curate's LLM batch mode and its
+// flags against the simulated services: a world through the
+// OpenAI-compatible service in sync mode and OpenAI's Batch API (batch
+// Parquet equal to sync; Anthropic's is package providers), OpenAI's
+// strict schemas, the --llm-mode flags, the budget applied before a batch
+// goes up and the batch queue limit.
 package batch
