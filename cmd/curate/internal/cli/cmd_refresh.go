@@ -14,10 +14,6 @@ import (
 
 const envOAIBase = "CURATE_OAI_BASE"
 
-// changelog is how a dataset version differs from the one before
-// (changelog.json).
-type changelog = app.Changelog
-
 // refreshCmd is `curate refresh`: discover targets, run every stage,
 // publish a new dataset version when anything changed.
 type refreshCmd struct {
