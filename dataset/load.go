@@ -184,15 +184,25 @@ func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t Targe
 		t.Sources = append(t.Sources, SourceInput{RefKey: s.Key, Card: s.Card, TextLevel: s.TextLevel})
 	}
 	for _, f := range in.Fields {
-		// As stored: the writer decodes it into the field's shape.
+		// The field's value of the record as stored: the writer decodes
+		// it into the field's shape.
 		raw, missing, err := load(ctx, st, key, record.RawOf(f.Kind), writers)
-		if err != nil || missing != "" {
-			return TargetInputs{}, missing, err
+		switch {
+		case err != nil:
+			return TargetInputs{}, "", err
+		case missing != "" && f.Absent == nil:
+			return TargetInputs{}, missing, nil
+		}
+		v := f.Absent
+		if raw != nil {
+			if v, err = f.ValueOf(*raw); err != nil {
+				return TargetInputs{}, "", fmt.Errorf("load dataset target %s: %w", key, err)
+			}
 		}
 		if t.Fields == nil {
 			t.Fields = map[string]json.RawMessage{}
 		}
-		t.Fields[f.Name] = *raw
+		t.Fields[f.Name] = v
 	}
 	doc, _, err := load(ctx, st, key, record.Documents, writers)
 	if err != nil {
