@@ -21,7 +21,9 @@ func withIdeas(t *testing.T, ins []record.Instance, incomplete int) []record.Ins
 	t.Helper()
 	out := slices.Clone(ins)
 	for i := range out {
-		c := func(s string) record.Claim { return record.Claim{Claim: s + " of " + out[i].InstanceID + ".", Quote: "the words of " + s} }
+		c := func(s string) record.Claim {
+			return record.Claim{Claim: s + " of " + out[i].InstanceID + ".", Quote: "the words of " + s}
+		}
 		idea := record.Idea{IdeaTuple: record.IdeaTuple{
 			Summary: []record.Claim{c("summary")}, Motivations: []record.Claim{c("motivation")}, ResearchQuestions: []record.Claim{c("question")},
 			Methods:              []record.MethodClaim{{Claim: "A method.", Quote: "the words of a method", Steps: []record.Claim{c("step")}}},
