@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
 )
 
@@ -132,5 +133,41 @@ func TestFieldValueAbsentCounts(t *testing.T) {
 	}
 	if a, b := NormalField(json.RawMessage(`{"a":[],"b":"","c":{"d":null},"e":[1]}`)), NormalField(json.RawMessage(`{"e":[1],"c":{}}`)); string(a) != string(b) {
 		t.Errorf("NormalField: %s and %s", a, b)
+	}
+}
+
+// A target a guard held back before the stage that adds a field never
+// got its record: it is dropped for what held it, not as incomplete; with
+// suspects kept, as incomplete, naming the stage.
+func TestFieldOfHeldTarget(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const key = "2401.00001"
+	in := makeTarget(key, "2024-01-01", "cs.CL", 3)
+	putTarget(t, st, key, in, true, false)
+	if _, err := record.SelectionSets.Put(ctx, st, key, &record.Selections{TargetID: key, Selections: in.Selections, Suspect: []string{"too_many_sources: 3 of 3"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	inputs := Inputs{Writers: Writers{"edges": "citegraph", "selections": "classify", "summary": "summarize", "tuple": "tuples"},
+		Fields: []*pipeline.Field{pipeline.FieldOf[[]string]("idea", "tuple", "the idea")}}
+	targets, dropped, err := LoadTargets(ctx, st, nil, inputs)
+	if err != nil || len(targets) != 1 || len(dropped) != 0 {
+		t.Fatalf("loaded %d, dropped %+v, %v", len(targets), dropped, err)
+	}
+	for _, c := range []struct {
+		include bool
+		reason  string
+	}{{false, DropSuspect}, {true, DropIncomplete}} {
+		o := fixedOptions()
+		o.IncludeSuspect = c.include
+		r := mustBuild(t, targets, o)
+		if len(r.Instances) != 0 || len(r.Dropped) != 1 || r.Dropped[0].Reason != c.reason ||
+			c.include && r.Dropped[0].Detail != "no tuple record: run the tuples stage" {
+			t.Errorf("include suspects %v: %d instances, dropped %+v, want %s", c.include, len(r.Instances), r.Dropped, c.reason)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -190,6 +191,11 @@ func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t Targe
 		switch {
 		case err != nil:
 			return TargetInputs{}, "", err
+		case missing != "" && f.Absent == nil && held(&t):
+			// Held back before the stage that makes it: the target is
+			// dropped for what held it, unless suspects are kept.
+			t.MissingField = cmp.Or(t.MissingField, missing)
+			continue
 		case missing != "" && f.Absent == nil:
 			return TargetInputs{}, missing, nil
 		}
@@ -212,6 +218,12 @@ func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t Targe
 		t.MentionOrder = mentionOrder(doc)
 	}
 	return t, "", nil
+}
+
+// held reports whether a guard held t back before its later stages: its
+// text addresses a model, its classification or its gold card is suspect.
+func held(t *TargetInputs) bool {
+	return t.Instructions > 0 || t.NotClassified || len(t.Suspect) > 0 || len(t.GoldSuspect) > 0
 }
 
 // load reads key's record of kind k; with none, v is nil and missing says
