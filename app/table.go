@@ -11,7 +11,9 @@ import (
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/pdfs"
+	"github.com/groundwork/curate/postknowledge"
 	"github.com/groundwork/curate/summarize"
+	"github.com/groundwork/curate/tuples"
 )
 
 // Table is a stage table: the per-target stages, in the order a run
@@ -34,6 +36,8 @@ func table(a *App) Table {
 		a.pdfsRow(),
 		&summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget,
 			MinGrounding: so.MinGrounding, IncludeSuspect: so.IncludeSuspect},
+		&tuples.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.SummarizeBudget, Force: so.Force, Log: a.Log, Meter: a.Meter},
+		&postknowledge.Stage{Store: a.Store, S2: a.s2, N: so.PostKnowledge, Refresh: so.Refresh, Log: a.Log},
 	}
 }
 

@@ -81,6 +81,10 @@ type TargetInputs struct {
 	// Fields are the records of the fields stages add to the instance
 	// (Inputs.Fields), by field name, as stored.
 	Fields map[string]json.RawMessage
+	// MissingField says which field's record a target held back by a
+	// guard lacks (the stage that makes it never ran for it): it is
+	// dropped for what held it, or as incomplete when suspects are kept.
+	MissingField string
 }
 
 // SourceInput is the summarize stage's output for one selected source.
@@ -201,6 +205,9 @@ func consolidate(t *TargetInputs, opts Options, tmpl *modelinput.Template, creat
 		return drop(DropSuspect, "%s (include it with --include-suspect)", strings.Join(t.Suspect, "; "))
 	case len(t.GoldSuspect) > 0 && !opts.IncludeSuspect:
 		return drop(DropUngrounded, "%s (include it with --include-suspect)", strings.Join(t.GoldSuspect, "; "))
+	}
+	if t.MissingField != "" {
+		return drop(DropIncomplete, "%s", t.MissingField)
 	}
 	if t.Gold == nil {
 		return drop(DropNoGold, "no gold card")

@@ -219,7 +219,7 @@ type exportCmd struct {
 }
 
 func (c *exportCmd) AddFlags(fs *flag.FlagSet, _ *Env) {
-	fs.StringVar(&c.format, "format", dataset.FormatVerlRL, strings.Join(dataset.ExportFormats(), ", ")+": verl RL and SFT (legacy prompt/response), chat messages (verl's multi-turn SFT), TRL prompt-completion SFT and prompt-only GRPO")
+	fs.StringVar(&c.format, "format", dataset.FormatVerlRL, strings.Join(dataset.Formats(), ", ")+": verl RL and SFT (legacy prompt/response), chat messages (verl's multi-turn SFT), TRL prompt-completion SFT and prompt-only GRPO; innoeval: idea-evaluation rows (the idea tuple, its cutoff, pre- and post-knowledge)")
 	fs.StringVar(&c.out, "out", "", "directory to publish the export in: train.EXT, validation.EXT and test.EXT, or the one file --split names (stdout: only with --split)")
 	fs.StringVar(&c.encoding, "encoding", dataset.EncodingParquet, "parquet or jsonl")
 	fs.StringVar(&c.split, "split", "", "train, validation (held out of the dataset's train split), test, or all (every row in one file, each keeping its split); default one file per split")
@@ -238,11 +238,19 @@ func (c *exportCmd) Run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	for _, f := range files {
-		fmt.Fprintf(env.Stdout, "curate export: %d %s rows of %s in %s (longest prompt %d, completion %d, total %d tokens)\n",
-			f.Rows, f.Split, c.format, filepath.Join(c.out, f.Name), f.Lengths.Prompt, f.Lengths.Completion, f.Lengths.Total)
+		fmt.Fprintf(env.Stdout, "curate export: %d %s rows of %s in %s%s\n", f.Rows, f.Split, c.format, filepath.Join(c.out, f.Name), lengthsText(f.Lengths))
 	}
-	fmt.Fprintf(env.Stdout, "curate export: %s says which trainer reads it and with which settings\n", filepath.Join(c.out, dataset.ReadmeFile))
+	fmt.Fprintf(env.Stdout, "curate export: %s says %s\n", filepath.Join(c.out, dataset.ReadmeFile), dataset.ReadmeSays(c.format))
 	return nil
+}
+
+// lengthsText is what an export file's line says of its longest rows
+// (nothing for a format without prompts).
+func lengthsText(l dataset.ExportLengths) string {
+	if l.Total == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (longest prompt %d, completion %d, total %d tokens)", l.Prompt, l.Completion, l.Total)
 }
 
 // options checks the flags and makes the export's options of them.

@@ -538,6 +538,7 @@ type stageFlags struct {
 	includeSuspect bool
 	plausible      classify.Plausibility
 	minGrounding   float64
+	postKnowledge  int
 }
 
 func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *Env) {
@@ -563,6 +564,7 @@ func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *Env) {
 	fs.IntVar(&p.RepeatedRationale, "suspect-repeated-rationale", classify.DefaultRepeatedRationale, "one rationale given for this many sources, and half of them, is suspect (negative: off)")
 	fs.Float64Var(&f.minGrounding, "gold-min-grounding", summarize.DefaultMinGrounding, "the least share of a gold card's claim words that must occur in the paper's abstract and introduction; a card below it is suspect (negative: off)")
 	fs.IntVar(&p.Unsupported, "suspect-unsupported", classify.DefaultUnsupported, "this many sources or more without a quote from a sentence citing them, and half of the sources, is suspect (negative: off)")
+	fs.IntVar(&f.postKnowledge, "post-knowledge", 0, "keep the N most influential papers citing each target after its knowledge cutoff (one Semantic Scholar citations request per target; 0: off)")
 }
 
 // addSuspectFlag registers --include-suspect.
@@ -587,6 +589,8 @@ func (f *stageFlags) validate() error {
 		return fmt.Errorf("%w: --classify-budget %d: want 0 (the stage's default) or more tokens", errUsage, f.budget)
 	case f.summaryBudget < 0:
 		return fmt.Errorf("%w: --summarize-budget %d: want 0 (the stage's default) or more tokens", errUsage, f.summaryBudget)
+	case f.postKnowledge < 0:
+		return fmt.Errorf("%w: --post-knowledge %d: want 0 (off) or the number of citing papers to keep per target", errUsage, f.postKnowledge)
 	case f.plausible.MaxShare <= 0 || f.plausible.MaxShare > 1 || math.IsNaN(f.plausible.MaxShare):
 		return fmt.Errorf("%w: --suspect-max-share %v: want more than 0 and at most 1", errUsage, f.plausible.MaxShare)
 	case f.minGrounding == 0 || f.minGrounding > 1 || math.IsNaN(f.minGrounding):
@@ -673,7 +677,7 @@ func (f *stageFlags) config(env *Env) (app.Config, error) {
 		Version: version, Log: log, Store: f.store.store, Lock: true, Heal: true,
 		Net: f.net.config(env), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.Drain,
 		Stages: app.StageOptions{Force: f.force, Refresh: f.refresh, ClassifyBudget: f.budget, SummarizeBudget: f.summaryBudget,
-			Plausibility: f.plausible, MinGrounding: f.minGrounding, IncludeSuspect: f.includeSuspect},
+			Plausibility: f.plausible, MinGrounding: f.minGrounding, IncludeSuspect: f.includeSuspect, PostKnowledge: f.postKnowledge},
 	}, nil
 }
 
