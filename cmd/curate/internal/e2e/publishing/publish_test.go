@@ -114,7 +114,7 @@ func TestFailedRunNeverPublishes(t *testing.T) {
 func TestConcurrentDatasetWriters(t *testing.T) {
 	dir := t.TempDir()
 	env, _ := clitest.DemoWorld(t, dir)
-	if code, _, stderr := clitest.Run(t, env, clitest.DemoRunArgs(dir, "--stages", "fetch,citegraph,classify,summarize")...); code != 0 {
+	if code, _, stderr := clitest.Run(t, env, clitest.DemoRunArgs(dir, "--stages", "fetch,citegraph,classify,sources,summarize,tuples")...); code != 0 {
 		t.Fatalf("stages: exit %d\n%s", code, stderr)
 	}
 	// A copy of the store: two stores publishing to one place.
