@@ -9,7 +9,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 all: build test lint
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/curate
+	$(GO) build -ldflags "-X github.com/groundwork/curate/cmd/curate/internal/cli.version=$(VERSION)" -o $(BIN) ./cmd/curate
 
 test:
 	$(GO) test ./...

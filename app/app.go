@@ -193,6 +193,9 @@ type StageOptions struct {
 	// MinGrounding is summarize.Stage.MinGrounding.
 	MinGrounding   float64
 	IncludeSuspect bool
+	// PostKnowledge is the most papers citing a target after its
+	// knowledge cutoff the post-knowledge stage keeps; 0 turns it off.
+	PostKnowledge int
 }
 
 // App is an opened store with every stage configured. Its fields are for

@@ -209,6 +209,9 @@ func (t Table) inputsDigest(ctx context.Context, st *store.Store, version string
 	fs := t.Fields()
 	for _, f := range fs {
 		fmt.Fprintf(h, "field %s %s %s\n", f.Name, f.Kind, f.Type)
+		if f.Absent != nil {
+			fmt.Fprintf(h, "absent %s\n", f.Absent)
+		}
 	}
 	ds := dataset.Decl(fs...)
 	used := map[string]bool{}

@@ -216,6 +216,15 @@ func (e *estimator) service(stage, name string, requests int, interval time.Dura
 	if requests <= 0 {
 		return
 	}
+	for _, s := range e.in.Services {
+		if s.Name == name {
+			// One limiter, whichever stage asks: a later stage's
+			// requests (the post-knowledge citations after citegraph's
+			// feed) go at the pace and concurrency the first one set.
+			interval, source, inFlight = s.Interval, s.IntervalSource, s.MaxInFlight
+			break
+		}
+	}
 	e.in.Services = append(e.in.Services, estimate.Service{Stage: stage, Name: name, Requests: requests,
 		Interval: interval, IntervalSource: source, MaxInFlight: inFlight, Latency: e.latency[name]})
 }

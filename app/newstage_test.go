@@ -38,7 +38,7 @@ func ideas(st *record.Kind[idea], store record.Putter, getter record.Getter) pip
 			Reads: []string{record.Documents.Name(), record.Summaries.Name()}, Writes: []string{st.Name()},
 			Before:   []string{"summarize"},
 			Requests: []pipeline.Request{{Service: llm.DefaultService, LLM: &pipeline.Tokens{Fixed: 800, Text: 6000, Output: 300}}},
-			Field:    pipeline.FieldOf[idea]("idea", st.Name(), "the target's idea as claims")},
+			Field:    pipeline.FieldOf[idea]("test_idea", st.Name(), "the target's idea as claims")},
 		Run: func(ctx context.Context, key string) (string, error) {
 			if _, ok, err := st.Lookup(ctx, getter, key); err != nil || ok {
 				return pipeline.Reused, err
@@ -128,7 +128,7 @@ func TestNewStage(t *testing.T) {
 		}
 		type row struct {
 			InstanceID string `parquet:"instance_id"`
-			Idea       idea   `parquet:"idea"`
+			Idea       idea   `parquet:"test_idea"`
 		}
 		r := parquet.NewGenericReader[row](f)
 		got := make([]row, r.NumRows())
@@ -153,12 +153,12 @@ func TestNewStage(t *testing.T) {
 	}
 	for _, line := range bytes.Split(bytes.TrimSpace(jl), []byte("\n")) {
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(line, &m); err != nil || m["idea"] == nil || m["fields"] != nil {
+		if err := json.Unmarshal(line, &m); err != nil || m["test_idea"] == nil || m["fields"] != nil {
 			t.Fatalf("instances.jsonl line without its idea beside the other fields: %s", line[:min(len(line), 200)])
 		}
 	}
-	if card, _ := os.ReadFile(filepath.Join(dir, dataset.ReadmeFile)); !bytes.Contains(card, []byte("`idea` (the target's idea as claims)")) ||
-		!bytes.Contains(card, []byte("name: idea")) {
+	if card, _ := os.ReadFile(filepath.Join(dir, dataset.ReadmeFile)); !bytes.Contains(card, []byte("`test_idea` (the target's idea as claims)")) ||
+		!bytes.Contains(card, []byte("name: test_idea")) {
 		t.Error("the dataset card does not describe the idea column")
 	}
 	if _, err := dataset.ReadDataset(t.Context(), dir); err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/internal/parquetcodec"
@@ -122,6 +123,16 @@ func Export(ctx context.Context, o ExportOptions) ([]dataset.ExportFile, error) 
 	pub, err := ReadDataset(ctx, o.Dataset)
 	if err != nil {
 		return nil, err
+	}
+	// The stages' columns the format reads (innoeval's idea and
+	// post-knowledge), which ReadDataset leaves out.
+	missing, err := dataset.ReadFields(ctx, pub, dataset.FormatFields(o.Format))
+	if err != nil {
+		return nil, Fail(ErrCannotRun, err)
+	}
+	if len(missing) > 0 {
+		return nil, Fail(ErrCannotRun, fmt.Errorf("export %s: the dataset %s has no %s column: it was built before the stages that add them (tuples, post-knowledge); run them (curate run) and build the dataset again",
+			o.Format, o.Dataset, strings.Join(missing, ", ")))
 	}
 	opts := dataset.ExportOptions{Encoding: o.Encoding, Compression: o.Compression}
 	if o.Out == "" {

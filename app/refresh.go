@@ -288,6 +288,11 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 		prevVersion = filepath.Base(prevDir)
 		pub, err := dataset.ReadDataset(ctx, prevDir)
 		if err == nil {
+			// The stages' fields too, so an instance whose only change is
+			// one of them is told from one unchanged.
+			_, err = dataset.ReadFields(ctx, pub, builtin().Fields())
+		}
+		if err == nil {
 			prevLic, err = dataset.ReadLicenses(prevDir)
 		}
 		if err != nil {
@@ -393,6 +398,12 @@ func PublishVersion(ctx context.Context, st *store.Store, log *slog.Logger, vers
 // built.
 func instanceDigest(in record.Instance) string {
 	in.Provenance.CreatedAt = ""
+	fields := make(map[string]json.RawMessage, len(in.Fields))
+	for k, v := range in.Fields {
+		// As read back from Parquet, where an empty list is none.
+		fields[k] = dataset.NormalField(v)
+	}
+	in.Fields = fields
 	data, _ := json.Marshal(in)
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:])

@@ -15,8 +15,10 @@ import (
 	"github.com/groundwork/curate/knowledgecut"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/pdfs"
+	"github.com/groundwork/curate/postknowledge"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/summarize"
+	"github.com/groundwork/curate/tuples"
 	"github.com/groundwork/curate/versions"
 )
 
@@ -44,6 +46,8 @@ func table(a *App) Table {
 		a.pdfsRow(),
 		&summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget,
 			MinGrounding: so.MinGrounding, IncludeSuspect: so.IncludeSuspect, Mode: a.cut()},
+		&tuples.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.SummarizeBudget, Force: so.Force, Log: a.Log, Meter: a.Meter},
+		&postknowledge.Stage{Store: a.Store, S2: a.s2, N: so.PostKnowledge, Refresh: so.Refresh, Log: a.Log},
 	}
 }
 

@@ -87,6 +87,10 @@ type TargetInputs struct {
 	// gold card was written from (0 unknown).
 	Cut         *record.KnowledgeCut
 	GoldVersion int
+	// MissingField says which field's record a target held back by a
+	// guard lacks (the stage that makes it never ran for it): it is
+	// dropped for what held it, or as incomplete when suspects are kept.
+	MissingField string
 }
 
 // SourceInput is the summarize stage's output for one selected source.
@@ -217,6 +221,9 @@ func consolidate(t *TargetInputs, opts Options, tmpl *modelinput.Template, creat
 		return drop(DropSuspect, "%s (include it with --include-suspect)", strings.Join(t.Suspect, "; "))
 	case len(t.GoldSuspect) > 0 && !opts.IncludeSuspect:
 		return drop(DropUngrounded, "%s (include it with --include-suspect)", strings.Join(t.GoldSuspect, "; "))
+	}
+	if t.MissingField != "" {
+		return drop(DropIncomplete, "%s", t.MissingField)
 	}
 	if t.Gold == nil {
 		return drop(DropNoGold, "no gold card")

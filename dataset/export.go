@@ -46,16 +46,20 @@ const (
 	FormatTRLGRPO = "trl-grpo"
 )
 
-// ExportFormats returns every export format (a new slice each call).
+// ExportFormats returns the trainer formats (a new slice each call).
 func ExportFormats() []string {
 	return []string{FormatVerlRL, FormatVerlSFT, FormatMessages, FormatTRLSFT, FormatTRLGRPO}
 }
 
+// Formats returns every export format: the trainer formats, then the
+// idea-evaluation layout (a new slice each call).
+func Formats() []string { return append(ExportFormats(), FormatInnoEval) }
+
 // CheckFormat returns an error naming the formats when format is none of
 // them.
 func CheckFormat(format string) error {
-	if !slices.Contains(ExportFormats(), format) {
-		return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(ExportFormats(), ", "))
+	if !slices.Contains(Formats(), format) {
+		return fmt.Errorf("unknown format %q (want %s)", format, strings.Join(Formats(), ", "))
 	}
 	return nil
 }
@@ -219,6 +223,8 @@ func encodeAny(w io.Writer, enc string, c parquetcodec.Codec, rows any) error {
 		return encodeRows(w, enc, c, rows)
 	case []TRLGRPORow:
 		return encodeRows(w, enc, c, rows)
+	case []InnoEvalRow:
+		return encodeRows(w, enc, c, rows)
 	}
 	return fmt.Errorf("no encoder for %T", rows)
 }
@@ -230,6 +236,8 @@ func exportRows(instances []record.Instance, splits []string, format string, opt
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	switch format {
+	case FormatInnoEval:
+		return innoevalRows(instances, splits)
 	case FormatVerlRL:
 		return verlRLRows(instances, splits, opts), nil
 	case FormatTRLGRPO:

@@ -132,12 +132,18 @@ type exportCardData struct {
 	Counter  string // "" for TokenEstimate
 	Encoding string
 	ValRows  int // rows of the validation split, in its file or the all file
+	// LeftOut are the instances an export could not hold (an innoeval
+	// export's incomplete ideas).
+	LeftOut []string
 }
 
 // exportCard is the README of an export: what each file holds, which
 // splits it draws on, which trainer reads it with which settings, and the
 // lengths the longest rows need.
 func exportCard(d exportCardData) string {
+	if d.Format == FormatInnoEval {
+		return innoevalCard(d)
+	}
 	var b strings.Builder
 	drawn := "none of the dataset's splits (no rows)"
 	if len(d.Splits) > 0 {
@@ -230,6 +236,15 @@ func exportCard(d exportCardData) string {
 	}
 	fmt.Fprintf(&b, "\n## Checked against\n\nThe column names and config keys above were checked against the trainers' loaders, and curate's tests check every setting printed here against excerpts of their configuration files and registries recorded at these commits:\n\n- verl: %s.\n- TRL: %s.\n", checkedVerl, checkedTRL)
 	return b.String()
+}
+
+// ReadmeSays is what an export's README tells, for the line that points
+// to it.
+func ReadmeSays(format string) string {
+	if format == FormatInnoEval {
+		return "what each field holds and how idea evaluators use them"
+	}
+	return "which trainer reads it and with which settings"
 }
 
 func formatSummary(format string) string {

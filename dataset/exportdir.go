@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
+	"slices"
 
 	"github.com/groundwork/curate/holdout"
 	"github.com/groundwork/curate/internal/atomicdir"
@@ -119,6 +121,12 @@ func WriteExport(ctx context.Context, out string, instances []record.Instance, o
 	if counter == nil {
 		counter, counterName = TokenEstimate{}, ""
 	}
+	var leftOut []string
+	if o.Format == FormatInnoEval {
+		if leftOut, err = incompleteIdeas(instances); err != nil {
+			return nil, fmt.Errorf("export %s: %w", out, err)
+		}
+	}
 	var files []ExportFile
 	rows := map[string]any{}
 	drew := map[string]bool{}
@@ -126,6 +134,9 @@ func WriteExport(ctx context.Context, out string, instances []record.Instance, o
 	for _, p := range parts {
 		ins, splits := assign(instances, p, o.ValSize)
 		for i, in := range ins {
+			if slices.Contains(leftOut, in.InstanceID) {
+				continue
+			}
 			drew[in.Split] = true
 			if splits[i] == holdout.SplitValidation {
 				valRows++
@@ -136,7 +147,7 @@ func WriteExport(ctx context.Context, out string, instances []record.Instance, o
 			return nil, fmt.Errorf("export %s: %w", out, err)
 		}
 		rows[p] = r
-		files = append(files, ExportFile{Name: p + "." + enc, Split: p, Rows: len(ins), Lengths: measure(r, counter)})
+		files = append(files, ExportFile{Name: p + "." + enc, Split: p, Rows: reflect.ValueOf(r).Len(), Lengths: measure(r, counter)})
 	}
 	var splits []string
 	for _, s := range []string{record.SplitTrain, record.SplitTest} {
@@ -144,7 +155,7 @@ func WriteExport(ctx context.Context, out string, instances []record.Instance, o
 			splits = append(splits, s)
 		}
 	}
-	card := exportCard(exportCardData{Format: o.Format, Files: files, Splits: splits, Counter: counterName, Encoding: enc, ValRows: valRows})
+	card := exportCard(exportCardData{Format: o.Format, Files: files, Splits: splits, Counter: counterName, Encoding: enc, ValRows: valRows, LeftOut: leftOut})
 	_, err = publish.Dir(ctx, out, publish.Options{
 		Kind: ExportKind, Version: o.Version, Inputs: o.Inputs, Splits: splits,
 		Describe: "an export (no " + publish.ManifestFile + " of kind export)",

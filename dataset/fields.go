@@ -1,9 +1,13 @@
 package dataset
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 
 	"github.com/parquet-go/parquet-go"
@@ -137,4 +141,162 @@ func instanceJSON(enc *json.Encoder, fields []*pipeline.Field) (func(*record.Ins
 		}
 		return enc.Encode(r)
 	}, nil
+}
+
+// ReadFields fills the Fields of p's instances (read by ReadDataset,
+// which knows no stage's field) from the dataset's columns of fields, by
+// instance_id, each value as the JSON of its field's type. It returns the
+// fields no shard has a column of (a dataset built before the stage that
+// adds it): those are left out of Fields.
+func ReadFields(ctx context.Context, p *Published, fields []*pipeline.Field) (missing []string, err error) {
+	if len(fields) == 0 {
+		return nil, nil
+	}
+	at := map[string]int{}
+	for i, in := range p.Instances {
+		at[in.InstanceID] = i
+	}
+	found := map[string]bool{}
+	for _, split := range []string{record.SplitTrain, record.SplitTest} {
+		for _, rel := range p.Files[split] {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			have, err := readFieldColumns(filepath.Join(p.Dir, rel), fields, func(id, name string, v json.RawMessage) {
+				if i, ok := at[id]; ok {
+					if p.Instances[i].Fields == nil {
+						p.Instances[i].Fields = map[string]json.RawMessage{}
+					}
+					p.Instances[i].Fields[name] = v
+				}
+			})
+			if err != nil {
+				return nil, fmt.Errorf("read dataset %s: %s: %w", p.Dir, rel, err)
+			}
+			for _, n := range have {
+				found[n] = true
+			}
+		}
+	}
+	for _, f := range fields {
+		if !found[f.Name] {
+			missing = append(missing, f.Name)
+		}
+	}
+	return missing, nil
+}
+
+// readFieldColumns reads, of the Parquet file at path, the instance_id
+// and the columns of fields it has, calling put for each row's value of
+// each, and returns the names of the fields it has.
+func readFieldColumns(path string, fields []*pipeline.Field, put func(id, name string, v json.RawMessage)) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		return nil, err
+	}
+	cols := map[string]bool{}
+	for _, c := range pf.Schema().Fields() {
+		cols[c.Name()] = true
+	}
+	sf := []reflect.StructField{{Name: "InstanceID", Type: reflect.TypeFor[string](), Tag: `parquet:"instance_id"`}}
+	var have []*pipeline.Field
+	for _, fd := range fields {
+		if cols[fd.Name] && fd.Type != nil {
+			sf = append(sf, reflect.StructField{Name: fmt.Sprintf("Field%d", len(have)), Type: fd.Type,
+				Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s"`, fd.Name))})
+			have = append(have, fd)
+		}
+	}
+	var names []string
+	for _, fd := range have {
+		names = append(names, fd.Name)
+	}
+	if len(have) == 0 {
+		return nil, nil
+	}
+	t := reflect.StructOf(sf)
+	r := parquet.NewReader(pf, parquet.SchemaOf(reflect.New(t).Interface()))
+	defer r.Close()
+	for {
+		row := reflect.New(t)
+		if err := r.Read(row.Interface()); errors.Is(err, io.EOF) {
+			return names, nil
+		} else if err != nil {
+			return nil, err
+		}
+		id := row.Elem().Field(0).String()
+		for i, fd := range have {
+			v, err := json.Marshal(row.Elem().Field(i + 1).Interface())
+			if err != nil {
+				return nil, fmt.Errorf("field %s of %s: %w", fd.Name, id, err)
+			}
+			put(id, fd.Name, v)
+		}
+	}
+}
+
+// NormalField is a field's value in a form that reads the same whether it
+// came from the store or back from Parquet, for comparing values: an
+// empty list, an empty string, false, 0 and null are left out of
+// objects (Parquet gives back no list where JSON had []), keys sorted.
+// A value that is no JSON is returned as it is.
+func NormalField(v json.RawMessage) json.RawMessage {
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
+		return v
+	}
+	b, err := json.Marshal(normalJSON(x))
+	if err != nil {
+		return v
+	}
+	return b
+}
+
+func normalJSON(x any) any {
+	switch x := x.(type) {
+	case map[string]any:
+		for k, v := range x {
+			v = normalJSON(v)
+			if isEmptyJSON(v) {
+				delete(x, k)
+				continue
+			}
+			x[k] = v
+		}
+		return x
+	case []any:
+		for i, v := range x {
+			x[i] = normalJSON(v)
+		}
+		if len(x) == 0 {
+			return nil
+		}
+		return x
+	}
+	return x
+}
+
+func isEmptyJSON(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case bool:
+		return !v
+	case float64:
+		return v == 0
+	case []any:
+		return len(v) == 0
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,15 +188,30 @@ func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t Targe
 		return TargetInputs{}, "", err
 	}
 	for _, f := range in.Fields {
-		// As stored: the writer decodes it into the field's shape.
+		// The field's value of the record as stored: the writer decodes
+		// it into the field's shape.
 		raw, missing, err := load(ctx, st, key, record.RawOf(f.Kind), writers)
-		if err != nil || missing != "" {
-			return TargetInputs{}, missing, err
+		switch {
+		case err != nil:
+			return TargetInputs{}, "", err
+		case missing != "" && f.Absent == nil && held(&t):
+			// Held back before the stage that makes it: the target is
+			// dropped for what held it, unless suspects are kept.
+			t.MissingField = cmp.Or(t.MissingField, missing)
+			continue
+		case missing != "" && f.Absent == nil:
+			return TargetInputs{}, missing, nil
+		}
+		v := f.Absent
+		if raw != nil {
+			if v, err = f.ValueOf(*raw); err != nil {
+				return TargetInputs{}, "", fmt.Errorf("load dataset target %s: %w", key, err)
+			}
 		}
 		if t.Fields == nil {
 			t.Fields = map[string]json.RawMessage{}
 		}
-		t.Fields[f.Name] = *raw
+		t.Fields[f.Name] = v
 	}
 	doc, _, err := load(ctx, st, key, record.Documents, writers)
 	if err != nil {
@@ -205,6 +221,12 @@ func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t Targe
 		t.MentionOrder = mentionOrder(doc)
 	}
 	return t, "", nil
+}
+
+// held reports whether a guard held t back before its later stages: its
+// text addresses a model, its classification or its gold card is suspect.
+func held(t *TargetInputs) bool {
+	return t.Instructions > 0 || t.NotClassified || len(t.Suspect) > 0 || len(t.GoldSuspect) > 0
 }
 
 // load reads key's record of kind k; with none, v is nil and missing says

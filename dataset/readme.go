@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
+	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
@@ -138,6 +139,7 @@ func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, fi
 		fmt.Fprintf(&b, ", `%s` (%s)", f.Name, f.About)
 	}
 	b.WriteString(".\n")
+	b.WriteString(a.fieldText(r.Options.Fields))
 	_, err = io.WriteString(w, b.String())
 	return err
 }
@@ -158,6 +160,11 @@ type cardAcc struct {
 	guards  *Guards
 	guarded []string
 	know    knowledgeCounts
+	// fields sums, by field name, what each instance's value of a field
+	// with Counts holds, in the order first seen.
+	fields map[string][]pipeline.Count
+	// fieldDecls are the fields stages add (Options.Fields).
+	fieldDecls []*pipeline.Field
 }
 
 func newCardAcc(licenses map[string]string) *cardAcc {
@@ -183,6 +190,58 @@ func (a *cardAcc) add(in *record.Instance) {
 		a.targetLicenses[in.Target.ArxivID] = strings.TrimSpace(l)
 	}
 	a.prov.add(in.Provenance)
+	a.addFields(in)
+}
+
+// addFields adds in's values of the fields with Counts (the rows were
+// written from the same values, so a value that does not decode is not
+// counted rather than failing the card).
+func (a *cardAcc) addFields(in *record.Instance) {
+	for _, f := range a.fieldDecls {
+		if f.Counts == nil {
+			continue
+		}
+		cs, err := f.Counts(in.Fields[f.Name])
+		if err != nil {
+			continue
+		}
+		if a.fields == nil {
+			a.fields = map[string][]pipeline.Count{}
+		}
+		sum := a.fields[f.Name]
+		for _, c := range cs {
+			i := slices.IndexFunc(sum, func(x pipeline.Count) bool { return x.What == c.What })
+			if i < 0 {
+				sum = append(sum, pipeline.Count{What: c.What})
+				i = len(sum) - 1
+			}
+			sum[i].N += c.N
+		}
+		a.fields[f.Name] = sum
+	}
+}
+
+// fieldText is the card's account of the fields stages add, of those
+// that count something: a line each with its sums over the instances.
+func (a *cardAcc) fieldText(fields []*pipeline.Field) string {
+	var b strings.Builder
+	for _, f := range fields {
+		if f.Counts == nil {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\nWhat the fields added by stages hold, over the instances:\n\n")
+		}
+		var parts []string
+		for _, c := range a.fields[f.Name] {
+			parts = append(parts, fmt.Sprintf("%d %s", c.N, c.What))
+		}
+		if len(parts) == 0 {
+			parts = []string{"nothing counted (no instance)"}
+		}
+		fmt.Fprintf(&b, "- `%s`: %s\n", f.Name, strings.Join(parts, "; "))
+	}
+	return b.String()
 }
 
 // hfFeatures writes the Hugging Face `features:` list for Parquet fields:

@@ -18,6 +18,12 @@ func Decl(fields ...*pipeline.Field) pipeline.Decl {
 		Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name(), record.Summaries.Name()},
 		Optional: []string{record.Documents.Name(), record.PaperLicenses.Name(), record.KnowledgeCuts.Name()}}
 	for _, f := range fields {
+		if f.Absent != nil {
+			// Read when there: a target without it, or whose stage
+			// failed, takes the field's Absent value.
+			d.Optional = append(d.Optional, f.Kind)
+			continue
+		}
 		d.Reads = append(d.Reads, f.Kind)
 	}
 	return d
@@ -32,6 +38,7 @@ type Inputs struct {
 	// last run of it failed is left out.
 	Writers Writers
 	// Fields are read for every target (one without its record is left
-	// out) and written as columns of their own.
+	// out, unless the field has an Absent value) and written as columns
+	// of their own.
 	Fields []*pipeline.Field
 }

@@ -189,6 +189,7 @@ func writeTree(ctx context.Context, dir string, r *Result, opts WriteOptions, ho
 		return nil, err
 	}
 	card := newCardAcc(opts.Licenses)
+	card.fieldDecls = r.Options.Fields
 	card.guards = r.Guards
 	rep := &reportAcc{}
 	kv := map[string]string{"groundwork.template_version": tmpl.Version()}

@@ -3,8 +3,8 @@
 // date), from Semantic Scholar's citations endpoint, the N most
 // influential kept. An idea-evaluation benchmark grounds its judgement in
 // what was known before the cutoff and draws revision suggestions from
-// what came after (InnoEval). The package is a stage's building block
-// and is not yet in the stage table.
+// what came after (InnoEval). Stage is the post-knowledge stage, a row
+// of the stage table, off without --post-knowledge N.
 package postknowledge
 
 import (

@@ -16,23 +16,23 @@ const (
 // it: post-knowledge of the target's idea when it was first published
 // after the target's knowledge cutoff.
 type CitingPaper struct {
-	PaperID string `json:"paper_id"` // S2's 40-hex paper ID
-	ArxivID string `json:"arxiv_id,omitempty"`
-	Title   string `json:"title"`
+	PaperID string `json:"paper_id" parquet:"paper_id"` // S2's 40-hex paper ID
+	ArxivID string `json:"arxiv_id,omitempty" parquet:"arxiv_id,optional"`
+	Title   string `json:"title" parquet:"title"`
 	// Abstract is empty when S2 has none (publishers elide some).
-	Abstract string `json:"abstract,omitempty"`
+	Abstract string `json:"abstract,omitempty" parquet:"abstract,optional"`
 	// Date is when the paper was first published (YYYY-MM-DD): its arXiv
 	// v1 date when known, else S2's publicationDate; "" when only the
 	// year is known. DateFrom says which.
-	Date     string `json:"date,omitempty"`
-	Year     int    `json:"year,omitempty"`
-	DateFrom string `json:"date_from,omitempty"`
-	Venue    string `json:"venue,omitempty"`
+	Date     string `json:"date,omitempty" parquet:"date,optional"`
+	Year     int    `json:"year,omitempty" parquet:"year,optional"`
+	DateFrom string `json:"date_from,omitempty" parquet:"date_from,optional"`
+	Venue    string `json:"venue,omitempty" parquet:"venue,optional"`
 	// Influential is S2's judgement that the citing paper builds on the
 	// target rather than mentioning it.
-	Influential              bool `json:"influential"`
-	CitationCount            int  `json:"citation_count"`
-	InfluentialCitationCount int  `json:"influential_citation_count"`
+	Influential              bool `json:"influential" parquet:"influential"`
+	CitationCount            int  `json:"citation_count" parquet:"citation_count"`
+	InfluentialCitationCount int  `json:"influential_citation_count" parquet:"influential_citation_count"`
 }
 
 // PostKnowledge is what came after a target's knowledge cutoff: the
@@ -62,3 +62,8 @@ type PostKnowledge struct {
 // PostKnowledgeSets are targets' post-knowledge, under the target's
 // versionless arXiv ID.
 var PostKnowledgeSets = KindOf[PostKnowledge]("post-knowledge")
+
+// FieldPostKnowledge is the name of a target's post-knowledge in every
+// dataset instance (its PostKnowledge's Papers, empty when none was
+// collected) and in the exports that carry it.
+const FieldPostKnowledge = "post_knowledge"

@@ -23,16 +23,16 @@ func TupleRequired(field string) bool {
 // Claim is one atomic, self-contained claim of an idea, with the passage
 // of the paper that states it, verbatim.
 type Claim struct {
-	Claim string `json:"claim"`
-	Quote string `json:"quote"`
+	Claim string `json:"claim" parquet:"claim"`
+	Quote string `json:"quote" parquet:"quote"`
 }
 
 // MethodClaim is one atomic component of an idea's method, with its
 // procedural steps (each a claim of its own, quoted too).
 type MethodClaim struct {
-	Claim string  `json:"claim"`
-	Quote string  `json:"quote"`
-	Steps []Claim `json:"steps,omitempty"`
+	Claim string  `json:"claim" parquet:"claim"`
+	Quote string  `json:"quote" parquet:"quote"`
+	Steps []Claim `json:"steps,omitempty" parquet:"steps,list"`
 }
 
 // IdeaTuple is a paper's research idea as a six-tuple of claims
@@ -40,12 +40,12 @@ type MethodClaim struct {
 // research questions, the method's components, the experimental settings
 // and the expected results.
 type IdeaTuple struct {
-	Summary              []Claim       `json:"summary"` // at most one
-	Motivations          []Claim       `json:"motivations"`
-	ResearchQuestions    []Claim       `json:"research_questions"`
-	Methods              []MethodClaim `json:"methods"`
-	ExperimentalSettings []Claim       `json:"experimental_settings"`
-	ExpectedResults      []Claim       `json:"expected_results"`
+	Summary              []Claim       `json:"summary" parquet:"summary,list"` // at most one
+	Motivations          []Claim       `json:"motivations" parquet:"motivations,list"`
+	ResearchQuestions    []Claim       `json:"research_questions" parquet:"research_questions,list"`
+	Methods              []MethodClaim `json:"methods" parquet:"methods,list"`
+	ExperimentalSettings []Claim       `json:"experimental_settings" parquet:"experimental_settings,list"`
+	ExpectedResults      []Claim       `json:"expected_results" parquet:"expected_results,list"`
 }
 
 // Claims returns the claims of field, a method's steps left out ("" for
@@ -143,3 +143,28 @@ type IdeaTuples struct {
 // IdeaTupleSets are targets' idea tuples, under the target's versionless
 // arXiv ID.
 var IdeaTupleSets = KindOf[IdeaTuples]("idea-tuple")
+
+// FieldIdea is the name of a target's idea in every dataset instance (an
+// Idea) and in the exports that carry it.
+const FieldIdea = "idea"
+
+// Idea is a target's idea as a dataset instance holds it (field
+// FieldIdea): the six-tuple of verified claims, what made it, and how
+// many claims verification dropped, by why. The claims dropped one by one
+// and the input digest stay in the stored IdeaTuples.
+type Idea struct {
+	IdeaTuple
+	// Backend made it (TupleBackendLLM or TupleBackendHeuristic: a
+	// heuristic idea is sentences of the paper picked by cue words).
+	Backend          string `json:"backend" parquet:"backend"`
+	Model            string `json:"model" parquet:"model"`
+	Unverified       int    `json:"unverified" parquet:"unverified"`
+	NotSelfContained int    `json:"not_self_contained" parquet:"not_self_contained"`
+	NotAtomic        int    `json:"not_atomic" parquet:"not_atomic"`
+}
+
+// Column is r as a dataset instance holds it.
+func (r *IdeaTuples) Column() Idea {
+	return Idea{IdeaTuple: r.Idea, Backend: r.Backend, Model: r.Model,
+		Unverified: r.Unverified, NotSelfContained: r.NotSelfContained, NotAtomic: r.NotAtomic}
+}

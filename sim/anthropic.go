@@ -364,12 +364,15 @@ func (a *anthropicAPI) message(body []byte, invalid bool, tx *cacheTx) (int, any
 	for _, b := range blocks(req.System) {
 		lr.System += b.Text
 	}
+	// The model reads a message's text blocks as separate passages (the
+	// paper block, then the task): joined as curate's OpenAI requests join
+	// the same parts, so the task's first line starts a line here too.
 	for _, m := range req.Messages {
-		var text strings.Builder
+		var text []string
 		for _, b := range blocks(m.Content) {
-			text.WriteString(b.Text)
+			text = append(text, b.Text)
 		}
-		lr.Messages = append(lr.Messages, LLMMessage{Role: m.Role, Content: text.String()})
+		lr.Messages = append(lr.Messages, LLMMessage{Role: m.Role, Content: strings.Join(text, "\n\n")})
 	}
 	if req.Output != nil && req.Output.Format != nil {
 		lr.Schema = req.Output.Format.Schema

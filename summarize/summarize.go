@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/groundwork/curate/paperprompt"
 	"strings"
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/llm/prompts"
+	"github.com/groundwork/curate/paperprompt"
 	"github.com/groundwork/curate/record"
 )
 

@@ -17,9 +17,9 @@
 // the task), so the call reads the paper from the provider's prompt
 // cache; Offline makes one with the heuristic backend.
 //
-// The package is the tuples stage's building block: the stage itself
-// (one LLM call per target after summarize, reused when nothing changed)
-// is to be a row of the stage table.
+// Stage is the tuples stage, a row of the stage table: one call per
+// target after summarize, stored, reused while nothing changed, and the
+// field `idea` of every dataset instance.
 package tuples
 
 import (

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"reflect"
 )
 
@@ -111,18 +113,74 @@ type Tokens struct {
 }
 
 // Field is a field a stage adds to each dataset instance: the record of
-// kind Kind the stage stored for the target, whose Go type is Type
-// (reflect.TypeFor of the record's shape), written under Name.
+// kind Kind the stage stored for the target, or the part of it Value
+// makes, whose Go type is Type (reflect.TypeFor of the value's shape),
+// written under Name.
 type Field struct {
 	Name  string
 	About string
 	Kind  string
 	Type  reflect.Type
+	// Value, when set, makes the field's value (JSON of Type) of the
+	// record as stored: a column need not carry what the record keeps for
+	// the stage alone (its input digest, its dropped claims one by one).
+	// Nil takes the record whole.
+	Value func(stored json.RawMessage) (json.RawMessage, error)
+	// Absent, when set, is the value of the field for a target without
+	// the record, which is then not left out of the dataset, nor for a
+	// failure of the stage: the field of a stage that is off in this
+	// configuration (Decl.Off), whose column is still in every instance.
+	Absent json.RawMessage
+	// Counts, when set, says what one instance's value holds worth
+	// counting (claims dropped, by why): the dataset card gives the sums
+	// over its instances.
+	Counts func(value json.RawMessage) ([]Count, error)
+}
+
+// Count is one figure of a field's value (Field.Counts): N things of
+// What ("claims dropped: the quote is not in the paper").
+type Count struct {
+	What string
+	N    int
 }
 
 // FieldOf declares a Field of records of shape T.
 func FieldOf[T any](name, kind, about string) *Field {
 	return &Field{Name: name, About: about, Kind: kind, Type: reflect.TypeFor[T]()}
+}
+
+// FieldFrom declares a Field of shape T made by value of the stored
+// records of shape R.
+func FieldFrom[R, T any](name, kind, about string, value func(*R) T) *Field {
+	f := &Field{Name: name, About: about, Kind: kind, Type: reflect.TypeFor[T]()}
+	f.Value = func(stored json.RawMessage) (json.RawMessage, error) {
+		var r R
+		if err := json.Unmarshal(stored, &r); err != nil {
+			return nil, fmt.Errorf("field %s of a %s record: %w", name, kind, err)
+		}
+		return json.Marshal(value(&r))
+	}
+	return f
+}
+
+// CountsOf sets f's Counts from a function of the value's shape T.
+func CountsOf[T any](f *Field, counts func(*T) []Count) *Field {
+	f.Counts = func(value json.RawMessage) ([]Count, error) {
+		var v T
+		if err := json.Unmarshal(value, &v); err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		return counts(&v), nil
+	}
+	return f
+}
+
+// ValueOf returns the field's value of a record as stored (see Value).
+func (f *Field) ValueOf(stored json.RawMessage) (json.RawMessage, error) {
+	if f.Value == nil {
+		return stored, nil
+	}
+	return f.Value(stored)
 }
 
 // Func is a stage made of a declaration and a function, for tables built
