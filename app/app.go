@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -34,9 +35,11 @@ import (
 	"github.com/groundwork/curate/internal/membudget"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/internal/robots"
+	"github.com/groundwork/curate/knowledgecut"
 	"github.com/groundwork/curate/parse/latexml"
 	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/store"
+	"github.com/groundwork/curate/versions"
 )
 
 // Config is everything Open needs, from flags and the environment, already
@@ -57,9 +60,13 @@ type Config struct {
 
 	Net Net
 	S2  S2
-	// OAIBase, when set, adds arXiv's OAI-PMH feed (refresh).
+	// OAIBase, when set, adds arXiv's OAI-PMH feed (refresh, licences,
+	// version histories).
 	OAIBase string
-	LLM     LLM
+	// Knowledge configures the knowledge cut: the versions stage and the
+	// reading of each paper at the version of its target's cutoff.
+	Knowledge Knowledge
+	LLM       LLM
 	// PDF turns the pdfs stage on (PDF.GrobidBase set) and configures it.
 	PDF    PDF
 	Stages StageOptions
@@ -121,6 +128,33 @@ type PDF struct {
 	// loopback, which the downloader otherwise never dials.
 	Resolve   func(ctx context.Context, host string) ([]netip.Addr, error)
 	AllowAddr func(netip.Addr) bool
+}
+
+// Knowledge configures the knowledge cut (package knowledgecut): each
+// target read at its v1, each source at its last version dated on or
+// before the target's v1. The versions stage that pins them is on when
+// some source of version histories is configured (Metadata, or OAI).
+type Knowledge struct {
+	// Mode is strict, flag or off ("" is knowledgecut.DefaultMode).
+	Mode knowledgecut.Mode
+	// Metadata is a local copy of arXiv's metadata snapshot
+	// (--arxiv-metadata), checked by the command.
+	Metadata string
+	// OAI asks arXiv's OAI-PMH repository (Config.OAIBase) for the
+	// histories the snapshot and the store lack, one GetRecord a paper;
+	// never under Mode off.
+	OAI bool
+	// Harvests are the OAI-PMH sets harvested in full before the first
+	// GetRecord ("" is the whole repository), stored and resumed.
+	Harvests []string
+}
+
+// mode is the knowledge cut's mode, its default filled in.
+func (k Knowledge) mode() knowledgecut.Mode {
+	if k.Mode == "" {
+		return knowledgecut.DefaultMode
+	}
+	return k.Mode
 }
 
 // LLM configures the model behind classify and summarize.
@@ -223,6 +257,10 @@ type App struct {
 	// parseBudget bounds the memory of the parses of pages and TEI in
 	// flight at once, across the fetch, sources and pdfs workers.
 	parseBudget *membudget.Budget
+
+	// snapshot is the arXiv metadata snapshot (Config.Knowledge.Metadata),
+	// opened by the versions stage when a run needs it; nil without one.
+	snapshot *versions.SnapshotFile
 }
 
 // ParseBudget is the bound on the memory the parses in flight hold at
@@ -406,6 +444,9 @@ func (a *App) build() error {
 			return err
 		}
 	}
+	if cfg.Knowledge.Metadata != "" {
+		a.snapshot = &versions.SnapshotFile{Path: cfg.Knowledge.Metadata, IndexDir: filepath.Join(a.Store.Dir(), "index"), Log: a.Log}
+	}
 	a.lifecycle = &pipeline.Lifecycle{Ledger: a.Store}
 	a.stages = table(a)
 	return nil
@@ -441,6 +482,7 @@ func offlineError(nh *httpx.NoSuchHostError) error {
 // Close releases the store's lock, if taken, and closes the store.
 func (a *App) Close() error {
 	a.archives.close()
+	a.snapshot.Close()
 	if a.unlock != nil {
 		a.unlock()
 		a.unlock = nil

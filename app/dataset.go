@@ -245,10 +245,13 @@ func digestTarget(ctx context.Context, h io.Writer, st *store.Store, k string, u
 				Key, TextLevel, Failure string
 				Card                    *record.Card
 				Unsummarizable          bool
+				// The version carded, and where (the knowledge cut).
+				Version int    `json:",omitempty"`
+				Paper   string `json:",omitempty"`
 			}
-			cards := []card{{Key: res.Gold.Key, Card: res.Gold.Card, Failure: res.Gold.Failure}}
+			cards := []card{{Key: res.Gold.Key, Card: res.Gold.Card, Failure: res.Gold.Failure, Version: res.Gold.Version}}
 			for _, c := range res.Sources {
-				cards = append(cards, card{c.Key, c.TextLevel, c.Failure, c.Card, c.Unsummarizable})
+				cards = append(cards, card{c.Key, c.TextLevel, c.Failure, c.Card, c.Unsummarizable, c.Version, c.Paper})
 			}
 			b, err := json.Marshal(cards)
 			if err != nil {

@@ -85,7 +85,9 @@ func (a *App) Estimate(ctx context.Context, keys []string, opt EstimateOptions) 
 		d := s.Declare()
 		for _, r := range d.Requests {
 			var err error
-			switch {
+			switch c, ok := s.(pipeline.Counter); {
+			case ok:
+				err = e.counted(ctx, d, r, c)
 			case r.LLM != nil:
 				llmWork = append(llmWork, stageRequest{d, r})
 			case r.Count == pipeline.Batched:
@@ -305,6 +307,23 @@ func (e *estimator) crawl(ctx context.Context) (*crawlState, error) {
 	}
 	e.pages = c
 	return c, nil
+}
+
+// counted adds the requests a stage counts itself (pipeline.Counter).
+func (e *estimator) counted(ctx context.Context, d pipeline.Decl, r pipeline.Request, c pipeline.Counter) error {
+	svc, err := e.a.HTTP.Service(r.Service)
+	if err != nil {
+		return nil // not configured: the run does not ask it
+	}
+	n, notes, err := c.Count(ctx, e.keys, r)
+	if err != nil {
+		return err
+	}
+	for _, note := range notes {
+		e.note("%s: %s", d.Name, note)
+	}
+	e.service(d.Name, r.Service, int(math.Round(n*cmp.Or(r.N, 1))), svc.Interval(), robots.SourceConfigured, 1)
+	return nil
 }
 
 // todo counts the targets a stage still has work for: those without a

@@ -88,7 +88,7 @@ func TestNewStage(t *testing.T) {
 	tab := a.stages
 
 	names, _, err := tab.Select([]string{"ideas"})
-	if err != nil || !slices.Equal(tab.WithNeeds(names...), []string{"sources", "pdfs", "summarize", "ideas"}) {
+	if err != nil || !slices.Equal(tab.WithNeeds(names...), []string{"versions", "sources", "pdfs", "summarize", "ideas"}) {
 		t.Fatalf("select: %q %v, with needs %q", names, err, tab.WithNeeds(names...))
 	}
 	keys, _ := Targets(demo.TargetIDs())

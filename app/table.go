@@ -1,19 +1,25 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/classify"
+	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/knowledgecut"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/pdfs"
 	"github.com/groundwork/curate/postknowledge"
+	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/summarize"
 	"github.com/groundwork/curate/tuples"
+	"github.com/groundwork/curate/versions"
 )
 
 // Table is a stage table: the per-target stages, in the order a run
@@ -27,15 +33,19 @@ type Table []pipeline.Stage
 func table(a *App) Table {
 	so := a.cfg.Stages
 	return Table{
-		&fetch.Stage{Fetcher: a.Fetcher, Ready: a.prepareFetch, Learn: a.archives.learn},
+		&fetch.Stage{Fetcher: a.Fetcher, Ready: a.prepareFetch, Learn: a.archives.learn, AtV1: a.cut() != knowledgecut.Off, V1PDF: a.v1PDF()},
 		&citegraph.Row{Runner: &citegraph.Runner{Store: a.Store, S2: a.s2, ArxivAPI: a.arxivAPI, Log: a.Log, Refresh: so.Refresh,
 			Skip: a.Fetcher.KnownMissing, OpenAccess: a.cfg.PDF.GrobidBase != ""}, Drain: a.cfg.Drain, Learn: a.archives.learn},
 		&classify.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.ClassifyBudget, Log: a.Log, Meter: a.Meter,
 			Force: so.Force, Plausibility: so.Plausibility, IncludeSuspect: so.IncludeSuspect},
-		&fetch.Sources{Fetcher: a.Fetcher, Store: a.Store, Lifecycle: a.lifecycle, IncludeSuspect: so.IncludeSuspect, Ready: a.prepareFetch},
+		// After classify (it needs the sources), before sources (which
+		// fetches each source at the version pinned here).
+		a.versionsRow(),
+		&fetch.Sources{Fetcher: a.Fetcher, Store: a.Store, Lifecycle: a.lifecycle, IncludeSuspect: so.IncludeSuspect, Ready: a.prepareFetch,
+			Mode: a.cut()},
 		a.pdfsRow(),
 		&summarize.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Log: a.Log, Meter: a.Meter, Force: so.Force, Budget: so.SummarizeBudget,
-			MinGrounding: so.MinGrounding, IncludeSuspect: so.IncludeSuspect},
+			MinGrounding: so.MinGrounding, IncludeSuspect: so.IncludeSuspect, Mode: a.cut()},
 		&tuples.Stage{Store: a.Store, LLM: a.LLM, Model: a.Model, Budget: so.SummarizeBudget, Force: so.Force, Log: a.Log, Meter: a.Meter},
 		&postknowledge.Stage{Store: a.Store, S2: a.s2, N: so.PostKnowledge, Refresh: so.Refresh, Log: a.Log},
 	}
@@ -249,5 +259,49 @@ func (a *App) pdfsRow() *pdfs.Row {
 	if a.cfg.PDF.GrobidBase == "" {
 		return &pdfs.Row{Off: "needs --grobid URL (a GROBID service)"}
 	}
-	return &pdfs.Row{Stage: a.pdfStage, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Alive: a.CheckGrobid}
+	return &pdfs.Row{Stage: a.pdfStage, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Alive: a.CheckGrobid, Mode: a.cut()}
+}
+
+// cut is the knowledge cut the stages apply: the configured mode when
+// some source of version histories is configured, else off (nothing is
+// known to cut by; the run reads as it did without the cut).
+func (a *App) cut() knowledgecut.Mode {
+	k := a.cfg.Knowledge
+	if k.Metadata == "" && !(k.OAI && a.cfg.OAIBase != "") {
+		return knowledgecut.Off
+	}
+	return k.mode()
+}
+
+// versionsRow is the versions stage of a: on with a source of version
+// histories (a metadata snapshot, or OAI-PMH asked for them), off
+// without. Under --knowledge-cut off it asks no repository: the
+// histories the snapshot and the store hold are still recorded.
+func (a *App) versionsRow() *versions.Stage {
+	k := a.cfg.Knowledge
+	oai := k.OAI && a.cfg.OAIBase != "" && k.mode() != knowledgecut.Off
+	if k.Metadata == "" && !oai {
+		why := "needs --arxiv-metadata FILE or --oai-versions: without version histories no knowledge cut is applied"
+		if k.mode() == knowledgecut.Off && k.OAI {
+			why = "asks no repository under --knowledge-cut off, and has no --arxiv-metadata FILE"
+		}
+		return &versions.Stage{Off: why}
+	}
+	st := &versions.Stage{Store: a.Store, Snapshot: a.snapshot, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Log: a.Log}
+	if oai && a.OAI != nil {
+		st.OAI = a.OAI
+		for _, set := range k.Harvests {
+			st.Harvests = append(st.Harvests, oaipmh.Query{Set: set})
+		}
+	}
+	return st
+}
+
+// v1PDF reads a target's v1 from its PDF through GROBID (with --grobid),
+// when arXiv has no HTML for v1; nil without GROBID.
+func (a *App) v1PDF() func(context.Context, arxiv.ID) (*record.Document, error) {
+	if a.pdfStage == nil {
+		return nil
+	}
+	return a.pdfStage.ArxivVersion
 }

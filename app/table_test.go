@@ -89,8 +89,8 @@ func TestSelect(t *testing.T) {
 func TestWithNeeds(t *testing.T) {
 	tests := []struct{ in, want []string }{
 		{[]string{"citegraph"}, []string{"fetch", "citegraph"}},
-		{[]string{"summarize"}, []string{"sources", "pdfs", "summarize"}},
-		{[]string{"summarize", "fetch"}, []string{"fetch", "sources", "pdfs", "summarize"}},
+		{[]string{"summarize"}, []string{"versions", "sources", "pdfs", "summarize"}},
+		{[]string{"summarize", "fetch"}, []string{"fetch", "versions", "sources", "pdfs", "summarize"}},
 		{[]string{"classify"}, []string{"classify"}},
 	}
 	for _, tt := range tests {

@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/groundwork/curate/internal/publish"
+	"github.com/groundwork/curate/knowledgecut"
 	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
@@ -347,6 +348,7 @@ func CheckTree(ctx context.Context, dir string) (*CheckReport, error) {
 		}
 	}
 	rows := parquetSet{files: files}
+	mode := cardMode(filepath.Join(dir, ReadmeFile))
 	if err := rows.each(func(_ int, in *record.Instance) error {
 		rep.versions[in.Provenance.PipelineVersion] = true
 		if in.Split == record.SplitTest {
@@ -355,6 +357,7 @@ func CheckTree(ctx context.Context, dir string) (*CheckReport, error) {
 			rep.Counts.Train++
 		}
 		rep.Problems = append(rep.Problems, rowProblems(*in)...)
+		rep.Problems = append(rep.Problems, cutProblems(*in, mode)...)
 		return ctx.Err()
 	}); err != nil {
 		return nil, fmt.Errorf("check %s: %w", dir, err)
@@ -421,6 +424,46 @@ func rowProblems(in record.Instance) []string {
 		bad("empty prompt")
 	}
 	return out
+}
+
+// cutProblems lists the kept sources of a row that the knowledge cut
+// under mode does not allow: under strict, a source on arXiv whose
+// version_date is after its instance's knowledge_cutoff, or not known
+// (knowledgecut.Check, to the day the row gives).
+func cutProblems(in record.Instance, mode knowledgecut.Mode) []string {
+	if mode != knowledgecut.Strict {
+		return nil
+	}
+	cutoff, _ := time.Parse(dateLayout, in.KnowledgeCutoff)
+	var out []string
+	for _, s := range in.Sources {
+		if InstanceID(s.ArxivID) == "" {
+			continue // not on arXiv: no versions to cut by
+		}
+		date, _ := time.Parse(dateLayout, s.VersionDate)
+		if err := knowledgecut.Check(mode, cutoff, date); err != nil {
+			out = append(out, fmt.Sprintf("instance %s: source %d (%s %s, dated %q; knowledge_cutoff %q): %v",
+				in.InstanceID, s.DocNumber, s.ArxivID, s.Version, s.VersionDate, in.KnowledgeCutoff, err))
+		}
+	}
+	return out
+}
+
+// knowledgeCutLine is how the dataset card states the mode of the cut.
+var knowledgeCutLine = regexp.MustCompile("(?m)^Knowledge cut: `(strict|flag|off)`")
+
+// cardMode is the knowledge cut the dataset card says the rows were made
+// under; "" when it says none (a dataset of an older curate).
+func cardMode(path string) knowledgecut.Mode {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	m := knowledgeCutLine.FindSubmatch(b)
+	if m == nil {
+		return ""
+	}
+	return knowledgecut.Mode(m[1])
 }
 
 var numExamples = regexp.MustCompile(`(?m)^  - name: (train|test)\n    num_examples: (\d+)$`)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/knowledgecut"
 	"github.com/groundwork/curate/modelinput"
 	"github.com/groundwork/curate/record"
 )
@@ -81,6 +82,11 @@ type TargetInputs struct {
 	// Fields are the records of the fields stages add to the instance
 	// (Inputs.Fields), by field name, as stored.
 	Fields map[string]json.RawMessage
+	// Cut is the versions stage's knowledge cut of the target (nil
+	// without one), and GoldVersion the version of the target's text its
+	// gold card was written from (0 unknown).
+	Cut         *record.KnowledgeCut
+	GoldVersion int
 	// MissingField says which field's record a target held back by a
 	// guard lacks (the stage that makes it never ran for it): it is
 	// dropped for what held it, or as incomplete when suspects are kept.
@@ -92,6 +98,9 @@ type SourceInput struct {
 	RefKey    string       // the Selection's RefKey (record.RefKeys)
 	Card      *record.Card // nil when the source could not be summarized
 	TextLevel string       // record.TextFull, record.TextPDF or record.TextAbstract
+	// Version is the arXiv version of the text the card was written from
+	// (0 unknown: an abstract, a page that does not say).
+	Version int
 }
 
 // Options configure the dataset stage. The zero value is usable: K = 3,
@@ -120,6 +129,10 @@ type Options struct {
 	// Fields are the fields stages add to each instance (Inputs.Fields),
 	// written after the Instance's own columns in this order.
 	Fields []*pipeline.Field `json:"-"`
+	// KnowledgeCut is how the knowledge cut is applied to the sources
+	// (zero: knowledgecut.DefaultMode); it is one of the dataset's
+	// inputs, so changing it rebuilds the dataset.
+	KnowledgeCut knowledgecut.Mode
 }
 
 func (o Options) withDefaults() Options {
@@ -134,6 +147,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = time.Now()
+	}
+	if o.KnowledgeCut == "" {
+		o.KnowledgeCut = knowledgecut.DefaultMode
 	}
 	return o
 }
@@ -240,7 +256,9 @@ func consolidate(t *TargetInputs, opts Options, tmpl *modelinput.Template, creat
 	if target.Categories == nil {
 		target.Categories = []string{}
 	}
-	sources, skipped := selectSources(t, targetIdentities(target))
+	k := newKnowledge(t, opts.KnowledgeCut)
+	k.target(&target)
+	sources, skipped := selectSources(t, targetIdentities(target), k)
 	if len(sources) < MinSources {
 		return drop(DropFewSources, "%d sources with a card, want at least %d%s", len(sources), MinSources, skipped)
 	}
@@ -262,21 +280,23 @@ func consolidate(t *TargetInputs, opts Options, tmpl *modelinput.Template, creat
 		return record.Instance{}, nil, fmt.Errorf("consolidate %s: %w", targetID, err)
 	}
 	return record.Instance{
-		InstanceID: id,
-		Split:      split,
-		Target:     target,
-		Sources:    sources,
-		Gold:       *t.Gold,
-		Prompt:     prompt,
-		NumIdeas:   opts.NumIdeas,
-		Provenance: provenance(t, sources, opts.PipelineVersion, tmpl.Version(), createdAt),
-		Fields:     t.Fields,
+		InstanceID:      id,
+		Split:           split,
+		Target:          target,
+		Sources:         sources,
+		Gold:            *t.Gold,
+		KnowledgeCutoff: k.cutoffDay(),
+		Prompt:          prompt,
+		NumIdeas:        opts.NumIdeas,
+		Provenance:      provenance(t, sources, opts.PipelineVersion, tmpl.Version(), createdAt),
+		Fields:          t.Fields,
+		CutSources:      k.cut,
 	}, nil, nil
 }
 
 // selectSources returns the numbered sources of t and a note on the
 // selected references it left out (empty when none).
-func selectSources(t *TargetInputs, target []identity) ([]record.InstanceSource, string) {
+func selectSources(t *TargetInputs, target []identity, k *knowledge) ([]record.InstanceSource, string) {
 	// Selections name edges by the classify stage's keys.
 	edges := make(map[string]int, len(t.Graph.Edges))
 	for i, k := range record.RefKeys(t.Graph.Edges) {
@@ -298,8 +318,8 @@ func selectSources(t *TargetInputs, target []identity) ([]record.InstanceSource,
 		mention, bib int
 	}
 	var (
-		cands                               []candidate
-		noEdge, noCard, self, dup, selected int
+		cands                                    []candidate
+		noEdge, noCard, self, dup, selected, cut int
 	)
 	seen := map[string]bool{}
 	for _, sel := range t.Selections {
@@ -314,11 +334,15 @@ func selectSources(t *TargetInputs, target []identity) ([]record.InstanceSource,
 			continue
 		}
 		in, ok := cards[sel.RefKey]
+		e := t.Graph.Edges[ei]
+		if (!ok || in.Card == nil) && k.firstAfter(sel.RefKey, e) {
+			cut++
+			continue
+		}
 		if !ok || in.Card == nil {
 			noCard++
 			continue
 		}
-		e := t.Graph.Edges[ei]
 		src := record.InstanceSource{
 			RefKey:    sel.RefKey,
 			ArxivID:   cmp.Or(InstanceID(deref(e.ArxivID)), strings.TrimSpace(deref(e.ArxivID))),
@@ -344,6 +368,10 @@ func selectSources(t *TargetInputs, target []identity) ([]record.InstanceSource,
 		}
 		if _, same := sharedIdentity(sourceIdentities(src), target); same {
 			self++
+			continue
+		}
+		if !k.source(&src, in) {
+			cut++
 			continue
 		}
 		m, ok := mention[sel.RefKey]
@@ -375,7 +403,7 @@ func selectSources(t *TargetInputs, target []identity) ([]record.InstanceSource,
 	for _, n := range []struct {
 		n    int
 		what string
-	}{{noCard, "without a card"}, {noEdge, "not among the edges"}, {self, "the target itself"}, {dup, "duplicates"}} {
+	}{{noCard, "without a card"}, {noEdge, "not among the edges"}, {self, "the target itself"}, {dup, "duplicates"}, {cut, "by the knowledge cut"}} {
 		if n.n > 0 {
 			notes = append(notes, fmt.Sprintf("%d %s", n.n, n.what))
 		}

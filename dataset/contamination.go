@@ -387,6 +387,22 @@ func findViolations(set instanceSet, testFrom *time.Time, tmpl *modelinput.Templ
 					out = append(out, newFinding(KindTestTargetAsSource, meta, i, te, k, fmt.Sprintf("Document %d", s.DocNumber)))
 				}
 			}
+			// A source the knowledge cut left out that the target's text
+			// as read cites (a later version than v1): that text, and the
+			// gold card written from it, know the test target.
+			for _, s := range in.CutSources {
+				if !s.Known {
+					continue
+				}
+				for _, k := range paperIdentities(s.ArxivID, s.DOI, s.S2PaperID, s.Title) {
+					te, ok := testKeys[k]
+					if !ok || reported[te] || (k.kind == MatchTitle && s2Conflict(s.S2PaperID, meta[te].s2)) {
+						continue
+					}
+					reported[te] = true
+					out = append(out, newFinding(KindTestTargetAsSource, meta, i, te, k, "cited by the version of the target read ("+s.RefKey+"), left out by the knowledge cut"))
+				}
+			}
 			return nil
 		}); err != nil {
 			return nil, nil, err

@@ -23,6 +23,11 @@ import (
 // the field's own schema (no JSON in a string). Without fields the
 // Instance itself is written, as it always was.
 
+// unpublished are the Instance's fields a row does not carry: the
+// stages' fields, written as columns of their own, and the sources the
+// knowledge cut left out.
+var unpublished = map[string]bool{"Fields": true, "CutSources": true}
+
 // rowType is the struct type of a row with fields: the Instance's fields
 // (Instance.Fields aside), then one per field, named and tagged by it.
 func rowType(fields []*pipeline.Field) (reflect.Type, error) {
@@ -31,7 +36,7 @@ func rowType(fields []*pipeline.Field) (reflect.Type, error) {
 	names := map[string]bool{}
 	for i := range it.NumField() {
 		f := it.Field(i)
-		if f.Name == "Fields" {
+		if unpublished[f.Name] {
 			continue
 		}
 		sf = append(sf, f)
@@ -60,7 +65,7 @@ func row(t reflect.Type, in *record.Instance, fields []*pipeline.Field) (any, er
 	iv := reflect.ValueOf(in).Elem()
 	n := 0
 	for i := range iv.NumField() {
-		if iv.Type().Field(i).Name == "Fields" {
+		if unpublished[iv.Type().Field(i).Name] {
 			continue
 		}
 		v.Elem().Field(n).Set(iv.Field(i))
@@ -119,7 +124,11 @@ func encodeInstances(w io.Writer, rows func(write func(*record.Instance) error) 
 // Parquet rows.
 func instanceJSON(enc *json.Encoder, fields []*pipeline.Field) (func(*record.Instance) error, error) {
 	if len(fields) == 0 {
-		return func(in *record.Instance) error { return enc.Encode(in) }, nil
+		return func(in *record.Instance) error {
+			c := *in
+			c.CutSources = nil // not published, as in the Parquet rows
+			return enc.Encode(&c)
+		}, nil
 	}
 	t, err := rowType(fields)
 	if err != nil {

@@ -180,9 +180,12 @@ func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t Targe
 	}
 	t.Selections = sels.Selections
 	trimEdges(&t.Graph, sels.Selections)
-	t.Gold = res.Gold.Card
+	t.Gold, t.GoldVersion = res.Gold.Card, res.Gold.Version
 	for _, s := range res.Sources {
-		t.Sources = append(t.Sources, SourceInput{RefKey: s.Key, Card: s.Card, TextLevel: s.TextLevel})
+		t.Sources = append(t.Sources, SourceInput{RefKey: s.Key, Card: s.Card, TextLevel: s.TextLevel, Version: s.Version})
+	}
+	if t.Cut, _, err = load(ctx, st, key, record.KnowledgeCuts, writers); err != nil {
+		return TargetInputs{}, "", err
 	}
 	for _, f := range in.Fields {
 		// The field's value of the record as stored: the writer decodes

@@ -93,6 +93,7 @@ func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, fi
 	fmt.Fprintf(&b, "Category filters: train %s; test %s.\n\n", filterText(o.TrainCategories), filterText(o.TestCategories))
 
 	b.WriteString(guardsText(a.guards.withPublished(a.guarded)))
+	b.WriteString(a.know.text(o.withDefaults().KnowledgeCut))
 	b.WriteString("## Contamination\n\n")
 	fmt.Fprintf(&b, "Policy `%s`. Before: train %d, test %d. Dropped: train %d, test %d. After: train %d, test %d. Violations found: %d (",
 		c.Policy, c.Before.Train, c.Before.Test, c.Dropped.Train, c.Dropped.Test, c.After.Train, c.After.Test, len(c.Violations))
@@ -133,7 +134,7 @@ func writeCard(w io.Writer, r *Result, a *cardAcc, tmpl *modelinput.Template, fi
 	b.WriteString("from datasets import load_dataset\nfrom trl import SFTConfig, SFTTrainer\n")
 	b.WriteString("ds = load_dataset(\"parquet\", data_files={\"train\": \"trl-sft/train.parquet\"})[\"train\"]\n")
 	b.WriteString("SFTTrainer(model=\"MODEL\", args=SFTConfig(max_length=LONGEST_ROW), train_dataset=ds).train()\n```\n\n")
-	b.WriteString("Columns: `instance_id`, `split`, `target` (arxiv_id, title, published, primary_category, categories, domain, doi, s2_paper_id, num_references), `sources` (list of doc_number, ref_key, arxiv_id, s2_paper_id, doi, title, year, labels, rationale, quotes, text_level, card), `gold` (the idea card: problem_gap, core_claim, method, inspiration, opportunity, paradigm, ...), `prompt`, `num_ideas`, `provenance`")
+	b.WriteString("Columns: `instance_id`, `split`, `target` (arxiv_id, title, published, primary_category, categories, domain, doi, s2_paper_id, num_references, version, version_date), `sources` (list of doc_number, ref_key, arxiv_id, s2_paper_id, doi, title, year, labels, rationale, quotes, text_level, card, version, version_date, revised_after_cutoff), `gold` (the idea card: problem_gap, core_claim, method, inspiration, opportunity, paradigm, ...), `knowledge_cutoff` (the target's v1 date, as of which its sources are read), `prompt`, `num_ideas`, `provenance`")
 	for _, f := range r.Options.Fields {
 		fmt.Fprintf(&b, ", `%s` (%s)", f.Name, f.About)
 	}
@@ -158,6 +159,7 @@ type cardAcc struct {
 	// guards are the Result's; guarded the instances they flagged.
 	guards  *Guards
 	guarded []string
+	know    knowledgeCounts
 	// fields sums, by field name, what each instance's value of a field
 	// with Counts holds, in the order first seen.
 	fields map[string][]pipeline.Count
@@ -179,6 +181,7 @@ func (a *cardAcc) add(in *record.Instance) {
 	for _, src := range in.Sources {
 		a.textLevels[src.TextLevel]++
 	}
+	a.know.add(in)
 	if a.guards.flagged(in.Target.ArxivID) {
 		a.guarded = append(a.guarded, in.Target.ArxivID)
 	}

@@ -16,7 +16,7 @@ const Name = "dataset"
 func Decl(fields ...*pipeline.Field) pipeline.Decl {
 	d := pipeline.Decl{Name: Name, About: "Parquet splits, contamination proof, report",
 		Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name(), record.Summaries.Name()},
-		Optional: []string{record.Documents.Name(), record.PaperLicenses.Name()}}
+		Optional: []string{record.Documents.Name(), record.PaperLicenses.Name(), record.KnowledgeCuts.Name()}}
 	for _, f := range fields {
 		if f.Absent != nil {
 			// Read when there: a target without it, or whose stage

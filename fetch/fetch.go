@@ -55,10 +55,16 @@ func (f *Fetcher) missingTTL() time.Duration {
 // knownMissing reports whether the paper was found without HTML recently
 // enough not to ask again: a nightly run would otherwise ask every night.
 func (f *Fetcher) knownMissing(ctx context.Context, id arxiv.ID) (record.NoHTML, bool) {
+	return f.knownMissingAt(ctx, record.Key(id))
+}
+
+// knownMissingAt is knownMissing of the store item item (a paper, or one
+// version of it).
+func (f *Fetcher) knownMissingAt(ctx context.Context, item string) (record.NoHTML, bool) {
 	if f.missingTTL() < 0 {
 		return record.NoHTML{}, false
 	}
-	m, _, err := record.NoHTMLs.Get(ctx, f.Store, record.Key(id))
+	m, _, err := record.NoHTMLs.Get(ctx, f.Store, item)
 	if err != nil {
 		return record.NoHTML{}, false
 	}
@@ -89,11 +95,120 @@ func (f *Fetcher) KnownMissing(ctx context.Context, key string) bool {
 }
 
 func (f *Fetcher) rememberMissing(ctx context.Context, id arxiv.ID, err error) {
+	f.rememberMissingAt(ctx, record.Key(id), err)
+}
+
+func (f *Fetcher) rememberMissingAt(ctx context.Context, item string, err error) {
 	m := record.NoHTML{CheckedAt: f.now().UTC().Format(time.RFC3339), Reason: err.Error()}
-	if _, e := record.NoHTMLs.Put(context.WithoutCancel(ctx), f.Store, record.Key(id), &m, nil); e != nil {
-		f.log().Warn("record a paper without HTML", "id", id.String(), "err", e)
+	if _, e := record.NoHTMLs.Put(context.WithoutCancel(ctx), f.Store, item, &m, nil); e != nil {
+		f.log().Warn("record a paper without HTML", "item", item, "err", e)
 	}
 }
+
+// FetchAt fetches version id.Version of a paper from arXiv alone
+// (html/IDvN: ar5iv keeps one version, of no stated number) and stores
+// its page and Document under item: the paper's own key for a target
+// read at v1, record.VersionItem for a source read at the version of its
+// target's cutoff. A version arXiv has no HTML for is Missing, remembered
+// under record.VersionItem (within the missing TTL it is not asked
+// again), apart from what is known of the paper's other versions.
+func (f *Fetcher) FetchAt(ctx context.Context, id arxiv.ID, item string) Result {
+	res := Result{Input: id.String(), ID: item}
+	if id.Version < 1 {
+		res.Outcome, res.Err = Failed, fmt.Errorf("fetch %s at a version: no version given", id)
+		return res
+	}
+	missingItem := record.VersionItem(record.Key(id), id.Version)
+	defer f.locks.Lock(item)()
+	if !f.Refetch {
+		if doc, ok := f.storedAt(ctx, item, id.Version); ok {
+			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
+			return res
+		}
+	}
+	if doc, ok, err := f.fromArchiveAt(ctx, id, item); err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	} else if ok {
+		res.Outcome, res.Doc, res.Source = Archived, doc, doc.Source
+		return res
+	}
+	if !f.Refetch {
+		if m, ok := f.knownMissingAt(ctx, missingItem); ok {
+			res.Outcome, res.Known = Missing, true
+			res.Err = fmt.Errorf("fetch %s: no HTML on arXiv for this version (checked %s; asked again after %s): %w", id, m.CheckedAt, f.missingTTL(), ErrNoHTML)
+			return res
+		}
+	}
+	page, pageURL, err := f.fromArxiv(ctx, id)
+	if errors.Is(err, ErrNoHTML) {
+		f.rememberMissingAt(ctx, missingItem, err)
+		res.Outcome, res.Err = Missing, err
+		return res
+	}
+	if err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	doc, err := f.keep(ctx, id, item, page, pageURL, record.SourceArxiv)
+	if err != nil {
+		res.Outcome, res.Err = Failed, err
+		return res
+	}
+	res.Outcome, res.Doc, res.Source = Fetched, doc, record.SourceArxiv
+	return res
+}
+
+// keepPDF stores a Document made from the PDF of version id of the
+// paper key (through GROBID) as the paper's Document: a target read at
+// v1 when its v1 has no HTML.
+func (f *Fetcher) keepPDF(ctx context.Context, key string, id arxiv.ID, doc *record.Document) Result {
+	d := *doc
+	if record.DocVersion(&d) != id.Version {
+		d.ID = id.String() // of this version, whatever the TEI says
+	}
+	if _, err := record.Documents.Put(ctx, f.Store, key, &d, docMeta(&d, d.Source)); err != nil {
+		return Result{Input: key, ID: key, Outcome: Failed, Err: fmt.Errorf("fetch %s: %w", id, err)}
+	}
+	return Result{Input: key, ID: key, Outcome: Fetched, Source: d.Source, Doc: &d}
+}
+
+// keep stores a page fetched for id under item, then its Document.
+func (f *Fetcher) keep(ctx context.Context, id arxiv.ID, item string, page []byte, pageURL, source string) (*record.Document, error) {
+	meta := map[string]string{
+		"source":     source,
+		"url":        pageURL,
+		"fetched_at": f.now().UTC().Format(time.RFC3339),
+		"requested":  id.String(),
+	}
+	// The raw page is kept before parsing, so a parser bug loses nothing:
+	// a later parser version can re-read it without a request.
+	if _, err := record.RawPages.Put(ctx, f.Store, item, page, meta); err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", id, err)
+	}
+	doc, err := f.parse(ctx, page, id, source, pageURL)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s from %s: %w", id, source, err)
+	}
+	if _, err := record.Documents.Put(ctx, f.Store, item, doc, docMeta(doc, source)); err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", id, err)
+	}
+	return doc, nil
+}
+
+// docMeta is a Document record's meta: the site that served it and the
+// version it is of, when its page says (read without the blob: the
+// summarize stage tells a card of another version by it).
+func docMeta(doc *record.Document, source string) map[string]string {
+	m := map[string]string{"source": source}
+	if v := record.DocVersion(doc); v > 0 {
+		m["version"] = strconv.Itoa(v)
+	}
+	return m
+}
+
+// DocVersion is the version a Document is of (record.DocVersion).
+func DocVersion(doc *record.Document) int { return record.DocVersion(doc) }
 
 // Outcomes of fetching one paper.
 const (
@@ -246,7 +361,7 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 	if err != nil {
 		return nil, false
 	}
-	if _, err := record.Documents.Put(ctx, f.Store, record.Key(id), doc, map[string]string{"source": rec.Meta["source"]}); err != nil {
+	if _, err := record.Documents.Put(ctx, f.Store, record.Key(id), doc, docMeta(doc, rec.Meta["source"])); err != nil {
 		return nil, false
 	}
 	return doc, true
@@ -256,20 +371,30 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 // a versionless request takes any stored version, a versioned one only
 // that version.
 func (f *Fetcher) stored(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
-	doc, _, err := record.Documents.Get(ctx, f.Store, record.Key(id))
+	return f.storedAt(ctx, record.Key(id), id.Version)
+}
+
+// storedAt returns the Document stored under item when it is of version
+// v (any version when v is 0).
+func (f *Fetcher) storedAt(ctx context.Context, item string, v int) (*record.Document, bool) {
+	doc, _, err := record.Documents.Get(ctx, f.Store, item)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
-			f.log().Warn("stored document unreadable; fetching again", "id", record.Key(id), "err", err)
+			f.log().Warn("stored document unreadable; fetching again", "item", item, "err", err)
 		}
 		return nil, false
 	}
-	if id.Version > 0 {
-		got, err := arxiv.Parse(doc.ID)
-		if err != nil || got.Version != id.Version {
-			return nil, false
-		}
+	if v > 0 && DocVersion(doc) != v {
+		return nil, false
 	}
 	return doc, true
+}
+
+// Stored returns the Document stored under the versionless key, and its
+// version (0 when its page does not say).
+func (f *Fetcher) Stored(ctx context.Context, key string) (*record.Document, int, bool) {
+	doc, ok := f.storedAt(ctx, key, 0)
+	return doc, DocVersion(doc), ok
 }
 
 // download tries arXiv, then ar5iv, stores the raw page and the Document.
@@ -292,24 +417,9 @@ func (f *Fetcher) download(ctx context.Context, id arxiv.ID) (*record.Document, 
 	if err != nil {
 		return nil, "", err
 	}
-	key := record.Key(id)
-	meta := map[string]string{
-		"source":     source,
-		"url":        pageURL,
-		"fetched_at": f.now().UTC().Format(time.RFC3339),
-		"requested":  id.String(),
-	}
-	// The raw page is kept before parsing, so a parser bug loses nothing:
-	// a later parser version can re-read it without a request.
-	if _, err := record.RawPages.Put(ctx, f.Store, key, page, meta); err != nil {
-		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
-	}
-	doc, err := f.parse(ctx, page, id, source, pageURL)
+	doc, err := f.keep(ctx, id, record.Key(id), page, pageURL, source)
 	if err != nil {
-		return nil, source, fmt.Errorf("fetch %s from %s: %w", id, source, err)
-	}
-	if _, err := record.Documents.Put(ctx, f.Store, key, doc, map[string]string{"source": source}); err != nil {
-		return nil, source, fmt.Errorf("fetch %s: %w", id, err)
+		return nil, source, err
 	}
 	return doc, source, nil
 }
@@ -329,6 +439,11 @@ func (e disallowedError) Is(target error) bool { return target == robots.ErrDisa
 // version, another paper, no LaTeXML): the paper is then fetched as
 // usual. The error is the store's.
 func (f *Fetcher) fromArchive(ctx context.Context, id arxiv.ID) (*record.Document, bool, error) {
+	return f.fromArchiveAt(ctx, id, record.Key(id))
+}
+
+// fromArchiveAt is fromArchive storing under item.
+func (f *Fetcher) fromArchiveAt(ctx context.Context, id arxiv.ID, item string) (*record.Document, bool, error) {
 	if f.Archive == nil {
 		return nil, false, nil
 	}
@@ -357,11 +472,10 @@ func (f *Fetcher) fromArchive(ctx context.Context, id arxiv.ID) (*record.Documen
 	if page.Severity != "" {
 		meta["severity"] = page.Severity
 	}
-	key := record.Key(id)
-	if _, err := record.RawPages.Put(ctx, f.Store, key, page.Body, meta); err != nil {
+	if _, err := record.RawPages.Put(ctx, f.Store, item, page.Body, meta); err != nil {
 		return nil, false, fmt.Errorf("fetch %s: %w", id, err)
 	}
-	if _, err := record.Documents.Put(ctx, f.Store, key, doc, map[string]string{"source": record.SourceArchive}); err != nil {
+	if _, err := record.Documents.Put(ctx, f.Store, item, doc, docMeta(doc, record.SourceArchive)); err != nil {
 		return nil, false, fmt.Errorf("fetch %s: %w", id, err)
 	}
 	return doc, true, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/knowledgecut"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 )
@@ -25,6 +26,13 @@ type Stage struct {
 	// bibliography names: papers the run may ask for next (the archives
 	// index them).
 	Learn func(ids ...string)
+	// AtV1 reads each target at its v1 (the knowledge cut is on):
+	// arxiv.org/html/IDv1, else its PDF through V1PDF when set, else the
+	// version served now, as without it.
+	AtV1 bool
+	// V1PDF, when set, makes a target's Document from the PDF of its v1
+	// (--grobid), for a target whose v1 arXiv has no HTML for.
+	V1PDF func(ctx context.Context, id arxiv.ID) (*record.Document, error)
 }
 
 func (s *Stage) Declare() pipeline.Decl {
@@ -63,11 +71,41 @@ func (s *Stage) reused(ctx context.Context, key string) bool {
 // Do fetches one paper. A paper neither arXiv nor ar5iv has HTML for is
 // an error wrapping ErrNoHTML.
 func (s *Stage) Do(ctx context.Context, key string) (string, error) {
-	r := s.Fetcher.Fetch(ctx, key)
+	r := s.fetch(ctx, key)
 	if s.Learn != nil {
 		s.Learn(referencedIDs(r.Doc)...)
 	}
 	return r.outcome()
+}
+
+// fetch fetches one paper: at v1 under AtV1 (a target is read as its
+// authors first wrote it), the version served now when arXiv has no HTML
+// for v1 (the Document's ID then says which version it is).
+func (s *Stage) fetch(ctx context.Context, key string) Result {
+	id, err := arxiv.Parse(key)
+	if !s.AtV1 || err != nil || id.Version != 0 {
+		return s.Fetcher.Fetch(ctx, key)
+	}
+	v1, err := arxiv.Parse(key + "v1")
+	if err != nil {
+		return s.Fetcher.Fetch(ctx, key)
+	}
+	r := s.Fetcher.FetchAt(ctx, v1, record.Key(id))
+	if r.Outcome != Missing {
+		r.Input = key
+		return r
+	}
+	if s.V1PDF != nil {
+		doc, err := s.V1PDF(ctx, v1)
+		if err == nil {
+			return s.Fetcher.keepPDF(ctx, key, v1, doc)
+		}
+		if ctx.Err() != nil {
+			return Result{Input: key, ID: key, Outcome: Failed, Err: err}
+		}
+		s.Fetcher.log().Info("no PDF full text of the target's v1; reading the version served now", "target", key, "why", err.Error())
+	}
+	return s.Fetcher.Fetch(ctx, key)
 }
 
 // outcome is a fetch's Result as the stage reports it.
@@ -113,13 +151,21 @@ type Sources struct {
 	IncludeSuspect bool
 	// Ready, when set, readies a run before its first target.
 	Ready func(ctx context.Context, keys []string) error
+	// Mode is the knowledge cut: unless off, each source the versions
+	// stage pinned (record.KnowledgeCuts) is fetched at the version of
+	// its target's cutoff, a source first published after it not at all.
+	Mode knowledgecut.Mode
 }
 
 func (s *Sources) Declare() pipeline.Decl {
 	return pipeline.Decl{
 		Name: SourcesName, About: "the arXiv HTML of each target's sources, parsed", Workers: 2,
-		Reads:  []string{record.Graphs.Name(), record.SelectionSets.Name()},
-		Writes: []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
+		Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name()},
+		Optional: []string{record.KnowledgeCuts.Name()},
+		Writes:   []string{record.RawPages.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
+		// The versions stage pins each source to the version of the
+		// target's cutoff (when it is on).
+		Before: []string{"versions"},
 		Requests: []pipeline.Request{
 			{Service: ServiceArxiv, Count: pipeline.PerSource},
 			{Service: ServiceAr5iv, Count: pipeline.PerSource, Fallback: true},
@@ -150,12 +196,41 @@ func (s *Sources) Do(ctx context.Context, key string) (string, error) {
 	case refs == nil:
 		return pipeline.Skipped, nil
 	}
+	cut, _, err := record.KnowledgeCuts.Lookup(ctx, s.Store, key)
+	if err != nil {
+		return "", err
+	}
 	paper := &Stage{Fetcher: s.Fetcher}
 	fetched := false
 	var failed []string
 	for _, r := range refs {
-		if _, err := arxiv.Parse(r.ArxivID); err != nil {
+		id, err := arxiv.Parse(r.ArxivID)
+		if err != nil {
 			continue // no arXiv page to fetch: its card comes from the abstract
+		}
+		var pin *record.Pin
+		if cut != nil {
+			if sp, ok := cut.Source(r.Key); ok {
+				pin = sp.Pin
+			}
+		}
+		if knowledgecut.Skip(s.Mode, pin) {
+			continue // first published after the cutoff: no source
+		}
+		if v := knowledgecut.Pinned(s.Mode, pin); v > 0 {
+			ok, now, err := s.pinned(ctx, paper, id, v, v == pin.Latest)
+			fetched = fetched || now
+			switch {
+			case pipeline.Abandoned(ctx, err):
+				return "", err
+			case err != nil:
+				failed = append(failed, err.Error())
+				continue
+			case ok:
+				continue
+			}
+			// The pinned version has no HTML: the version served now is
+			// the fallback, marked as read after the cutoff.
 		}
 		if paper.reused(ctx, r.ArxivID) || s.Fetcher.KnownMissing(ctx, r.ArxivID) {
 			continue
@@ -178,6 +253,49 @@ func (s *Sources) Do(ctx context.Context, key string) (string, error) {
 		return pipeline.Done, nil
 	}
 	return pipeline.Reused, nil
+}
+
+// pinned fetches version v of a source apart from the version stored
+// under its versionless key (record.VersionItem), under the fetch
+// stage's lifecycle: ok when that version's page is stored (now: fetched
+// by this call), not ok when arXiv has no HTML for it. Nothing is
+// fetched apart (not ok: the versionless key is read, and fetched as
+// usual) when the versionless key holds that version already, or v is
+// the version served now (latest) and the key holds nothing or a page of
+// no stated version.
+func (s *Sources) pinned(ctx context.Context, paper *Stage, id arxiv.ID, v int, latest bool) (ok, now bool, err error) {
+	key := record.Key(id)
+	_, got, stored := s.Fetcher.Stored(ctx, key)
+	// A page that does not say its version (ar5iv's) is taken to be the
+	// version served now, as the dataset takes it.
+	if stored && (got == v || got == 0 && latest) || !stored && latest {
+		return false, false, nil
+	}
+	item := record.VersionItem(key, v)
+	at, err := arxiv.Parse(item)
+	if err != nil {
+		return false, false, err
+	}
+	if !s.Fetcher.Refetch {
+		if _, stored := s.Fetcher.storedAt(ctx, item, v); stored {
+			return true, false, nil
+		}
+		if _, missing := s.Fetcher.knownMissingAt(ctx, item); missing {
+			return false, false, nil
+		}
+	}
+	var r Result
+	_, err = s.Lifecycle.Track(ctx, pipeline.Func{Decl: paper.Declare(), Run: func(ctx context.Context, _ string) (string, error) {
+		r = s.Fetcher.FetchAt(ctx, at, item)
+		return r.outcome()
+	}}, item)
+	switch {
+	case r.Outcome == Missing:
+		return false, true, nil
+	case err != nil:
+		return false, false, err
+	}
+	return true, r.Outcome == Fetched || r.Outcome == Archived, nil
 }
 
 // Report says where each paper's page came from and its title, then the

@@ -58,22 +58,11 @@ func Cutoff(target record.PaperVersions) (time.Time, error) {
 	return v1.Date, nil
 }
 
-// Pin is where a paper stood at a cutoff.
-type Pin struct {
-	// Version is the last version dated on or before the cutoff, and Date
-	// its date; 0 and zero when the paper was first published after it.
-	Version int
-	Date    time.Time
-	// Latest is the version arXiv serves now, and LatestDate its date.
-	Latest     int
-	LatestDate time.Time
-	// Later says a version dated after the cutoff exists: the paper was
-	// revised after it (or first published after it).
-	Later bool
-	// FirstAfter says v1 is dated after the cutoff: the paper did not
-	// exist then.
-	FirstAfter bool
-}
+// Pin is where a paper stood at a cutoff: the version to read (Version,
+// Date), the version served now (Latest, LatestDate), and whether a
+// version dated after the cutoff exists (Later) or the paper was first
+// published after it (FirstAfter). Its shape is stored (record.Pin).
+type Pin = record.Pin
 
 // PinAt returns where the paper with history v stood at cutoff. A
 // history without v1 is an error wrapping record.ErrNoV1.
@@ -142,6 +131,10 @@ const (
 	// DroppedAfterCutoff: under strict, the source's text was read at a
 	// version dated after the cutoff.
 	DroppedAfterCutoff = "read_after_cutoff"
+	// DroppedUnknown: under strict, the date of the version read is not
+	// known (the source's history, or its target's, could not be had), so
+	// it is not shown to be of the time.
+	DroppedUnknown = "version_unknown"
 )
 
 // Decision is the rule's verdict on one source.
@@ -163,6 +156,8 @@ func Decide(mode Mode, pin Pin, read Read) Decision {
 		return Decision{Keep: true, Read: read}
 	case pin.FirstAfter:
 		return Decision{Dropped: DroppedFirstAfter}
+	case mode == Strict && read.VersionDate.IsZero():
+		return Decision{Dropped: DroppedUnknown, Read: read}
 	case mode == Strict && read.RevisedAfterCutoff:
 		return Decision{Dropped: DroppedAfterCutoff, Read: read}
 	}
@@ -179,10 +174,14 @@ type Counts struct {
 	// RevisedAfter counts the kept sources read at a version dated after
 	// the cutoff (marked revised_after_cutoff).
 	RevisedAfter int `json:"revised_after_cutoff"`
-	// DroppedFirstAfter and DroppedAfterCutoff count the dropped sources
-	// by why.
+	// Undated counts the kept sources whose version's date is not known
+	// (their history could not be had; under flag and off).
+	Undated int `json:"undated"`
+	// DroppedFirstAfter, DroppedAfterCutoff and DroppedUnknown count the
+	// dropped sources by why.
 	DroppedFirstAfter  int `json:"dropped_first_published_after"`
 	DroppedAfterCutoff int `json:"dropped_read_after_cutoff"`
+	DroppedUnknown     int `json:"dropped_version_unknown"`
 }
 
 // Add counts one source's decision.
@@ -192,15 +191,23 @@ func (c *Counts) Add(pin Pin, d Decision) {
 		c.DroppedFirstAfter++
 	case d.Dropped == DroppedAfterCutoff:
 		c.DroppedAfterCutoff++
+	case d.Dropped == DroppedUnknown:
+		c.DroppedUnknown++
+	case !d.Keep:
+	case d.Read.VersionDate.IsZero():
+		c.Undated++
 	case d.Read.RevisedAfterCutoff:
 		c.RevisedAfter++
-	case d.Keep:
+	default:
 		c.Pinned++
 		if d.Read.Version < pin.Latest {
 			c.Older++
 		}
 	}
 }
+
+// Dropped is the sources dropped, for any reason.
+func (c Counts) Dropped() int { return c.DroppedFirstAfter + c.DroppedAfterCutoff + c.DroppedUnknown }
 
 // ErrAfterCutoff is what Check wraps for a kept source dated after its
 // instance's cutoff under strict, or not dated at all.
@@ -224,3 +231,36 @@ func Check(mode Mode, cutoff, versionDate time.Time) error {
 	}
 	return nil
 }
+
+// Pinned returns the version a source pinned at pin is read at: its last
+// version dated on or before the cutoff; 0 when the cut is off, the
+// source is not pinned (its history unknown), or it is no source
+// (FirstAfter). When the text the store keeps under the paper's key is
+// of another version, the pinned version's is kept apart, under
+// record.VersionItem.
+func Pinned(mode Mode, pin *Pin) int {
+	if mode == Off || pin == nil || pin.FirstAfter || pin.Version < 1 {
+		return 0
+	}
+	return pin.Version
+}
+
+// ReadItems returns the store items a source's text is read from, in
+// the order tried: the pinned version's own item (see Pinned), then the
+// paper's versionless key (the pinned version when it is the one stored
+// there, else the version served now: a fallback, marked
+// revised_after_cutoff when dated after the cutoff). A source first
+// published after the cutoff has none unless the cut is off.
+func ReadItems(mode Mode, key string, pin *Pin) []string {
+	if Skip(mode, pin) {
+		return nil
+	}
+	if v := Pinned(mode, pin); v > 0 {
+		return []string{record.VersionItem(key, v), key}
+	}
+	return []string{key}
+}
+
+// Skip reports whether a source pinned at pin is no source under mode:
+// first published after the cutoff, so neither fetched nor carded.
+func Skip(mode Mode, pin *Pin) bool { return mode != Off && pin != nil && pin.FirstAfter }

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -74,6 +75,11 @@ type Source struct {
 	ArxivID   string // "" when it has none
 	S2PaperID string
 	Title     string
+	// Version, when set, is the arXiv version to read (the knowledge
+	// cut's pin, whose page arXiv does not have): arXiv's PDF of that
+	// version alone is the candidate, and everything is stored under the
+	// version's own item (record.VersionItem).
+	Version int
 }
 
 // Stage converts the open-access PDFs of targets' sources. A Stage is one
@@ -257,15 +263,22 @@ func s2Papers(ctx context.Context, st *store.Store, targetKey string) (map[strin
 }
 
 // OriginArxiv is the Origin of the candidate arXiv's own PDF of a paper
-// with an arXiv ID.
-const OriginArxiv = "arxiv"
+// with an arXiv ID; OriginArxivVersion that of one version of it.
+const (
+	OriginArxiv        = "arxiv"
+	OriginArxivVersion = "arxiv-version"
+)
 
 // candidates returns where a source's PDF may come from: for a paper on
 // arXiv, arXiv's PDF first (S2's openAccessPdf usually names it too);
 // then the ACL Anthology's and S2's (oapdf.Candidates).
 func candidates(src Source, p *record.ScholarPaper) []oapdf.Candidate {
-	cands := oapdf.Candidates(p)
 	id, err := arxiv.Parse(strings.TrimSpace(src.ArxivID))
+	if err == nil && src.Version > 0 {
+		// One version: the other candidates are of no stated one.
+		return []oapdf.Candidate{{URL: "https://arxiv.org/pdf/" + record.VersionItem(record.Key(id), src.Version), Origin: OriginArxivVersion}}
+	}
+	cands := oapdf.Candidates(p)
 	if err != nil {
 		return cands
 	}
@@ -310,6 +323,9 @@ func arxivPDF(raw string) string {
 // the rest through the Fetcher and its rules.
 func (s *Stage) fetch(ctx context.Context, c *record.PDFCandidate) (*oapdf.PDF, error) {
 	if id := arxivPDF(c.URL); id != "" && s.Arxiv != nil {
+		if c.Origin == OriginArxivVersion {
+			id = path.Base(c.URL) // the version asked for
+		}
 		return s.Arxiv.PDF(ctx, id)
 	}
 	if s.Fetcher == nil {
@@ -329,6 +345,9 @@ func (s *Stage) source(ctx context.Context, src Source, rec *record.ScholarPaper
 		return res, nil
 	}
 	item := items[0]
+	if src.Version > 0 {
+		item = record.VersionItem(item, src.Version)
+	}
 	res.Paper = item
 	defer s.locks.Lock(item)()
 
@@ -411,6 +430,30 @@ func (s *Stage) source(ctx context.Context, src Source, rec *record.ScholarPaper
 		res.Outcome = Failed
 	}
 	return res, nil
+}
+
+// ArxivVersion makes the Document of one version of an arXiv paper (id,
+// with its version) from arXiv's PDF of that version through GROBID,
+// stored under the version's own item (record.VersionItem) as a pinned
+// source's is: what a target is read from at v1 when arXiv has no HTML
+// for its v1 (the fetch stage recorded that under the same item). The
+// error says why there is none.
+func (s *Stage) ArxivVersion(ctx context.Context, id arxiv.ID) (*record.Document, error) {
+	if id.Version < 1 {
+		return nil, fmt.Errorf("pdf of %s: no version given", id)
+	}
+	r, err := s.source(ctx, Source{Key: id.String(), ArxivID: record.Key(id), Version: id.Version}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("pdf of %s: %w", id, err)
+	}
+	doc, ok, err := record.PDFDocuments.Lookup(ctx, s.Store, r.Paper)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("pdf of %s: %w", id, err)
+	case !ok:
+		return nil, fmt.Errorf("no PDF full text of %s: %s", id, r.Reason)
+	}
+	return doc, nil
 }
 
 // triedNow reports whether this run attempted item already.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/groundwork/curate/client/grobid"
 	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/knowledgecut"
+	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 )
 
@@ -36,6 +38,11 @@ type Row struct {
 	// Off says why the stage is off (no GROBID service configured); ""
 	// when it is on.
 	Off string
+	// Mode is the knowledge cut: unless off, a source whose pinned
+	// version arXiv has no page for (the sources stage recorded it so
+	// under the version's own item) gets that version's PDF, and a source
+	// first published after the cutoff none.
+	Mode knowledgecut.Mode
 
 	mu      sync.Mutex
 	missing []Missing
@@ -45,7 +52,7 @@ func (r *Row) Declare() pipeline.Decl {
 	return pipeline.Decl{
 		Name: Name, About: "open-access PDFs of the sources without an arXiv page, converted by GROBID (with --grobid only)", Workers: 2,
 		Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name(), record.S2References.Name()},
-		Optional: []string{record.S2Batches.Name(), record.Documents.Name(), record.NoHTMLs.Name()},
+		Optional: []string{record.S2Batches.Name(), record.Documents.Name(), record.NoHTMLs.Name(), record.KnowledgeCuts.Name()},
 		Writes:   []string{record.PDFFiles.Name(), record.TEIFiles.Name(), record.PDFDocuments.Name(), record.PDFOutcomes.Name()},
 		Before:   []string{"sources"},
 		Requests: []pipeline.Request{{Service: grobid.ServiceName, Count: pipeline.PerSource}},
@@ -85,9 +92,33 @@ func (r *Row) Do(ctx context.Context, key string) (string, error) {
 	case refs == nil:
 		return pipeline.Skipped, nil
 	}
-	srcs := make([]Source, len(refs))
-	for i, ref := range refs {
-		srcs[i] = Source{Key: ref.Key, ArxivID: ref.ArxivID, S2PaperID: ref.S2PaperID, Title: ref.Title}
+	cut, _, err := record.KnowledgeCuts.Lookup(ctx, r.Store, key)
+	if err != nil {
+		return "", err
+	}
+	var srcs []Source
+	for _, ref := range refs {
+		src := Source{Key: ref.Key, ArxivID: ref.ArxivID, S2PaperID: ref.S2PaperID, Title: ref.Title}
+		var pin *record.Pin
+		if cut != nil {
+			if sp, ok := cut.Source(ref.Key); ok {
+				pin = sp.Pin
+			}
+		}
+		if knowledgecut.Skip(r.Mode, pin) {
+			continue // no source: nothing to read
+		}
+		if v := knowledgecut.Pinned(r.Mode, pin); v > 0 {
+			if id, err := arxiv.Parse(ref.ArxivID); err == nil {
+				// Read apart when the sources stage looked for the
+				// version's page apart (and found none, or found it).
+				item := record.VersionItem(record.Key(id), v)
+				if record.NoHTMLs.Has(ctx, r.Store, item) || record.Documents.Has(ctx, r.Store, item) {
+					src.Version = v
+				}
+			}
+		}
+		srcs = append(srcs, src)
 	}
 	res, err := r.ProcessTarget(ctx, key, srcs)
 	r.note(key, res)

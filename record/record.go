@@ -277,6 +277,26 @@ type Instance struct {
 	// pipeline.Field), by field name, as their records are stored: the
 	// dataset writes each as a column of its own after the ones above.
 	Fields map[string]json.RawMessage `json:"fields,omitempty" parquet:"-"`
+	// CutSources are the sources the knowledge cut left out, each with
+	// why: the dataset card counts them, and the contamination rules
+	// compare those the target's text as read cites (Known). They are
+	// not published (no column, no JSONL key).
+	CutSources []CutSource `json:"cut_sources,omitempty" parquet:"-"`
+}
+
+// CutSource is a source the knowledge cut left out of an instance.
+type CutSource struct {
+	RefKey    string `json:"ref_key"`
+	ArxivID   string `json:"arxiv_id,omitempty"`
+	S2PaperID string `json:"s2_paper_id,omitempty"`
+	DOI       string `json:"doi,omitempty"`
+	Title     string `json:"title,omitempty"`
+	// Dropped says why (knowledgecut.Dropped...).
+	Dropped string `json:"dropped"`
+	// Known says the target's text as read cites it: the target was read
+	// at a version after its cutoff (its v1 had no HTML), which may know
+	// what came later, and so may its gold card.
+	Known bool `json:"known,omitempty"`
 }
 
 // InstanceTarget is the target paper's metadata in an Instance.

@@ -73,6 +73,10 @@ type CardResult struct {
 	// ContextTrim says the paper was trimmed further than its budget to
 	// fit the model's context window, and to what.
 	ContextTrim string `json:"context_trim,omitempty"`
+	// Version is the arXiv version of the text the card was written from
+	// (Paper is that version's own item when the knowledge cut read it
+	// apart, record.VersionItem); 0 when unknown.
+	Version int `json:"version,omitempty"`
 }
 
 // CardFailure is the stored record of a card that could not be written

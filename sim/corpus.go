@@ -20,8 +20,8 @@ import (
 // methods are safe for concurrent use, also while it is served.
 type Corpus struct {
 	mu      sync.RWMutex
-	pages   map[string]map[string]corpusPage // site -> canonical arXiv id -> page
-	papers  map[string]*corpusPaper          // canonical S2 id -> paper
+	pages   map[string]map[string][]corpusPage // site -> canonical arXiv id -> pages, by version
+	papers  map[string]*corpusPaper            // canonical S2 id -> paper
 	entries []Entry
 	entryOf map[string]int // canonical arXiv id -> index in entries
 	citedBy map[string][]*corpusPaper
@@ -55,7 +55,7 @@ type corpusPaper struct {
 // NewCorpus returns an empty corpus.
 func NewCorpus() *Corpus {
 	return &Corpus{
-		pages:   map[string]map[string]corpusPage{HTMLArxiv: {}, HTMLAr5iv: {}},
+		pages:   map[string]map[string][]corpusPage{HTMLArxiv: {}, HTMLAr5iv: {}},
 		papers:  map[string]*corpusPaper{},
 		entryOf: map[string]int{},
 	}
@@ -63,9 +63,11 @@ func NewCorpus() *Corpus {
 
 // AddPage makes site (HTMLArxiv or HTMLAr5iv) serve body as the page of
 // id. A versioned id says which version the page is: arXiv serves it for
-// the versionless id and that version, 404 for others; without a version
-// arXiv serves it for the versionless id only. ar5iv keeps one version of
-// a paper and serves it for any.
+// that version, and for the versionless id when it is the highest version
+// added; other versions answer 404 (a paper may have a page for several
+// versions, each added on its own). Without a version arXiv serves it for
+// the versionless id only. ar5iv keeps one version of a paper and serves
+// it for any: the last added.
 func (c *Corpus) AddPage(site, id string, body []byte) error {
 	a, err := arxiv.Parse(id)
 	if err != nil {
@@ -77,7 +79,19 @@ func (c *Corpus) AddPage(site, id string, body []byte) error {
 	if !ok {
 		return fmt.Errorf("sim: page for %s: no site %q (want %q or %q)", id, site, HTMLArxiv, HTMLAr5iv)
 	}
-	pages[a.Canonical()] = corpusPage{version: a.Version, body: body}
+	pg := corpusPage{version: a.Version, body: body}
+	list := pages[a.Canonical()]
+	i := slices.IndexFunc(list, func(p corpusPage) bool { return p.version == a.Version })
+	switch {
+	case site == HTMLAr5iv:
+		list = []corpusPage{pg}
+	case i >= 0:
+		list[i] = pg
+	default:
+		list = append(list, pg)
+		slices.SortStableFunc(list, func(x, y corpusPage) int { return x.version - y.version })
+	}
+	pages[a.Canonical()] = list
 	return nil
 }
 
@@ -85,14 +99,19 @@ func (c *Corpus) AddPage(site, id string, body []byte) error {
 func (c *Corpus) HTML(site string, id arxiv.ID) ([]byte, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	pg, ok := c.pages[site][id.Canonical()]
+	list := c.pages[site][id.Canonical()]
 	switch {
-	case !ok:
+	case len(list) == 0:
 		return nil, false
-	case site == HTMLArxiv && id.Version != 0 && id.Version != pg.version:
-		return nil, false
+	case site == HTMLAr5iv || id.Version == 0:
+		return list[len(list)-1].body, true
 	}
-	return pg.body, true
+	for _, pg := range list {
+		if pg.version == id.Version {
+			return pg.body, true
+		}
+	}
+	return nil, false
 }
 
 // AddS2Paper registers a paper record: anything that marshals to a JSON

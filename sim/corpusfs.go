@@ -18,6 +18,8 @@ import (
 //	s2/references/ID.json   {"data": [...]}: the whole reference list of
 //	                        the paper ARXIV:ID, which papers.json holds
 //	arxiv-api/entries.xml   an arXiv API feed of every paper's entry
+//	oai/NAME.xml            OAI-PMH ListRecords answers (each record kept
+//	                        as written, in the format its metadata is in)
 //
 // Each part may be absent, not all of them.
 func LoadCorpus(fsys fs.FS) (*Corpus, error) {
@@ -86,8 +88,22 @@ func LoadCorpus(fsys fs.FS) (*Corpus, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sim: corpus: %w", err)
 	}
+	pages, err := fs.Glob(fsys, "oai/*.xml")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range pages {
+		found = true
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("sim: corpus: %w", err)
+		}
+		if err := c.AddOAIPage(data); err != nil {
+			return nil, fmt.Errorf("sim: corpus %s: %w", name, err)
+		}
+	}
 	if !found {
-		return nil, errors.New("sim: corpus: none of arxiv/html, ar5iv/html, s2/ or arxiv-api/entries.xml found")
+		return nil, errors.New("sim: corpus: none of arxiv/html, ar5iv/html, s2/, arxiv-api/entries.xml or oai/ found")
 	}
 	return c, nil
 }

@@ -314,6 +314,25 @@ func oaiDays(from, until string) (f, u time.Time, refusal string) {
 
 // write answers with the OAI-PMH envelope around content.
 func (a oaiAPI) write(w http.ResponseWriter, q url.Values, content string) {
+	writeBody(w, "text/xml; charset=utf-8", oaiEnvelope(q, content))
+}
+
+// OAIListPage is a ListRecords answer holding records, with no
+// resumption token: a whole harvest in one page, as a corpus stores one
+// (AddOAIPage reads it back).
+func OAIListPage(prefix string, records []OAIRecord) []byte {
+	var b strings.Builder
+	b.WriteString("<ListRecords>\n")
+	for _, r := range records {
+		b.WriteString("    " + r.XML + "\n")
+	}
+	b.WriteString("  </ListRecords>")
+	return oaiEnvelope(url.Values{"verb": {"ListRecords"}, "metadataPrefix": {prefix}}, b.String())
+}
+
+// oaiEnvelope is the OAI-PMH envelope around content, the request
+// echoing q.
+func oaiEnvelope(q url.Values, content string) []byte {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	b.WriteString(`<OAI-PMH xmlns="http://www.openarchives.org/OAI/2.0/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://www.openarchives.org/OAI/2.0/ http://www.openarchives.org/OAI/2.0/OAI-PMH.xsd">` + "\n")
@@ -334,7 +353,7 @@ func (a oaiAPI) write(w http.ResponseWriter, q url.Values, content string) {
 	b.WriteString(">https://oaipmh.arxiv.org/oai</request>\n  ")
 	b.WriteString(content)
 	b.WriteString("\n</OAI-PMH>\n")
-	writeBody(w, "text/xml; charset=utf-8", []byte(b.String()))
+	return []byte(b.String())
 }
 
 // fail answers an OAI-PMH error; the request echoes its arguments unless

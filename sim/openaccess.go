@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/groundwork/curate/parse/arxiv"
 )
 
 // The open-access services Start serves beside the others: a PDF host
@@ -234,7 +236,14 @@ func (w *World) paperOfPath(path string) (Paper, bool) {
 // arxivPDF serves arxiv.org/pdf/ID: the PDF of any version of a paper on
 // arXiv, HTML or not, as arXiv does; 404 for an unknown ID.
 func (w *World) arxivPDF(rw http.ResponseWriter, id string) {
-	p, ok := w.ByArxiv(strings.TrimSuffix(id, ".pdf"))
+	id = strings.TrimSuffix(id, ".pdf")
+	p, ok := w.ByArxiv(id)
+	if ok {
+		// A version asked for is that version's PDF.
+		if a, err := arxiv.Parse(id); err == nil && a.Version > 0 && a.Version != p.Version {
+			p, ok = p.AsOf(a.Version)
+		}
+	}
 	if !ok {
 		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
 		rw.WriteHeader(http.StatusNotFound)

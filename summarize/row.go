@@ -23,7 +23,7 @@ func (s *Stage) Declare() pipeline.Decl {
 	return pipeline.Decl{
 		Name: Name, About: "the target's gold card and a card per source", Workers: 4,
 		Reads:    []string{record.Documents.Name(), record.Graphs.Name(), record.SelectionSets.Name()},
-		Optional: []string{record.PDFDocuments.Name()},
+		Optional: []string{record.PDFDocuments.Name(), record.KnowledgeCuts.Name()},
 		Writes:   []string{record.Summaries.Name(), record.CardIndex.Name(), "card:*"},
 		Before:   []string{"sources", "pdfs"},
 		Requests: []pipeline.Request{{Service: llm.DefaultService, Count: pipeline.PerSource, Self: true,

@@ -1,16 +1,19 @@
 package summarize
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/internal/keylock"
+	"github.com/groundwork/curate/knowledgecut"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/store"
@@ -52,6 +55,12 @@ type Stage struct {
 	// suspect (not grounded in the paper); without it they are left
 	// unsummarized and the target is held back.
 	IncludeSuspect bool
+	// Mode is the knowledge cut: unless off, a source the versions stage
+	// pinned (record.KnowledgeCuts) is carded from the text of the
+	// version of its target's cutoff when the store holds it (its own
+	// item, record.VersionItem), else from the version served now; a
+	// source first published after the cutoff is not carded.
+	Mode knowledgecut.Mode
 
 	// locks serialize work on one card, so concurrent targets sharing a
 	// source summarize it once: the second finds the first's card.
@@ -154,6 +163,12 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	if err != nil {
 		return nil, fmt.Errorf("summarize target %s: %w", key, err)
 	}
+	var cut *record.KnowledgeCut
+	if s.Mode != knowledgecut.Off {
+		if cut, _, err = record.KnowledgeCuts.Lookup(ctx, s.Store, key); err != nil {
+			return nil, fmt.Errorf("summarize target %s: %w", key, err)
+		}
+	}
 	res := &record.Summary{Target: key, Model: model, Sources: make([]record.CardResult, len(sources))}
 	res.Gold = s.card(ctx, key, key, record.CardGold, model, gold, func() (Input, error) { return s.goldInput(ctx, key) })
 	if res.Gold.Card != nil {
@@ -185,7 +200,13 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			res.Sources[i] = s.source(ctx, src, model, source)
+			var pin *record.Pin
+			if cut != nil {
+				if sp, ok := cut.Source(src.Key); ok {
+					pin = sp.Pin
+				}
+			}
+			res.Sources[i] = s.source(ctx, src, model, source, pin)
 		}()
 	}
 	wg.Wait()
@@ -233,16 +254,48 @@ func (s *Stage) ProcessTarget(ctx context.Context, targetKey string, sources []S
 	return res, nil
 }
 
-// source writes or reuses the card of one source.
-func (s *Stage) source(ctx context.Context, src SourceRef, model, version string) record.CardResult {
+// source writes or reuses the card of one source, pinned at pin by the
+// knowledge cut (nil: read as served now).
+func (s *Stage) source(ctx context.Context, src SourceRef, model, version string, pin *record.Pin) record.CardResult {
+	if knowledgecut.Skip(s.Mode, pin) {
+		return record.CardResult{Key: src.Key, Unsummarizable: true,
+			Failure: "first published after the target's knowledge cutoff: no source of it"}
+	}
 	item, arxivID := s.paperItem(src)
 	if item == "" {
 		return record.CardResult{Key: src.Key, Unsummarizable: true,
 			Failure: "no arXiv ID, Semantic Scholar ID or title to identify the paper"}
 	}
+	if arxivID != "" {
+		// The pinned version's own item when its text is stored (the
+		// sources or pdfs stage made it), else the version served now.
+		items := knowledgecut.ReadItems(s.Mode, arxivID, pin)
+		for _, it := range items[:len(items)-1] {
+			if record.Documents.Has(ctx, s.Store, it) || record.PDFDocuments.Has(ctx, s.Store, it) {
+				item, arxivID = it, it
+				break
+			}
+		}
+	}
 	return s.card(ctx, src.Key, item, record.CardSource, model, version, func() (Input, error) {
 		return s.sourceInput(ctx, src, item, arxivID)
 	})
+}
+
+// docVersion is the version of the Document stored under item, from its
+// record's meta (no blob read); 0 when it does not say.
+func (s *Stage) docVersion(ctx context.Context, item string) int {
+	recs, err := s.Store.Records(ctx, item)
+	if err != nil {
+		return 0
+	}
+	for _, r := range recs {
+		if r.Kind == record.Documents.Name() {
+			v, _ := strconv.Atoi(r.Meta["version"])
+			return v
+		}
+	}
+	return 0
 }
 
 // paperItem returns the store item of a source's paper (the first of
@@ -285,8 +338,17 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 				break
 			}
 			level := rec.Meta["text_level"]
+			cardV, _ := strconv.Atoi(rec.Meta["version"])
+			docV := s.docVersion(ctx, item)
+			if cardV > 0 && docV > 0 && cardV != docV {
+				// Written from another version than the store now holds
+				// (a target read at v1 since): the card is of that text.
+				s.log().Info("the paper's stored text is of another version than its card; writing it again",
+					"paper", item, "kind", kind.Name(), "card", cardV, "text", docV)
+				break
+			}
 			if in, loaded = betterText(level, load); !loaded {
-				res.Card, res.Reused, res.TextLevel = c, true, level
+				res.Card, res.Reused, res.TextLevel, res.Version = c, true, level, cmp.Or(cardV, docV)
 				return res
 			}
 			stale, staleLevel = c, level
@@ -331,6 +393,10 @@ func (s *Stage) card(ctx context.Context, key, item, cardKind, model, version st
 		return res
 	}
 	meta := map[string]string{"text_level": res.TextLevel, "card_kind": cardKind}
+	if in.Version > 0 {
+		meta["version"] = strconv.Itoa(in.Version)
+		res.Version = in.Version
+	}
 	if trim != "" {
 		meta["context_trim"], res.ContextTrim = trim, trim
 	}
@@ -407,7 +473,7 @@ func (s *Stage) goldInput(ctx context.Context, key string) (Input, error) {
 	case err != nil:
 		return Input{}, err
 	}
-	in := Input{Key: key, Doc: doc, Budget: s.Budget}
+	in := Input{Key: key, Doc: doc, Budget: s.Budget, Version: record.DocVersion(doc)}
 	if in.title() == "" {
 		// A page without a title: the citegraph stage may know it.
 		if g, _, err := record.Graphs.Get(ctx, s.Store, key); err == nil {
@@ -432,7 +498,7 @@ func (s *Stage) sourceInput(ctx context.Context, src SourceRef, item, arxivID st
 		doc, err := s.document(ctx, arxivID)
 		switch {
 		case err == nil && hasBody(doc):
-			in.Doc = doc
+			in.Doc, in.Version = doc, cmp.Or(record.DocVersion(doc), record.ItemVersion(item))
 			return in, nil
 		case err == nil:
 			in.Doc = doc // its abstract may still serve
@@ -450,7 +516,9 @@ func (s *Stage) sourceInput(ctx context.Context, src SourceRef, item, arxivID st
 	case err != nil:
 		return in, err
 	case ok && hasBody(pdf):
-		in.Doc = pdf
+		// A PDF is of the version its item names (arXiv's PDF of a pinned
+		// version), else of no stated version.
+		in.Doc, in.Version = pdf, record.ItemVersion(item)
 		return in, nil
 	case ok:
 		why += "; its PDF gave no body text"

@@ -45,6 +45,9 @@ type Input struct {
 	// Budget is the token budget of the paper text in the prompt
 	// (DefaultBudget when 0).
 	Budget int
+	// Version is the arXiv version of the text (Doc's), recorded on the
+	// card; 0 when unknown (an abstract, a page that does not say).
+	Version int
 }
 
 // paper is in as the paper block shows it.

@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/groundwork/curate/client/oaipmh"
@@ -125,14 +126,15 @@ func (r *Resolver) Versions(ctx context.Context, id string) (Lookup, error) {
 		return Lookup{}, fmt.Errorf("versions of %q: %w", id, err)
 	}
 	key := record.Key(a)
-	fail := func(err error) (Lookup, error) { return Lookup{}, fmt.Errorf("versions of %s: %w", key, err) }
 	var l Lookup
+	// A failure keeps what the Lookup learned: whether it asked, and why
+	// the snapshot did not answer.
+	fail := func(err error) (Lookup, error) { return l, fmt.Errorf("versions of %s: %w", key, err) }
 	var snapErr error
 	if r.cfg.Snapshot != nil {
 		v, err := r.cfg.Snapshot.Versions(key)
 		if err == nil {
-			l.Versions = v
-			return l, nil
+			return r.fromSnapshot(ctx, key, v)
 		}
 		snapErr = err
 		l.Fallback = err.Error()
@@ -177,6 +179,26 @@ func (r *Resolver) Versions(ctx context.Context, id string) (Lookup, error) {
 	}
 	l.Versions = v
 	return l, nil
+}
+
+// fromSnapshot returns the snapshot's history v of key, unless the store
+// holds one read later (a version submitted after the snapshot was made
+// is in it), and stores it otherwise: the stored histories are then the
+// record of every paper a cut used, whatever answered.
+func (r *Resolver) fromSnapshot(ctx context.Context, key string, v record.PaperVersions) (Lookup, error) {
+	stored, ok, err := record.PaperVersionSets.Lookup(ctx, r.cfg.Store, key)
+	switch {
+	case err != nil:
+		return Lookup{}, fmt.Errorf("versions of %s: %w", key, err)
+	case ok && stored.Check() == nil && stored.AsOf.After(v.AsOf):
+		return Lookup{Versions: *stored}, nil
+	case ok && slices.Equal(stored.Versions, v.Versions) && stored.From == v.From:
+		return Lookup{Versions: v}, nil
+	}
+	if _, err := record.PaperVersionSets.Put(ctx, r.cfg.Store, key, &v, nil); err != nil {
+		return Lookup{}, fmt.Errorf("versions of %s: %w", key, err)
+	}
+	return Lookup{Versions: v}, nil
 }
 
 // historyOf converts an arXivRaw record into a history read at asOf.

@@ -211,6 +211,16 @@ type Checker interface {
 	Check(ctx context.Context) error
 }
 
+// Counter is a stage that counts, for the estimate, the requests its
+// items would still make of a service it declares (a Request of its
+// Decl), when the declaration's generic counts cannot say (requests per
+// paper, where papers are shared and may be answered by a local file).
+// It reads what is stored and makes no request; notes say what it
+// assumed.
+type Counter interface {
+	Count(ctx context.Context, items []string, r Request) (n float64, notes []string, err error)
+}
+
 // Reporter is a stage that says, item by item, what a run of it did (the
 // line per paper of curate fetch). events holds the last event of each
 // item that reached the stage; invalid counts the inputs that were no

@@ -58,7 +58,15 @@ type Options struct {
 	// Logger receives the index's building and the lines it skipped; nil
 	// discards.
 	Logger *slog.Logger
+	// NoBuild makes Open fail with ErrNotIndexed instead of building a
+	// missing or outdated index: for what must write nothing (an
+	// estimate).
+	NoBuild bool
 }
+
+// ErrNotIndexed is what Open wraps under Options.NoBuild when the file
+// has no current index.
+var ErrNotIndexed = errors.New("the arXiv metadata snapshot is not indexed yet")
 
 // Info describes an opened snapshot.
 type Info struct {
@@ -127,6 +135,9 @@ func Open(ctx context.Context, path string, opts Options) (*Snapshot, error) {
 	s, err := openIndex(idxPath, id)
 	if err != nil {
 		// Missing, of another file's state, or damaged: build it again.
+		if opts.NoBuild {
+			return fail(fmt.Errorf("%w (%v)", ErrNotIndexed, err))
+		}
 		if !errors.Is(err, os.ErrNotExist) {
 			log.InfoContext(ctx, "arxiv metadata index out of date; building it again", slog.String("file", path), slog.String("why", err.Error()))
 		}
@@ -147,6 +158,68 @@ func Open(ctx context.Context, path string, opts Options) (*Snapshot, error) {
 	s.info.Path = path
 	s.info.Index = idxPath
 	return s, nil
+}
+
+// Check reads the start of the file at path and reports, as Open
+// would, a file that is not a metadata snapshot (an error wrapping
+// ErrNotSnapshot that names it and says what is expected): empty, a zip
+// archive, not gzip when it says it is, or a first line that is not a
+// paper's object. It reads a few bytes and writes nothing, so a command
+// refuses such a file before anything else.
+func Check(path string) error {
+	fail := func(err error) error { return fmt.Errorf("arxiv metadata snapshot %s: %w", path, err) }
+	f, err := os.Open(path)
+	if err != nil {
+		return fail(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if st.IsDir() {
+		return fail(fmt.Errorf("is a directory: %s", expected))
+	}
+	id, err := identify(f, st)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fail(err)
+	}
+	var r io.Reader = f
+	if id.compressed {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return fail(fmt.Errorf("%w: gzip: %v (%s)", ErrNotSnapshot, err, expected))
+		}
+		defer zr.Close()
+		r = zr
+	}
+	br := bufio.NewReaderSize(r, 1<<16)
+	for n := 1; ; n++ {
+		raw, rerr := br.ReadBytes('\n')
+		if text := bytes.TrimSpace(raw); len(text) > 0 {
+			var l line
+			if err := json.Unmarshal(text, &l); err != nil || l.ID == nil || l.Versions == nil {
+				what := "is not a JSON object"
+				switch {
+				case err == nil:
+					what = `has no "id" and "versions"`
+				case text[0] == '[':
+					what = "opens a JSON array (the snapshot is one object a line, not one array)"
+				}
+				return fail(fmt.Errorf("%w: line %d %s (%s)", ErrNotSnapshot, n, what, expected))
+			}
+			return nil
+		}
+		if rerr != nil {
+			if errors.Is(rerr, io.EOF) {
+				return fail(fmt.Errorf("%w: no paper's line in it (%s)", ErrNotSnapshot, expected))
+			}
+			return fail(fmt.Errorf("%w: %v (%s)", ErrNotSnapshot, rerr, expected))
+		}
+	}
 }
 
 // Info describes the snapshot.

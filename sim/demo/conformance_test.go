@@ -2,10 +2,12 @@ package demo_test
 
 import (
 	"fmt"
+	"io/fs"
 	"testing"
 
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/sim/conformance"
+	"github.com/groundwork/curate/sim/demo"
 )
 
 // TestConformance runs the conformance suite on the demo corpus as the
@@ -16,7 +18,7 @@ func TestConformance(t *testing.T) {
 		Start: func(t *testing.T) map[string]string {
 			srv := servers(t)
 			urls := map[string]string{}
-			for _, name := range []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI} {
+			for _, name := range []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI, sim.OAIPMH} {
 				urls[name] = srv.URL(name)
 			}
 			return urls
@@ -37,6 +39,16 @@ func TestConformance(t *testing.T) {
 		switch p.HTML {
 		case sim.HTMLArxiv:
 			s.ArxivPages = append(s.ArxivPages, fmt.Sprintf("%sv%d", p.ArxivID, p.Version))
+			for v := 1; v < p.Version; v++ {
+				// Some revised papers' pages are served at every version,
+				// others' at the latest only.
+				id := fmt.Sprintf("%sv%d", p.ArxivID, v)
+				if _, err := fs.Stat(demo.FS(), "arxiv/html/"+id+".html"); err != nil {
+					s.ArxivNoHTML = append(s.ArxivNoHTML, id)
+				} else {
+					s.ArxivOlder = append(s.ArxivOlder, id)
+				}
+			}
 			s.Ar5ivLacks = append(s.Ar5ivLacks, p.ArxivID)
 			s.S2Lists = append(s.S2Lists, "ARXIV:"+p.ArxivID)
 		case sim.HTMLAr5iv:

@@ -59,7 +59,9 @@ func TestCorpusUpToDate(t *testing.T) {
 	for path := range files {
 		t.Errorf("corpus/%s is missing; run go generate ./demo", path)
 	}
-	if total > 700<<10 {
+	// About 150 KB of it is the OAI-PMH repository's records in its three
+	// formats (the licences and the version histories curate reads).
+	if total > 850<<10 {
 		t.Errorf("corpus is %d bytes; keep it small", total)
 	}
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/groundwork/curate/sim"
 )
 
-// The demo serves the services that know papers; it has no LLM (the
-// pipeline runs with its heuristics) and no GROBID.
-var services = []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI}
+// The demo serves the services that know papers (OAI-PMH for the
+// papers' version histories); it has no LLM (the pipeline runs with its
+// heuristics) and no GROBID.
+var services = []string{sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI, sim.OAIPMH}
 
 // hosts maps the real services' host names to service names, for Handler.
 var hosts = map[string]string{
@@ -22,6 +23,7 @@ var hosts = map[string]string{
 	"ar5iv.org":               sim.Ar5iv,
 	"api.semanticscholar.org": sim.S2,
 	"export.arxiv.org":        sim.ArxivAPI,
+	"oaipmh.arxiv.org":        sim.OAIPMH,
 }
 
 // Corpus returns the corpus as the services serve it, freshly loaded: a
@@ -45,7 +47,8 @@ func Corpus() (*sim.Corpus, error) {
 	return c, nil
 }
 
-// Start starts the services (sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI)
+// Start starts the services (sim.Arxiv, sim.Ar5iv, sim.S2, sim.ArxivAPI,
+// sim.OAIPMH)
 // over the corpus, each on its own port of 127.0.0.1, so each has its own
 // base URL (the pipeline's HTTP layer keys rate limits and credentials by
 // host).
@@ -88,9 +91,9 @@ func hostOf(name string) (string, bool) {
 	return "", false
 }
 
-// Handler serves all four services from one handler. A request goes to the
+// Handler serves all five services from one handler. A request goes to the
 // service named by its Host (arxiv.org, ar5iv.labs.arxiv.org,
-// api.semanticscholar.org, export.arxiv.org) or, for any other host, by
+// api.semanticscholar.org, export.arxiv.org, oaipmh.arxiv.org) or, for any other host, by
 // its first path element: base URLs such as http://127.0.0.1:8080/s2 and
 // http://127.0.0.1:8080/arxiv-api work. The pipeline keys its rate limits
 // by host, so for it Start's separate listeners are the better fit.
@@ -124,6 +127,6 @@ func Handler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprintf(w, "Groundwork demo services (synthetic corpus). Prefix a path with the service:\n"+
-			"  /arxiv/html/ID  /ar5iv/html/ID  /s2/graph/v1/paper/ID  /arxiv-api/api/query?id_list=ID\n")
+			"  /arxiv/html/ID  /ar5iv/html/ID  /s2/graph/v1/paper/ID  /arxiv-api/api/query?id_list=ID  /oai-pmh/oai?verb=Identify\n")
 	})
 }

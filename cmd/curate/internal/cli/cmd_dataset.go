@@ -14,6 +14,7 @@ import (
 	"github.com/groundwork/curate/dataset"
 	"github.com/groundwork/curate/holdout"
 	"github.com/groundwork/curate/internal/parquetcodec"
+	"github.com/groundwork/curate/knowledgecut"
 )
 
 // datasetFlags configure the dataset stage.
@@ -30,6 +31,9 @@ type datasetFlags struct {
 	includeSuspect  bool // set from the stage flags' --include-suspect, or dataset's own
 	compression     string
 	codec           parquetcodec.Codec // compression, parsed by options
+	// cut is --knowledge-cut: the stage flags' when the command has them,
+	// else the dataset's own.
+	cut *flag.Flag
 }
 
 func (d *datasetFlags) AddFlags(fs *flag.FlagSet, _ *Env) {
@@ -42,6 +46,10 @@ func (d *datasetFlags) AddFlags(fs *flag.FlagSet, _ *Env) {
 	fs.BoolVar(&d.jsonl, "jsonl", false, "also write instances.jsonl")
 	fs.StringVar(&d.createdAt, "created-at", "", "creation date recorded in provenance (RFC 3339 or YYYY-MM-DD; default SOURCE_DATE_EPOCH, else today), so reruns write identical rows")
 	addCompressionFlag(fs, &d.compression)
+	if d.cut = fs.Lookup("knowledge-cut"); d.cut == nil {
+		fs.String("knowledge-cut", string(knowledgecut.DefaultMode), "how the knowledge cut is applied to the sources the versions stage pinned: flag (keep a source read after its target's v1, marked revised_after_cutoff), strict (keep only sources read at a version dated on or before it), off; a source first published after its target's v1 is dropped unless off")
+		d.cut = fs.Lookup("knowledge-cut")
+	}
 }
 
 // options turns the flags into dataset.Options, refusing any value the
@@ -64,6 +72,12 @@ func (d *datasetFlags) options(getenv func(string) string) (dataset.Options, err
 	o.TrainCategories, o.TestCategories = splitList(d.trainCategories), splitList(d.testCategories)
 	if o.Policy, err = dataset.ParsePolicy(d.policy); err != nil {
 		return o, fmt.Errorf("%w: --contamination: %v", errUsage, err)
+	}
+	o.KnowledgeCut = knowledgecut.DefaultMode
+	if d.cut != nil {
+		if o.KnowledgeCut, err = knowledgecut.ParseMode(d.cut.Value.String()); err != nil {
+			return o, fmt.Errorf("%w: %v", errUsage, err)
+		}
 	}
 	switch {
 	case d.createdAt != "":

@@ -25,6 +25,7 @@ func (c *demoCmd) AddFlags(fs *flag.FlagSet, env *Env) {
 	c.run = newRunCmd()
 	c.run.flags.store.AddFlags(fs, env)
 	c.run.flags.llm.AddFlags(fs, env)
+	c.run.flags.know.AddFlags(fs, env)
 	c.run.data.AddFlags(fs, env)
 	fs.StringVar(&c.run.out, "out", "", "where the dataset goes (default: STORE/dataset)")
 	// The demo's store is its own: --store says where, and the default is
@@ -71,6 +72,13 @@ func (c *demoCmd) configure(srv *sim.Servers) {
 		NearlyAll: classify.DefaultNearlyAll, UniformLabels: classify.DefaultUniformLabels, RepeatedRationale: classify.DefaultRepeatedRationale,
 		Unsupported: classify.DefaultUnsupported}
 	f.minGrounding = summarize.DefaultMinGrounding
+	// The papers' version histories come from the demo's OAI-PMH
+	// repository (its one page harvested whole), unless an
+	// --arxiv-metadata file is given.
+	f.know.base, f.know.oai = srv.URL(sim.OAIPMH)+sim.OAIPath, f.know.mode != "off"
+	if f.know.harvests == nil && f.know.oai {
+		f.know.harvests = []string{"all"}
+	}
 	if f.llm.base == "" {
 		f.llm.backend = "heuristic"
 	}

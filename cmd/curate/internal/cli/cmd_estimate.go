@@ -21,6 +21,7 @@ type estimateCmd struct {
 
 func (c *estimateCmd) AddFlags(fs *flag.FlagSet, env *Env) {
 	c.flags.AddFlags(fs, env)
+	c.flags.know.addOAIBase(fs, env)
 	fs.StringVar(&c.stages, "stages", "", "comma-separated stages the run would take (default all: "+strings.Join(app.Names(), ",")+")")
 	fs.BoolVar(&c.json, "json", false, "print as JSON")
 }

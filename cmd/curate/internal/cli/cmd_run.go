@@ -191,6 +191,7 @@ func newStageCmd(name string, refetch bool) *stageCmd {
 
 func (c *stageCmd) AddFlags(fs *flag.FlagSet, env *Env) {
 	c.flags.AddFlags(fs, env)
+	c.flags.know.addOAIBase(fs, env)
 	fs.IntVar(&c.workers, "workers", c.workers, "targets in each stage at once (1 or more)")
 	if c.refetch != nil {
 		fs.BoolVar(c.refetch, "refetch", false, "fetch papers again even when the store holds them")

@@ -539,6 +539,7 @@ type stageFlags struct {
 	plausible      classify.Plausibility
 	minGrounding   float64
 	postKnowledge  int
+	know           knowledgeFlags
 }
 
 func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *Env) {
@@ -565,6 +566,7 @@ func (f *stageFlags) AddFlags(fs *flag.FlagSet, env *Env) {
 	fs.Float64Var(&f.minGrounding, "gold-min-grounding", summarize.DefaultMinGrounding, "the least share of a gold card's claim words that must occur in the paper's abstract and introduction; a card below it is suspect (negative: off)")
 	fs.IntVar(&p.Unsupported, "suspect-unsupported", classify.DefaultUnsupported, "this many sources or more without a quote from a sentence citing them, and half of the sources, is suspect (negative: off)")
 	fs.IntVar(&f.postKnowledge, "post-knowledge", 0, "keep the N most influential papers citing each target after its knowledge cutoff (one Semantic Scholar citations request per target; 0: off)")
+	f.know.AddFlags(fs, env)
 }
 
 // addSuspectFlag registers --include-suspect.
@@ -573,7 +575,7 @@ func addSuspectFlag(fs *flag.FlagSet, p *bool) {
 }
 
 func (f *stageFlags) validate() error {
-	for _, v := range []func() error{f.store.validate, f.net.validate, f.s2.validate, f.llm.validate, f.pdf.validate} {
+	for _, v := range []func() error{f.store.validate, f.net.validate, f.s2.validate, f.llm.validate, f.pdf.validate, f.know.validate} {
 		if err := v(); err != nil {
 			return err
 		}
@@ -673,12 +675,14 @@ func (f *stageFlags) config(env *Env) (app.Config, error) {
 	}
 	lc := f.llm.config(env)
 	lc.BudgetTokens, lc.BudgetUSD = f.budgetTokens, f.budgetUSD
-	return app.Config{
+	cfg := app.Config{
 		Version: version, Log: log, Store: f.store.store, Lock: true, Heal: true,
 		Net: f.net.config(env), S2: f.s2.config(env), LLM: lc, PDF: f.pdf.config(env), Drain: env.Drain,
 		Stages: app.StageOptions{Force: f.force, Refresh: f.refresh, ClassifyBudget: f.budget, SummarizeBudget: f.summaryBudget,
 			Plausibility: f.plausible, MinGrounding: f.minGrounding, IncludeSuspect: f.includeSuspect, PostKnowledge: f.postKnowledge},
-	}, nil
+	}
+	f.know.configure(&cfg)
+	return cfg, nil
 }
 
 // workerFlags size the per-target stages' pools, one flag per stage of

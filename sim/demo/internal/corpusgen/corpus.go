@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/groundwork/curate/sim"
 )
@@ -86,7 +87,9 @@ func Build() (map[string][]byte, error) {
 		if p.Page == nil {
 			continue
 		}
-		files[pagePath(p)] = []byte(renderPage(p))
+		for _, v := range pageVersions(p) {
+			files[pagePathAt(p, v)] = []byte(renderPage(p, v))
+		}
 		body, err := marshalReferences(refs[p.Key])
 		if err != nil {
 			return nil, err
@@ -99,6 +102,9 @@ func Build() (map[string][]byte, error) {
 	}
 	files["s2/papers.json"] = body
 	files["arxiv-api/entries.xml"] = []byte(renderFeed(papers))
+	for _, prefix := range sim.OAIFormats {
+		files["oai/"+prefix+".xml"] = renderOAI(papers, prefix)
+	}
 
 	m := buildManifest(tgts, refs)
 	body, err = marshal(m)
@@ -133,11 +139,48 @@ func Write(dir string) error {
 	return nil
 }
 
-func pagePath(p *Paper) string {
+// pagePath is where the page arXiv serves for the versionless ID lies.
+func pagePath(p *Paper) string { return pagePathAt(p, len(p.Versions)) }
+
+func pagePathAt(p *Paper, v int) string {
 	if p.Page.Ar5ivOnly {
 		return "ar5iv/html/" + p.Arxiv + ".html"
 	}
-	return fmt.Sprintf("arxiv/html/%sv%d.html", p.Arxiv, len(p.Versions))
+	return fmt.Sprintf("arxiv/html/%sv%d.html", p.Arxiv, v)
+}
+
+// pageVersions are the versions p's page is served at.
+func pageVersions(p *Paper) []int {
+	if p.PageVersions == nil || p.Page.Ar5ivOnly {
+		return []int{len(p.Versions)}
+	}
+	return p.PageVersions
+}
+
+// renderOAI renders every arXiv paper's record in format prefix (arXiv,
+// arXivRaw with its version history, oai_dc) as one ListRecords answer: what
+// the OAI-PMH repository serves (its datestamp is the latest version's
+// day).
+func renderOAI(papers []*Paper, prefix string) []byte {
+	var recs []sim.OAIRecord
+	for _, p := range papers {
+		if p.Arxiv == "" {
+			continue
+		}
+		var dates []time.Time
+		for _, v := range p.Versions {
+			d, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				panic(fmt.Sprintf("%s: version date %q: %v", p.Key, v, err))
+			}
+			dates = append(dates, d.UTC())
+		}
+		m := sim.OAIMeta{ID: p.Arxiv, Datestamp: dates[len(dates)-1], VersionDates: dates, Authors: p.Authors,
+			Title: p.Title, Abstract: p.Abstract, Categories: p.Cats, Comments: p.Comment, JournalRef: p.JournalRef,
+			License: "http://arxiv.org/licenses/nonexclusive-distrib/1.0/"}
+		recs = append(recs, m.Record(prefix))
+	}
+	return sim.OAIListPage(prefix, recs)
 }
 
 // marshal writes JSON indented, without HTML escaping, with a final newline.

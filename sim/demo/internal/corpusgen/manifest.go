@@ -275,6 +275,27 @@ func targetQuirks(t Target, p *Paper, mt mTarget) []mQuirk {
 		add("version", "", fmt.Sprintf("the served page is v%d (%s); v1 (%s) decides the split; other versions answer 404",
 			len(p.Versions), mt.Updated, mt.Published))
 	}
+	// The knowledge cut: what the target's sources were at its v1.
+	for _, src := range t.Sources {
+		c := paperByKey[src.Key]
+		if c == nil || c.Arxiv == "" {
+			continue
+		}
+		switch v1 := p.Versions[0]; {
+		case c.Versions[0] > v1:
+			add("first_published_after_cutoff", src.Key, fmt.Sprintf("a source first published (%s) after the target's v1 (%s), cited by its v%d: never a source under the knowledge cut",
+				c.Versions[0][:10], v1[:10], len(p.Versions)))
+		case c.Versions[len(c.Versions)-1] > v1:
+			pinned := 1
+			for i, d := range c.Versions {
+				if d <= v1 {
+					pinned = i + 1
+				}
+			}
+			add("revised_after_cutoff", src.Key, fmt.Sprintf("a source revised (v%d, %s) after the target's v1 (%s): read at v%d, whose page arXiv serves at html/%sv%d",
+				len(c.Versions), c.Versions[len(c.Versions)-1][:10], v1[:10], pinned, c.Arxiv, pinned))
+		}
+	}
 	q := t.S2
 	if q.PageCap > 0 {
 		add("paginated", "", fmt.Sprintf("S2 returns at most %d edges per page for this paper, so its %d edges span %d pages whatever limit is asked",

@@ -43,6 +43,10 @@ type Paper struct {
 	NoAbstract bool // S2 serves no abstract for it at all (publisher elided)
 
 	Page *Page // its own LaTeXML page, if arXiv (or ar5iv) has one
+	// PageVersions are the versions arXiv has the page for (html/IDvN),
+	// each rendered with its own version; nil: the latest only. The
+	// versionless html/ID serves the latest.
+	PageVersions []int
 }
 
 // Page is a paper's LaTeXML page.

@@ -152,7 +152,9 @@ func catalogue() []*Paper {
 			Year: 2024, PubDate: "2024-02-12", PubTypes: []string{"JournalArticle"}, Fields: []string{"Computer Science"}, Citations: 31,
 		},
 		{
-			Key: "hedge", Arxiv: "2409.13370", Versions: []string{"2024-09-20T12:45:10Z"},
+			// Revised after the first target citing it (2025-03-10) and
+			// before the second: each reads the version of its time.
+			Key: "hedge", Arxiv: "2409.13370", Versions: []string{"2024-09-20T12:45:10Z", "2025-08-14T09:31:52Z"}, PageVersions: []int{1, 2},
 			Primary: "cs.CL", Cats: []string{"cs.CL", "cs.AI"},
 			Title:   "Abstain or Hedge? Learning When Generative Models Should Say Less",
 			S2Title: "Abstain or Hedge: Learning When Generative Models Should Say Less",

@@ -109,10 +109,10 @@ func (w *pageWriter) attrs(id, class string) string {
 	return fmt.Sprintf(`class="%s" id="%s"`, class, id)
 }
 
-// renderPage renders p's page as arXiv or ar5iv serves it.
-func renderPage(p *Paper) string {
+// renderPage renders p's page at version v as arXiv or ar5iv serves it.
+func renderPage(p *Paper, v int) string {
 	w := &pageWriter{p: p, pg: p.Page, num: map[string]int{}}
-	w.idv = fmt.Sprintf("%sv%d", p.Arxiv, len(p.Versions))
+	w.idv = fmt.Sprintf("%sv%d", p.Arxiv, v)
 	for i, it := range p.Page.Bib {
 		w.num[it.Key] = i + 1
 	}
