@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/client/oaipmh"
+	"github.com/groundwork/curate/internal/keylock"
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/parse/arxivmeta"
 	"github.com/groundwork/curate/record"
@@ -87,6 +88,10 @@ type Config struct {
 type Resolver struct {
 	cfg Config
 	log *slog.Logger
+	// papers serializes lookups per paper: targets worked on at once
+	// share papers, and the second lookup reads what the first stored
+	// instead of asking OAI-PMH again.
+	papers keylock.Locks
 }
 
 // New returns a Resolver over cfg; the store is required.
@@ -126,6 +131,7 @@ func (r *Resolver) Versions(ctx context.Context, id string) (Lookup, error) {
 		return Lookup{}, fmt.Errorf("versions of %q: %w", id, err)
 	}
 	key := record.Key(a)
+	defer r.papers.Lock(key)()
 	var l Lookup
 	// A failure keeps what the Lookup learned: whether it asked, and why
 	// the snapshot did not answer.

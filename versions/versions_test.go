@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -446,5 +447,40 @@ func TestRepositoryRefusals(t *testing.T) {
 	}
 	if _, err := r.Harvest(ctx, oaipmh.Query{Set: "math"}, nil); err == nil || !strings.Contains(err.Error(), "cannotDisseminateFormat") {
 		t.Errorf("refused harvest: %v", err)
+	}
+}
+
+// TestConcurrentLookups: targets worked on at once often share a paper
+// (one is another's source, or both cite it); lookups of its history at
+// the same time ask OAI-PMH once, the others reading what it stored.
+// (Found by TestKnowledgeCutBadInputs under -count=3 on a loaded machine:
+// two GetRecord requests for one paper.)
+func TestConcurrentLookups(t *testing.T) {
+	e := newEnv(t, 50)
+	p := papers(e.w)[0]
+	r := e.resolver(t, nil, e.repo)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := r.Versions(ctx, p.ArxivID)
+			if err == nil && !slices.Equal(l.Versions.Versions, want(p)) {
+				err = fmt.Errorf("history %v, want %v", l.Versions.Versions, want(p))
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := e.oai.Stats().Requests; n != 1 {
+		t.Errorf("%d requests for one paper looked up 8 times at once, want 1", n)
 	}
 }
