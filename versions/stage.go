@@ -358,9 +358,18 @@ func (s *Stage) Count(ctx context.Context, keys []string, req pipeline.Request) 
 	api += float64(unknown) * perAPI
 	asked += float64(unknown) * perAsked
 	get += float64(unknown) * perGet
+	pages, whole, err := s.harvestsLeft(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
 	if req.Service == arxivapi.ServiceName {
+		if whole {
+			// The harvest stores every paper first; only a cutoff after
+			// its date asks again, which no estimate can tell.
+			return 0, []string{"the harvest of the whole repository holds every paper: no arXiv API lookup for versions is counted (a target dated after the harvest's date still asks for its sources)"}, nil
+		}
 		if unknown > 0 && chosen == 0 {
-			notes = append(notes, fmt.Sprintf("no target has its sources chosen yet: one arXiv API lookup per target is assumed for the versions of its sources (%.1f on arXiv, none held)", defaultSources))
+			notes = append(notes, fmt.Sprintf("%d targets have no sources chosen yet: one arXiv API lookup each is counted for its sources' versions, at most (a target whose sources' histories are all held asks none)", unknown))
 		}
 		if local > 0 {
 			notes = append(notes, fmt.Sprintf("%.0f papers' histories are in the metadata snapshot or the store: no request for them", local))
@@ -378,10 +387,6 @@ func (s *Stage) Count(ctx context.Context, keys []string, req pipeline.Request) 
 		}
 		notes = append(notes, fmt.Sprintf("of the %.0f papers asked of the arXiv API, %.0f%% are taken to need an OAI-PMH GetRecord too (v3 or later, the cutoff between their v1 and latest dates; not known before the API answers): %s; at most %.0f",
 			asked, 100*share, how, asked))
-	}
-	pages, whole, err := s.harvestsLeft(ctx)
-	if err != nil {
-		return 0, nil, err
 	}
 	if pages > 0 {
 		// A harvest's size is not known before its first answer (arXiv

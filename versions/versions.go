@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/groundwork/curate/client/oaipmh"
@@ -122,6 +123,11 @@ type Resolver struct {
 	// share papers, and the second lookup reads what the first stored
 	// instead of asking again.
 	papers keylock.Locks
+	// apiErr is the arXiv API's failure (past its retries), once it has
+	// failed: the rest of the run does not ask it again, and asks OAI-PMH
+	// instead.
+	apiMu  sync.Mutex
+	apiErr error
 }
 
 // New returns a Resolver over cfg; the store is required.
@@ -331,11 +337,32 @@ func (r *Resolver) fromAPI(ctx context.Context, open []*paper) {
 	if len(ids) == 0 {
 		return
 	}
-	entries, err := r.cfg.API.Lookup(ctx, ids)
+	r.apiMu.Lock()
+	down := r.apiErr
+	r.apiMu.Unlock()
+	var entries map[string]record.ArxivEntry
+	err := down
+	if down == nil {
+		entries, err = r.cfg.API.Lookup(ctx, ids)
+		if err != nil && ctx.Err() == nil {
+			r.apiMu.Lock()
+			if r.apiErr == nil {
+				r.apiErr = err
+				r.log.WarnContext(ctx, "the arXiv API failed: version histories are asked of OAI-PMH for the rest of the run (or, without it, those targets fail and the next run asks again)",
+					slog.String("err", err.Error()), slog.Bool("oai_pmh", r.cfg.OAI != nil))
+			}
+			r.apiMu.Unlock()
+		}
+	}
 	now := r.cfg.Now().UTC()
 	for _, p := range ask {
-		p.l.Asked = true
-		if err != nil {
+		if down == nil {
+			p.l.Asked = true
+		}
+		switch {
+		case err != nil && r.cfg.OAI != nil && ctx.Err() == nil:
+			continue // the next source: OAI-PMH
+		case err != nil:
 			p.l.Err, p.done = fmt.Errorf("versions of %s: arXiv API: %w", p.key, err), true
 			continue
 		}
@@ -579,13 +606,15 @@ func (r *Resolver) look(ctx context.Context, p *paper, note bool) error {
 		switch {
 		case err == nil:
 			p.best = &v
-		case note:
-			p.snapErr = err
-			p.l.Fallback = err.Error()
-			if errors.Is(err, arxivmeta.ErrNotFound) {
-				p.l.Fallback = "not in the arXiv metadata snapshot"
-			}
+		case note && errors.Is(err, arxivmeta.ErrNotFound):
+			p.snapErr, p.l.Fallback = err, "not in the arXiv metadata snapshot"
 			r.log.InfoContext(ctx, "paper's versions not in the arXiv metadata snapshot; looking in the store, then asking arXiv",
+				slog.String("paper", p.key))
+		case note:
+			// A line of the file that cannot be used: the input is at
+			// fault, and is said so.
+			p.snapErr, p.l.Fallback = err, err.Error()
+			r.log.WarnContext(ctx, "paper's versions in the arXiv metadata snapshot cannot be used; looking in the store, then asking arXiv",
 				slog.String("paper", p.key), slog.String("why", err.Error()))
 		}
 	}

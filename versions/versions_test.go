@@ -682,3 +682,42 @@ func TestConcurrentLookups(t *testing.T) {
 		t.Errorf("%d requests for one paper looked up 8 times at once, want 1", n)
 	}
 }
+
+// TestArxivAPIDown: once the arXiv API fails past its retries, the
+// papers it was asked for are asked of OAI-PMH instead (the next source),
+// and the rest of the run does not ask the API again; without OAI-PMH
+// they fail (a request that failed: the next run asks again), each
+// later lookup at once.
+func TestArxivAPIDown(t *testing.T) {
+	ctx := context.Background()
+	for _, withOAI := range []bool{true, false} {
+		e := newEnv(t, 50)
+		e.api.SetFaults(sim.Faults{P5xx: 1})
+		cfg := versions.Config{API: e.apic, Store: e.st}
+		if withOAI {
+			cfg.OAI = e.repo
+		}
+		r, _ := versions.New(cfg)
+		ps := papers(e.w)
+		for round, batch := range [][]sim.Paper{ps[:3], ps[3:5]} {
+			var qs []versions.Query
+			for _, p := range batch {
+				qs = append(qs, versions.Query{ID: p.ArxivID, Cutoff: p.Versions[0].Add(time.Hour)})
+			}
+			for i, l := range r.Resolve(ctx, qs) {
+				p := batch[i]
+				switch {
+				case withOAI && (l.Err != nil || !slices.Equal(l.Versions.Versions, want(p)) || l.Versions.From != record.VersionsFromGetRecord):
+					t.Errorf("round %d, API down, OAI-PMH up: %s: %+v", round, p.ArxivID, l)
+				case !withOAI && (l.Err == nil || !strings.Contains(l.Err.Error(), "arXiv API")):
+					t.Errorf("round %d, API down, no OAI-PMH: %s: %v, want the API's failure", round, p.ArxivID, l.Err)
+				}
+			}
+		}
+		api, oai := e.requests()
+		if wantOAI := map[bool]int{true: 5, false: 0}[withOAI]; api != 3 || oai != wantOAI {
+			// One lookup, tried three times (RetryMax 2); then not again.
+			t.Errorf("OAI-PMH %v: %d API and %d OAI-PMH requests, want 3 (one lookup and its retries) and %d", withOAI, api, oai, wantOAI)
+		}
+	}
+}
