@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,7 +97,37 @@ func TestE2EDefaultCut(t *testing.T) {
 		return perService(s)
 	}
 
+	// The estimate before the run counts the versions stage's requests
+	// of the arXiv API (one lookup per target, at most) and of OAI-PMH.
+	s.Reset()
+	args := clitest.RunArgs(t, s, filepath.Join(work, "default", "store"), filepath.Join(work, "default", "ds"), append(fast, "--dry-run", "--json", "--price", sim.Model+"=1/2")...)
+	code, stdout, stderr := clitest.Run(t, env, args...)
+	if code != 0 || s.Requests() != 0 {
+		t.Fatalf("estimate: exit %d, %d requests\n%s", code, s.Requests(), stderr)
+	}
+	var est struct {
+		Services []struct {
+			Name     string `json:"service"`
+			Requests int    `json:"requests"`
+		} `json:"services"`
+		Notes []string `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &est); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	estimated := map[string]int{}
+	for _, x := range est.Services {
+		estimated[x.Name] += x.Requests
+	}
+
 	def := run("default")
+	t.Logf("estimated %v", estimated)
+	if n := w.NumTargets(); estimated[sim.ArxivAPI] < def[sim.ArxivAPI] || estimated[sim.ArxivAPI] > 1+n {
+		t.Errorf("arXiv API: estimated %d, made %d; want at least that and at most the feed's one and one per target (%d)", estimated[sim.ArxivAPI], def[sim.ArxivAPI], 1+n)
+	}
+	if estimated[sim.OAIPMH] == 0 || !slices.ContainsFunc(est.Notes, func(n string) bool { return strings.Contains(n, "GetRecord") }) {
+		t.Errorf("OAI-PMH: estimated %d requests, notes %q; want some, and the assumption said", estimated[sim.OAIPMH], est.Notes)
+	}
 	asked, other := getRecords(s)
 	want := undecidable(w)
 	t.Logf("default run: requests %v; GetRecord for %d papers", def, len(asked))

@@ -260,8 +260,9 @@ func TestE2EKnowledgeCut(t *testing.T) {
 	snap := filepath.Join(work, "arxiv-metadata.json")
 	writeSnapshot(t, w, snap, "")
 	snapReq, _, _ := run("snapshot", "--arxiv-metadata", snap)
-	if snapReq["oai-pmh"] != 0 {
-		t.Errorf("with a snapshot: %d OAI-PMH requests", snapReq["oai-pmh"])
+	t.Logf("requests with a snapshot %v", snapReq)
+	if snapReq["oai-pmh"] != 0 || snapReq[sim.ArxivAPI] != off[sim.ArxivAPI] {
+		t.Errorf("with a snapshot: %d OAI-PMH requests, %d of the arXiv API (%d without the cut); want none for versions", snapReq["oai-pmh"], snapReq[sim.ArxivAPI], off[sim.ArxivAPI])
 	}
 	for id, in := range knowledgeRows(t, filepath.Join(work, "snapshot", "ds")) {
 		want := rows["flag"][id]
