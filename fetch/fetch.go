@@ -133,6 +133,12 @@ func (f *Fetcher) FetchAt(ctx context.Context, id arxiv.ID, item string) Result 
 			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
 			return res
 		}
+		if doc, ok := f.reparseAt(ctx, id, item); ok {
+			// As Fetch does: the page of this version is stored, its
+			// Document is not (a crash between them, or lost).
+			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
+			return res
+		}
 	}
 	if doc, ok, err := f.fromArchiveAt(ctx, id, item); err != nil {
 		res.Outcome, res.Err = Failed, err
@@ -351,7 +357,13 @@ func (f *Fetcher) now() time.Time {
 
 // reparse parses a stored raw page that has no Document yet.
 func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
-	page, rec, err := record.RawPages.Get(ctx, f.Store, record.Key(id))
+	return f.reparseAt(ctx, id, record.Key(id))
+}
+
+// reparseAt is reparse of the page stored under item (a version's own,
+// or the paper's key).
+func (f *Fetcher) reparseAt(ctx context.Context, id arxiv.ID, item string) (*record.Document, bool) {
+	page, rec, err := record.RawPages.Get(ctx, f.Store, item)
 	if err != nil {
 		return nil, false
 	}
@@ -369,7 +381,7 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 	if err != nil {
 		return nil, false
 	}
-	if _, err := record.Documents.Put(ctx, f.Store, record.Key(id), doc, docMeta(doc, rec.Meta["source"])); err != nil {
+	if _, err := record.Documents.Put(ctx, f.Store, item, doc, docMeta(doc, rec.Meta["source"])); err != nil {
 		return nil, false
 	}
 	return doc, true
