@@ -37,7 +37,9 @@ var (
 	asciiTypography = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`, "\u2013", "-", "\u2014", "-", "\u00a0", " ")
 )
 
-func retype(s string) string { return spaceBeforeMark.ReplaceAllString(asciiTypography.Replace(s), "$1") }
+func retype(s string) string {
+	return spaceBeforeMark.ReplaceAllString(asciiTypography.Replace(s), "$1")
+}
 
 func promptText(r sim.LLMRequest) string {
 	var b strings.Builder
