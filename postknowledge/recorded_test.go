@@ -180,7 +180,7 @@ func TestRecordedCitations(t *testing.T) {
 		id                string
 		date              string
 		year, ic, cc      int
-		influential, seen bool
+		influential       bool
 	}
 	var after []paper
 	before, undated, influentialAfter := 0, 0, 0
