@@ -177,10 +177,10 @@ func TestRecordedCitations(t *testing.T) {
 
 	// What the records say, read apart from the code under test.
 	type paper struct {
-		id                string
-		date              string
-		year, ic, cc      int
-		influential       bool
+		id           string
+		date         string
+		year, ic, cc int
+		influential  bool
 	}
 	var after []paper
 	before, undated, influentialAfter := 0, 0, 0
