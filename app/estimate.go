@@ -13,8 +13,10 @@ import (
 
 	"github.com/groundwork/curate/citegraph"
 	"github.com/groundwork/curate/client/arxivapi"
+	"github.com/groundwork/curate/client/grobid"
 	"github.com/groundwork/curate/client/llm"
 	"github.com/groundwork/curate/client/s2"
+	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/estimate"
 	"github.com/groundwork/curate/internal/httpx"
 	"github.com/groundwork/curate/internal/pipeline"
@@ -60,9 +62,11 @@ type EstimateOptions struct {
 // targets the store knows nothing of is taken from the averages of those
 // it has (sources per target and how often they repeat, ar5iv fallbacks,
 // references, LLM tokens per call of the last run), else from stated
-// defaults; the notes say which. Intervals are the effective ones
-// (robots.txt Crawl-delay included, --ignore-crawl-delay honoured), and
-// latencies the last run's means.
+// defaults; the notes say which. Under the knowledge cut the page
+// requests are those of the reads at v1 and at the sources' pins, with
+// the PDFs of versions without HTML (see cutModel). Intervals are the
+// effective ones (robots.txt Crawl-delay included, --ignore-crawl-delay
+// honoured), and latencies the last run's means.
 func (a *App) Estimate(ctx context.Context, keys []string, opt EstimateOptions) (*estimate.Estimate, error) {
 	names, _, err := a.stages.Select(opt.Stages)
 	if err != nil {
@@ -79,6 +83,7 @@ func (a *App) Estimate(ctx context.Context, keys []string, opt EstimateOptions) 
 	if err := e.scan(ctx); err != nil {
 		return nil, err
 	}
+	e.cut = e.newCutModel()
 	// Each stage's declared requests, counted by what its targets have.
 	var llmWork []stageRequest
 	for _, s := range stages {
@@ -99,6 +104,9 @@ func (a *App) Estimate(ctx context.Context, keys []string, opt EstimateOptions) 
 				return nil, err
 			}
 		}
+	}
+	if e.cut != nil {
+		e.cut.note()
 	}
 	e.llm(llmWork)
 	out, err := estimate.Compute(e.in)
@@ -126,6 +134,7 @@ type estimator struct {
 	fillIDs, refLists            int64 // sampled fill IDs per reference list
 
 	sources *sourceModel
+	cut     *cutModel   // the knowledge cut's reads; nil when it is off
 	pages   *crawlState // once page requests are counted
 	feed    *feedCounts // once a batched service is counted
 }
@@ -354,6 +363,14 @@ func (e *estimator) requests(ctx context.Context, d pipeline.Decl, r pipeline.Re
 		switch r.Count {
 		case pipeline.PerSource:
 			n = e.sources.newCards()
+			if e.cut != nil && r.Service == grobid.ServiceName {
+				// The PDFs of pinned versions without HTML.
+				pinned, err := e.cut.pinnedPDFs(ctx, d.Name)
+				if err != nil {
+					return err
+				}
+				n += pinned
+			}
 		default:
 			n = float64(e.todo(d, nil))
 		}
@@ -388,7 +405,46 @@ func (e *estimator) requests(ctx context.Context, d pipeline.Decl, r pipeline.Re
 	if r.Fallback {
 		n *= c.ar5ivShare
 	}
+	if e.cut != nil {
+		// Under the knowledge cut the items are read at v1 and their
+		// sources at their pins, not as served now.
+		e.cut.off.add(pageCount{arxiv: n * b2f(r.Service == fetch.ServiceArxiv), ar5iv: n * b2f(r.Service == fetch.ServiceAr5iv)}.rounded())
+		if n, err = e.cut.pages(ctx, d.Name, r); err != nil {
+			return err
+		}
+	}
 	e.service(d.Name, r.Service, int(math.Round(n*per))+extra, interval, source, inFlight)
+	return nil
+}
+
+// addRequests adds n requests of a stage to a service the stage does not
+// declare (the knowledge cut's PDFs of versions without HTML): arXiv's at
+// the pace a run gives it.
+func (e *estimator) addRequests(ctx context.Context, stage, service string, n float64) error {
+	if n <= 0 {
+		return nil
+	}
+	svc, err := e.a.HTTP.Service(service)
+	if err != nil {
+		return nil // not configured: the run does not ask it
+	}
+	interval, source := svc.Interval(), robots.SourceConfigured
+	if slices.Contains(htmlServices, service) {
+		c, err := e.crawl(ctx)
+		if err != nil {
+			return err
+		}
+		p, ok := c.paces[service]
+		if !ok {
+			if p.interval, p.source, p.robotsReq, err = e.pace(ctx, service); err != nil {
+				return err
+			}
+			c.paces[service] = p
+			n += float64(p.robotsReq) // the file is asked once
+		}
+		interval, source = p.interval, p.source
+	}
+	e.service(stage, service, int(math.Round(n)), interval, source, 1)
 	return nil
 }
 
@@ -403,6 +459,9 @@ func (e *estimator) ar5ivShare(ctx context.Context) (float64, int) {
 	step := max(1, len(items)/(4*docSample))
 	seen, ar5iv := 0, 0
 	for i := 0; i < len(items); i += step {
+		if record.ItemVersion(items[i]) > 0 {
+			continue // a version read apart (the knowledge cut's), not a paper as served now
+		}
 		recs, err := e.a.Store.Records(ctx, items[i])
 		if err != nil {
 			continue
@@ -421,6 +480,7 @@ func (e *estimator) ar5ivShare(ctx context.Context) (float64, int) {
 		}
 	}
 	missing, _ := record.NoHTMLs.Items(ctx, e.a.Store)
+	missing = slices.DeleteFunc(missing, func(item string) bool { return record.ItemVersion(item) > 0 })
 	seen += len(missing) / step
 	ar5iv += len(missing) / step
 	if seen == 0 {

@@ -75,6 +75,14 @@ func (f *Fetcher) knownMissingAt(ctx context.Context, item string) (record.NoHTM
 	return *m, true
 }
 
+// KnownMissingAt reports whether the store item (one version of a
+// paper, record.VersionItem) was found without HTML on arXiv within the
+// missing TTL: a fetch of it would ask nothing.
+func (f *Fetcher) KnownMissingAt(ctx context.Context, item string) bool {
+	_, ok := f.knownMissingAt(ctx, item)
+	return ok
+}
+
 // KnownMissing reports whether the paper was found without HTML on arXiv
 // and ar5iv within the missing TTL (and is not in the archive or the
 // store): a fetch of it would make no request and fail.

@@ -266,9 +266,7 @@ func (s *Sources) Do(ctx context.Context, key string) (string, error) {
 func (s *Sources) pinned(ctx context.Context, paper *Stage, id arxiv.ID, v int, latest bool) (ok, now bool, err error) {
 	key := record.Key(id)
 	_, got, stored := s.Fetcher.Stored(ctx, key)
-	// A page that does not say its version (ar5iv's) is taken to be the
-	// version served now, as the dataset takes it.
-	if stored && (got == v || got == 0 && latest) || !stored && latest {
+	if !Apart(stored, got, v, latest) {
 		return false, false, nil
 	}
 	item := record.VersionItem(key, v)
@@ -296,6 +294,17 @@ func (s *Sources) pinned(ctx context.Context, paper *Stage, id arxiv.ID, v int, 
 		return false, false, err
 	}
 	return true, r.Outcome == Fetched || r.Outcome == Archived, nil
+}
+
+// Apart reports whether a source pinned at version v (latest: v is the
+// version served now) is read apart, under record.VersionItem, when the
+// paper's versionless key holds a page of version got (stored: it holds
+// one; got 0: a page that does not say its version, ar5iv's, taken to be
+// the version served now, as the dataset takes it). Otherwise the
+// versionless key is read, and fetched as usual. The estimate counts by
+// the same rule.
+func Apart(stored bool, got, v int, latest bool) bool {
+	return !(stored && (got == v || got == 0 && latest) || !stored && latest)
 }
 
 // Report says where each paper's page came from and its title, then the

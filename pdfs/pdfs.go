@@ -456,6 +456,40 @@ func (s *Stage) ArxivVersion(ctx context.Context, id arxiv.ID) (*record.Document
 	return doc, nil
 }
 
+// VersionAsks says what making the Document of one version of an arXiv
+// paper from its PDF (ArxivVersion, or a pinned source's) would still
+// ask, by what its item (record.VersionItem) holds: download, the PDF of
+// arXiv (nothing stored of it); convert, GROBID (no TEI stored). A
+// Document or an outcome that stands (none within the retry interval)
+// asks nothing. For the estimate: it reads the store alone.
+func (s *Stage) VersionAsks(ctx context.Context, item string) (download, convert bool, err error) {
+	recs, err := s.Store.Records(ctx, item)
+	if err != nil {
+		return false, false, err
+	}
+	has := map[string]bool{}
+	for _, r := range recs {
+		has[r.Kind] = true
+	}
+	switch {
+	case has[record.Documents.Name()], has[record.PDFDocuments.Name()], has[record.TEIFiles.Name()]:
+		return false, false, nil
+	}
+	prev, _, err := record.PDFOutcomes.Lookup(ctx, s.Store, item)
+	if err != nil {
+		return false, false, err
+	}
+	id, err := arxiv.Parse(item)
+	if err != nil || id.Version < 1 {
+		return false, false, fmt.Errorf("pdf of %s: no version given", item)
+	}
+	cands := toRecord(candidates(Source{ArxivID: record.Key(id), Version: id.Version}, nil))
+	if s.standing(prev, cands) {
+		return false, false, nil
+	}
+	return !has[record.PDFFiles.Name()], true, nil
+}
+
 // triedNow reports whether this run attempted item already.
 func (s *Stage) triedNow(item string) bool {
 	s.mu.Lock()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -201,17 +202,25 @@ func lastRunCosts(ctx context.Context, dir, provider, model string) ([]stageCost
 }
 
 // printProviders writes the providers table as the README shows it:
-// per model and mode, each LLM stage's cost and wall time, then classify
-// and the cards together, the share of their input served from the
-// prompt cache, and their cost as a share of the list price, of the input
-// alone and of everything at equal output.
+// per model and mode, each LLM stage's cost and wall time (the stages
+// that ask the LLM, in the table's order), then all of them together,
+// the share of their input served from the prompt cache, and their cost
+// as a share of the list price, of the input alone and of everything at
+// equal output.
 func printProviders(w io.Writer, prs []*providerResult) {
 	if len(prs) == 0 {
 		return
 	}
+	var stages []string
+	for _, n := range app.Names() {
+		if asksLLM(n) {
+			stages = append(stages, n)
+		}
+	}
 	fmt.Fprintf(w, "LLM providers and modes, %d simulated targets with about %d tokens of text each (LLM: %s a call, %d in flight; batches end after %s; prices from the model table):\n\n",
 		prs[0].Targets, prs[0].PaperTokens, providerLat, llmSlots, batchDuration)
-	fmt.Fprintln(w, "| model | mode | classify | summarize | classify + cards | input a call | from the prompt cache | input, of list | of list | run wall |\n|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "| model | mode | %s | all LLM stages | input a call | from the prompt cache | input, of list | of list | run wall |\n|---|---|%s---|---|---|---|---|---|\n",
+		strings.Join(stages, " | "), strings.Repeat("---|", len(stages)))
 	for _, p := range prs {
 		var total stageCost
 		cell := map[string]string{}
@@ -228,7 +237,11 @@ func printProviders(w io.Writer, prs []*providerResult) {
 			total.ListInputUSD += s.ListInputUSD
 			total.ListOutputUSD += s.ListOutputUSD
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | **$%.3f** | %d | %.0f%% | %.1f%% | %.1f%% | %s |\n", p.Model, p.Mode, cell["classify"], cell["summarize"],
+		cells := make([]string, len(stages))
+		for i, n := range stages {
+			cells[i] = cmp.Or(cell[n], "–")
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | **$%.3f** | %d | %.0f%% | %.1f%% | %.1f%% | %s |\n", p.Model, p.Mode, strings.Join(cells, " | "),
 			total.USD, total.InputTokens/max(total.Calls, 1), share(total.CachedTokens, total.InputTokens),
 			100*total.InputUSD/max(total.ListInputUSD, 1e-12), 100*total.USD/max(total.ListInputUSD+total.ListOutputUSD, 1e-12), secs(p.Wall))
 	}
