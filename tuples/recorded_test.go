@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 
@@ -37,11 +38,27 @@ type recordedPaper struct {
 // recordedPapers parses every recorded arXiv/ar5iv page and GROBID TEI
 // (the text of a PDF, as a target whose v1 has no HTML is read), leaving
 // out those with no text at all (ar5iv's "No content available" page).
+// The papers are parsed once for the package's tests (none changes a
+// Document).
+var (
+	recordedMu    sync.Mutex
+	recordedCache []recordedPaper
+)
+
 func recordedPapers(t *testing.T) []recordedPaper {
 	t.Helper()
+	dirs := map[string]string{}
+	for _, kind := range []string{"arxiv-html", "grobid-tei"} {
+		dirs[kind] = fixtures.Dir(t, kind)
+	}
+	recordedMu.Lock()
+	defer recordedMu.Unlock()
+	if recordedCache != nil {
+		return recordedCache
+	}
 	var out []recordedPaper
 	for _, kind := range []struct{ dir, glob string }{{"arxiv-html", "*.html"}, {"grobid-tei", "*.xml"}} {
-		files, _ := filepath.Glob(filepath.Join(fixtures.Dir(t, kind.dir), kind.glob))
+		files, _ := filepath.Glob(filepath.Join(dirs[kind.dir], kind.glob))
 		if len(files) == 0 {
 			t.Fatalf("no recorded paper in %s", kind.dir)
 		}
@@ -66,6 +83,7 @@ func recordedPapers(t *testing.T) []recordedPaper {
 			out = append(out, recordedPaper{filepath.Base(f), doc})
 		}
 	}
+	recordedCache = out
 	return out
 }
 
