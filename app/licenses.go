@@ -34,8 +34,13 @@ func (a *App) LookupLicenses(ctx context.Context, keys []string, opt LicenseOpti
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if a.draining() {
+		return nil, ErrInterrupted
+	}
 	if a.cfg.Drain != nil {
-		// Nothing to finish: each answer is stored as it comes.
+		// Nothing to finish: each answer is stored as it comes. The
+		// watcher ends a request in flight; the lookup itself reads Drain
+		// before each request (Lookup.Stop), so none starts after it.
 		go func() {
 			select {
 			case <-a.cfg.Drain:
@@ -44,7 +49,7 @@ func (a *App) LookupLicenses(ctx context.Context, keys []string, opt LicenseOpti
 			}
 		}()
 	}
-	l := &licenses.Lookup{Store: a.Store, OAI: a.OAI, Log: a.Log}
+	l := &licenses.Lookup{Store: a.Store, OAI: a.OAI, Log: a.Log, Stop: a.cfg.Drain}
 	pending, err := l.Pending(ctx, keys, opt)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -60,7 +65,7 @@ func (a *App) LookupLicenses(ctx context.Context, keys []string, opt LicenseOpti
 		"recorded", len(keys)-len(pending), "takes_about", (time.Duration(len(pending)) * interval).Round(time.Second).String())
 	sum, err := l.Run(ctx, keys, opt)
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case err != nil && (ctx.Err() != nil || a.draining()):
 		return sum, ErrInterrupted
 	case err != nil && store.IsDiskFull(err):
 		return sum, a.diskFull(err)

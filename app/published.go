@@ -134,7 +134,7 @@ func Export(ctx context.Context, o ExportOptions) ([]dataset.ExportFile, error) 
 		return nil, Fail(ErrCannotRun, fmt.Errorf("export %s: the dataset %s has no %s column: it was built before the stages that add them (tuples, post-knowledge); run them (curate run) and build the dataset again",
 			o.Format, o.Dataset, strings.Join(missing, ", ")))
 	}
-	opts := dataset.ExportOptions{Encoding: o.Encoding, Compression: o.Compression}
+	opts := dataset.ExportOptions{Encoding: o.Encoding, Compression: o.Compression, Version: o.Version}
 	if o.Out == "" {
 		return nil, dataset.ExportSplit(pub.Instances, o.Split, o.ValSize, o.Format, o.Stdout, opts)
 	}
@@ -152,7 +152,7 @@ func Export(ctx context.Context, o ExportOptions) ([]dataset.ExportFile, error) 
 	}
 	inputs := sha256.Sum256(fmt.Appendf(manifest, "\n%s %s %s %s %s %d", o.Format, o.Encoding, o.Split, o.Compression, tokDigest, o.ValSize))
 	files, err := dataset.WriteExport(ctx, o.Out, pub.Instances, dataset.ExportDirOptions{
-		ExportOptions: opts, Format: o.Format, Split: o.Split, ValSize: o.ValSize, Version: o.Version, Inputs: hex.EncodeToString(inputs[:]),
+		ExportOptions: opts, Format: o.Format, Split: o.Split, ValSize: o.ValSize, Inputs: hex.EncodeToString(inputs[:]),
 		Counter: counter, CounterName: counterName,
 	})
 	if errors.Is(err, publish.ErrLocked) {

@@ -91,6 +91,12 @@ type TargetInputs struct {
 	// guard lacks (the stage that makes it never ran for it): it is
 	// dropped for what held it, or as incomplete when suspects are kept.
 	MissingField string
+	// FewSources is set for a target classify kept fewer than MinSources
+	// sources for (Selected counts them): summarize, and the stages after
+	// it, skip it, so it has no summary; it is dropped as too_few_sources,
+	// not as incomplete.
+	FewSources bool
+	Selected   int
 }
 
 // SourceInput is the summarize stage's output for one selected source.
@@ -221,6 +227,9 @@ func consolidate(t *TargetInputs, opts Options, tmpl *modelinput.Template, creat
 		return drop(DropSuspect, "%s (include it with --include-suspect)", strings.Join(t.Suspect, "; "))
 	case len(t.GoldSuspect) > 0 && !opts.IncludeSuspect:
 		return drop(DropUngrounded, "%s (include it with --include-suspect)", strings.Join(t.GoldSuspect, "; "))
+	}
+	if t.FewSources {
+		return drop(DropFewSources, "%d %s selected by classify, want at least %d: nothing is summarized for it", t.Selected, plural(t.Selected, "source", "sources"), MinSources)
 	}
 	if t.MissingField != "" {
 		return drop(DropIncomplete, "%s", t.MissingField)

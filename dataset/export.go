@@ -77,6 +77,8 @@ type ExportOptions struct {
 	Compression parquetcodec.Codec
 	DataSource  string // verl data_source; default "groundwork/ideation"
 	Ability     string // verl ability; default "ideation"
+	// Version is curate's, named in each Parquet file's footer.
+	Version string
 }
 
 // DefaultDataSource is the verl data_source of the RL rows: the one the
@@ -204,27 +206,27 @@ func export(instances []record.Instance, splits []string, format string, w io.Wr
 	if err != nil {
 		return err
 	}
-	if err := encodeAny(w, enc, opts.Compression, rows); err != nil {
+	if err := encodeAny(w, enc, WriteOptions{Compression: opts.Compression, Version: opts.Version}, rows); err != nil {
 		return fmt.Errorf("export %s as %s: %w", format, enc, err)
 	}
 	return nil
 }
 
 // encodeAny encodes the rows exportRows built.
-func encodeAny(w io.Writer, enc string, c parquetcodec.Codec, rows any) error {
+func encodeAny(w io.Writer, enc string, o WriteOptions, rows any) error {
 	switch rows := rows.(type) {
 	case []VerlRLRow:
-		return encodeRows(w, enc, c, rows)
+		return encodeRows(w, enc, o, rows)
 	case []VerlSFTRow:
-		return encodeRows(w, enc, c, rows)
+		return encodeRows(w, enc, o, rows)
 	case []MessagesRow:
-		return encodeRows(w, enc, c, rows)
+		return encodeRows(w, enc, o, rows)
 	case []TRLSFTRow:
-		return encodeRows(w, enc, c, rows)
+		return encodeRows(w, enc, o, rows)
 	case []TRLGRPORow:
-		return encodeRows(w, enc, c, rows)
+		return encodeRows(w, enc, o, rows)
 	case []InnoEvalRow:
-		return encodeRows(w, enc, c, rows)
+		return encodeRows(w, enc, o, rows)
 	}
 	return fmt.Errorf("no encoder for %T", rows)
 }
@@ -349,9 +351,9 @@ func sftPairs(instances []record.Instance, splits []string) ([]sftPair, error) {
 	return out, nil
 }
 
-func encodeRows[T any](w io.Writer, encoding string, codec parquetcodec.Codec, rows []T) error {
+func encodeRows[T any](w io.Writer, encoding string, o WriteOptions, rows []T) error {
 	if encoding == EncodingParquet {
-		return encodeParquet(w, rows, WriteOptions{Compression: codec}, nil)
+		return encodeParquet(w, rows, o, nil)
 	}
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)

@@ -82,9 +82,9 @@ type ExportDirOptions struct {
 	// tokenizer.json"); nil counts with TokenEstimate.
 	Counter     TokenCounter
 	CounterName string
-	// Version (curate's) and Inputs (what the export was made from) go
-	// into the manifest.
-	Version, Inputs string
+	// Inputs (what the export was made from) goes into the manifest, as
+	// ExportOptions.Version (curate's) does.
+	Inputs string
 }
 
 // ExportFile is one file of an export and the rows it holds.
@@ -162,7 +162,7 @@ func WriteExport(ctx context.Context, out string, instances []record.Instance, o
 	}, func(tmp string) error {
 		for _, f := range files {
 			if err := atomicdir.WriteFileFunc(filepath.Join(tmp, f.Name), func(w io.Writer) error {
-				return encodeAny(w, enc, o.Compression, rows[f.Split])
+				return encodeAny(w, enc, WriteOptions{Compression: o.Compression, Version: o.Version}, rows[f.Split])
 			}); err != nil {
 				return err
 			}

@@ -159,16 +159,25 @@ func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t Targe
 	if err != nil || missing != "" {
 		return TargetInputs{}, missing, err
 	}
+	selected := 0
+	for _, s := range sels.Selections {
+		if s.Role == record.RoleSource {
+			selected++
+		}
+	}
+	few := selected < record.MinSources
 	res, missing, err := load(ctx, st, key, record.Summaries, writers)
 	switch {
 	case err != nil:
 		return TargetInputs{}, "", err
-	case missing != "" && len(sels.Suspect) == 0:
+	case missing != "" && len(sels.Suspect) == 0 && !few:
 		return TargetInputs{}, missing, nil
 	case missing != "":
-		// A suspect target is not summarized: it is dropped for what it
-		// is, not as incomplete.
+		// A suspect target is not summarized, nor one with fewer sources
+		// than an instance needs (record.SourceSet.Working): it is dropped
+		// for what it is, not as incomplete.
 		res = &record.Summary{}
+		t.FewSources, t.Selected = few && len(sels.Suspect) == 0, selected
 	}
 	t.Graph = *g
 	t.Suspect = sels.Suspect
@@ -226,7 +235,7 @@ func loadTarget(ctx context.Context, st Records, key string, in Inputs) (t Targe
 // held reports whether a guard held t back before its later stages: its
 // text addresses a model, its classification or its gold card is suspect.
 func held(t *TargetInputs) bool {
-	return t.Instructions > 0 || t.NotClassified || len(t.Suspect) > 0 || len(t.GoldSuspect) > 0
+	return t.Instructions > 0 || t.NotClassified || len(t.Suspect) > 0 || len(t.GoldSuspect) > 0 || t.FewSources
 }
 
 // load reads key's record of kind k; with none, v is nil and missing says

@@ -127,3 +127,54 @@ func TestLoadTargetsFields(t *testing.T) {
 		t.Errorf("instances %+v", r.Instances)
 	}
 }
+
+// TestLoadTargetsFewSources: a target classify kept fewer than MinSources
+// sources for is not summarized, nor given a tuple (summarize and tuples
+// skip it, as recorded real pages showed: a model kept one or two sources
+// of 2501.11120, 2507.11127 and others). It is dropped as too_few_sources,
+// saying how many it has, not as incomplete with "run the summarize
+// stage", which cannot help. A target with its sources and no summary is
+// still incomplete.
+func TestLoadTargetsFewSources(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	type tuple struct {
+		Summary string `json:"summary"`
+	}
+	in := Inputs{Writers: Writers{"edges": "citegraph", "selections": "classify", "summary": "summarize", "tuple": "tuples"},
+		Fields: []*pipeline.Field{pipeline.FieldOf[tuple]("idea", "tuple", "the idea")}}
+	putTarget(t, st, "2401.00001", makeTarget("2401.00001", "2024-01-01", "cs.CL", 2), false, false)
+	putTarget(t, st, "2401.00002", makeTarget("2401.00002", "2024-01-01", "cs.CL", 0), false, false)
+	putTarget(t, st, "2401.00003", makeTarget("2401.00003", "2024-01-01", "cs.CL", 3), false, false)
+	for _, k := range []string{"2401.00001", "2401.00002"} {
+		for _, stage := range []string{"summarize", "tuples"} {
+			if err := st.SetStatus(ctx, k, stage, store.StatusSkipped, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	targets, dropped, err := LoadTargets(ctx, st, nil, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustBuild(t, targets, fixedOptions())
+	dropped = append(dropped, r.Dropped...)
+	want := map[string][2]string{
+		"2401.00001": {DropFewSources, "2 sources"},
+		"2401.00002": {DropFewSources, "0 sources"},
+		"2401.00003": {DropIncomplete, "run the summarize stage"},
+	}
+	if len(dropped) != len(want) || len(r.Instances) != 0 {
+		t.Fatalf("dropped %+v, %d instances", dropped, len(r.Instances))
+	}
+	for _, d := range dropped {
+		w := want[d.TargetID]
+		if d.Reason != w[0] || !strings.Contains(d.Detail, w[1]) || d.Reason == DropFewSources && strings.Contains(d.Detail, "run the") {
+			t.Errorf("%s dropped as %s (%s), want %s (%s)", d.TargetID, d.Reason, d.Detail, w[0], w[1])
+		}
+	}
+}

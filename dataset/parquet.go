@@ -80,6 +80,7 @@ func encodeParquetSeq[T any](w io.Writer, rows func(write func(*T) error) error,
 // key-value metadata kv and extra.
 func writerOptions(o WriteOptions, kv map[string]string, extra ...parquet.WriterOption) []parquet.WriterOption {
 	opts := []parquet.WriterOption{
+		parquetcodec.CreatedBy(o.Version),
 		o.Compression.WriterOption(),
 		parquet.MaxRowsPerRowGroup(o.RowGroupRows),
 	}

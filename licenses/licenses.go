@@ -78,6 +78,11 @@ type Lookup struct {
 	Log   *slog.Logger // nil discards
 	// Now is the clock of CheckedAt (nil: time.Now).
 	Now func() time.Time
+	// Stop, when closed, ends the lookup before its next request, as the
+	// context's end does. It is read before each request, not watched:
+	// a goroutine cancelling a context on it may run too late under load,
+	// and let one more request out after the stop was asked for.
+	Stop <-chan struct{}
 }
 
 // Options configure Run.
@@ -166,7 +171,7 @@ func (l *Lookup) Run(ctx context.Context, ids []string, opt Options) (*Summary, 
 	}
 	inARow := 0
 	for _, id := range ids {
-		if err := ctx.Err(); err != nil {
+		if err := l.stopped(ctx); err != nil {
 			sum.Stopped = "interrupted"
 			return sum, err
 		}
@@ -208,6 +213,20 @@ func (l *Lookup) Run(ctx context.Context, ids []string, opt Options) (*Summary, 
 		done(Result{ID: id, Outcome: outcome, License: lic})
 	}
 	return sum, nil
+}
+
+// stopped returns the context's error, or context.Canceled once Stop is
+// closed.
+func (l *Lookup) stopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case <-l.Stop:
+		return context.Canceled
+	default:
+		return nil
+	}
 }
 
 // Pending returns those of ids that Run would ask about: no licence

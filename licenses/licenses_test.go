@@ -280,3 +280,41 @@ func TestPut(t *testing.T) {
 		t.Errorf("stored %+v", got)
 	}
 }
+
+// TestLookupStop: Stop is read before each request, not watched: closed
+// before the lookup, no request goes out; closed once the first paper is
+// done (from OnPaper, so with no goroutine in between), exactly one did,
+// and the answer it brought is stored. A watcher goroutine cancelling a
+// context let one more request out when it ran late (app's
+// TestLookupLicenses, under load).
+func TestLookupStop(t *testing.T) {
+	srv := repository(t)
+	ids := []string{"2603.00001", "2603.00002", "2603.00003"}
+
+	l, _, _ := lookup(t, srv, time.Millisecond)
+	stop := make(chan struct{})
+	close(stop)
+	l.Stop = stop
+	sum, err := l.Run(context.Background(), ids, licenses.Options{})
+	if !errors.Is(err, context.Canceled) || sum.Requests != 0 || len(srv.Calls()) != 0 || sum.Stopped != "interrupted" {
+		t.Errorf("stopped before: %+v, %v, %d requests; want none", sum, err, len(srv.Calls()))
+	}
+
+	srv.Reset()
+	l, st, _ := lookup(t, srv, time.Millisecond)
+	stop = make(chan struct{})
+	l.Stop = stop
+	sum, err = l.Run(context.Background(), ids, licenses.Options{OnPaper: func(licenses.Result) {
+		select {
+		case <-stop:
+		default:
+			close(stop)
+		}
+	}})
+	if !errors.Is(err, context.Canceled) || sum.Requests != 1 || len(srv.Calls()) != 1 || sum.Recorded != 1 {
+		t.Errorf("stopped after the first: %+v, %v, %d requests; want one", sum, err, len(srv.Calls()))
+	}
+	if _, ok, _ := record.PaperLicenses.Lookup(context.Background(), st, ids[0]); !ok {
+		t.Error("the first paper's answer was not stored")
+	}
+}

@@ -94,7 +94,7 @@ func Write(ctx context.Context, out string, r *Result, o WriteOptions) error {
 		write func(io.Writer) error
 	}{
 		{PairsParquet, func(w io.Writer) error {
-			pw := parquet.NewGenericWriter[Row](w, o.Compression.WriterOption())
+			pw := parquet.NewGenericWriter[Row](w, parquetcodec.CreatedBy(o.Version), o.Compression.WriterOption())
 			if rows := Rows(r.Pairs); len(rows) > 0 {
 				if _, err := pw.Write(rows); err != nil {
 					return err

@@ -9,7 +9,8 @@ import (
 
 func TestVerifierFind(t *testing.T) {
 	const text = "Transformers need multi-\nple heads [3]. The model\u2014unlike RNNs\u2014uses \u201cattention\u201d only.\n\n" +
-		"It is the \ufb01rst such model, see [5]\u2019s results. Pre- and post-training matter."
+		"It is the \ufb01rst such model, see [5]\u2019s results. Pre- and post-training matter.\n\n" +
+		"Softmax has extremely small gradients . To counteract this, heads, by ORES; and (not) here at a rate of 3 . 5 per cent."
 	v := quote.New(text)
 	tests := []struct {
 		name, quote string
@@ -27,6 +28,13 @@ func TestVerifierFind(t *testing.T) {
 		{"across paragraphs", "only. It is the", "only.\n\nIt is the"},
 		{"kept hyphen before a capital", "Pre- and post-training matter.", "Pre- and post-training matter."},
 		{"case differs", "the model\u2014unlike RNNs\u2014uses", ""},
+		// Where a conversion took out a footnote mark or a citation key it
+		// left a space before the punctuation: a model types it back
+		// without, and with it a quote of the text that has none matches.
+		{"space before punctuation in the text", "extremely small gradients. To counteract", "extremely small gradients . To counteract"},
+		{"space before punctuation in the quote", "heads , by ORES ; and ( not ) here", "heads, by ORES; and (not) here"},
+		{"a space is no period", "rate of 3.5 per cent", ""},
+		{"punctuation still counts", "extremely small gradients To counteract", ""},
 		{"word changed", "The model\u2014like RNNs\u2014uses", ""},
 		{"ellipsis join", "Transformers need … heads [3].", ""},
 		{"too short", "The model", ""},

@@ -111,7 +111,7 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 		Describe: fmt.Sprintf("an SFT output (no %s of kind %s)", publish.ManifestFile, ManifestKind),
 		KeepPrev: true,
 	}, func(tmp string) error {
-		return writeTree(ctx, tmp, r, cmp.Or(max(opts.ShardRows, 0), defaultShard), opts.Compression)
+		return writeTree(ctx, tmp, r, cmp.Or(max(opts.ShardRows, 0), defaultShard), opts.Compression, opts.Version)
 	})
 	if err != nil {
 		return fmt.Errorf("write sft data %s: %w", out, err)
@@ -120,7 +120,7 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 }
 
 // writeTree writes every file of the output into dir, each synced.
-func writeTree(ctx context.Context, dir string, r *Result, shardRows int, codec parquetcodec.Codec) error {
+func writeTree(ctx context.Context, dir string, r *Result, shardRows int, codec parquetcodec.Codec, version string) error {
 	bySplit := map[string][]Row{}
 	for _, row := range r.Rows {
 		bySplit[row.Split] = append(bySplit[row.Split], row)
@@ -144,13 +144,13 @@ func writeTree(ctx context.Context, dir string, r *Result, shardRows int, codec 
 			}
 			lo, hi := i*shardRows, min((i+1)*shardRows, len(rows))
 			name := fmt.Sprintf("%s-%05d-of-%05d.parquet", split, i, n)
-			if err := writeParquet(filepath.Join(dir, DataDir, name), verl[lo:hi], codec, parquet.SkipPageBounds("prompt"), parquet.SkipPageBounds("response")); err != nil {
+			if err := writeParquet(filepath.Join(dir, DataDir, name), verl[lo:hi], codec, version, parquet.SkipPageBounds("prompt"), parquet.SkipPageBounds("response")); err != nil {
 				return err
 			}
-			if err := writeParquet(filepath.Join(dir, MessagesDir, name), msgs[lo:hi], codec); err != nil {
+			if err := writeParquet(filepath.Join(dir, MessagesDir, name), msgs[lo:hi], codec, version); err != nil {
 				return err
 			}
-			if err := writeParquet(filepath.Join(dir, TRLDir, name), trl[lo:hi], codec); err != nil {
+			if err := writeParquet(filepath.Join(dir, TRLDir, name), trl[lo:hi], codec, version); err != nil {
 				return err
 			}
 			for _, sub := range []string{DataDir, MessagesDir, TRLDir} {
@@ -197,10 +197,11 @@ func trainerRows(split string, rows []Row) ([]VerlRow, []MessagesRow, []TRLRow) 
 }
 
 // writeParquet writes rows as one Parquet file compressed with codec,
-// with the dataset stage's row-group size, synced before it returns.
-func writeParquet[T any](path string, rows []T, codec parquetcodec.Codec, extra ...parquet.WriterOption) error {
+// with the dataset stage's row-group size, curate at version named in its
+// footer, synced before it returns.
+func writeParquet[T any](path string, rows []T, codec parquetcodec.Codec, version string, extra ...parquet.WriterOption) error {
 	return atomicdir.WriteFileFunc(path, func(f io.Writer) error {
-		opts := append([]parquet.WriterOption{codec.WriterOption(), parquet.MaxRowsPerRowGroup(rowGroupRows)}, extra...)
+		opts := append([]parquet.WriterOption{parquetcodec.CreatedBy(version), codec.WriterOption(), parquet.MaxRowsPerRowGroup(rowGroupRows)}, extra...)
 		w := parquet.NewGenericWriter[T](f, opts...)
 		if _, err := w.Write(rows); err != nil {
 			return err

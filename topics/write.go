@@ -51,7 +51,7 @@ func Write(ctx context.Context, out string, r *Result, opts WriteOptions) (err e
 		name  string
 		write func(io.Writer) error
 	}{
-		{TopicsParquet, func(w io.Writer) error { return EncodeParquet(w, r, opts.Compression) }},
+		{TopicsParquet, func(w io.Writer) error { return EncodeParquet(w, r, opts.Compression, opts.Version) }},
 		{TopicsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Topics) }},
 		{GroupsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Groups) }},
 		{SeedsJSONL, func(w io.Writer) error { return atomicdir.EncodeJSONL(w, r.Seeds) }},
@@ -89,13 +89,15 @@ type WriteOptions struct {
 
 // EncodeParquet writes r's topics to w as one Parquet file, its pages
 // compressed with codec ("": parquetcodec.Default), with the options as
-// key/value metadata "groundwork.topics.options".
-func EncodeParquet(w io.Writer, r *Result, codec parquetcodec.Codec) error {
+// key/value metadata "groundwork.topics.options" and curate at version
+// named in its footer.
+func EncodeParquet(w io.Writer, r *Result, codec parquetcodec.Codec, version string) error {
 	opt, err := json.Marshal(r.Options)
 	if err != nil {
 		return err
 	}
 	pw := parquet.NewGenericWriter[Topic](w,
+		parquetcodec.CreatedBy(version),
 		codec.WriterOption(),
 		parquet.KeyValueMetadata("groundwork.topics.options", string(opt)))
 	if len(r.Topics) > 0 {

@@ -22,8 +22,9 @@ import (
 // Build holds it to the same checks as a model's.
 
 // HeuristicName is the heuristic backend's model name in records and
-// digests.
-const HeuristicName = "heuristic-cues-v1"
+// digests: a new version makes the stored heuristic tuples again (v2: a
+// method taken from the method sections when no cue names one).
+const HeuristicName = "heuristic-cues-v2"
 
 var (
 	cueSummary   = regexp.MustCompile(`(?i)\b(we (introduce|propose|present|develop)|this (paper|work) (introduces|proposes|presents))\b`)
@@ -34,8 +35,12 @@ var (
 	cueResults   = regexp.MustCompile(`(?i)(\b(improv\w+|outperform\w*|achiev\w+|reduc\w+|gains?|points|accuracy|state-of-the-art|results show|we find|we show|speed-?ups?|faster|better than)\b|\d%)`)
 	cueStep      = regexp.MustCompile(`(?i)\b(first|second|third|then|next|finally|each step|step \d|afterwards)\b`)
 	skipHeadings = regexp.MustCompile(`(?i)reference|bibliograph|acknowledg|appendix|related work|background|funding|author|contribution statement|ethic|limitations? and|broader impact`)
+	weDid        = regexp.MustCompile(`(?i)\bwe\b`)
 	discourse    = regexp.MustCompile(`^(?i:however|moreover|furthermore|in addition|in contrast|in this paper|in this work|thus|therefore|hence|specifically|in particular|overall|finally|to this end)\s*,\s*`)
 )
+
+// methodHeadings are the words of a method section's heading.
+var methodHeadings = []string{"method", "approach", "model", "framework", "architecture", "algorithm"}
 
 // quotas are the most claims the heuristic takes for each field.
 var quotas = map[string]int{
@@ -108,7 +113,7 @@ func Heuristic(doc *record.Document) record.IdeaTuple {
 	}
 	for _, i := range pick(record.TupleMethods, func(c *candidate) int {
 		s := count(cueMethod, c.text)
-		if s > 0 && in(c, "method", "approach", "model", "framework", "architecture", "algorithm") {
+		if s > 0 && in(c, methodHeadings...) {
 			s += 2
 		}
 		return s
@@ -170,6 +175,29 @@ func Heuristic(doc *record.Document) record.IdeaTuple {
 	}
 	if len(t.Methods) == 0 && len(t.Summary) > 0 {
 		t.Methods = append(t.Methods, record.MethodClaim{Claim: t.Summary[0].Claim, Quote: t.Summary[0].Quote})
+	}
+	if len(t.Methods) == 0 {
+		// No cue names the method and no summary says it ("This study
+		// examines ...", "We employed a within-subjects design ...", as
+		// in a recorded PDF): a sentence of the method sections, one
+		// saying what the authors did first.
+		best := -1
+		for i := range cands {
+			c := &cands[i]
+			if c.used || !in(c, methodHeadings...) {
+				continue
+			}
+			if _, ok := claimOf(c.text, terms); !ok {
+				continue
+			}
+			if best < 0 || weDid.MatchString(c.text) && !weDid.MatchString(cands[best].text) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			cands[best].used = true
+			t.Methods = append(t.Methods, record.MethodClaim{Claim: claim(best).Claim, Quote: claim(best).Quote})
+		}
 	}
 	if len(t.ResearchQuestions) == 0 && len(t.Motivations) > 0 {
 		m := t.Motivations[0]

@@ -206,3 +206,31 @@ func TestHeuristicRecorded(t *testing.T) {
 		t.Errorf("%d of %d recorded pages with text give a complete tuple", complete, usable)
 	}
 }
+
+// TestHeuristicMethodSection: a paper whose method no cue names and whose
+// abstract has no "we propose" (a recorded PDF's: "This study examines
+// ...", "We employed a within-subjects design ...") gets its method from
+// its method sections, a sentence saying what the authors did first.
+func TestHeuristicMethodSection(t *testing.T) {
+	title := "Feedback Rubrics From Learning Progressions"
+	doc := &record.Document{
+		ID: "2603.00002", Title: &title,
+		Abstract: "Written feedback is costly for teachers to produce at scale. " +
+			"This study examines whether rubrics derived from learning progressions support feedback of comparable quality.",
+		Sections: []record.Section{
+			{ID: "S1", Heading: "Introduction", Level: 1, Paragraphs: []string{"Teachers lack the time to write feedback for every student response."}},
+			{ID: "S2", Heading: "Methodology", Level: 1, Sections: []record.Section{
+				{ID: "S2.1", Heading: "Context and Datasets", Level: 2, Paragraphs: []string{"The assessment task asked students about four gas samples in a chemistry unit."}},
+				{ID: "S2.2", Heading: "Study Design", Level: 2, Paragraphs: []string{"We employed a within-subjects design to compare two feedback pipelines on the same responses."}},
+			}},
+			{ID: "S3", Heading: "Results", Level: 1, Paragraphs: []string{"Feedback from both pipelines reached the same mean clarity score of 2.00 points."}},
+		},
+	}
+	r := check(t, "method section", doc)
+	if len(r.Idea.Methods) != 1 || r.Idea.Methods[0].Quote != "We employed a within-subjects design to compare two feedback pipelines on the same responses." {
+		t.Errorf("methods %+v", r.Idea.Methods)
+	}
+	if len(r.Missing) != 0 {
+		t.Errorf("missing %v", r.Missing)
+	}
+}

@@ -66,6 +66,30 @@ func (c Codec) Codec() compress.Codec {
 // with c.
 func (c Codec) WriterOption() parquet.WriterOption { return parquet.Compression(c.Codec()) }
 
+// Application is the name a Parquet file's footer gives as the
+// application that wrote it (created_by).
+const Application = "curate"
+
+// CreatedBy is the writer option that names curate at version ("" for
+// none known) in a file's footer: "curate version 0.3.0", as the Parquet
+// format's convention has it. Every file curate writes sets it: without
+// it parquet-go writes its own name and the version the binary's build
+// information gives, so the bytes of a dataset would depend on how curate
+// was built (a test binary carries no module versions; go build does).
+func CreatedBy(version string) parquet.WriterOption {
+	c := Application
+	if version != "" {
+		c += " version " + version
+	}
+	return createdBy(c)
+}
+
+// createdBy sets the footer's created_by as given: parquet.CreatedBy
+// appends "(build ...)", with no space before it and no build to give.
+type createdBy string
+
+func (c createdBy) ConfigureWriter(config *parquet.WriterConfig) { config.CreatedBy = string(c) }
+
 // String returns the codec's name, Default's for "".
 func (c Codec) String() string {
 	if c == "" {

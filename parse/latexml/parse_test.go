@@ -361,3 +361,30 @@ func TestIndexFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestMathLineComments: LaTeXML wraps a long formula's TeX with a comment
+// at each break ("\epsilon%" and a newline, as the recorded arXiv pages
+// 2507.09057v1, 2507.11127v1, 2507.13317v1 and 2510.11261v1 have it); TeX
+// reads the comment, its newline and the next line's indentation as
+// nothing, so the text does too (it showed "\epsilon% _{ij}", which a
+// model reads as a comment to the end of the formula and quotes without).
+// An escaped per cent sign is kept, an escaped backslash before one is
+// not an escape, and the annotation of an older page is read the same way.
+func TestMathLineComments(t *testing.T) {
+	page := `<html><head><meta name="generator" content="LaTeXML"></head><body><article class="ltx_document">` +
+		`<section class="ltx_section" id="S1"><h2 class="ltx_title ltx_title_section">1 Model</h2>` +
+		`<div class="ltx_para"><p class="ltx_p">We set <math alttext="b_{ij}+\epsilon%&#10;_{ij}" display="inline"><mi>b</mi></math> with ` +
+		`<math alttext="k%&#10;   =0,1,\ldots,K" display="inline"><mi>k</mi></math>, a share of ` +
+		`<math alttext="10\%" display="inline"><mi>10</mi></math> and ` +
+		`<math alttext="\text{ is %&#10;symmetric}\\%&#10;x" display="inline"><mi>x</mi></math>, and ` +
+		`<math display="inline"><semantics><mi>y</mi><annotation encoding="application/x-tex">\sigma%` + "\n" + `_{b} % note` + "\n" + `+1</annotation></semantics></math>.</p></div>` +
+		`</section></article></body></html>`
+	d, err := Parse([]byte(page), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `We set b_{ij}+\epsilon_{ij} with k=0,1,\ldots,K, a share of 10\% and \text{ is symmetric}\\x, and \sigma_{b} +1.`
+	if len(d.Sections) != 1 || len(d.Sections[0].Paragraphs) != 1 || d.Sections[0].Paragraphs[0] != want {
+		t.Errorf("paragraphs %q\nwant %q", d.Sections[0].Paragraphs, want)
+	}
+}

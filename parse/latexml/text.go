@@ -276,6 +276,7 @@ func (w *textWriter) math(n *html.Node) {
 			tex = a.FirstChild.Data
 		}
 	}
+	tex = stripTeXComments(tex)
 	if tex == "" {
 		return
 	}
@@ -287,6 +288,41 @@ func (w *textWriter) math(n *html.Node) {
 	if block {
 		w.newline()
 	}
+}
+
+// stripTeXComments removes the comments of TeX source as TeX reads it:
+// from an unescaped '%' to the end of the line, the newline and the next
+// line's indentation with it. LaTeXML breaks a long formula's alttext
+// with one at each break ("\epsilon%" and a newline); left in, the
+// collapsed text read "\epsilon% _{ij}".
+func stripTeXComments(tex string) string {
+	if !strings.Contains(tex, "%") {
+		return tex
+	}
+	var b strings.Builder
+	for i := 0; i < len(tex); i++ {
+		c := tex[i]
+		if c == '\\' && i+1 < len(tex) {
+			b.WriteByte(c)
+			b.WriteByte(tex[i+1])
+			i++
+			continue
+		}
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		j := strings.IndexByte(tex[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		for i < len(tex) && (tex[i] == ' ' || tex[i] == '\t') {
+			i++
+		}
+		i--
+	}
+	return b.String()
 }
 
 func (w *textWriter) cite(n *html.Node) {
