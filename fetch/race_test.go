@@ -3,7 +3,9 @@ package fetch_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/groundwork/curate/fetch"
 	"github.com/groundwork/curate/internal/pipeline"
@@ -70,6 +72,9 @@ func TestPinnedSourceAnyOrder(t *testing.T) {
 		{"pinned at the stored version", p.Version, []string{"/html/%sv1"}},
 		{"pinned between", 2, []string{"/html/%sv1", "/html/%sv2"}},
 		{"pinned at v1", 1, []string{"/html/%sv1"}},
+		// arXiv is known to have no HTML for v2: the version served now
+		// (v3) is the fallback, also kept apart from the target's v1.
+		{"pinned without HTML", 2, []string{"/html/%sv1"}},
 	} {
 		for _, sourcesFirst := range []bool{false, true} {
 			name := tc.name + "/target first"
@@ -84,6 +89,14 @@ func TestPinnedSourceAnyOrder(t *testing.T) {
 					t.Fatalf("storing the version served now: %s v%d %v", r.Outcome, record.DocVersion(r.Doc), r.Err)
 				}
 				pin := citeAsSource(t, st, t2, p, tc.pin)
+				read := tc.pin
+				if strings.Contains(tc.name, "without HTML") {
+					m := record.NoHTML{CheckedAt: time.Now().UTC().Format(time.RFC3339), Reason: "test"}
+					if _, err := record.NoHTMLs.Put(ctx, st, record.VersionItem(p.ArxivID, tc.pin), &m, nil); err != nil {
+						t.Fatal(err)
+					}
+					read = p.Version
+				}
 				ax.Reset()
 				a5.Reset()
 
@@ -124,15 +137,15 @@ func TestPinnedSourceAnyOrder(t *testing.T) {
 				}
 				// The text summarize cards the source from: the first
 				// item of ReadItems holding a Document.
-				read, v := "", 0
+				from, v := "", 0
 				for _, it := range knowledgecut.ReadItems(knowledgecut.Flag, p.ArxivID, pin) {
 					if doc, ok, _ := record.Documents.Lookup(ctx, st, it); ok {
-						read, v = it, record.DocVersion(doc)
+						from, v = it, record.DocVersion(doc)
 						break
 					}
 				}
-				if v != tc.pin {
-					t.Errorf("the source is read from %s at v%d, want v%d", read, v, tc.pin)
+				if v != read {
+					t.Errorf("the source is read from %s at v%d, want v%d", from, v, read)
 				}
 
 				// Again, in either order: nothing asked.

@@ -230,7 +230,21 @@ func (s *Sources) Do(ctx context.Context, key string) (string, error) {
 				continue
 			}
 			// The pinned version has no HTML: the version served now is
-			// the fallback, marked as read after the cutoff.
+			// the fallback, marked as read after the cutoff, read into its
+			// own item too (the key may come to hold the paper's v1).
+			if v < pin.Latest {
+				ok, now, err := s.pinned(ctx, paper, id, pin.Latest, true)
+				fetched = fetched || now
+				switch {
+				case pipeline.Abandoned(ctx, err):
+					return "", err
+				case err != nil:
+					failed = append(failed, err.Error())
+					continue
+				case ok:
+					continue
+				}
+			}
 		}
 		if paper.reused(ctx, r.ArxivID) || s.Fetcher.KnownMissing(ctx, r.ArxivID) {
 			continue
