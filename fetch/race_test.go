@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,11 +53,12 @@ func put[T any](_ T, err error) error { return err }
 // its latest version (built with the cut off, or fetched as served
 // now). Whichever of P's fetch and T2's sources runs first, the version
 // P's source card is written from is the pinned one, P's key holds its
-// v1, and arXiv is asked the same pages. Both orders are run explicitly:
-// with more fetch workers either may come first (issue 25; before the
-// fix, the sources stage read the later version under P's key and P's
-// fetch then replaced it with v1, or P's fetch replaced the later
-// version first and it was asked again).
+// v1, and arXiv is asked the same pages. Both orders are run explicitly
+// (with more fetch workers either may come first), then both at once
+// (issue 25; before the fix, the sources stage read the later version
+// under P's key and P's fetch then replaced it with v1, or P's fetch
+// replaced the later version first and it was asked again; a source
+// pinned at v1 read apart was asked again by P's fetch).
 func TestPinnedSourceAnyOrder(t *testing.T) {
 	w := versioned(t)
 	p := w.Target(6)
@@ -76,12 +78,8 @@ func TestPinnedSourceAnyOrder(t *testing.T) {
 		// (v3) is the fallback, also kept apart from the target's v1.
 		{"pinned without HTML", 2, []string{"/html/%sv1"}},
 	} {
-		for _, sourcesFirst := range []bool{false, true} {
-			name := tc.name + "/target first"
-			if sourcesFirst {
-				name = tc.name + "/sources first"
-			}
-			t.Run(name, func(t *testing.T) {
+		for _, order := range []string{"target first", "sources first", "at once"} {
+			t.Run(tc.name+"/"+order, func(t *testing.T) {
 				ax, a5 := simtest.Serve(t, sim.Arxiv, w), simtest.Serve(t, sim.Ar5iv, w)
 				f, st := newFetcher(t, ax, a5, 64<<20)
 				ctx := context.Background()
@@ -102,20 +100,31 @@ func TestPinnedSourceAnyOrder(t *testing.T) {
 
 				target := func() {
 					if _, err := (&fetch.Stage{Fetcher: f, AtV1: true}).Do(ctx, p.ArxivID); err != nil {
-						t.Fatalf("target: %v", err)
+						t.Errorf("target: %v", err)
 					}
 				}
 				sources := func() {
 					if out, err := (&fetch.Sources{Fetcher: f, Store: st, Mode: knowledgecut.Flag}).Do(ctx, t2); err != nil || out == pipeline.Skipped {
-						t.Fatalf("sources of T2: %s %v", out, err)
+						t.Errorf("sources of T2: %s %v", out, err)
 					}
 				}
-				if sourcesFirst {
-					sources()
-					target()
-				} else {
+				switch order {
+				case "target first":
 					target()
 					sources()
+				case "sources first":
+					sources()
+					target()
+				default:
+					// Both at once, as two workers meet them: the paper's
+					// lock orders them one way or the other.
+					var wg sync.WaitGroup
+					wg.Go(target)
+					wg.Go(sources)
+					wg.Wait()
+				}
+				if t.Failed() {
+					return
 				}
 
 				want := map[string]int{}

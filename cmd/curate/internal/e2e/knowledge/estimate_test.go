@@ -46,9 +46,9 @@ func cutRequests(s *sim.Servers) map[string]int {
 // that every history is known before the run with the cut on: what the
 // store and the histories decide is counted exactly. What only a request
 // can tell is taken at the store's rate: whether arXiv has HTML for a
-// target's v1 (here three targets are also sources pinned at their
-// later version, read apart only when v1's page is had; one of them has
-// no v1 page) and, with --grobid, whether a version read needs its PDF
+// target's v1 (three targets are also sources pinned at the later
+// version their keys hold: kept apart when v1 replaces it, so asked
+// nothing either way) and, with --grobid, whether a version read needs its PDF
 // (the six revised targets' v1s and a pinned source's: two of them have
 // no page). Those are why the estimate may be one request off. A run
 // after the run asks nothing more, and the estimate says so.
