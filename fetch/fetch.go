@@ -188,7 +188,10 @@ func (f *Fetcher) fetchAt(ctx context.Context, id arxiv.ID, item string) Result 
 				continue
 			}
 			if _, ok := f.storedAt(ctx, other, id.Version); ok {
-				err := f.keepApart(ctx, key)
+				var err error
+				if item == key {
+					err = f.keepApart(ctx, key) // the version it replaces
+				}
 				if err == nil {
 					err = f.copyItem(ctx, other, item)
 				}
