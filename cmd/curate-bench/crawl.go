@@ -64,7 +64,9 @@ func benchEstimate(ctx context.Context, opt *options, res *results) error {
 	if r.Exit != 0 {
 		return fmt.Errorf("estimate pilot: curate exited %d:\n%s", r.Exit, tail(r.Stderr, 30))
 	}
-	est, err := runCurateOut(ctx, opt, append(args, "--dry-run", "--json")...)
+	// The simulated model is in no model table: the estimate prices it
+	// at a stated price (it counts requests here, not dollars).
+	est, err := runCurateOut(ctx, opt, append(args, "--dry-run", "--json", "--price", sim.Model+"=1/1")...)
 	if err != nil {
 		return err
 	}
