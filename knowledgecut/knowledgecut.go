@@ -279,16 +279,21 @@ func Pinned(mode Mode, pin *Pin) int {
 
 // ReadItems returns the store items a source's text is read from, in
 // the order tried: the pinned version's own item (see Pinned), then the
-// paper's versionless key (the pinned version when it is the one stored
-// there, else the version served now: a fallback, marked
-// revised_after_cutoff when dated after the cutoff). A source first
+// version served now's own item (a fallback, marked revised_after_cutoff
+// when dated after the cutoff), then the paper's versionless key (the
+// version served now as ar5iv keeps it, of no stated version). The key
+// comes last: a target read at v1 replaces what it holds. A source first
 // published after the cutoff has none unless the cut is off.
 func ReadItems(mode Mode, key string, pin *Pin) []string {
 	if Skip(mode, pin) {
 		return nil
 	}
 	if v := Pinned(mode, pin); v > 0 {
-		return []string{record.VersionItem(key, v), key}
+		items := []string{record.VersionItem(key, v)}
+		if pin.Latest > v {
+			items = append(items, record.VersionItem(key, pin.Latest))
+		}
+		return append(items, key)
 	}
 	return []string{key}
 }
