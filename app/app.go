@@ -132,8 +132,10 @@ type PDF struct {
 
 // Knowledge configures the knowledge cut (package knowledgecut): each
 // target read at its v1, each source at its last version dated on or
-// before the target's v1. The versions stage that pins them is on when
-// some source of version histories is configured (Metadata, or OAI).
+// before the target's v1. The versions stage that pins them takes the
+// histories from the cheapest source that has them (package versions):
+// Metadata, the store, the arXiv API, and OAI when the rest cannot
+// settle a pin. It is on unless Mode is off.
 type Knowledge struct {
 	// Mode is strict, flag or off ("" is knowledgecut.DefaultMode).
 	Mode knowledgecut.Mode
@@ -141,8 +143,8 @@ type Knowledge struct {
 	// (--arxiv-metadata), checked by the command.
 	Metadata string
 	// OAI asks arXiv's OAI-PMH repository (Config.OAIBase) for the
-	// histories the snapshot and the store lack, one GetRecord a paper;
-	// never under Mode off.
+	// histories nothing cheaper settles, one GetRecord a paper; never
+	// under Mode off. Without it such a source is left unpinned.
 	OAI bool
 	// Harvests are the OAI-PMH sets harvested in full before the first
 	// GetRecord ("" is the whole repository), stored and resumed.

@@ -240,6 +240,10 @@ type held struct {
 	// none: fetching it as served now asks nothing (stored, known to
 	// have no HTML anywhere within the missing TTL, or in an archive).
 	none bool
+	// kept: the version of the text the key held before the target's
+	// fetch at v1 replaced it, which fetch keeps under its own item
+	// (record.VersionItem): a source pinned there asks nothing.
+	kept int
 }
 
 // docAt reads the version and site of the Document stored under item,
@@ -432,6 +436,9 @@ func (m *cutModel) target(ctx context.Context, key string) (pageCount, error) {
 	if m.c.inArchive != nil && m.c.inArchive(v1) {
 		return n, nil
 	}
+	if ok, err := m.heldAt(ctx, v1, 1); err != nil || ok {
+		return n, err // read apart for a source's pin: copied, not asked
+	}
 	h, err := m.history(ctx, key)
 	if err != nil {
 		return n, err
@@ -507,6 +514,9 @@ func (m *cutModel) afterFetch(ctx context.Context, key string, now held) (hit, m
 	}
 	hit, missed = now, now
 	hit.stored, hit.version, hit.none = true, 1, true
+	if now.stored && now.version > 1 {
+		hit.kept = now.version
+	}
 	if !now.stored {
 		missed.stored, missed.version = true, latestOf(h)
 		if m.lacksServed(now) >= 0.5 {
@@ -746,6 +756,9 @@ func (m *cutModel) reads(ctx context.Context, key string, n *need, now held, fre
 	}
 	for _, v := range slices.Sorted(maps.Keys(n.pins)) {
 		latest := v == n.latest
+		if v == now.kept {
+			continue
+		}
 		if !fetch.Apart(now.stored, now.version, v, latest) {
 			served = 1
 			continue

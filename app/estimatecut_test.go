@@ -240,17 +240,30 @@ func TestEstimateKnowledgeCut(t *testing.T) {
 			},
 			sources: pageCount{arxiv: 1}},
 		{name: "a source that is a target, read at v1 first", keys: []string{tgt, tgt2},
-			// tgt2 pins tgt at its v2, which is apart from the v1 its own
-			// fetch reads (the v2 stored now is replaced by v1).
+			// tgt2 pins tgt at its v2, which its own fetch at v1 keeps
+			// apart (the v2 stored now is replaced by v1): asked once.
 			setup: func(w cutWorld) {
 				w.history(tgt, "2024-06-01", "2024-07-01")
 				w.history(tgt2, "2025-01-10")
 				w.page(tgt, 2, record.SourceArxiv)
 				w.page(tgt2, 1, record.SourceArxiv)
 				w.target(tgt2, tgt)
-				w.page(record.VersionItem(tgt, 1), 1, record.SourceArxiv) // an older version looked up: has HTML
+				w.history("2201.00020", "2022-01-10", "2022-06-10")
+				w.page("2201.00020", 2, record.SourceArxiv)
+				w.page(record.VersionItem("2201.00020", 1), 1, record.SourceArxiv) // an older version looked up: has HTML
 			},
-			fetch: pageCount{arxiv: 1}, sources: pageCount{arxiv: 1}},
+			fetch: pageCount{arxiv: 1}},
+		{name: "a target whose v1 a source's pin read apart", keys: []string{tgt, tgt2},
+			// tgt2 pins tgt at its v1, read apart (the key holds v2):
+			// tgt's fetch at v1 copies it, the pin's item holds it.
+			setup: func(w cutWorld) {
+				w.history(tgt, "2024-06-01", "2025-07-01")
+				w.history(tgt2, "2025-01-10")
+				w.page(tgt, 2, record.SourceArxiv)
+				w.page(tgt2, 1, record.SourceArxiv)
+				w.target(tgt2, tgt)
+				w.page(record.VersionItem(tgt, 1), 1, record.SourceArxiv)
+			}},
 		{name: "older versions lacking HTML at the store's rate", keys: []string{tgt},
 			setup: func(w cutWorld) {
 				w.history(tgt, "2024-06-01")

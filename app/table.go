@@ -262,33 +262,29 @@ func (a *App) pdfsRow() *pdfs.Row {
 	return &pdfs.Row{Stage: a.pdfStage, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Alive: a.CheckGrobid, Mode: a.cut()}
 }
 
-// cut is the knowledge cut the stages apply: the configured mode when
-// some source of version histories is configured, else off (nothing is
-// known to cut by; the run reads as it did without the cut).
-func (a *App) cut() knowledgecut.Mode {
-	k := a.cfg.Knowledge
-	if k.Metadata == "" && !(k.OAI && a.cfg.OAIBase != "") {
-		return knowledgecut.Off
-	}
-	return k.mode()
-}
+// cut is the knowledge cut the stages apply: the configured mode. The
+// versions stage has histories to cut by in every configuration (the
+// arXiv API's entries at the least), so the cut applies by default.
+func (a *App) cut() knowledgecut.Mode { return a.cfg.Knowledge.mode() }
 
-// versionsRow is the versions stage of a: on with a source of version
-// histories (a metadata snapshot, or OAI-PMH asked for them), off
-// without. Under --knowledge-cut off it asks no repository: the
-// histories the snapshot and the store hold are still recorded.
+// versionsRow is the versions stage of a: the histories from the
+// metadata snapshot, the store, the arXiv API and, for what an entry
+// cannot settle, OAI-PMH (unless Knowledge.OAI is off). Under
+// --knowledge-cut off it asks nothing: with an --arxiv-metadata file the
+// versions it holds are still recorded, without one the stage is off.
 func (a *App) versionsRow() *versions.Stage {
 	k := a.cfg.Knowledge
-	oai := k.OAI && a.cfg.OAIBase != "" && k.mode() != knowledgecut.Off
-	if k.Metadata == "" && !oai {
-		why := "needs --arxiv-metadata FILE or --oai-versions: without version histories no knowledge cut is applied"
-		if k.mode() == knowledgecut.Off && k.OAI {
-			why = "asks no repository under --knowledge-cut off, and has no --arxiv-metadata FILE"
-		}
-		return &versions.Stage{Off: why}
+	if k.mode() == knowledgecut.Off && k.Metadata == "" {
+		return &versions.Stage{Off: "asks for no version history under --knowledge-cut off (an --arxiv-metadata FILE would still record those it holds)"}
 	}
 	st := &versions.Stage{Store: a.Store, Snapshot: a.snapshot, IncludeSuspect: a.cfg.Stages.IncludeSuspect, Log: a.Log}
-	if oai && a.OAI != nil {
+	if k.mode() == knowledgecut.Off {
+		return st
+	}
+	if a.arxivAPI != nil {
+		st.API = a.arxivAPI
+	}
+	if k.OAI && a.OAI != nil {
 		st.OAI = a.OAI
 		for _, set := range k.Harvests {
 			st.Harvests = append(st.Harvests, oaipmh.Query{Set: set})

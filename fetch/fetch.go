@@ -117,21 +117,101 @@ func (f *Fetcher) rememberMissingAt(ctx context.Context, item string, err error)
 // (html/IDvN: ar5iv keeps one version, of no stated number) and stores
 // its page and Document under item: the paper's own key for a target
 // read at v1, record.VersionItem for a source read at the version of its
-// target's cutoff. A version arXiv has no HTML for is Missing, remembered
-// under record.VersionItem (within the missing TTL it is not asked
-// again), apart from what is known of the paper's other versions.
+// target's cutoff. That version's text stored under the paper's other
+// item (its key, or its version item) is copied, without a request. A
+// version arXiv has no HTML for is Missing, remembered under
+// record.VersionItem (within the missing TTL it is not asked again),
+// apart from what is known of the paper's other versions.
+//
+// All reads of one paper hold its key's lock, so a target read at v1
+// and another target's source pinned to a version of the same paper,
+// met at the same moment, each find what the other stored.
 func (f *Fetcher) FetchAt(ctx context.Context, id arxiv.ID, item string) Result {
-	res := Result{Input: id.String(), ID: item}
 	if id.Version < 1 {
-		res.Outcome, res.Err = Failed, fmt.Errorf("fetch %s at a version: no version given", id)
-		return res
+		return Result{Input: id.String(), ID: item, Outcome: Failed, Err: fmt.Errorf("fetch %s at a version: no version given", id)}
 	}
-	missingItem := record.VersionItem(record.Key(id), id.Version)
-	defer f.locks.Lock(item)()
+	defer f.locks.Lock(record.Key(id))()
+	return f.fetchAt(ctx, id, item)
+}
+
+// FetchVersion reads version id.Version of a paper into its own item
+// (record.VersionItem), whatever the paper's key holds or comes to hold:
+// a source pinned by the knowledge cut. The version's text stored under
+// the key is copied, without a request. When the key holds nothing and
+// the version is the one served now (latest), the paper is fetched as
+// served now (arXiv, else ar5iv), as without the cut, and copied to the
+// version's item when its page says it is that version; a Result whose
+// ID is the key then says the text is the key's alone (ar5iv's, of no
+// stated version), or Missing that there is none.
+func (f *Fetcher) FetchVersion(ctx context.Context, id arxiv.ID, latest bool) Result {
+	key := record.Key(id)
+	item := record.VersionItem(key, id.Version)
+	if id.Version < 1 {
+		return Result{Input: id.String(), ID: item, Outcome: Failed, Err: fmt.Errorf("fetch %s at a version: no version given", id)}
+	}
+	defer f.locks.Lock(key)()
+	if _, got, stored := f.Stored(ctx, key); latest && !stored && !f.Refetch {
+		if _, ok := f.storedAt(ctx, item, id.Version); !ok {
+			served, err := arxiv.Parse(key)
+			if err != nil {
+				return Result{Input: id.String(), ID: item, Outcome: Failed, Err: err}
+			}
+			r := f.fetch(ctx, served, key)
+			if r.Doc == nil || record.DocVersion(r.Doc) != id.Version {
+				return r
+			}
+			if err := f.copyItem(ctx, key, item); err != nil {
+				return Result{Input: id.String(), ID: item, Outcome: Failed, Err: err}
+			}
+			r.ID = item
+			return r
+		}
+	} else if got == 0 && stored && latest && !f.Refetch {
+		// ar5iv's page, taken to be the version served now.
+		return Result{Input: id.String(), ID: key, Outcome: Stored}
+	}
+	return f.fetchAt(ctx, id, item)
+}
+
+// fetchAt is FetchAt with the paper's lock held.
+func (f *Fetcher) fetchAt(ctx context.Context, id arxiv.ID, item string) Result {
+	res := Result{Input: id.String(), ID: item}
+	key := record.Key(id)
+	missingItem := record.VersionItem(key, id.Version)
 	if !f.Refetch {
 		if doc, ok := f.storedAt(ctx, item, id.Version); ok {
 			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
 			return res
+		}
+		if doc, ok := f.reparseAt(ctx, id, item); ok {
+			// As Fetch does: the page of this version is stored, its
+			// Document is not (a crash between them, or lost).
+			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
+			return res
+		}
+		for _, other := range []string{key, missingItem} {
+			if other == item {
+				continue
+			}
+			if _, ok := f.storedAt(ctx, other, id.Version); ok {
+				var err error
+				if item == key {
+					err = f.keepApart(ctx, key) // the version it replaces
+				}
+				if err == nil {
+					err = f.copyItem(ctx, other, item)
+				}
+				if err != nil {
+					res.Outcome, res.Err = Failed, err
+					return res
+				}
+				doc, _ := f.storedAt(ctx, item, id.Version)
+				res.Outcome, res.Doc = Stored, doc
+				if doc != nil {
+					res.Source = doc.Source
+				}
+				return res
+			}
 		}
 	}
 	if doc, ok, err := f.fromArchiveAt(ctx, id, item); err != nil {
@@ -175,6 +255,10 @@ func (f *Fetcher) keepPDF(ctx context.Context, key string, id arxiv.ID, doc *rec
 	if record.DocVersion(&d) != id.Version {
 		d.ID = id.String() // of this version, whatever the TEI says
 	}
+	defer f.locks.Lock(key)()
+	if err := f.keepApart(ctx, key); err != nil {
+		return Result{Input: key, ID: key, Outcome: Failed, Err: fmt.Errorf("fetch %s: %w", id, err)}
+	}
 	if _, err := record.Documents.Put(ctx, f.Store, key, &d, docMeta(&d, d.Source)); err != nil {
 		return Result{Input: key, ID: key, Outcome: Failed, Err: fmt.Errorf("fetch %s: %w", id, err)}
 	}
@@ -188,6 +272,11 @@ func (f *Fetcher) keep(ctx context.Context, id arxiv.ID, item string, page []byt
 		"url":        pageURL,
 		"fetched_at": f.now().UTC().Format(time.RFC3339),
 		"requested":  id.String(),
+	}
+	if item == record.Key(id) {
+		if err := f.keepApart(ctx, item); err != nil {
+			return nil, fmt.Errorf("fetch %s: %w", id, err)
+		}
 	}
 	// The raw page is kept before parsing, so a parser bug loses nothing:
 	// a later parser version can re-read it without a request.
@@ -213,6 +302,45 @@ func docMeta(doc *record.Document, source string) map[string]string {
 		m["version"] = strconv.Itoa(v)
 	}
 	return m
+}
+
+// keepApart copies the text stored under the paper's key to its
+// version's own item (record.VersionItem) before something else is
+// stored under the key: a target read at v1 where the store held the
+// version served now, which another target's source may be pinned to.
+// A text of no stated version (ar5iv's) has no item to go to; one its
+// item holds already is left.
+func (f *Fetcher) keepApart(ctx context.Context, key string) error {
+	doc, v, ok := f.Stored(ctx, key)
+	if !ok || v < 1 {
+		return nil
+	}
+	item := record.VersionItem(key, v)
+	if _, held := f.storedAt(ctx, item, v); held || doc == nil {
+		return nil
+	}
+	return f.copyItem(ctx, key, item)
+}
+
+// copyItem copies a paper's raw page and Document from one of its store
+// items to another (the Document last, as keep stores them: a copy cut
+// short is parsed again or fetched).
+func (f *Fetcher) copyItem(ctx context.Context, from, to string) error {
+	doc, rec, err := record.Documents.Get(ctx, f.Store, from)
+	if err != nil {
+		return fmt.Errorf("copy the text of %s to %s: %w", from, to, err)
+	}
+	if page, prec, err := record.RawPages.Get(ctx, f.Store, from); err == nil {
+		if _, err := record.RawPages.Put(ctx, f.Store, to, page, prec.Meta); err != nil {
+			return fmt.Errorf("copy the page of %s to %s: %w", from, to, err)
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("copy the page of %s to %s: %w", from, to, err)
+	}
+	if _, err := record.Documents.Put(ctx, f.Store, to, doc, rec.Meta); err != nil {
+		return fmt.Errorf("copy the text of %s to %s: %w", from, to, err)
+	}
+	return nil
 }
 
 // DocVersion is the version a Document is of (record.DocVersion).
@@ -292,8 +420,13 @@ func (f *Fetcher) Fetch(ctx context.Context, input string) Result {
 		res.Outcome, res.Err = Failed, err
 		return res
 	}
-	res.ID = record.Key(id)
-	defer f.locks.Lock(res.ID)()
+	defer f.locks.Lock(record.Key(id))()
+	return f.fetch(ctx, id, input)
+}
+
+// fetch is Fetch of id (given as input) with the paper's lock held.
+func (f *Fetcher) fetch(ctx context.Context, id arxiv.ID, input string) Result {
+	res := Result{Input: input, ID: record.Key(id)}
 	if !f.Refetch {
 		if doc, ok := f.stored(ctx, id); ok {
 			res.Outcome, res.Doc, res.Source = Stored, doc, doc.Source
@@ -351,7 +484,13 @@ func (f *Fetcher) now() time.Time {
 
 // reparse parses a stored raw page that has no Document yet.
 func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, bool) {
-	page, rec, err := record.RawPages.Get(ctx, f.Store, record.Key(id))
+	return f.reparseAt(ctx, id, record.Key(id))
+}
+
+// reparseAt is reparse of the page stored under item (a version's own,
+// or the paper's key).
+func (f *Fetcher) reparseAt(ctx context.Context, id arxiv.ID, item string) (*record.Document, bool) {
+	page, rec, err := record.RawPages.Get(ctx, f.Store, item)
 	if err != nil {
 		return nil, false
 	}
@@ -369,7 +508,7 @@ func (f *Fetcher) reparse(ctx context.Context, id arxiv.ID) (*record.Document, b
 	if err != nil {
 		return nil, false
 	}
-	if _, err := record.Documents.Put(ctx, f.Store, record.Key(id), doc, docMeta(doc, rec.Meta["source"])); err != nil {
+	if _, err := record.Documents.Put(ctx, f.Store, item, doc, docMeta(doc, rec.Meta["source"])); err != nil {
 		return nil, false
 	}
 	return doc, true
@@ -479,6 +618,11 @@ func (f *Fetcher) fromArchiveAt(ctx context.Context, id arxiv.ID, item string) (
 	}
 	if page.Severity != "" {
 		meta["severity"] = page.Severity
+	}
+	if item == record.Key(id) {
+		if err := f.keepApart(ctx, item); err != nil {
+			return nil, false, fmt.Errorf("fetch %s: %w", id, err)
+		}
 	}
 	if _, err := record.RawPages.Put(ctx, f.Store, item, page.Body, meta); err != nil {
 		return nil, false, fmt.Errorf("fetch %s: %w", id, err)

@@ -230,7 +230,21 @@ func (s *Sources) Do(ctx context.Context, key string) (string, error) {
 				continue
 			}
 			// The pinned version has no HTML: the version served now is
-			// the fallback, marked as read after the cutoff.
+			// the fallback, marked as read after the cutoff, read into its
+			// own item too (the key may come to hold the paper's v1).
+			if v < pin.Latest {
+				ok, now, err := s.pinned(ctx, paper, id, pin.Latest, true)
+				fetched = fetched || now
+				switch {
+				case pipeline.Abandoned(ctx, err):
+					return "", err
+				case err != nil:
+					failed = append(failed, err.Error())
+					continue
+				case ok:
+					continue
+				}
+			}
 		}
 		if paper.reused(ctx, r.ArxivID) || s.Fetcher.KnownMissing(ctx, r.ArxivID) {
 			continue
@@ -255,21 +269,16 @@ func (s *Sources) Do(ctx context.Context, key string) (string, error) {
 	return pipeline.Reused, nil
 }
 
-// pinned fetches version v of a source apart from the version stored
-// under its versionless key (record.VersionItem), under the fetch
-// stage's lifecycle: ok when that version's page is stored (now: fetched
-// by this call), not ok when arXiv has no HTML for it. Nothing is
-// fetched apart (not ok: the versionless key is read, and fetched as
-// usual) when the versionless key holds that version already, or v is
-// the version served now (latest) and the key holds nothing or a page of
-// no stated version.
+// pinned reads version v of a source (latest: the version served now)
+// into that version's own item (record.VersionItem, Fetcher.FetchVersion),
+// under the fetch stage's lifecycle: ok when that version's text is
+// stored there (now: fetched by this call), not ok when arXiv has no
+// HTML for it, or the text read is the paper key's alone (ar5iv's page
+// of the version served now): the versionless key is then read, and
+// fetched as usual. The item is never left to the key: a target read at
+// v1 replaces what its key holds, whichever of the two runs first.
 func (s *Sources) pinned(ctx context.Context, paper *Stage, id arxiv.ID, v int, latest bool) (ok, now bool, err error) {
-	key := record.Key(id)
-	_, got, stored := s.Fetcher.Stored(ctx, key)
-	if !Apart(stored, got, v, latest) {
-		return false, false, nil
-	}
-	item := record.VersionItem(key, v)
+	item := record.VersionItem(record.Key(id), v)
 	at, err := arxiv.Parse(item)
 	if err != nil {
 		return false, false, err
@@ -284,25 +293,27 @@ func (s *Sources) pinned(ctx context.Context, paper *Stage, id arxiv.ID, v int, 
 	}
 	var r Result
 	_, err = s.Lifecycle.Track(ctx, pipeline.Func{Decl: paper.Declare(), Run: func(ctx context.Context, _ string) (string, error) {
-		r = s.Fetcher.FetchAt(ctx, at, item)
+		r = s.Fetcher.FetchVersion(ctx, at, latest)
 		return r.outcome()
 	}}, item)
+	now = r.Outcome == Fetched || r.Outcome == Archived
 	switch {
 	case r.Outcome == Missing:
-		return false, true, nil
+		return false, !r.Known, nil
 	case err != nil:
 		return false, false, err
 	}
-	return true, r.Outcome == Fetched || r.Outcome == Archived, nil
+	return r.ID == item, now, nil
 }
 
 // Apart reports whether a source pinned at version v (latest: v is the
-// version served now) is read apart, under record.VersionItem, when the
-// paper's versionless key holds a page of version got (stored: it holds
-// one; got 0: a page that does not say its version, ar5iv's, taken to be
-// the version served now, as the dataset takes it). Otherwise the
-// versionless key is read, and fetched as usual. The estimate counts by
-// the same rule.
+// version served now) is asked of arXiv at that version (html/IDvN),
+// when the paper's versionless key holds a page of version got (stored:
+// it holds one; got 0: a page that does not say its version, ar5iv's,
+// taken to be the version served now, as the dataset takes it).
+// Otherwise what the key holds, or the version served now fetched under
+// it, is read (and copied to the version's own item when it is of that
+// version). The estimate counts by the same rule.
 func Apart(stored bool, got, v int, latest bool) bool {
 	return !(stored && (got == v || got == 0 && latest) || !stored && latest)
 }

@@ -15,6 +15,7 @@ package knowledgecut
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/groundwork/curate/record"
@@ -64,8 +65,21 @@ func Cutoff(target record.PaperVersions) (time.Time, error) {
 // published after it (FirstAfter). Its shape is stored (record.Pin).
 type Pin = record.Pin
 
+// ErrUnknownGap is what PinAt wraps when the cutoff falls among versions
+// the history does not list (a history known in part, as an arXiv API
+// entry gives it): the pin could be one of them, and is never guessed.
+var ErrUnknownGap = errors.New("the cutoff falls among versions whose dates are not known")
+
 // PinAt returns where the paper with history v stood at cutoff. A
-// history without v1 is an error wrapping record.ErrNoV1.
+// history without v1 is an error wrapping record.ErrNoV1. A history
+// known in part (record.PaperVersions.Partial) pins as a complete one
+// does wherever the versions it lacks cannot change the pin: versions
+// are numbered in the order they are submitted, so a missing version is
+// dated strictly between the versions listed around it, and only a
+// cutoff strictly between those two dates is in doubt; PinAt refuses it
+// with an error wrapping ErrUnknownGap. The history must be as of the
+// cutoff or later (a version submitted since it was read is not in it):
+// that is the caller's to hold (see package versions).
 func PinAt(v record.PaperVersions, cutoff time.Time) (Pin, error) {
 	if cutoff.IsZero() {
 		return Pin{}, fmt.Errorf("pin %s: no knowledge cutoff", v.ID)
@@ -89,7 +103,25 @@ func PinAt(v record.PaperVersions, cutoff time.Time) (Pin, error) {
 		// order of the dates.
 		p.Version, p.Date = x.Version, x.Date
 	}
+	// Every version listed after the pinned one is dated after the
+	// cutoff; one missing right after it is dated between, so it may be
+	// on or before the cutoff unless the pinned one is dated at the
+	// cutoff exactly.
+	i, _ := slices.BinarySearchFunc(v.Versions, p.Version, func(x record.PaperVersion, n int) int { return x.Version - n })
+	if i+1 < len(v.Versions) && v.Versions[i+1].Version > p.Version+1 && p.Date.Before(cutoff) {
+		next := v.Versions[i+1]
+		return Pin{}, fmt.Errorf("pin %s at %s: %w (v%d dated %s, %s not known, v%d dated %s)", v.ID, cutoff.UTC().Format(time.RFC3339), ErrUnknownGap,
+			p.Version, p.Date.UTC().Format(time.RFC3339), versionRange(p.Version+1, next.Version-1), next.Version, next.Date.UTC().Format(time.RFC3339))
+	}
 	return p, nil
+}
+
+// versionRange names versions a to b: "v3", "v2 to v4".
+func versionRange(a, b int) string {
+	if a == b {
+		return fmt.Sprintf("v%d", a)
+	}
+	return fmt.Sprintf("v%d to v%d", a, b)
 }
 
 // PinTarget returns the version a target is read at: v1, at its own
@@ -247,16 +279,21 @@ func Pinned(mode Mode, pin *Pin) int {
 
 // ReadItems returns the store items a source's text is read from, in
 // the order tried: the pinned version's own item (see Pinned), then the
-// paper's versionless key (the pinned version when it is the one stored
-// there, else the version served now: a fallback, marked
-// revised_after_cutoff when dated after the cutoff). A source first
+// version served now's own item (a fallback, marked revised_after_cutoff
+// when dated after the cutoff), then the paper's versionless key (the
+// version served now as ar5iv keeps it, of no stated version). The key
+// comes last: a target read at v1 replaces what it holds. A source first
 // published after the cutoff has none unless the cut is off.
 func ReadItems(mode Mode, key string, pin *Pin) []string {
 	if Skip(mode, pin) {
 		return nil
 	}
 	if v := Pinned(mode, pin); v > 0 {
-		return []string{record.VersionItem(key, v), key}
+		items := []string{record.VersionItem(key, v)}
+		if pin.Latest > v {
+			items = append(items, record.VersionItem(key, pin.Latest))
+		}
+		return append(items, key)
 	}
 	return []string{key}
 }

@@ -99,6 +99,69 @@ func TestPinAt(t *testing.T) {
 	}
 }
 
+// partial builds a history known in part, as an arXiv API entry gives
+// one: v1 and version n, dated as given, the versions between missing.
+func partial(id string, v1 string, n int, latest string) record.PaperVersions {
+	return record.PaperVersions{ID: id, Partial: true, Versions: []record.PaperVersion{{Version: 1, Date: day(v1)}, {Version: n, Date: day(latest)}}}
+}
+
+// TestPinAtGaps: a history known in part pins only where what it lacks
+// cannot change the pin: a cutoff before v1 (no source), at v1's date
+// exactly or on or after the latest version's (every missing version is
+// dated strictly between its neighbours); a cutoff strictly between a
+// listed version and the next listed one, with versions missing between
+// them, is refused with ErrUnknownGap, naming the paper and the versions
+// not known. A complete history of the same dates pins anywhere.
+func TestPinAtGaps(t *testing.T) {
+	v4 := partial("2401.00042", "2024-01-10T12:00:00Z", 4, "2025-06-01T08:00:00Z")
+	v3 := record.PaperVersions{ID: "2401.00043", Partial: true, Versions: []record.PaperVersion{
+		{Version: 1, Date: day("2024-01-10T12:00:00Z")}, {Version: 2, Date: day("2024-05-01T00:00:00Z")}, {Version: 4, Date: day("2025-06-01T08:00:00Z")}}}
+	for _, tt := range []struct {
+		name       string
+		v          record.PaperVersions
+		cutoff     string
+		version    int // -1: refused
+		firstAfter bool
+	}{
+		{"before v1", v4, "2024-01-01T00:00:00Z", 0, true},
+		{"at v1's date exactly", v4, "2024-01-10T12:00:00Z", 1, false},
+		{"a second after v1", v4, "2024-01-10T12:00:01Z", -1, false},
+		{"between v1 and the latest", v4, "2024-09-01T00:00:00Z", -1, false},
+		{"a second before the latest", v4, "2025-06-01T07:59:59Z", -1, false},
+		{"at the latest's date", v4, "2025-06-01T08:00:00Z", 4, false},
+		{"after the latest", v4, "2026-01-01T00:00:00Z", 4, false},
+		{"between v1 and v2, both known", v3, "2024-03-01T00:00:00Z", 1, false},
+		{"at v2, v3 missing after it", v3, "2024-05-01T00:00:00Z", 2, false},
+		{"after v2, v3 missing", v3, "2024-06-01T00:00:00Z", -1, false},
+		{"after the latest, v3 missing before it", v3, "2025-07-01T00:00:00Z", 4, false},
+	} {
+		p, err := knowledgecut.PinAt(tt.v, day(tt.cutoff))
+		if tt.version < 0 {
+			if !errors.Is(err, knowledgecut.ErrUnknownGap) || !strings.Contains(err.Error(), tt.v.ID) || !strings.Contains(err.Error(), "v3") {
+				t.Errorf("%s: %+v %v, want ErrUnknownGap naming %s and v3", tt.name, p, err, tt.v.ID)
+			}
+			continue
+		}
+		if err != nil || p.Version != tt.version || p.FirstAfter != tt.firstAfter || p.Latest != 4 || p.Later != (tt.version < 4) {
+			t.Errorf("%s: %+v %v, want v%d (first after %v) of latest v4", tt.name, p, err, tt.version, tt.firstAfter)
+		}
+	}
+	// The target's own pin is v1 at its own cutoff, known in part or not.
+	if p, err := knowledgecut.PinTarget(v4); err != nil || p.Version != 1 || !p.Later || p.Latest != 4 {
+		t.Errorf("target known in part: %+v %v, want v1 of latest v4", p, err)
+	}
+	full := history("2401.00042", "2024-01-10T12:00:00Z", "2024-05-01T00:00:00Z", "2024-11-01T00:00:00Z", "2025-06-01T08:00:00Z")
+	if p, err := knowledgecut.PinAt(full, day("2024-09-01T00:00:00Z")); err != nil || p.Version != 2 {
+		t.Errorf("complete history: %+v %v, want v2", p, err)
+	}
+	// A list with versions missing that does not say so is refused.
+	unmarked := v4
+	unmarked.Partial = false
+	if _, err := knowledgecut.PinAt(unmarked, day("2026-01-01T00:00:00Z")); err == nil || !strings.Contains(err.Error(), "not marked partial") {
+		t.Errorf("versions missing, not marked partial: %v", err)
+	}
+}
+
 // TestDecide: the modes on every kind of source, and what a dataset card
 // counts of them.
 func TestDecide(t *testing.T) {

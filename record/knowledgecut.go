@@ -40,13 +40,16 @@ type PaperPin struct {
 	Fallback string `json:"fallback,omitempty"`
 	Unknown  string `json:"unknown,omitempty"`
 	// Versions is its history as read (PaperVersions.Versions): the date
-	// of whichever version a later stage reads.
+	// of whichever version a later stage reads. Partial says versions are
+	// missing from it (PaperVersions.Partial): a history read from the
+	// arXiv API alone, whose missing versions no other source gave.
 	Versions []PaperVersion `json:"versions,omitempty"`
+	Partial  bool           `json:"partial,omitempty"`
 }
 
 // History returns the paper's history as the cut read it.
 func (p PaperPin) History() PaperVersions {
-	return PaperVersions{ID: p.ArxivID, Versions: p.Versions, From: p.From}
+	return PaperVersions{ID: p.ArxivID, Versions: p.Versions, Partial: p.Partial, From: p.From}
 }
 
 // SourcePin is a source of a knowledge cut: the paper of the target's

@@ -17,6 +17,11 @@ const (
 	// VersionsFromGetRecord: an OAI-PMH GetRecord in arXivRaw, for a
 	// paper no harvest covered.
 	VersionsFromGetRecord = "oai-getrecord"
+	// VersionsFromArxivAPI: an arXiv API entry, which gives v1's date
+	// (published), the latest version and its date (updated) and nothing
+	// of the versions between: a history of v3 or later read from it is
+	// Partial.
+	VersionsFromArxivAPI = "arxiv-api"
 )
 
 // ErrNoV1 is what PaperVersions.Check wraps when a history lacks v1:
@@ -26,11 +31,22 @@ var ErrNoV1 = errors.New("the version list has no v1")
 // PaperVersions is an arXiv paper's version history: each version's number
 // and the date arXiv gives for its submission, stored under the paper's
 // versionless arXiv ID (kind PaperVersionSets).
+//
+// A history may be known in part: an arXiv API entry names v1 and the
+// latest version, not those between. The versions missing from the list
+// (v2 of a list of v1 and v3) are then not known, and Partial says so;
+// the dates that are listed are right, and the last version listed is the
+// latest as of AsOf. Nothing may be inferred of a missing version's date
+// but that it lies between its neighbours' (versions are numbered in the
+// order they are submitted).
 type PaperVersions struct {
 	// ID is the versionless canonical arXiv ID.
 	ID string `json:"id"`
 	// Versions are in version order, v1 first (Check holds it).
 	Versions []PaperVersion `json:"versions"`
+	// Partial says versions are missing from the list (Missing lists
+	// them): their dates are not known.
+	Partial bool `json:"partial,omitempty"`
 	// From says where the history was read (VersionsFrom...); AsOf when:
 	// a version submitted later is not in it.
 	From string    `json:"from"`
@@ -46,8 +62,9 @@ type PaperVersion struct {
 }
 
 // Check reports what makes v unusable: no ID, no versions, no v1, a
-// version number repeated or out of order, a version without a date. The
-// error names the paper.
+// version number repeated or out of order, a version without a date,
+// versions missing from a history not marked Partial. The error names
+// the paper.
 func (v PaperVersions) Check() error {
 	if v.ID == "" {
 		return errors.New("version history without a paper id")
@@ -67,7 +84,24 @@ func (v PaperVersions) Check() error {
 			return fmt.Errorf("paper %s: version v%d has no date", v.ID, x.Version)
 		}
 	}
+	if !v.Partial && len(v.Missing()) > 0 {
+		// A complete history lists every version; one that lacks some and
+		// does not say so would be read as complete.
+		return fmt.Errorf("paper %s: versions %v are missing from a history not marked partial", v.ID, v.Missing())
+	}
 	return nil
+}
+
+// Missing lists the version numbers below the latest that v does not
+// list: the versions whose dates are not known.
+func (v PaperVersions) Missing() []int {
+	var out []int
+	for i := 1; i < len(v.Versions); i++ {
+		for n := v.Versions[i-1].Version + 1; n < v.Versions[i].Version; n++ {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // First returns v1; ok is false when the history lacks it.

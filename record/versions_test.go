@@ -2,6 +2,7 @@ package record
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,8 @@ func TestPaperVersionsCheck(t *testing.T) {
 		{"repeated", PaperVersions{ID: "2403.00001", Versions: []PaperVersion{{1, d(1)}, {1, d(2)}}}, "v1 listed after v1", false},
 		{"out of order", PaperVersions{ID: "2403.00001", Versions: []PaperVersion{{1, d(1)}, {3, d(2)}, {2, d(3)}}}, "v2 listed after v3", false},
 		{"undated", PaperVersions{ID: "2403.00001", Versions: []PaperVersion{{1, d(1)}, {2, time.Time{}}}}, "v2 has no date", false},
+		{"known in part", PaperVersions{ID: "2403.00001", Partial: true, Versions: []PaperVersion{{1, d(1)}, {4, d(9)}}}, "", false},
+		{"versions missing, not said", PaperVersions{ID: "2403.00001", Versions: []PaperVersion{{1, d(1)}, {4, d(9)}}}, "versions [2 3] are missing from a history not marked partial", false},
 	} {
 		err := tt.v.Check()
 		switch {
@@ -32,6 +35,28 @@ func TestPaperVersionsCheck(t *testing.T) {
 			t.Errorf("%s: error %v, want one saying %q", tt.name, err, tt.want)
 		case errors.Is(err, ErrNoV1) != tt.noV1:
 			t.Errorf("%s: errors.Is(ErrNoV1) = %v", tt.name, !tt.noV1)
+		}
+	}
+}
+
+func TestPaperVersionsMissing(t *testing.T) {
+	d := time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		versions []int
+		want     []int
+	}{
+		{[]int{1}, nil},
+		{[]int{1, 2, 3}, nil},
+		{[]int{1, 3}, []int{2}},
+		{[]int{1, 2, 5}, []int{3, 4}},
+		{[]int{1, 3, 5}, []int{2, 4}},
+	} {
+		v := PaperVersions{ID: "2403.00001"}
+		for _, n := range tt.versions {
+			v.Versions = append(v.Versions, PaperVersion{Version: n, Date: d})
+		}
+		if got := v.Missing(); !slices.Equal(got, tt.want) {
+			t.Errorf("%v: missing %v, want %v", tt.versions, got, tt.want)
 		}
 	}
 }

@@ -278,13 +278,28 @@ func (s *Servers) Reset() {
 
 // Flags returns the curate flags that point it at the services and use
 // the simulated LLM: --arxiv-base, --ar5iv-base, --s2-base,
-// --arxiv-api-base, --llm-base and --llm-model.
+// --arxiv-api-base, --oai-base (the knowledge cut asks OAI-PMH by
+// default; without the service, --oai-versions=false, so that nothing
+// asks the real one), --llm-base and --llm-model.
 func (s *Servers) Flags() []string {
-	return []string{
+	oai := []string{"--oai-versions=false"}
+	if s.urls[OAIPMH] != "" {
+		oai = []string{"--oai-base", s.OAIBase()}
+	}
+	return append([]string{
 		"--arxiv-base", s.URL(Arxiv), "--ar5iv-base", s.URL(Ar5iv),
 		"--s2-base", s.URL(S2), "--arxiv-api-base", s.URL(ArxivAPI),
 		"--llm-base", s.URL(LLM), "--llm-model", Model,
+	}, oai...)
+}
+
+// OAIBase is the OAI-PMH repository's base URL as curate's --oai-base
+// takes it (its path included); "" when the service is not started.
+func (s *Servers) OAIBase() string {
+	if s.urls[OAIPMH] == "" {
+		return ""
 	}
+	return s.urls[OAIPMH] + OAIPath
 }
 
 // Close stops the services at once, closing open connections.

@@ -182,9 +182,11 @@ func TestConformanceWorldVersions(t *testing.T) {
 	s := &conformance.Suite{
 		Service: func(name string) *sim.Service { return srv.Service(name) },
 		Start: func(t *testing.T) map[string]string {
-			names := []string{sim.Arxiv, sim.OAIPMH}
+			// The arXiv API too: its entries must agree with the
+			// histories (TestAtomVersions).
+			names := []string{sim.Arxiv, sim.OAIPMH, sim.ArxivAPI}
 			srv = start(t, w, sim.Options{Services: names, OAIPageSize: 9})
-			return map[string]string{sim.Arxiv: srv.URL(sim.Arxiv), sim.OAIPMH: srv.URL(sim.OAIPMH)}
+			return map[string]string{sim.Arxiv: srv.URL(sim.Arxiv), sim.OAIPMH: srv.URL(sim.OAIPMH), sim.ArxivAPI: srv.URL(sim.ArxivAPI)}
 		},
 	}
 	for i := range w.NumTargets() {

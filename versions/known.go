@@ -4,39 +4,33 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/groundwork/curate/parse/arxiv"
 	"github.com/groundwork/curate/parse/arxivmeta"
 	"github.com/groundwork/curate/record"
 )
 
-// Known returns the history Versions would give for the paper id names
-// without asking anything: the snapshot's (or a later one stored), else
-// the stored one; ok is false when only a request could tell. For the
-// estimate, which makes no request.
+// Known returns the history a lookup would start from for the paper id
+// names, without asking anything: what the snapshot and the store hold
+// (the arXiv API entry the citegraph feed stored for a target too), read
+// together; ok is false when only a request could tell. It may be known
+// in part, or read before a later cutoff: knowledgecut.PinAt refuses a
+// pin inside what it lacks, and the run asks again for a cutoff after it
+// was read. For the estimate, which makes no request.
 func (r *Resolver) Known(ctx context.Context, id string) (record.PaperVersions, bool, error) {
 	a, err := arxiv.Parse(id)
 	if err != nil {
 		return record.PaperVersions{}, false, fmt.Errorf("versions of %q: %w", id, err)
 	}
-	key := record.Key(a)
-	stored, ok, err := record.PaperVersionSets.Lookup(ctx, r.cfg.Store, key)
-	if err != nil {
-		return record.PaperVersions{}, false, fmt.Errorf("versions of %s: %w", key, err)
+	p := &paper{key: record.Key(a), cutoffs: []time.Time{{}}}
+	if err := r.look(ctx, p, false); err != nil {
+		return record.PaperVersions{}, false, fmt.Errorf("versions of %s: %w", p.key, err)
 	}
-	usable := ok && stored.Check() == nil
-	if r.cfg.Snapshot != nil {
-		if v, err := r.cfg.Snapshot.Versions(key); err == nil && v.Check() == nil {
-			if usable && stored.AsOf.After(v.AsOf) {
-				return *stored, true, nil
-			}
-			return v, true, nil
-		}
+	if p.best == nil || p.best.Check() != nil {
+		return record.PaperVersions{}, false, nil
 	}
-	if usable && (r.cfg.MaxAge <= 0 || r.cfg.Now().Sub(stored.AsOf) <= r.cfg.MaxAge) {
-		return *stored, true, nil
-	}
-	return record.PaperVersions{}, false, nil
+	return *p.best, true, nil
 }
 
 // Histories returns the stage's Resolver for Known, the snapshot opened

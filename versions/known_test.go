@@ -21,9 +21,10 @@ func (s snapshotOf) Versions(id string) (record.PaperVersions, error) {
 	return record.PaperVersions{}, arxivmeta.ErrNotFound
 }
 
-// TestKnown: Known gives the history Versions would, without a request:
-// the snapshot's unless a later one is stored, else a stored one young
-// enough; nothing (not ok) when only OAI-PMH could tell.
+// TestKnown: Known gives the history a lookup starts from, without a
+// request: the snapshot's, with what a later reading stored; a stored
+// one; a target's stored arXiv API entry (known in part from v3 on);
+// nothing (not ok) when only a request could tell.
 func TestKnown(t *testing.T) {
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	hist := func(id string, asOf time.Time, versions int) record.PaperVersions {
@@ -42,14 +43,15 @@ func TestKnown(t *testing.T) {
 		name     string
 		id       string
 		stored   *record.PaperVersions
-		maxAge   time.Duration
+		entry    *record.ArxivEntry
 		ok       bool
 		versions int
 	}{
 		{name: "in the snapshot", id: "2401.00001", ok: true, versions: 1},
 		{name: "stored later than the snapshot", id: "2401.00002", stored: new(hist("2401.00002", now, 2)), ok: true, versions: 2},
 		{name: "stored, no snapshot line", id: "2401.00003", stored: new(hist("2401.00003", now.AddDate(0, 0, -1), 3)), ok: true, versions: 3},
-		{name: "stored, too old", id: "2401.00003", stored: new(hist("2401.00003", now.AddDate(-1, 0, 0), 3)), maxAge: 24 * time.Hour},
+		{name: "a target's stored entry, v3", id: "2401.00005", entry: &record.ArxivEntry{ID: "2401.00005", Version: 3,
+			Published: time.Date(2024, 1, 5, 0, 0, 0, 0, time.UTC), Updated: time.Date(2024, 9, 1, 0, 0, 0, 0, time.UTC)}, ok: true, versions: 2},
 		{name: "nowhere", id: "2401.00004"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,7 +65,13 @@ func TestKnown(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r, err := versions.New(versions.Config{Snapshot: snap, Store: st, MaxAge: tc.maxAge, Now: func() time.Time { return now }})
+			if tc.entry != nil {
+				meta := record.ArxivMeta{Found: true, CheckedAt: now.Format(time.RFC3339), Entry: tc.entry}
+				if _, err := record.ArxivMetas.Put(context.Background(), st, tc.id, &meta, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, err := versions.New(versions.Config{Snapshot: snap, Store: st, Now: func() time.Time { return now }})
 			if err != nil {
 				t.Fatal(err)
 			}

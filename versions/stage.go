@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/groundwork/curate/client/arxivapi"
 	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/internal/pipeline"
 	"github.com/groundwork/curate/knowledgecut"
@@ -30,24 +33,30 @@ const defaultSources = 4.5
 // target's knowledge cutoff, its v1 date (record.KnowledgeCuts). It
 // needs the sources (after classify) and comes before the sources stage,
 // which fetches each source at the version pinned here. Every decision is
-// knowledgecut's.
+// knowledgecut's; where the histories come from is the Resolver's.
 type Stage struct {
 	Store Store
 	// Snapshot, when set, is the metadata snapshot (--arxiv-metadata):
 	// Prepare opens it, building its index when the file is new.
 	Snapshot *SnapshotFile
-	// OAI is arXiv's OAI-PMH repository, asked for what the snapshot and
-	// the store lack; nil asks nothing (the knowledge cut is off, or no
-	// repository is configured).
+	// API is the arXiv API, asked (a target's papers at once) for the
+	// entries of what the snapshot and the store do not settle; nil asks
+	// nothing of it.
+	API API
+	// OAI is arXiv's OAI-PMH repository, asked for what nothing cheaper
+	// settles; nil asks nothing (such sources are left unpinned).
 	OAI Repository
 	// Harvests are OAI-PMH harvests (--oai-harvest) Prepare runs before
 	// the first target: every history they hold is stored, so those
-	// papers cost no GetRecord. A harvest stored as complete is not
-	// asked again.
+	// papers cost no request. A harvest stored as complete is not asked
+	// again.
 	Harvests []oaipmh.Query
 	// IncludeSuspect works on a target whose selections are suspect.
 	IncludeSuspect bool
 	Log            *slog.Logger
+	// Now is the clock (time.Now when nil): a history stored as of a
+	// time before a cutoff is asked for again.
+	Now func() time.Time
 	// Off, when set, says why the stage is off.
 	Off string
 
@@ -57,17 +66,21 @@ type Stage struct {
 
 func (s *Stage) Declare() pipeline.Decl {
 	d := pipeline.Decl{
-		Name: Name, About: "each target's and its sources' arXiv version histories (--arxiv-metadata, else OAI-PMH) and where each stood at the target's knowledge cutoff, its v1 date",
+		Name: Name, About: "each target's and its sources' arXiv version histories (--arxiv-metadata, the store, the arXiv API's entries, OAI-PMH for what they cannot settle) and where each stood at the target's knowledge cutoff, its v1 date",
 		Workers:  2,
 		Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name()},
-		Optional: []string{record.PaperVersionSets.Name()},
+		Optional: []string{record.PaperVersionSets.Name(), record.ArxivMetas.Name()},
 		Writes:   []string{record.KnowledgeCuts.Name(), record.PaperVersionSets.Name()},
 		Off:      s.Off,
 	}
+	// Count counts both: a target's papers not settled by what is held
+	// are asked of the API at once, and of OAI-PMH one GetRecord each
+	// for what their entries cannot settle.
+	if s.API != nil {
+		d.Requests = append(d.Requests, pipeline.Request{Service: arxivapi.ServiceName, Count: pipeline.PerItem})
+	}
 	if s.OAI != nil {
-		// One GetRecord per paper no snapshot, harvest or earlier run
-		// answered (Count counts them).
-		d.Requests = []pipeline.Request{{Service: oaipmh.ServiceName, Count: pipeline.PerSource, Self: true}}
+		d.Requests = append(d.Requests, pipeline.Request{Service: oaipmh.ServiceName, Count: pipeline.PerSource, Self: true})
 	}
 	return d
 }
@@ -88,7 +101,10 @@ func (s *Stage) resolver(ctx context.Context, build bool) (*Resolver, error) {
 	if s.res != nil {
 		return s.res, nil
 	}
-	cfg := Config{Store: s.Store, Logger: s.Log}
+	cfg := Config{Store: s.Store, Logger: s.Log, Now: s.Now}
+	if s.API != nil {
+		cfg.API = s.API
+	}
 	if s.OAI != nil {
 		cfg.OAI = s.OAI
 	}
@@ -158,7 +174,7 @@ func (s *Stage) Do(ctx context.Context, key string) (string, error) {
 	}
 	cut := record.KnowledgeCut{Target: key, Sources: []record.SourcePin{}}
 	var hist *record.PaperVersions
-	if cut.TargetPin, hist, err = s.paper(ctx, r, key); err != nil {
+	if cut.TargetPin, hist, err = s.paper(ctx, key, r.Resolve(ctx, []Query{{ID: key}})[0]); err != nil {
 		return "", err
 	}
 	if hist == nil && strings.Contains(cut.TargetPin.Unknown, record.ErrNoV1.Error()) {
@@ -176,14 +192,22 @@ func (s *Stage) Do(ctx context.Context, key string) (string, error) {
 		}
 		cut.TargetPin.Pin = &pin
 	}
+	// The sources at once: what is held settles most, the rest share one
+	// arXiv API lookup.
+	var qs []Query
+	var keys []string
 	for _, ref := range refs {
 		id, err := arxiv.Parse(ref.ArxivID)
 		if err != nil {
 			continue // no arXiv versions: its card comes from its abstract or PDF
 		}
-		sp := record.SourcePin{RefKey: ref.Key}
+		qs = append(qs, Query{ID: record.Key(id), Cutoff: cut.Cutoff})
+		keys = append(keys, ref.Key)
+	}
+	for i, l := range r.Resolve(ctx, qs) {
+		sp := record.SourcePin{RefKey: keys[i]}
 		var h *record.PaperVersions
-		if sp.PaperPin, h, err = s.paper(ctx, r, record.Key(id)); err != nil {
+		if sp.PaperPin, h, err = s.paper(ctx, qs[i].ID, l); err != nil {
 			return "", err
 		}
 		if h != nil && !cut.Cutoff.IsZero() {
@@ -224,78 +248,145 @@ func complete(c *record.KnowledgeCut, key string, refs []record.SourceRef) bool 
 	return slices.Equal(want, have)
 }
 
-// paper looks one paper's history up. A paper no source has a usable
-// history of is recorded as unknown (nil history); what fails otherwise
-// (a request, the store) is the error.
-func (s *Stage) paper(ctx context.Context, r *Resolver, key string) (record.PaperPin, *record.PaperVersions, error) {
-	l, err := r.Versions(ctx, key)
+// paper makes the PaperPin of one paper's lookup l (its history, when
+// it settles the pin). A paper no source has a usable history of is
+// recorded as unknown (nil history), and one whose history does not
+// settle its pin without OAI-PMH keeps that history, unpinned; what
+// fails otherwise (a request, the store) is the error.
+func (s *Stage) paper(ctx context.Context, key string, l Lookup) (record.PaperPin, *record.PaperVersions, error) {
 	pp := record.PaperPin{ArxivID: key, Fallback: l.Fallback}
-	switch {
+	switch err := l.Err; {
 	case err == nil:
-		pp.From = l.Versions.From
-		pp.Versions = l.Versions.Versions
+		pp.From, pp.Versions, pp.Partial = l.Versions.From, l.Versions.Versions, l.Versions.Partial
 		return pp, &l.Versions, nil
 	case ctx.Err() != nil:
 		return pp, nil, err
+	case errors.Is(err, ErrUnsettled):
+		// Its dates are right, its pin not known: the version served now
+		// is read, dated by this history.
+		pp.From, pp.Versions, pp.Partial = l.Versions.From, l.Versions.Versions, l.Versions.Partial
+		pp.Unknown = err.Error()
+		s.log().InfoContext(ctx, "paper's version at the cutoff not known without OAI-PMH", slog.String("paper", key), slog.String("why", err.Error()))
+		return pp, nil, nil
 	case errors.Is(err, ErrNoSource), errors.Is(err, ErrUnknownPaper), errors.Is(err, record.ErrNoV1), !l.Asked:
 		// Known not to be had: no request can change it this run (a line
-		// of the snapshot that cannot be read, with no repository to ask,
-		// is such too).
+		// of the snapshot that cannot be read, with no service to ask, is
+		// such too).
 		pp.Unknown = err.Error()
 		s.log().WarnContext(ctx, "paper's version history unknown", slog.String("paper", key), slog.String("why", err.Error()))
 		return pp, nil, nil
+	default:
+		return pp, nil, err
 	}
-	return pp, nil, err
 }
 
-// Count counts the GetRecord requests the run's targets would still
-// make: one per paper (a target, a source on arXiv) that neither the
-// snapshot nor the store holds, the sources of targets not classified
-// yet taken at the mean of the classified ones (pipeline.Counter).
-func (s *Stage) Count(ctx context.Context, keys []string, _ pipeline.Request) (float64, []string, error) {
-	var notes []string
+// assumedGetRecordShare is the share of the papers asked of the arXiv
+// API that are taken to need a GetRecord too (their entry cannot settle
+// the pin) when the store shows none yet: an assumption, said in the
+// estimate's notes.
+const assumedGetRecordShare = 0.1
+
+// Count counts the requests of r.Service the run's targets would still
+// make (pipeline.Counter). Of the arXiv API: one lookup per target whose
+// papers the snapshot and the store do not settle (a hundred papers a
+// request); of OAI-PMH: one GetRecord per paper known to need one (what
+// is held cannot settle its cutoff, and an entry would add nothing),
+// plus, of the papers asked of the API, the share the store's cuts show
+// needed one (else assumedGetRecordShare), and the first page of each
+// harvest not done. Targets not classified yet are taken at the mean of
+// the classified ones. A target's own history costs nothing here: the
+// citegraph feed stores its entry.
+func (s *Stage) Count(ctx context.Context, keys []string, req pipeline.Request) (float64, []string, error) {
 	r, err := s.resolver(ctx, false)
 	if errors.Is(err, arxivmeta.ErrNotIndexed) {
 		// The run indexes it first; the papers it holds cost nothing.
-		return 0, []string{"the arXiv metadata snapshot is not indexed yet: every paper is counted as in it (a run indexes it first, and asks OAI-PMH only for papers it lacks)"}, nil
+		return 0, []string{"the arXiv metadata snapshot is not indexed yet: every paper is counted as in it (a run indexes it first, and asks arXiv only for papers it lacks)"}, nil
 	}
 	if err != nil {
 		return 0, nil, err
 	}
-	ids := append([]string(nil), keys...)
-	chosen, sources, unknown := 0, 0, 0
+	var notes []string
+	var api, get, asked, local float64
+	chosen, unknown, sources := 0, 0, 0
 	for _, k := range keys {
-		if c, ok, err := record.KnowledgeCuts.Lookup(ctx, s.Store, k); err == nil && ok && c.TargetPin.Pin != nil {
-			continue // recorded: nothing more is asked for it
-		}
 		set, err := record.Sources(ctx, s.Store, k)
 		if err != nil {
 			unknown++
 			continue
 		}
+		refs, _ := set.Working(true)
+		if c, ok, err := record.KnowledgeCuts.Lookup(ctx, s.Store, k); err == nil && ok && complete(c, k, refs) {
+			continue // recorded: nothing more is asked for it
+		}
 		chosen++
-		for _, ref := range set.Refs {
-			if _, err := arxiv.Parse(ref.ArxivID); err == nil {
-				ids = append(ids, ref.ArxivID)
-				sources++
+		cutoff, held, noEntry, err := s.cutoff(ctx, r, k)
+		if err != nil {
+			return 0, nil, err
+		}
+		if !held && (noEntry || s.API == nil) {
+			get++ // no entry of the target to come: OAI-PMH is asked
+		}
+		var qs []Query
+		for _, ref := range refs {
+			if id, err := arxiv.Parse(ref.ArxivID); err == nil {
+				qs = append(qs, Query{ID: record.Key(id), Cutoff: cutoff})
 			}
 		}
+		sources += len(qs)
+		pl, err := r.Plan(ctx, qs)
+		if err != nil {
+			return 0, nil, err
+		}
+		local += float64(pl.Local)
+		api += math.Ceil(float64(len(pl.API)) / arxivapi.MaxLookup)
+		asked += float64(len(pl.API))
+		get += float64(len(pl.GetRecord))
 	}
-	p, err := r.Plan(ctx, ids)
+	share, seen, err := s.getRecordShare(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	per := defaultSources
-	switch {
-	case chosen > 0:
-		per = float64(sources) / float64(chosen)
-	case unknown > 0:
-		notes = append(notes, fmt.Sprintf("no target has its sources chosen yet: %.1f sources on arXiv per target are assumed, none of them known", defaultSources))
+	if seen == 0 {
+		share = assumedGetRecordShare
 	}
-	n := float64(len(p.Ask)) + float64(unknown)*per
+	// Targets not classified yet: as the classified ones were, else one
+	// lookup each of defaultSources sources none of which is held.
+	perAPI, perAsked, perGet := 1.0, defaultSources, 0.0
+	if chosen > 0 {
+		perAPI, perAsked, perGet = api/float64(chosen), asked/float64(chosen), get/float64(chosen)
+	}
+	api += float64(unknown) * perAPI
+	asked += float64(unknown) * perAsked
+	get += float64(unknown) * perGet
 	pages, whole, err := s.harvestsLeft(ctx)
 	if err != nil {
 		return 0, nil, err
+	}
+	if req.Service == arxivapi.ServiceName {
+		if whole {
+			// The harvest stores every paper first; only a cutoff after
+			// its date asks again, which no estimate can tell.
+			return 0, []string{"the harvest of the whole repository holds every paper: no arXiv API lookup for versions is counted (a target dated after the harvest's date still asks for its sources)"}, nil
+		}
+		if unknown > 0 && chosen == 0 {
+			notes = append(notes, fmt.Sprintf("%d targets have no sources chosen yet: one arXiv API lookup each is counted for its sources' versions, at most (a target whose sources' histories are all held asks none)", unknown))
+		}
+		if local > 0 {
+			notes = append(notes, fmt.Sprintf("%.0f papers' histories are in the metadata snapshot or the store: no request for them", local))
+		}
+		return api, notes, nil
+	}
+	if s.OAI == nil {
+		return 0, nil, nil
+	}
+	n := get + asked*share
+	if asked > 0 {
+		how := fmt.Sprintf("the share of the papers read from the arXiv API or OAI-PMH in the store's cuts that needed a GetRecord (%d papers)", seen)
+		if seen == 0 {
+			how = "an assumption: the store shows no cut yet"
+		}
+		notes = append(notes, fmt.Sprintf("of the %.0f papers asked of the arXiv API, %.0f%% are taken to need an OAI-PMH GetRecord too (v3 or later, the cutoff between their v1 and latest dates; not known before the API answers): %s; at most %.0f",
+			asked, 100*share, how, asked))
 	}
 	if pages > 0 {
 		// A harvest's size is not known before its first answer (arXiv
@@ -305,14 +396,72 @@ func (s *Stage) Count(ctx context.Context, keys []string, _ pipeline.Request) (f
 			notes = append(notes, "the harvest of the whole repository holds every paper: no GetRecord is counted")
 			n = 0
 		} else {
-			notes = append(notes, "a GetRecord is counted for each paper not stored yet, though the harvests may hold it")
+			notes = append(notes, "a GetRecord is counted for each paper the store does not settle, though the harvests may hold it")
 		}
 		n += float64(pages)
 	}
-	if p.FromSnapshot > 0 || p.Stored > 0 {
-		notes = append(notes, fmt.Sprintf("%d papers' histories are in the metadata snapshot and %d stored: no request for them", p.FromSnapshot, p.Stored))
-	}
 	return n, notes, nil
+}
+
+// cutoff is target k's knowledge cutoff as far as the store and the
+// snapshot tell without a request (held), else the first day of the
+// month its ID names (the estimate's stand-in: the citegraph feed stores
+// its entry before the stage runs); noEntry says the arXiv API is known
+// not to have it.
+func (s *Stage) cutoff(ctx context.Context, r *Resolver, k string) (cutoff time.Time, held, noEntry bool, err error) {
+	p := &paper{key: k, cutoffs: []time.Time{{}}}
+	if err := r.look(ctx, p, false); err != nil {
+		return time.Time{}, false, false, err
+	}
+	if p.best != nil && p.best.Check() == nil {
+		return p.best.Versions[0].Date, true, false, nil
+	}
+	if id, err := arxiv.Parse(k); err == nil && len(id.YYMM) == 4 {
+		cutoff, _ = time.Parse("0601", id.YYMM)
+	}
+	return cutoff, false, p.noEntry, nil
+}
+
+// shareSample is the most cuts getRecordShare reads.
+const shareSample = 200
+
+// getRecordShare is the share of the papers read from the arXiv API or
+// OAI-PMH GetRecord in the store's cuts (a sample of them) whose
+// history came from GetRecord, and how many such papers it saw.
+func (s *Stage) getRecordShare(ctx context.Context) (float64, int, error) {
+	ls, ok := s.Store.(record.Lister)
+	if !ok {
+		return 0, 0, nil
+	}
+	items, err := record.KnowledgeCuts.Items(ctx, ls)
+	if err != nil {
+		return 0, 0, err
+	}
+	step := max(1, len(items)/shareSample)
+	from := map[string]string{}
+	for i := 0; i < len(items); i += step {
+		c, ok, err := record.KnowledgeCuts.Lookup(ctx, s.Store, items[i])
+		if err != nil || !ok {
+			continue
+		}
+		for _, sp := range c.Sources {
+			if sp.From == record.VersionsFromArxivAPI || sp.From == record.VersionsFromGetRecord {
+				if from[sp.ArxivID] != record.VersionsFromGetRecord {
+					from[sp.ArxivID] = sp.From
+				}
+			}
+		}
+	}
+	n := 0
+	for _, f := range from {
+		if f == record.VersionsFromGetRecord {
+			n++
+		}
+	}
+	if len(from) == 0 {
+		return 0, 0, nil
+	}
+	return float64(n) / float64(len(from)), len(from), nil
 }
 
 // harvestsLeft counts the configured harvests not stored as complete,

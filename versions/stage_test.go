@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/groundwork/curate/internal/pipeline"
+	"github.com/groundwork/curate/knowledgecut"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
 	"github.com/groundwork/curate/versions"
@@ -195,5 +196,102 @@ func TestStageSnapshot(t *testing.T) {
 	}
 	if _, ok, _ := record.KnowledgeCuts.Lookup(ctx, e2.st, key); ok {
 		t.Error("a cut was recorded for a target without v1")
+	}
+}
+
+// TestStageArxivAPI: on the default sources (the arXiv API, OAI-PMH for
+// what it cannot settle), a target whose entry the citegraph feed stored
+// costs one API lookup for all its sources and one GetRecord per source
+// whose entry leaves the pin open (v3 or later, the cutoff strictly
+// between its v1 and latest dates), none for the others; its pins are
+// those of the whole histories. The estimate counts as much before, and
+// nothing after. Without OAI-PMH such a source is recorded unpinned, with
+// the entry's history and why, and the stage asks again once it may.
+func TestStageArxivAPI(t *testing.T) {
+	e := newEnv(t, 50)
+	ctx := context.Background()
+	// A target with a source whose pin the API cannot settle.
+	target, open := -1, map[string]bool{}
+	for i := range e.w.NumTargets() {
+		tg := e.w.Target(i)
+		cutoff := tg.Published.Truncate(time.Second)
+		for _, r := range e.w.References(&tg) {
+			p, _ := e.w.ByArxiv(r.Paper.ArxivID)
+			if r.Role == sim.RoleSource && p.Version >= 3 && p.Versions[0].Truncate(time.Second).Before(cutoff) && cutoff.Before(p.Versions[p.Version-1].Truncate(time.Second)) {
+				open[p.ArxivID] = true
+			}
+		}
+		if len(open) > 0 {
+			target = i
+			break
+		}
+	}
+	if target < 0 {
+		t.Fatal("no target of the world has a source its entry cannot settle")
+	}
+	tg := e.w.Target(target)
+	key := e.classified(t, target)
+	entry := record.ArxivEntry{ID: tg.ArxivID, Version: tg.Version, Published: tg.Published.Truncate(time.Second), Updated: tg.Updated.Truncate(time.Second)}
+	if _, err := record.ArxivMetas.Put(ctx, e.st, key, &record.ArxivMeta{Found: true, CheckedAt: time.Now().UTC().Format(time.RFC3339), Entry: &entry}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// Without OAI-PMH first: unpinned, said, the entry's history kept.
+	s := &versions.Stage{Store: e.st, API: e.apic}
+	if d := s.Declare(); len(d.Requests) != 1 || d.Requests[0].Service != "arxiv-api" {
+		t.Fatalf("declaration without OAI-PMH: %+v", d.Requests)
+	}
+	if out, err := s.Do(ctx, key); err != nil || out != pipeline.Done {
+		t.Fatalf("without OAI-PMH: %s %v", out, err)
+	}
+	c := e.cut(t, key)
+	for id := range open {
+		sp := sourcePin(t, c, id)
+		if sp.Pin != nil || !strings.Contains(sp.Unknown, "does not settle the pin") || !sp.Partial || len(sp.Versions) != 2 || sp.From != record.VersionsFromArxivAPI {
+			t.Errorf("source %s without OAI-PMH: %+v", id, sp)
+		}
+	}
+	if api, oai := e.requests(); api != 1 || oai != 0 {
+		t.Errorf("without OAI-PMH: %d API and %d OAI-PMH requests, want 1 and 0", api, oai)
+	}
+
+	// With OAI-PMH: the stage asks again for what it could not pin, and
+	// only that.
+	s = &versions.Stage{Store: e.st, API: e.apic, OAI: e.repo}
+	if d := s.Declare(); len(d.Requests) != 2 || d.Requests[0].Service != "arxiv-api" || d.Requests[1].Service != "oai-pmh" {
+		t.Fatalf("declaration: %+v", d.Requests)
+	}
+	api, _, err := s.Count(ctx, []string{key}, pipeline.Request{Service: "arxiv-api"})
+	oai, notes, err2 := s.Count(ctx, []string{key}, pipeline.Request{Service: "oai-pmh"})
+	if err != nil || err2 != nil || api != 0 || oai != float64(len(open)) {
+		t.Errorf("estimate: %v API and %v OAI-PMH requests (%v %v), want 0 and %d; notes %v", api, oai, err, err2, len(open), notes)
+	}
+	if out, err := s.Do(ctx, key); err != nil || out != pipeline.Done {
+		t.Fatalf("%s %v", out, err)
+	}
+	if api, oai := e.requests(); api != 1 || oai != len(open) {
+		t.Errorf("%d API and %d OAI-PMH requests in all, want 1 and %d", api, oai, len(open))
+	}
+	c = e.cut(t, key)
+	for _, sp := range c.Sources {
+		p, ok := e.w.ByArxiv(sp.ArxivID)
+		if !ok {
+			continue
+		}
+		full, _ := knowledgecut.PinAt(record.PaperVersions{ID: p.ArxivID, Versions: want(p)}, c.Cutoff)
+		if sp.Pin == nil || *sp.Pin != full {
+			t.Errorf("source %s (versions %v): pin %+v, want %+v", sp.ArxivID, p.Versions, sp.Pin, full)
+		}
+		if wantFrom := record.VersionsFromArxivAPI; open[sp.ArxivID] && sp.From != record.VersionsFromGetRecord || !open[sp.ArxivID] && sp.From != wantFrom {
+			t.Errorf("source %s read from %q", sp.ArxivID, sp.From)
+		}
+	}
+	if out, err := s.Do(ctx, key); err != nil || out != pipeline.Reused {
+		t.Errorf("again: %s %v", out, err)
+	}
+	for _, svc := range []string{"arxiv-api", "oai-pmh"} {
+		if n, _, err := s.Count(ctx, []string{key}, pipeline.Request{Service: svc}); err != nil || n != 0 {
+			t.Errorf("estimate after, %s: %v %v", svc, n, err)
+		}
 	}
 }

@@ -16,8 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/groundwork/curate/client/arxivapi"
 	"github.com/groundwork/curate/client/oaipmh"
 	"github.com/groundwork/curate/internal/httpx"
+	"github.com/groundwork/curate/knowledgecut"
 	"github.com/groundwork/curate/parse/arxivmeta"
 	"github.com/groundwork/curate/record"
 	"github.com/groundwork/curate/sim"
@@ -66,6 +68,9 @@ type env struct {
 	w    *sim.World
 	oai  *simtest.Server
 	repo *oaipmh.Client
+	// api is the simulated arXiv API over the world, and apic its client.
+	api  *simtest.Server
+	apic *arxivapi.Client
 	st   *store.Store
 	log  *bytes.Buffer
 }
@@ -74,8 +79,9 @@ func newEnv(t *testing.T, pageSize int) *env {
 	t.Helper()
 	w := world(t)
 	srv := simtest.ServeOptions(t, sim.OAIPMH, w, sim.Options{OAIPageSize: pageSize})
+	api := simtest.Serve(t, sim.ArxivAPI, w)
 	hc, err := httpx.New(httpx.Config{UserAgent: "versions-test", RetryMax: 2, RetryWaitMin: time.Millisecond, RetryWaitMax: time.Millisecond},
-		oaipmh.ServiceConfig(srv.URL+sim.OAIPath, time.Microsecond))
+		oaipmh.ServiceConfig(srv.URL+sim.OAIPath, time.Microsecond), arxivapi.ServiceConfig(api.URL, time.Microsecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +90,17 @@ func newEnv(t *testing.T, pageSize int) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	asvc, _ := hc.Service(arxivapi.ServiceName)
+	ac, err := arxivapi.New(asvc, arxivapi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &env{w: w, oai: srv, repo: c, st: st, log: &bytes.Buffer{}}
+	return &env{w: w, oai: srv, repo: c, api: api, apic: ac, st: st, log: &bytes.Buffer{}}
 }
 
 func (e *env) resolver(t *testing.T, snap versions.Snapshot, oai versions.Repository) *versions.Resolver {
@@ -163,7 +174,7 @@ func TestSnapshotFirst(t *testing.T) {
 	if !l.Asked || l.Fallback != "not in the arXiv metadata snapshot" || l.Versions.From != record.VersionsFromGetRecord || !slices.Equal(l.Versions.Versions, want(missing)) {
 		t.Errorf("missing paper: %+v", l)
 	}
-	if !strings.Contains(e.log.String(), "not in the arXiv metadata snapshot; asking OAI-PMH") || !strings.Contains(e.log.String(), missing.ArxivID) {
+	if !strings.Contains(e.log.String(), "not in the arXiv metadata snapshot; looking in the store, then asking arXiv") || !strings.Contains(e.log.String(), missing.ArxivID) {
 		t.Errorf("the fallback is not logged: %s", e.log)
 	}
 	if calls := e.oai.Calls(); len(calls) != 1 || calls[0].Query().Get("verb") != "GetRecord" || calls[0].Query().Get("metadataPrefix") != "arXivRaw" {
@@ -341,6 +352,15 @@ func TestHarvestResume(t *testing.T) {
 	}
 }
 
+// queries are the lookups of ids as targets (no cutoff to settle).
+func queries(ids ...string) []versions.Query {
+	var out []versions.Query
+	for _, id := range ids {
+		out = append(out, versions.Query{ID: id})
+	}
+	return out
+}
+
 // TestHarvestCovers: a harvest limited to the papers wanted stores those
 // only; a paper it did not cover (outside its dates) is asked with
 // GetRecord, one request each, and Plan counts them before any request.
@@ -379,8 +399,8 @@ func TestHarvestCovers(t *testing.T) {
 	if h.Stored != len(covered) || h.Records <= h.Stored {
 		t.Errorf("harvest %+v: stored %d, want the %d wanted papers it lists", h, h.Stored, len(covered))
 	}
-	plan, err := r.Plan(ctx, append(slices.Clone(ids[:len(ids)/2]), "bad id", ids[0]))
-	if err != nil || plan.Stored != len(covered) || len(plan.Ask) != len(uncovered) || !slices.Equal(plan.Invalid, []string{"bad id"}) {
+	plan, err := r.Plan(ctx, queries(append(slices.Clone(ids[:len(ids)/2]), "bad id", ids[0])...))
+	if err != nil || plan.Local != len(covered) || len(plan.GetRecord) != len(uncovered) || len(plan.API) != 0 || !slices.Equal(plan.Invalid, []string{"bad id"}) {
 		t.Errorf("plan %+v %v, want %d stored, %d to ask", plan, err, len(covered), len(uncovered))
 	}
 	before := e.oai.Stats().Requests
@@ -400,23 +420,201 @@ func TestHarvestCovers(t *testing.T) {
 	}
 }
 
-// TestMaxAge: a stored history older than MaxAge is asked for again.
-func TestMaxAge(t *testing.T) {
+// clock is a settable clock for a Resolver.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time         { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time)        { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+func (e *env) requests() (api, oai int) { return e.api.Stats().Requests, e.oai.Stats().Requests }
+
+// TestRefresh: a history stored as of T is exact for any cutoff on or
+// before T (a version submitted later is dated later), so it is asked
+// for again only when a cutoff after T needs it: a new target, later
+// than the one it was read for, citing the same paper. Read again, it
+// is stored as of the new reading, and a cutoff after the clock (a
+// target dated ahead of it) does not make this run ask twice.
+func TestRefresh(t *testing.T) {
 	e := newEnv(t, 50)
 	ctx := context.Background()
-	p := e.w.Target(2)
-	old := record.PaperVersions{ID: p.ArxivID, Versions: want(p)[:1], From: record.VersionsFromGetRecord, AsOf: time.Now().AddDate(-1, 0, 0)}
+	var p sim.Paper
+	for _, q := range papers(e.w) {
+		if q.Version == 2 && q.Versions[1].Sub(q.Versions[0]) > 60*24*time.Hour {
+			p = q
+			break
+		}
+	}
+	if p.Version == 0 {
+		t.Fatal("the world has no paper revised once, months later")
+	}
+	v1, v2 := p.Versions[0].Truncate(time.Second), p.Versions[1].Truncate(time.Second)
+	// Read a month after v1, before v2 existed: v1 alone.
+	readAt := v1.AddDate(0, 1, 0)
+	old := record.PaperVersions{ID: p.ArxivID, Versions: want(p)[:1], From: record.VersionsFromGetRecord, AsOf: readAt}
 	if _, err := record.PaperVersionSets.Put(ctx, e.st, p.ArxivID, &old, nil); err != nil {
 		t.Fatal(err)
 	}
-	r, _ := versions.New(versions.Config{OAI: e.repo, Store: e.st, MaxAge: 30 * 24 * time.Hour})
-	l, err := r.Versions(ctx, p.ArxivID)
-	if err != nil || !l.Asked || !slices.Equal(l.Versions.Versions, want(p)) {
-		t.Errorf("stale history: %+v %v", l, err)
+	c := &clock{t: v2.AddDate(1, 0, 0)}
+	r, err := versions.New(versions.Config{API: e.apic, OAI: e.repo, Store: e.st, Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
 	}
-	r, _ = versions.New(versions.Config{OAI: e.repo, Store: e.st})
-	if l, err := r.Versions(ctx, p.ArxivID); err != nil || l.Asked {
-		t.Errorf("without MaxAge: %+v %v", l, err)
+	pin := func(cutoff time.Time) (int, versions.Lookup) {
+		t.Helper()
+		l := r.Resolve(ctx, []versions.Query{{ID: p.ArxivID, Cutoff: cutoff}})[0]
+		if l.Err != nil {
+			t.Fatalf("cutoff %s: %v", cutoff, l.Err)
+		}
+		pn, err := knowledgecut.PinAt(l.Versions, cutoff)
+		if err != nil {
+			t.Fatalf("cutoff %s: %v", cutoff, err)
+		}
+		return pn.Version, l
+	}
+	for _, tt := range []struct {
+		name     string
+		cutoff   time.Time
+		version  int
+		asked    bool
+		api, oai int // requests so far
+	}{
+		{"a cutoff before the reading", readAt.Add(-time.Hour), 1, false, 0, 0},
+		{"at the reading exactly", readAt, 1, false, 0, 0},
+		{"a cutoff after the reading, before v2", readAt.Add(24 * time.Hour), 1, true, 1, 0},
+		{"now stored as of the clock: a later cutoff", v2.Add(time.Hour), 2, false, 1, 0},
+		{"a cutoff after the clock: read in this run already", c.Now().AddDate(0, 1, 0), 2, false, 1, 0},
+	} {
+		v, l := pin(tt.cutoff)
+		api, oai := e.requests()
+		if v != tt.version || l.Asked != tt.asked || api != tt.api || oai != tt.oai {
+			t.Errorf("%s: v%d asked %v, %d API and %d OAI-PMH requests; want v%d asked %v, %d and %d", tt.name, v, l.Asked, api, oai, tt.version, tt.asked, tt.api, tt.oai)
+		}
+	}
+	stored, _, _ := record.PaperVersionSets.Get(ctx, e.st, p.ArxivID)
+	if !slices.Equal(stored.Versions, want(p)) || stored.Partial || !stored.AsOf.Equal(c.Now()) || stored.From != record.VersionsFromArxivAPI {
+		t.Errorf("stored after the refresh: %+v, want %v as of %s from the arXiv API", stored, want(p), c.Now())
+	}
+	// A later run, its clock a year on: the cutoff after the last reading
+	// asks again.
+	later := c.Now().AddDate(0, 6, 0)
+	c.Set(later.AddDate(0, 6, 0))
+	r, _ = versions.New(versions.Config{API: e.apic, OAI: e.repo, Store: e.st, Now: c.Now})
+	if v, l := pin(later); v != 2 || !l.Asked {
+		t.Errorf("a later run, a cutoff after the last reading: v%d asked %v, want v2 asked again", v, l.Asked)
+	}
+	if api, _ := e.requests(); api != 2 {
+		t.Errorf("%d API requests, want 2", api)
+	}
+}
+
+// TestArxivAPIFirst: with nothing held, the arXiv API is asked first,
+// for many papers at once (a hundred a request): an entry settles a
+// paper with one or two versions at any cutoff, and one of three or more
+// whenever the cutoff is before its v1 or on or after its latest
+// version's date, with no OAI-PMH request; the history of v3 or later
+// read from it is stored partial (v1 and the latest). Only a cutoff
+// strictly between v1's and the latest's dates of such a paper asks
+// OAI-PMH (one GetRecord each), whose whole history is then stored.
+// Without OAI-PMH those are ErrUnsettled, keeping what the entry gave.
+func TestArxivAPIFirst(t *testing.T) {
+	ctx := context.Background()
+	var few, many []sim.Paper // one or two versions; three or more
+	for _, p := range papers(world(t)) {
+		if p.Version >= 3 {
+			many = append(many, p)
+		} else {
+			few = append(few, p)
+		}
+	}
+	if len(many) == 0 || len(few) < 20 {
+		t.Fatalf("%d papers of three versions or more, %d of fewer: the test proves nothing", len(many), len(few))
+	}
+	at := func(ps []sim.Paper, cutoff func(sim.Paper) time.Time) []versions.Query {
+		var qs []versions.Query
+		for _, p := range ps {
+			qs = append(qs, versions.Query{ID: p.ArxivID, Cutoff: cutoff(p)})
+		}
+		return qs
+	}
+	v1 := func(p sim.Paper) time.Time { return p.Versions[0].Truncate(time.Second) }
+	latest := func(p sim.Paper) time.Time { return p.Versions[len(p.Versions)-1].Truncate(time.Second) }
+	between := func(p sim.Paper) time.Time { return v1(p).Add(latest(p).Sub(v1(p)) / 2) }
+	all := append(slices.Clone(few), many...)
+
+	e := newEnv(t, 50)
+	r, _ := versions.New(versions.Config{API: e.apic, OAI: e.repo, Store: e.st})
+	for _, tt := range []struct {
+		name     string
+		qs       []versions.Query
+		api, oai int // requests this step
+	}{
+		{"every paper at a cutoff between its v1 and latest dates, one or two versions", at(few, between), (len(few) + 99) / 100, 0},
+		{"three or more, at their latest's date", at(many, latest), 1, 0},
+		{"three or more, before their v1", at(many, func(p sim.Paper) time.Time { return v1(p).Add(-time.Hour) }), 0, 0},
+		{"three or more, between: OAI-PMH", at(many, between), 0, len(many)},
+		{"everything again, held", at(all, between), 0, 0},
+	} {
+		api0, oai0 := e.requests()
+		for i, l := range r.Resolve(ctx, tt.qs) {
+			p, _ := e.w.ByArxiv(tt.qs[i].ID)
+			if l.Err != nil {
+				t.Errorf("%s: %s: %v", tt.name, p.ArxivID, l.Err)
+				continue
+			}
+			wantV := want(p)
+			if p.Version >= 3 && tt.oai == 0 && !strings.HasPrefix(tt.name, "everything") {
+				wantV = []record.PaperVersion{wantV[0], wantV[len(wantV)-1]}
+			}
+			if !slices.Equal(l.Versions.Versions, wantV) || l.Versions.Partial != (len(wantV) < p.Version) {
+				t.Errorf("%s: %s: %v partial %v, want %v", tt.name, p.ArxivID, l.Versions.Versions, l.Versions.Partial, wantV)
+			}
+			pin, err := knowledgecut.PinAt(l.Versions, tt.qs[i].Cutoff)
+			full, _ := knowledgecut.PinAt(record.PaperVersions{ID: p.ArxivID, Versions: want(p)}, tt.qs[i].Cutoff)
+			if err != nil || pin != full {
+				t.Errorf("%s: %s: pin %+v %v, want %+v", tt.name, p.ArxivID, pin, err, full)
+			}
+		}
+		api, oai := e.requests()
+		if api-api0 != tt.api || oai-oai0 != tt.oai {
+			t.Errorf("%s: %d arXiv API and %d OAI-PMH requests, want %d and %d", tt.name, api-api0, oai-oai0, tt.api, tt.oai)
+		}
+	}
+	for _, c := range e.oai.Calls() {
+		id := strings.TrimPrefix(c.Query().Get("identifier"), "oai:arXiv.org:")
+		if p, _ := e.w.ByArxiv(id); c.Query().Get("verb") != "GetRecord" || p.Version < 3 {
+			t.Errorf("OAI-PMH asked %s for %s (%d versions)", c.Query().Get("verb"), id, p.Version)
+		}
+	}
+
+	// Without OAI-PMH: unsettled, the entry's history kept.
+	e2 := newEnv(t, 50)
+	r, _ = versions.New(versions.Config{API: e2.apic, Store: e2.st})
+	for i, l := range r.Resolve(ctx, at(many, between)) {
+		p := many[i]
+		if !errors.Is(l.Err, versions.ErrUnsettled) || !errors.Is(l.Err, knowledgecut.ErrUnknownGap) || !strings.Contains(l.Err.Error(), p.ArxivID) ||
+			!l.Versions.Partial || len(l.Versions.Versions) != 2 || !l.Asked {
+			t.Errorf("%s without OAI-PMH: %+v", p.ArxivID, l)
+		}
+	}
+	if _, oai := e2.requests(); oai != 0 {
+		t.Errorf("%d OAI-PMH requests without OAI-PMH", oai)
+	}
+
+	// A target's entry stored by the citegraph feed: no request.
+	e3 := newEnv(t, 50)
+	tgt := e3.w.Target(1)
+	entry := record.ArxivEntry{ID: tgt.ArxivID, Version: tgt.Version, Published: tgt.Published.Truncate(time.Second), Updated: tgt.Updated.Truncate(time.Second)}
+	if _, err := record.ArxivMetas.Put(ctx, e3.st, tgt.ArxivID, &record.ArxivMeta{Found: true, CheckedAt: time.Now().UTC().Format(time.RFC3339), Entry: &entry}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = versions.New(versions.Config{API: e3.apic, OAI: e3.repo, Store: e3.st})
+	if l, err := r.Versions(ctx, tgt.ArxivID); err != nil || l.Asked || l.Versions.From != record.VersionsFromArxivAPI || l.Versions.Versions[0] != want(tgt)[0] {
+		t.Errorf("a target's stored entry: %+v %v", l, err)
+	}
+	if api, oai := e3.requests(); api+oai != 0 {
+		t.Errorf("%d requests for a target whose entry is stored", api+oai)
 	}
 }
 
@@ -482,5 +680,44 @@ func TestConcurrentLookups(t *testing.T) {
 	}
 	if n := e.oai.Stats().Requests; n != 1 {
 		t.Errorf("%d requests for one paper looked up 8 times at once, want 1", n)
+	}
+}
+
+// TestArxivAPIDown: once the arXiv API fails past its retries, the
+// papers it was asked for are asked of OAI-PMH instead (the next source),
+// and the rest of the run does not ask the API again; without OAI-PMH
+// they fail (a request that failed: the next run asks again), each
+// later lookup at once.
+func TestArxivAPIDown(t *testing.T) {
+	ctx := context.Background()
+	for _, withOAI := range []bool{true, false} {
+		e := newEnv(t, 50)
+		e.api.SetFaults(sim.Faults{P5xx: 1})
+		cfg := versions.Config{API: e.apic, Store: e.st}
+		if withOAI {
+			cfg.OAI = e.repo
+		}
+		r, _ := versions.New(cfg)
+		ps := papers(e.w)
+		for round, batch := range [][]sim.Paper{ps[:3], ps[3:5]} {
+			var qs []versions.Query
+			for _, p := range batch {
+				qs = append(qs, versions.Query{ID: p.ArxivID, Cutoff: p.Versions[0].Add(time.Hour)})
+			}
+			for i, l := range r.Resolve(ctx, qs) {
+				p := batch[i]
+				switch {
+				case withOAI && (l.Err != nil || !slices.Equal(l.Versions.Versions, want(p)) || l.Versions.From != record.VersionsFromGetRecord):
+					t.Errorf("round %d, API down, OAI-PMH up: %s: %+v", round, p.ArxivID, l)
+				case !withOAI && (l.Err == nil || !strings.Contains(l.Err.Error(), "arXiv API")):
+					t.Errorf("round %d, API down, no OAI-PMH: %s: %v, want the API's failure", round, p.ArxivID, l.Err)
+				}
+			}
+		}
+		api, oai := e.requests()
+		if wantOAI := map[bool]int{true: 5, false: 0}[withOAI]; api != 3 || oai != wantOAI {
+			// One lookup, tried three times (RetryMax 2); then not again.
+			t.Errorf("OAI-PMH %v: %d API and %d OAI-PMH requests, want 3 (one lookup and its retries) and %d", withOAI, api, oai, wantOAI)
+		}
 	}
 }

@@ -258,6 +258,9 @@ func (s *Snapshot) Versions(id string) (record.PaperVersions, error) {
 			Date:    time.Unix(int64(binary.LittleEndian.Uint64(b[4:])), 0).UTC(),
 		})
 	}
+	// A line that skips a version number knows that version's date no
+	// more than an arXiv API entry does.
+	v.Partial = len(v.Missing()) > 0
 	if err := v.Check(); err != nil {
 		return record.PaperVersions{}, fmt.Errorf("%s: %w", where, err)
 	}

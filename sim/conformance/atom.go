@@ -254,3 +254,47 @@ func (s *Suite) TestAtomErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAtomVersions holds the arXiv API's entries to the histories
+// OAI-PMH gives in arXivRaw, as arXiv's own agree: an entry's id carries
+// the latest version, published is v1's date and updated the latest
+// version's (curate reads a paper's history from its entry first, and
+// from arXivRaw only what the entry cannot settle).
+func (s *Suite) TestAtomVersions(t *testing.T) {
+	api, oai := s.url(t, sim.ArxivAPI), s.url(t, sim.OAIPMH)
+	raw := map[string][]time.Time{}
+	var ids []string
+	for _, r := range s.harvest(t, oai, url.Values{"verb": {"ListRecords"}, "metadataPrefix": {"arXivRaw"}}) {
+		if !r.Deleted && len(r.VersionDates) > 0 {
+			raw[r.ID] = r.VersionDates
+			ids = append(ids, r.ID)
+		}
+	}
+	need(t, "arXivRaw records", ids)
+	several := 0
+	for chunk := range slices.Chunk(ids, 100) {
+		f, err := s.query(t, api, url.Values{"id_list": {strings.Join(chunk, ",")}, "max_results": {strconv.Itoa(len(chunk))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]FeedEntry{}
+		for _, e := range f.Entries {
+			got[e.ID] = e
+		}
+		for _, id := range chunk {
+			e, ok := got[id]
+			vs := raw[id]
+			switch {
+			case !ok:
+				t.Errorf("%s: in arXivRaw, no arXiv API entry", id)
+			case e.Version != len(vs) || !e.Published.Equal(vs[0]) || !e.Updated.Equal(vs[len(vs)-1]):
+				t.Errorf("%s: entry v%d published %s updated %s; arXivRaw lists %d versions, v1 %s, the last %s", id, e.Version, e.Published, e.Updated, len(vs), vs[0], vs[len(vs)-1])
+			case len(vs) > 1:
+				several++
+			}
+		}
+	}
+	if several == 0 {
+		t.Log("no paper with several versions: only v1 dates compared")
+	}
+}

@@ -72,13 +72,10 @@ func (c *demoCmd) configure(srv *sim.Servers) {
 		NearlyAll: classify.DefaultNearlyAll, UniformLabels: classify.DefaultUniformLabels, RepeatedRationale: classify.DefaultRepeatedRationale,
 		Unsupported: classify.DefaultUnsupported}
 	f.minGrounding = summarize.DefaultMinGrounding
-	// The papers' version histories come from the demo's OAI-PMH
-	// repository (its one page harvested whole), unless an
-	// --arxiv-metadata file is given.
-	f.know.base, f.know.oai = srv.URL(sim.OAIPMH)+sim.OAIPath, f.know.mode != "off"
-	if f.know.harvests == nil && f.know.oai {
-		f.know.harvests = []string{"all"}
-	}
+	// The papers' version histories come as in a run of the user's own:
+	// the demo's arXiv API, and its OAI-PMH repository for what an entry
+	// cannot settle (unless --oai-versions=false or --knowledge-cut off).
+	f.know.base = srv.URL(sim.OAIPMH) + sim.OAIPath
 	if f.llm.base == "" {
 		f.llm.backend = "heuristic"
 	}

@@ -18,12 +18,13 @@ import (
 )
 
 // DemoWorld serves the demo corpus on local servers that count requests,
-// and returns the environment that points curate at them.
+// and returns the environment that points curate at them (its OAI-PMH
+// repository too, which the knowledge cut asks by default).
 func DemoWorld(t testing.TB, dir string) (map[string]string, *atomic.Int64) {
 	t.Helper()
 	var n atomic.Int64
 	env := map[string]string{"CURATE_STORE": dir + "/store", "SOURCE_DATE_EPOCH": Epoch}
-	for name, key := range map[string]string{sim.Arxiv: "CURATE_ARXIV_BASE", sim.Ar5iv: "CURATE_AR5IV_BASE", sim.S2: "CURATE_S2_BASE", sim.ArxivAPI: "CURATE_ARXIV_API_BASE"} {
+	for name, key := range map[string]string{sim.Arxiv: "CURATE_ARXIV_BASE", sim.Ar5iv: "CURATE_AR5IV_BASE", sim.S2: "CURATE_S2_BASE", sim.ArxivAPI: "CURATE_ARXIV_API_BASE", sim.OAIPMH: "CURATE_OAI_BASE"} {
 		h, err := demo.ServiceHandler(name)
 		if err != nil {
 			t.Fatal(err)
@@ -34,6 +35,9 @@ func DemoWorld(t testing.TB, dir string) (map[string]string, *atomic.Int64) {
 		}))
 		t.Cleanup(srv.Close)
 		env[key] = srv.URL
+		if name == sim.OAIPMH {
+			env[key] = srv.URL + sim.OAIPath
+		}
 	}
 	return env, &n
 }

@@ -174,6 +174,16 @@ func TestE2ECrawl(t *testing.T) {
 			t.Errorf("%s: stored %v, doc %+v", id, ok, doc)
 		}
 	}
+	// The knowledge cut (on by default) reads a target at v1: an archive
+	// page whose name gives no version is read for it too, and found to
+	// be of a later version when it is (the version served now is then
+	// read from it). Such a target's page is read twice in a run.
+	reread := 0
+	for id := range dirHeld {
+		if doc, ok, _ := record.Documents.Lookup(context.Background(), st, id); ok && record.DocVersion(doc) > 1 {
+			reread++
+		}
+	}
 	var rec app.RunRecord
 	v, err := st.Value(context.Background(), app.RunSummaryKey)
 	if err == nil {
@@ -186,8 +196,8 @@ func TestE2ECrawl(t *testing.T) {
 	if servedZip == 0 {
 		t.Error("no source was served by the zip")
 	}
-	if rec.Archives == nil || rec.Archives.Served != int64(len(dirHeld)+servedZip) {
-		t.Errorf("run summary's archives %+v, want %d pages served", rec.Archives, len(dirHeld)+servedZip)
+	if rec.Archives == nil || rec.Archives.Served != int64(len(dirHeld)+servedZip+reread) {
+		t.Errorf("run summary's archives %+v, want %d pages served (%d targets' read at v1 first)", rec.Archives, len(dirHeld)+servedZip+reread, reread)
 	}
 	arxivHost := strings.TrimPrefix(s.URL(sim.Arxiv), "http://")
 	for _, p := range rec.Crawl {

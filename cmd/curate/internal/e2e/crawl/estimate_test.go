@@ -92,8 +92,12 @@ func TestE2EEstimate(t *testing.T) {
 			t.Errorf("arxiv paced at %vs from %q, want the stored Crawl-delay of 20ms and its margin", se.Interval.Seconds, se.Source)
 		}
 	}
-	if got[sim.ArxivAPI] != actual[sim.ArxivAPI].Requests {
-		t.Errorf("arXiv API: estimated %d requests, made %d", got[sim.ArxivAPI], actual[sim.ArxivAPI].Requests)
+	// The arXiv API: the citegraph feed's lookups exactly, and the
+	// versions stage's, one per target not classified yet, at most (the
+	// knowledge cut is on by default; a target whose sources' histories
+	// are all held asks none).
+	if a, unclassified := actual[sim.ArxivAPI].Requests, len(ids)-12; got[sim.ArxivAPI] < a || got[sim.ArxivAPI] > a+unclassified {
+		t.Errorf("arXiv API: estimated %d requests, made %d (at most %d more for the %d targets not classified yet)", got[sim.ArxivAPI], a, unclassified, unclassified)
 	}
 	// S2: the targets' records, one references request each, the fill
 	// batches (how many depends on when targets wait for theirs).

@@ -58,7 +58,7 @@ func runOffline(t *testing.T, n *offlineNet, args ...string) (int, string, strin
 func offlineArgs(t *testing.T, dir string, extra ...string) []string {
 	args := []string{"run", "--store", dir + "/store", "--out", dir + "/out", "--targets", clitest.WriteTargets(t, []string{"2401.00001", "2401.00002", "2401.00003"}),
 		"--arxiv-base", "http://arxiv.invalid", "--ar5iv-base", "http://ar5iv.invalid", "--s2-base", "http://s2.invalid",
-		"--arxiv-api-base", "http://export.invalid", "--arxiv-interval", "1ms", "--s2-interval", "1ms"}
+		"--arxiv-api-base", "http://export.invalid", "--oai-base", "http://oaipmh.invalid/oai", "--arxiv-interval", "1ms", "--s2-interval", "1ms"}
 	return append(args, extra...)
 }
 

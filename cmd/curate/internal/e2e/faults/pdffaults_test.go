@@ -100,8 +100,13 @@ func TestE2EPDFFaults(t *testing.T) {
 
 	env := map[string]string{"SOURCE_DATE_EPOCH": clitest.Epoch}
 	dir := t.TempDir()
+	// The knowledge cut is off: with it (the default) a target whose v1
+	// has no HTML is read from its v1's PDF once GROBID answers, so the
+	// second run, GROBID's failure passed, reads it at v1 and fetches
+	// and cards its v2 page apart for a later target citing it: right,
+	// but not this test's subject, which is what PDF faults ask again.
 	args := clitest.RunArgs(t, s, dir+"/store", dir+"/dataset", "--arxiv-interval", "1ms", "--s2-interval", "1ms",
-		"--llm-concurrency", "8", "--log", "warn", "--pdf-interval", "1ms", "--grobid-capacity", "3", "--retries", "3")
+		"--llm-concurrency", "8", "--log", "warn", "--pdf-interval", "1ms", "--grobid-capacity", "3", "--retries", "3", "--knowledge-cut", "off")
 	args = append(args, s.GrobidFlags()...)
 	ids := w.TargetIDs()
 	run := func(name string) string {

@@ -35,7 +35,7 @@ func TestRunMisbehavingLLM(t *testing.T) {
 	env := map[string]string{"LLM_API_KEY": key}
 	code, out, stderr := clitest.Run(t, env, "run", "--store", dir, "--targets", clitest.WriteTargets(t, demo.TargetIDs()),
 		"--arxiv-base", srv.URL(sim.Arxiv), "--ar5iv-base", srv.URL(sim.Ar5iv), "--arxiv-interval", "1ms",
-		"--s2-base", srv.URL(sim.S2), "--arxiv-api-base", srv.URL(sim.ArxivAPI), "--s2-interval", "1ms",
+		"--s2-base", srv.URL(sim.S2), "--arxiv-api-base", srv.URL(sim.ArxivAPI), "--oai-base", srv.OAIBase(), "--s2-interval", "1ms",
 		"--llm-base", llm.BaseURL(), "--llm-model", "fake-1", "--price", "fake-1=1/2", "--log", "debug")
 	if code != 1 {
 		t.Errorf("exit %d, want 1 (targets failed)", code)

@@ -260,8 +260,9 @@ func TestE2EKnowledgeCut(t *testing.T) {
 	snap := filepath.Join(work, "arxiv-metadata.json")
 	writeSnapshot(t, w, snap, "")
 	snapReq, _, _ := run("snapshot", "--arxiv-metadata", snap)
-	if snapReq["oai-pmh"] != 0 {
-		t.Errorf("with a snapshot: %d OAI-PMH requests", snapReq["oai-pmh"])
+	t.Logf("requests with a snapshot %v", snapReq)
+	if snapReq["oai-pmh"] != 0 || snapReq[sim.ArxivAPI] != off[sim.ArxivAPI] {
+		t.Errorf("with a snapshot: %d OAI-PMH requests, %d of the arXiv API (%d without the cut); want none for versions", snapReq["oai-pmh"], snapReq[sim.ArxivAPI], off[sim.ArxivAPI])
 	}
 	for id, in := range knowledgeRows(t, filepath.Join(work, "snapshot", "ds")) {
 		want := rows["flag"][id]
@@ -357,11 +358,14 @@ func plantAfterCutoff(t *testing.T, dir string) {
 }
 
 // TestKnowledgeCutBadInputs: a --arxiv-metadata file that is no
-// snapshot, a mode that is none, strict without version histories, and
-// a harvest without OAI-PMH are usage errors (exit 2) naming what is
-// wrong, before any request; a paper missing from the snapshot is asked
-// of OAI-PMH, and the log says so; a target whose snapshot history lacks
-// v1 fails, named with the file's line.
+// snapshot, a mode that is none, a request of OAI-PMH that
+// --knowledge-cut off or --oai-versions=false rules out and an OAI-PMH
+// base that is no URL are usage errors (exit 2) naming what is wrong,
+// before any request; a paper missing from the snapshot is taken from
+// the next source (a target's arXiv API entry, which the citegraph feed
+// stored: no OAI-PMH request), and the log says so; a target whose
+// snapshot line lacks v1 is warned of, naming the file's line, and read
+// from the next source too.
 func TestKnowledgeCutBadInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end runs")
@@ -383,9 +387,10 @@ func TestKnowledgeCutBadInputs(t *testing.T) {
 		{[]string{"--arxiv-metadata", zip}, "zip archive"},
 		{[]string{"--arxiv-metadata", filepath.Join(work, "absent.json")}, "no such file"},
 		{[]string{"--knowledge-cut", "later"}, `--knowledge-cut "later": want strict, flag or off`},
-		{[]string{"--knowledge-cut", "strict"}, "--knowledge-cut strict keeps only sources shown to be of their target's time"},
-		{[]string{"--oai-harvest", "cs"}, "--oai-harvest is a way of --oai-versions"},
+		{[]string{"--oai-harvest", "cs", "--oai-versions=false"}, "--oai-harvest asks OAI-PMH, which --oai-versions=false rules out"},
+		{[]string{"--oai-harvest", "cs", "--knowledge-cut", "off"}, "--oai-harvest harvests version histories for the knowledge cut, which --knowledge-cut off turns off"},
 		{[]string{"--oai-versions", "--knowledge-cut", "off"}, "--knowledge-cut off turns off"},
+		{[]string{"--oai-base", "oaipmh.arxiv.org/oai"}, `--oai-base "oaipmh.arxiv.org/oai": want an http or https URL`},
 	} {
 		s.Reset()
 		code, _, stderr := clitest.Run(t, nil, base(tc.args...)...)
@@ -394,39 +399,40 @@ func TestKnowledgeCutBadInputs(t *testing.T) {
 		}
 	}
 
-	// A snapshot that lacks a paper: asked of OAI-PMH, and said.
+	// A snapshot that lacks a paper: the next source, and said.
 	w := s.World
 	missing := w.Target(2).ArxivID
 	snap := filepath.Join(work, "snapshot.json")
 	writeSnapshot(t, w, snap, missing)
 	s.Reset()
-	code, stdout, stderr := clitest.Run(t, nil, base("--arxiv-metadata", snap, "--oai-versions", "--oai-base", s.URL(sim.OAIPMH)+sim.OAIPath, "--log", "info")...)
+	code, stdout, stderr := clitest.Run(t, nil, base("--arxiv-metadata", snap, "--log", "info")...)
 	if code != 0 {
 		t.Fatalf("snapshot lacking %s: exit %d\n%s\n%s", missing, code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "not in the arXiv metadata snapshot; asking OAI-PMH") || !strings.Contains(stderr, missing) {
+	if !strings.Contains(stderr, "not in the arXiv metadata snapshot; looking in the store, then asking arXiv") || !strings.Contains(stderr, missing) {
 		t.Errorf("the fallback is not said:\n%s", stderr)
 	}
-	var getRecords []string
-	for _, c := range s.Service(sim.OAIPMH).Calls() {
-		if c.Query().Get("verb") == "GetRecord" {
-			getRecords = append(getRecords, c.Query().Get("identifier"))
-		}
+	if n := s.Service(sim.OAIPMH).Stats().Requests; n != 0 {
+		t.Errorf("%d OAI-PMH requests: the target's stored arXiv API entry gives its v1", n)
 	}
-	if !slices.Equal(getRecords, []string{"oai:arXiv.org:" + missing}) {
-		t.Errorf("GetRecord asked for %v, want %s alone", getRecords, missing)
+	in, _ := clitest.Dataset(t, filepath.Join(work, "ds"))
+	if !in[missing] {
+		t.Errorf("%s, missing from the snapshot, is not in the dataset", missing)
 	}
 
-	// A target whose history lacks v1, with nothing else to ask: it
-	// fails, named with the file's line.
+	// A target whose snapshot line lacks v1: warned of, named with the
+	// file's line, and read from the next source.
 	noV1 := filepath.Join(work, "nov1.json")
 	writeSnapshot(t, w, noV1, missing)
 	f, _ := os.OpenFile(noV1, os.O_APPEND|os.O_WRONLY, 0)
 	fmt.Fprintf(f, `{"id":%q,"versions":[{"version":"v2","created":"Mon, 1 Jan 2024 10:00:00 GMT"}]}`+"\n", missing)
 	f.Close()
-	code, stdout, _ = clitest.Run(t, nil, append(base("--arxiv-metadata", noV1), "--store", filepath.Join(work, "store2"), "--out", filepath.Join(work, "ds2"))...)
-	if code != 1 || !strings.Contains(clitest.Failures(stdout)[missing][0], "the version list has no v1") || !strings.Contains(stdout, noV1+" line") {
-		t.Errorf("a target without v1: exit %d\n%s", code, stdout)
+	code, stdout, stderr = clitest.Run(t, nil, append(base("--arxiv-metadata", noV1, "--log", "warn"), "--store", filepath.Join(work, "store2"), "--out", filepath.Join(work, "ds2"))...)
+	if code != 0 || !strings.Contains(stderr, "the version list has no v1") || !strings.Contains(stderr, noV1+" line") || !strings.Contains(stderr, missing) {
+		t.Errorf("a target without v1 in the snapshot: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if rows := knowledgeRows(t, filepath.Join(work, "ds2")); rows[missing].KnowledgeCutoff != w.Target(2).Published.Format(time.DateOnly) {
+		t.Errorf("%s: knowledge_cutoff %q, want its v1 date from the arXiv API", missing, rows[missing].KnowledgeCutoff)
 	}
 }
 
