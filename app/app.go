@@ -363,10 +363,10 @@ func (a *App) build() error {
 		{Name: fetch.ServiceArxiv, BaseURL: cfg.Net.ArxivBase, Interval: cfg.Net.ArxivInterval, MaxInFlight: 1},
 		{Name: fetch.ServiceAr5iv, BaseURL: cfg.Net.Ar5ivBase, Interval: cfg.Net.ArxivInterval, MaxInFlight: 1},
 		s2.ServiceConfig(cfg.S2.Base, cfg.S2.Key, cfg.S2.Interval),
-		arxivapi.ServiceConfig(cfg.S2.ArxivAPIBase, cfg.Net.ArxivInterval),
+		literalInterval(arxivapi.ServiceConfig(cfg.S2.ArxivAPIBase, cfg.Net.ArxivInterval), cfg.Net.ArxivInterval),
 	}
 	if cfg.OAIBase != "" {
-		services = append(services, oaipmh.ServiceConfig(cfg.OAIBase, cfg.Net.ArxivInterval))
+		services = append(services, literalInterval(oaipmh.ServiceConfig(cfg.OAIBase, cfg.Net.ArxivInterval), cfg.Net.ArxivInterval))
 	}
 	if !cfg.LLM.Heuristic {
 		services = append(services, lcfg.ServiceConfig())
@@ -490,6 +490,14 @@ func (a *App) Close() error {
 		a.unlock = nil
 	}
 	return a.Store.Close()
+}
+
+// literalInterval gives sc the interval as configured: the arXiv API's
+// and OAI-PMH's ServiceConfig read 0 as their 3s default, where
+// --arxiv-interval 0 means none for every arXiv service.
+func literalInterval(sc httpx.ServiceConfig, d time.Duration) httpx.ServiceConfig {
+	sc.Interval = d
+	return sc
 }
 
 // Services lists the remote services a run may call, in a fixed order.
