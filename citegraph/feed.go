@@ -613,8 +613,16 @@ func (s *Runner) lookupArxiv(ctx context.Context, keys []string, refresh bool) e
 	}
 	var want []string
 	for _, k := range keys {
-		if !refresh && record.ArxivMetas.Has(ctx, s.Store, k) {
-			continue
+		if !refresh {
+			// Only an absent entry (a lost one included, healed) is asked
+			// for: another read error is the lookup's, not a reason to ask.
+			_, ok, err := record.ArxivMetas.Lookup(ctx, s.Store, k)
+			if err != nil {
+				return fmt.Errorf("look up the arXiv entry of %s: read the stored one: %w", k, err)
+			}
+			if ok {
+				continue
+			}
 		}
 		want = append(want, k)
 	}

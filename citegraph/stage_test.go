@@ -1080,3 +1080,26 @@ func TestStageWithoutS2(t *testing.T) {
 		t.Errorf("%d Semantic Scholar requests without a client", n)
 	}
 }
+
+// A stored entry that cannot be read for another reason than its absence
+// (here a closed store; in a run, a read the ledger refuses) is an error
+// of the lookup, not a missing entry: nothing is asked, and the failure
+// names the paper. Has read every error as absence, so a read error meant
+// a silent request and a record rewritten without a word.
+func TestLookupArxivReadError(t *testing.T) {
+	t.Parallel()
+	e := newStageEnv(t)
+	const key = "2507.11127"
+	e.addEntry(key, 1, "2025-07-15T09:12:00Z", "2025-07-15T09:12:00Z", "cs.AI")
+	r := e.runner(testKey, false)
+	if err := e.store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := r.LookupArxiv(e.ctx, []string{key})
+	if err == nil || !strings.Contains(err.Error(), key) {
+		t.Errorf("LookupArxiv on an unreadable store: %v, want an error naming %s", err, key)
+	}
+	if q := e.apiQueries(); len(q) != 0 {
+		t.Errorf("asked the arXiv API %q", q)
+	}
+}
