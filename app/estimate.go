@@ -787,7 +787,14 @@ func newSourceModel(ctx context.Context, st *store.Store, keys []string, run map
 			m.draws++
 			if !distinct[id] {
 				distinct[id] = true
-				if record.Documents.Has(ctx, st, id) || record.NoHTMLs.Has(ctx, st, id) {
+				stored, err := record.Documents.Has(ctx, st, id)
+				if err == nil && !stored {
+					stored, err = record.NoHTMLs.Has(ctx, st, id)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("estimate the source pages: %w", err)
+				}
+				if stored {
 					m.stored++
 				} else {
 					m.known[id] = true

@@ -306,7 +306,14 @@ func (f *feed) step(i int) {
 		fail(err)
 		return
 	}
-	if refs.List == nil || !f.refresh && record.S2Batches.Has(ctx, f.r.Store, key) {
+	filled := false
+	if refs.List != nil && !f.refresh {
+		if filled, err = record.S2Batches.Has(ctx, f.r.Store, key); err != nil {
+			fail(fmt.Errorf("read the stored S2 batch answer of %s: %w", key, err))
+			return
+		}
+	}
+	if refs.List == nil || filled {
 		// Nothing to fill (no list), or filled already.
 		f.mu.Lock()
 		f.steps++

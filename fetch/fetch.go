@@ -91,8 +91,11 @@ func (f *Fetcher) KnownMissing(ctx context.Context, key string) bool {
 	if err != nil {
 		return false
 	}
-	if _, ok := f.knownMissing(ctx, id); !ok || record.Documents.Has(ctx, f.Store, record.Key(id)) {
+	if _, ok := f.knownMissing(ctx, id); !ok {
 		return false
+	}
+	if has, err := record.Documents.Has(ctx, f.Store, record.Key(id)); has || err != nil {
+		return false // a fetch says why the record cannot be read
 	}
 	if f.Archive != nil {
 		if _, err := f.Archive.Lookup(id.String()); err == nil {

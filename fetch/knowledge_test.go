@@ -3,6 +3,7 @@ package fetch_test
 import (
 	"context"
 	"fmt"
+	"github.com/groundwork/curate/internal/testutil"
 	"slices"
 	"testing"
 
@@ -151,10 +152,10 @@ func TestSourcesPinned(t *testing.T) {
 	if doc, ok, _ := record.Documents.Lookup(ctx, st, item); !ok || record.DocVersion(doc) != 1 {
 		t.Errorf("pinned page under %s: %v", item, ok)
 	}
-	if record.Documents.Has(ctx, st, revised.ArxivID) || record.Documents.Has(ctx, st, late.ArxivID) {
+	if testutil.Has(t)(record.Documents.Has(ctx, st, revised.ArxivID)) || testutil.Has(t)(record.Documents.Has(ctx, st, late.ArxivID)) {
 		t.Error("the version served now of the pinned source, or the late source, was fetched")
 	}
-	if !record.Documents.Has(ctx, st, noPinned.ArxivID) {
+	if !testutil.Has(t)(record.Documents.Has(ctx, st, noPinned.ArxivID)) {
 		t.Error("no fallback for the source whose pinned version has no HTML")
 	}
 	ax.Reset()

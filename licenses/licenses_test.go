@@ -232,7 +232,7 @@ func TestLookupFailures(t *testing.T) {
 	if err != nil || sum.Recorded != 2 || sum.Failed != 1 || len(sum.Failures) != 1 || sum.Failures[0].ID != "2603.00002" {
 		t.Fatalf("lookup with a failure: %+v, %v", sum, err)
 	}
-	if record.PaperLicenses.Has(ctx, st, "2603.00002") {
+	if has, err := record.PaperLicenses.Has(ctx, st, "2603.00002"); has || err != nil {
 		t.Error("a failed paper has a licence record")
 	}
 	if p, _ := l.Pending(ctx, ids, licenses.Options{}); len(p) != 1 || p[0] != "2603.00002" {

@@ -361,8 +361,12 @@ func (s *Stage) source(ctx context.Context, src Source, rec *record.ScholarPaper
 	}
 	// A Document whose blob is lost (the store reads it as absent) is
 	// made again from the TEI or the PDF, or asked for again.
-	if has[record.PDFDocuments.Name()] && !record.PDFDocuments.Has(ctx, s.Store, item) {
-		has[record.PDFDocuments.Name()] = false
+	if has[record.PDFDocuments.Name()] {
+		ok, err := record.PDFDocuments.Has(ctx, s.Store, item)
+		if err != nil {
+			return res, err
+		}
+		has[record.PDFDocuments.Name()] = ok
 	}
 	_, arxivErr := arxiv.Parse(strings.TrimSpace(src.ArxivID))
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/groundwork/curate/internal/testutil"
 	"log/slog"
 	"net"
 	"net/http"
@@ -312,10 +313,10 @@ func TestArxivSources(t *testing.T) {
 	if got := outcomes(res); got["bib.html"] != want["bib.html"] || got["bib.nohtml"] != want["bib.nohtml"] || got["bib.unfetched"] != want["bib.unfetched"] {
 		t.Errorf("outcomes %v, want %v", got, want)
 	}
-	if !record.PDFDocuments.Has(ctx, e.st, "2301.50002") {
+	if !testutil.Has(t)(record.PDFDocuments.Has(ctx, e.st, "2301.50002")) {
 		t.Error("the arXiv paper without HTML has no PDF document under its arXiv item")
 	}
-	if record.Documents.Has(ctx, e.st, "2301.50002") {
+	if testutil.Has(t)(record.Documents.Has(ctx, e.st, "2301.50002")) {
 		t.Error("the PDF document was stored as the paper's HTML document")
 	}
 }

@@ -3,6 +3,7 @@ package pdfs
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -113,7 +114,14 @@ func (r *Row) Do(ctx context.Context, key string) (string, error) {
 				// Read apart when the sources stage looked for the
 				// version's page apart (and found none, or found it).
 				item := record.VersionItem(record.Key(id), v)
-				if record.NoHTMLs.Has(ctx, r.Store, item) || record.Documents.Has(ctx, r.Store, item) {
+				looked, err := record.NoHTMLs.Has(ctx, r.Store, item)
+				if err == nil && !looked {
+					looked, err = record.Documents.Has(ctx, r.Store, item)
+				}
+				if err != nil {
+					return "", fmt.Errorf("pdfs of %s: source %s at v%d: %w", key, ref.Key, v, err)
+				}
+				if looked {
 					src.Version = v
 				}
 			}

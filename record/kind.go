@@ -51,10 +51,14 @@ func (k Kind[T]) Get(ctx context.Context, st Getter, item string) (*T, store.Rec
 	return v, rec, nil
 }
 
-// Has reports whether item has a readable record of this kind.
-func (k Kind[T]) Has(ctx context.Context, st Getter, item string) bool {
-	_, _, err := k.Get(ctx, st, item)
-	return err == nil
+// Has reports whether item has a readable record of this kind: false for
+// one that is absent (a lost one included, on a healed store), an error
+// for a record that cannot be read otherwise — which callers must not
+// take for absence, since absence sends a request or makes the record
+// again.
+func (k Kind[T]) Has(ctx context.Context, st Getter, item string) (bool, error) {
+	_, ok, err := k.Lookup(ctx, st, item)
+	return ok, err
 }
 
 // Lookup is Get that reports a missing record as ok false rather than an

@@ -271,7 +271,13 @@ func (s *Stage) source(ctx context.Context, src SourceRef, model, version string
 		// sources or pdfs stage made it), else the version served now.
 		items := knowledgecut.ReadItems(s.Mode, arxivID, pin)
 		for _, it := range items[:len(items)-1] {
-			if record.Documents.Has(ctx, s.Store, it) || record.PDFDocuments.Has(ctx, s.Store, it) {
+			ok, err := hasText(ctx, s.Store, it)
+			if err != nil {
+				// Not the served version's text in its place: the card
+				// would carry what the cut keeps out.
+				return record.CardResult{Key: src.Key, Paper: it, Failure: fmt.Sprintf("read the pinned version's text: %v", err)}
+			}
+			if ok {
 				item, arxivID = it, it
 				break
 			}
@@ -280,6 +286,15 @@ func (s *Stage) source(ctx context.Context, src SourceRef, model, version string
 	return s.card(ctx, src.Key, item, record.CardSource, model, version, func() (Input, error) {
 		return s.sourceInput(ctx, src, item, arxivID)
 	})
+}
+
+// hasText reports whether item has its text stored, as a Document or a
+// PDFDocument.
+func hasText(ctx context.Context, st record.Getter, item string) (bool, error) {
+	if ok, err := record.Documents.Has(ctx, st, item); ok || err != nil {
+		return ok, err
+	}
+	return record.PDFDocuments.Has(ctx, st, item)
 }
 
 // docVersion is the version of the Document stored under item, from its

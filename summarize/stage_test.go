@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"context"
+	"github.com/groundwork/curate/internal/testutil"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +53,7 @@ func (w *world) fetchSources(t *testing.T, refs ...SourceRef) {
 			continue
 		}
 		key := record.Key(id)
-		if record.Documents.Has(t.Context(), w.st, key) {
+		if testutil.Has(t)(record.Documents.Has(t.Context(), w.st, key)) {
 			continue
 		}
 		if d, ok := w.pages[key]; ok {

@@ -168,3 +168,15 @@ func WriteZip(tb testing.TB, path string, files map[string][]byte) {
 		tb.Fatal(err)
 	}
 }
+
+// Has reads the answer of a record.Kind's Has, failing tb on a read
+// error: testutil.Has(t)(record.Documents.Has(ctx, st, item)).
+func Has(tb testing.TB) func(ok bool, err error) bool {
+	return func(ok bool, err error) bool {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return ok
+	}
+}
