@@ -128,6 +128,9 @@ type Resolver struct {
 	// instead.
 	apiMu  sync.Mutex
 	apiErr error
+	// api is cfg.API with concurrent lookups sharing requests (nil
+	// without cfg.API).
+	api *batcher
 }
 
 // New returns a Resolver over cfg; the store is required.
@@ -142,7 +145,11 @@ func New(cfg Config) (*Resolver, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Resolver{cfg: cfg, log: log, started: cfg.Now().UTC()}, nil
+	r := &Resolver{cfg: cfg, log: log, started: cfg.Now().UTC()}
+	if cfg.API != nil {
+		r.api = newBatcher(cfg.API)
+	}
+	return r, nil
 }
 
 // Query is one paper to look up, and the knowledge cutoff its history
@@ -343,7 +350,7 @@ func (r *Resolver) fromAPI(ctx context.Context, open []*paper) {
 	var entries map[string]record.ArxivEntry
 	err := down
 	if down == nil {
-		entries, err = r.cfg.API.Lookup(ctx, ids)
+		entries, err = r.api.Lookup(ctx, ids)
 		if err != nil && ctx.Err() == nil {
 			r.apiMu.Lock()
 			if r.apiErr == nil {
