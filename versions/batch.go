@@ -2,6 +2,7 @@ package versions
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/groundwork/curate/client/arxivapi"
@@ -11,146 +12,164 @@ import (
 
 // batcher is an API whose concurrent lookups share requests: while one
 // request is out (or waits for its turn at the service's pace, 3s on
-// arXiv), the lookups that arrive queue, and the next request asks for
-// all of them, up to arxivapi.MaxLookup papers. A run's targets each ask
-// for a few dozen papers; asked one target a request, a 9,000-target run
-// sends some 6,000 requests, an hour and a half of arXiv's pace per
-// thousand. No lookup waits for others to arrive: the first goes alone
-// at once, and only what queues behind a request joins the next.
+// arXiv), the papers asked for queue, and the next request asks for all
+// of them, up to arxivapi.MaxLookup; a paper queued or out already is
+// not asked again, its lookups wait for that answer. A run's targets
+// each ask for a few dozen papers, many shared: asked one target a
+// request, a 9,000-target store taking the knowledge cut sends some
+// 6,000 requests, five hours at arXiv's pace. No lookup waits for others
+// to arrive: the first goes alone at once, and only what queues behind a
+// request joins the next.
 type batcher struct {
 	api API
 	max int
 
 	mu      sync.Mutex
-	queue   []*batchCall
+	queue   []string           // papers waiting for a request, in arrival order
+	flights map[string]*flight // every paper queued or out
 	sending bool
 }
 
-// batchCall is one Lookup waiting for its answer.
-type batchCall struct {
-	ctx     context.Context
-	ids     []string // canonical, distinct
-	done    chan struct{}
-	entries map[string]record.ArxivEntry
-	err     error
+// flight is one paper's place in a request, and its answer.
+type flight struct {
+	done  chan struct{}
+	ctxs  []context.Context // of the lookups waiting for it
+	entry record.ArxivEntry
+	ok    bool
+	err   error
 }
 
 func newBatcher(api API) *batcher {
-	return &batcher{api: api, max: arxivapi.MaxLookup}
+	return &batcher{api: api, max: arxivapi.MaxLookup, flights: map[string]*flight{}}
 }
 
-// Lookup returns the entries of ids, asked together with the lookups
-// queued beside it. Its error is the shared request's, or ctx's.
+// Lookup returns the entries of ids, asked together with the papers
+// queued beside them. Its error is a shared request's, or ctx's.
 func (b *batcher) Lookup(ctx context.Context, ids []string) (map[string]record.ArxivEntry, error) {
-	c := &batchCall{ctx: ctx, done: make(chan struct{})}
-	seen := make(map[string]bool, len(ids))
+	var keys []string
 	for _, s := range ids {
 		k := s
 		if id, err := arxiv.Parse(s); err == nil {
 			k = id.Canonical()
 		}
-		if !seen[k] {
-			seen[k] = true
-			c.ids = append(c.ids, k)
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
 		}
 	}
-	if len(c.ids) == 0 {
-		return map[string]record.ArxivEntry{}, nil
-	}
 	b.mu.Lock()
-	b.queue = append(b.queue, c)
-	start := !b.sending
-	b.sending = true
+	fs := make([]*flight, len(keys))
+	for i, k := range keys {
+		f := b.flights[k]
+		if f == nil {
+			f = &flight{done: make(chan struct{})}
+			b.flights[k] = f
+			b.queue = append(b.queue, k)
+		}
+		f.ctxs = append(f.ctxs, ctx)
+		fs[i] = f
+	}
+	start := !b.sending && len(b.queue) > 0
+	if start {
+		b.sending = true
+	}
 	b.mu.Unlock()
 	if start {
 		go b.send()
 	}
-	select {
-	case <-c.done:
-		return c.entries, c.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	out := make(map[string]record.ArxivEntry, len(keys))
+	for i, f := range fs {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if f.err != nil {
+			return nil, f.err
+		}
+		if f.ok {
+			out[keys[i]] = f.entry
+		}
 	}
+	return out, nil
 }
 
-// send asks for what is queued, a request at a time, until the queue is
-// empty.
+// send asks for what is queued, a request at a time, until nothing is.
 func (b *batcher) send() {
 	for {
-		calls, ids := b.next()
-		if calls == nil {
+		ids, fs, ctxs := b.next()
+		if ids == nil {
 			return
 		}
-		ctx, stop := anyAlive(calls)
+		ctx, stop := anyAlive(ctxs)
 		entries, err := b.api.Lookup(ctx, ids)
+		cut := err != nil && ctx.Err() != nil
 		stop()
-		for _, c := range calls {
-			if err == nil {
-				c.entries = make(map[string]record.ArxivEntry, len(c.ids))
-				for _, k := range c.ids {
-					if e, ok := entries[k]; ok {
-						c.entries[k] = e
-					}
-				}
+		b.mu.Lock()
+		for i, k := range ids {
+			f := fs[i]
+			if cut && alive(f.ctxs) {
+				// Cut because the lookups it was asked for are gone, while
+				// one that joined since still waits: asked again.
+				b.queue = append(b.queue, k)
+				continue
 			}
-			c.err = err
-			close(c.done)
+			f.entry, f.ok = entries[k]
+			f.err = err
+			delete(b.flights, k)
+			close(f.done)
 		}
+		b.mu.Unlock()
 	}
 }
 
-// next takes the calls of the next request off the queue: in their
-// order, as many as fit in b.max papers (the first whatever its size),
-// leaving out those whose context is done. It clears sending and
-// returns nil when nothing is left.
-func (b *batcher) next() ([]*batchCall, []string) {
+// next takes the next request's papers off the queue, at most b.max,
+// failing those whose lookups are all gone, and the contexts of the
+// lookups waiting for them. It clears sending when nothing is left.
+func (b *batcher) next() ([]string, []*flight, []context.Context) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var calls []*batchCall
 	var ids []string
-	in := map[string]bool{}
-	rest := b.queue[:0]
-	for _, c := range b.queue {
-		if c.ctx.Err() != nil {
-			c.err = c.ctx.Err()
-			close(c.done)
+	var fs []*flight
+	var ctxs []context.Context
+	n := 0
+	for _, k := range b.queue {
+		if len(ids) == b.max {
+			break
+		}
+		n++
+		f := b.flights[k]
+		if !alive(f.ctxs) {
+			f.err = context.Canceled
+			delete(b.flights, k)
+			close(f.done)
 			continue
 		}
-		var add []string
-		for _, k := range c.ids {
-			if !in[k] {
-				add = append(add, k)
-			}
-		}
-		if len(calls) > 0 && len(ids)+len(add) > b.max {
-			rest = append(rest, c)
-			continue
-		}
-		for _, k := range add {
-			in[k] = true
-		}
-		calls, ids = append(calls, c), append(ids, add...)
+		ids, fs, ctxs = append(ids, k), append(fs, f), append(ctxs, f.ctxs...)
 	}
-	clear(b.queue[len(rest):])
-	b.queue = rest
-	if calls == nil {
+	b.queue = slices.Delete(b.queue, 0, n)
+	if ids == nil {
 		b.sending = false
 	}
-	return calls, ids
+	return ids, fs, ctxs
 }
 
-// anyAlive is a context that ends when every call's context has: a
-// shared request is not cut while one of its lookups still waits.
-func anyAlive(calls []*batchCall) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(calls[0].ctx))
+// alive reports whether one of ctxs is not done.
+func alive(ctxs []context.Context) bool {
+	return slices.ContainsFunc(ctxs, func(c context.Context) bool { return c.Err() == nil })
+}
+
+// anyAlive is a context that ends when every one of ctxs has: a shared
+// request is not cut while one of its lookups still waits.
+func anyAlive(ctxs []context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctxs[0]))
 	var mu sync.Mutex
-	alive := len(calls)
-	stops := make([]func() bool, len(calls))
-	for i, c := range calls {
-		stops[i] = context.AfterFunc(c.ctx, func() {
+	left := len(ctxs)
+	stops := make([]func() bool, len(ctxs))
+	for i, c := range ctxs {
+		stops[i] = context.AfterFunc(c, func() {
 			mu.Lock()
-			alive--
-			last := alive == 0
+			left--
+			last := left == 0
 			mu.Unlock()
 			if last {
 				cancel()

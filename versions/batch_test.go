@@ -35,6 +35,9 @@ func (a *heldAPI) Lookup(ctx context.Context, ids []string) (map[string]record.A
 	if err := <-a.release; err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	out := map[string]record.ArxivEntry{}
 	for _, id := range ids {
 		out[id] = record.ArxivEntry{ID: id}
@@ -48,11 +51,15 @@ func (a *heldAPI) requests() [][]string {
 	return slices.Clone(a.calls)
 }
 
-// queued waits until n lookups wait in b's queue.
+// queued waits until n papers' lookups are registered with b (a lookup
+// of k papers counts k; those answered no longer count).
 func queued(b *batcher, n int) {
 	for {
 		b.mu.Lock()
-		l := len(b.queue)
+		l := 0
+		for _, f := range b.flights {
+			l += len(f.ctxs)
+		}
 		b.mu.Unlock()
 		if l >= n {
 			return
@@ -92,13 +99,16 @@ func TestBatcherShares(t *testing.T) {
 	first := lookupAsync(ctx, b, "2301.00001")
 	<-api.entered // out, waiting for its turn
 	var queuedCalls []<-chan answer
-	for i, ids := range [][]string{
+	n := 1 // the first's
+	for _, ids := range [][]string{
 		{"2301.00002", "2301.00003v2"},
 		{"2301.00003", "2301.00004"}, // shares a paper with the one before
-		{"2301.00005", "2301.00006"}, // beyond the four a request asks
+		{"2301.00005", "2301.00006"}, // the sixth beyond the four a request asks
+		{"2301.00001"},               // out already: waits for that answer
 	} {
 		queuedCalls = append(queuedCalls, lookupAsync(ctx, b, ids...))
-		queued(b, i+1) // in this order
+		n += len(ids)
+		queued(b, n) // in this order
 	}
 	api.release <- nil
 	if a := <-first; a.err != nil || !slices.Equal(keys(a.entries), []string{"2301.00001"}) {
@@ -108,15 +118,15 @@ func TestBatcherShares(t *testing.T) {
 	api.release <- nil
 	<-api.entered
 	api.release <- nil
-	want := [][]string{{"2301.00002", "2301.00003"}, {"2301.00003", "2301.00004"}, {"2301.00005", "2301.00006"}}
+	want := [][]string{{"2301.00002", "2301.00003"}, {"2301.00003", "2301.00004"}, {"2301.00005", "2301.00006"}, {"2301.00001"}}
 	for i, ch := range queuedCalls {
 		if a := <-ch; a.err != nil || !slices.Equal(keys(a.entries), want[i]) {
 			t.Errorf("lookup %d: %v %v, want its own entries %v", i, keys(a.entries), a.err, want[i])
 		}
 	}
 	got := fmt.Sprint(api.requests())
-	if w := "[[2301.00001] [2301.00002 2301.00003 2301.00004] [2301.00005 2301.00006]]"; got != w {
-		t.Errorf("requests %s, want %s (the queued lookups shared one, four papers at most)", got, w)
+	if w := "[[2301.00001] [2301.00002 2301.00003 2301.00004 2301.00005] [2301.00006]]"; got != w {
+		t.Errorf("requests %s, want %s (the queued papers share the next, four at most, each asked once)", got, w)
 	}
 }
 
@@ -128,9 +138,9 @@ func TestBatcherErrorsAndCancels(t *testing.T) {
 	<-api.entered
 	gone, cancel := context.WithCancel(ctx)
 	left := lookupAsync(gone, b, "2301.00002")
-	queued(b, 1)
-	stays := lookupAsync(ctx, b, "2301.00003")
 	queued(b, 2)
+	stays := lookupAsync(ctx, b, "2301.00003")
+	queued(b, 3)
 	cancel()
 	if a := <-left; !errors.Is(a.err, context.Canceled) {
 		t.Errorf("a cancelled lookup: %v", a.err)
@@ -149,15 +159,26 @@ func TestBatcherErrorsAndCancels(t *testing.T) {
 		t.Errorf("requests %s: the cancelled lookup was asked", got)
 	}
 
-	// A request all of whose lookups are gone is cut.
+	// A request all of whose lookups are gone is cut; a lookup that
+	// joined it after it went out is asked again.
 	c1, cancel1 := context.WithCancel(ctx)
 	only := lookupAsync(c1, b, "2301.00009")
 	<-api.entered
 	api.mu.Lock()
 	reqCtx := api.ctxs[len(api.ctxs)-1]
 	api.mu.Unlock()
+	joined := lookupAsync(ctx, b, "2301.00009")
+	queued(b, 2)
 	cancel1()
 	<-only
 	<-reqCtx.Done()
 	api.release <- nil
+	<-api.entered
+	api.release <- nil
+	if a := <-joined; a.err != nil || !slices.Equal(keys(a.entries), []string{"2301.00009"}) {
+		t.Errorf("the lookup that joined a cut request: %v %v", keys(a.entries), a.err)
+	}
+	if got := fmt.Sprint(api.requests()); got != "[[2301.00001] [2301.00003] [2301.00009] [2301.00009]]" {
+		t.Errorf("requests %s", got)
+	}
 }
