@@ -67,15 +67,19 @@ type Stage struct {
 func (s *Stage) Declare() pipeline.Decl {
 	d := pipeline.Decl{
 		Name: Name, About: "each target's and its sources' arXiv version histories (--arxiv-metadata, the store, the arXiv API's entries, OAI-PMH for what they cannot settle) and where each stood at the target's knowledge cutoff, its v1 date",
-		Workers:  2,
+		// It mostly waits on paced services, and the lookups of targets
+		// in flight share arXiv API requests (batcher): more workers,
+		// fuller requests.
+		Workers:  8,
 		Reads:    []string{record.Graphs.Name(), record.SelectionSets.Name()},
 		Optional: []string{record.PaperVersionSets.Name(), record.ArxivMetas.Name()},
 		Writes:   []string{record.KnowledgeCuts.Name(), record.PaperVersionSets.Name()},
 		Off:      s.Off,
 	}
 	// Count counts both: a target's papers not settled by what is held
-	// are asked of the API at once, and of OAI-PMH one GetRecord each
-	// for what their entries cannot settle.
+	// are asked of the API at once (at most one request a target: the
+	// lookups of targets in flight share requests), and of OAI-PMH one
+	// GetRecord each for what their entries cannot settle.
 	if s.API != nil {
 		d.Requests = append(d.Requests, pipeline.Request{Service: arxivapi.ServiceName, Count: pipeline.PerItem})
 	}

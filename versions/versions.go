@@ -128,6 +128,9 @@ type Resolver struct {
 	// instead.
 	apiMu  sync.Mutex
 	apiErr error
+	// api is cfg.API with concurrent lookups sharing requests (nil
+	// without cfg.API).
+	api *batcher
 }
 
 // New returns a Resolver over cfg; the store is required.
@@ -142,7 +145,11 @@ func New(cfg Config) (*Resolver, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Resolver{cfg: cfg, log: log, started: cfg.Now().UTC()}, nil
+	r := &Resolver{cfg: cfg, log: log, started: cfg.Now().UTC()}
+	if cfg.API != nil {
+		r.api = newBatcher(cfg.API)
+	}
+	return r, nil
 }
 
 // Query is one paper to look up, and the knowledge cutoff its history
@@ -228,20 +235,22 @@ func (r *Resolver) Resolve(ctx context.Context, qs []Query) []Lookup {
 			open = append(open, p)
 		}
 	}
+	// The arXiv API without the paper locks: lookups in flight share its
+	// requests, and a paper one of them asks for already is not asked
+	// again (batcher).
+	r.fromAPI(ctx, open)
+	open = slices.DeleteFunc(open, func(p *paper) bool { return p.done })
 	if len(open) > 0 {
-		// Held in key order, so two lookups sharing papers cannot wait on
-		// each other; under the locks, what another lookup stored
-		// meanwhile is read first.
+		// OAI-PMH, one GetRecord a paper, under the papers' locks, held in
+		// key order so that two lookups sharing papers cannot wait on each
+		// other; under them, what another lookup stored meanwhile is read
+		// first.
 		slices.SortFunc(open, func(a, b *paper) int { return cmp.Compare(a.key, b.key) })
 		for _, p := range open {
 			defer r.papers.Lock(p.key)()
 		}
 		for _, p := range open {
-			*p = paper{key: p.key, cutoffs: p.cutoffs, l: Lookup{Fallback: p.l.Fallback}, snapErr: p.snapErr}
-			r.local(ctx, p, false)
-		}
-		r.fromAPI(ctx, open)
-		for _, p := range open {
+			r.restored(ctx, p)
 			r.fromOAI(ctx, p)
 		}
 	}
@@ -251,6 +260,19 @@ func (r *Resolver) Resolve(ctx context.Context, qs []Query) []Lookup {
 		}
 	}
 	return out
+}
+
+// restored settles p with what another lookup stored of it since p was
+// read, when that settles it.
+func (r *Resolver) restored(ctx context.Context, p *paper) {
+	stored, ok, err := record.PaperVersionSets.Lookup(ctx, r.cfg.Store, p.key)
+	if err != nil || !ok || stored.Check() != nil {
+		return // read as before; fromOAI asks
+	}
+	if best := merge(p.best, stored); r.settles(p, best) {
+		p.best, p.stored = best, stored
+		r.settle(ctx, p)
+	}
 }
 
 // settles reports whether h settles p's pins: read as of each cutoff or
@@ -343,7 +365,7 @@ func (r *Resolver) fromAPI(ctx context.Context, open []*paper) {
 	var entries map[string]record.ArxivEntry
 	err := down
 	if down == nil {
-		entries, err = r.cfg.API.Lookup(ctx, ids)
+		entries, err = r.api.Lookup(ctx, ids)
 		if err != nil && ctx.Err() == nil {
 			r.apiMu.Lock()
 			if r.apiErr == nil {
