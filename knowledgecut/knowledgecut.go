@@ -124,6 +124,20 @@ func versionRange(a, b int) string {
 	return fmt.Sprintf("v%d to v%d", a, b)
 }
 
+// UnknownLag is how long after a cutoff arXiv's answer that it has no
+// record of a paper stands for that cutoff: its API and OAI-PMH list a
+// paper from its announcement, a working day or so after submission, a
+// few days over a weekend or a holiday; a week covers them.
+const UnknownLag = 7 * 24 * time.Hour
+
+// UnknownStands reports whether p, a paper arXiv said it had no record
+// of (p.UnknownAsOf), is known to have had no version at cutoff: the
+// answer was given UnknownLag or more after it. Such a paper is not
+// asked for again for that cutoff.
+func UnknownStands(p record.PaperPin, cutoff time.Time) bool {
+	return !p.UnknownAsOf.IsZero() && !cutoff.IsZero() && !p.UnknownAsOf.Before(cutoff.Add(UnknownLag))
+}
+
 // PinTarget returns the version a target is read at: v1, at its own
 // cutoff.
 func PinTarget(target record.PaperVersions) (Pin, error) {

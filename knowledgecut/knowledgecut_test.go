@@ -307,3 +307,24 @@ func TestWorld(t *testing.T) {
 		}
 	}
 }
+
+func TestUnknownStands(t *testing.T) {
+	cutoff := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name   string
+		asOf   time.Time
+		cutoff time.Time
+		want   bool
+	}{
+		{"answered a week after", cutoff.Add(knowledgecut.UnknownLag), cutoff, true},
+		{"answered a year after", cutoff.AddDate(1, 0, 0), cutoff, true},
+		{"answered the next day", cutoff.Add(24 * time.Hour), cutoff, false},
+		{"answered before the cutoff", cutoff.Add(-time.Hour), cutoff, false},
+		{"not an answer of no record", time.Time{}, cutoff, false},
+		{"no cutoff", cutoff, time.Time{}, false},
+	} {
+		if got := knowledgecut.UnknownStands(record.PaperPin{Unknown: "no record", UnknownAsOf: tt.asOf}, tt.cutoff); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

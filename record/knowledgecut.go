@@ -39,6 +39,10 @@ type PaperPin struct {
 	From     string `json:"from,omitempty"`
 	Fallback string `json:"fallback,omitempty"`
 	Unknown  string `json:"unknown,omitempty"`
+	// UnknownAsOf is when arXiv answered it has no record of the paper
+	// (zero for any other Unknown): asked well after the cutoff, the
+	// answer stands for it (knowledgecut.UnknownStands).
+	UnknownAsOf time.Time `json:"unknown_as_of,omitzero"`
 	// Versions is its history as read (PaperVersions.Versions): the date
 	// of whichever version a later stage reads. Partial says versions are
 	// missing from it (PaperVersions.Partial): a history read from the

@@ -64,6 +64,13 @@ type Stage struct {
 	res *Resolver
 }
 
+func (s *Stage) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
 func (s *Stage) Declare() pipeline.Decl {
 	d := pipeline.Decl{
 		Name: Name, About: "each target's and its sources' arXiv version histories (--arxiv-metadata, the store, the arXiv API's entries, OAI-PMH for what they cannot settle) and where each stood at the target's knowledge cutoff, its v1 date",
@@ -231,7 +238,8 @@ func (s *Stage) Do(ctx context.Context, key string) (string, error) {
 
 // complete reports whether a stored cut stands: made for the same
 // sources, with every history found (an unknown one is looked for again:
-// a snapshot or a repository given since may have it).
+// a snapshot or a repository given since may have it), or known not to
+// exist at the cutoff (arXiv said it had no record, long enough after).
 func complete(c *record.KnowledgeCut, key string, refs []record.SourceRef) bool {
 	if c.Target != key || c.TargetPin.Pin == nil {
 		return false
@@ -244,7 +252,7 @@ func complete(c *record.KnowledgeCut, key string, refs []record.SourceRef) bool 
 	}
 	var have []string
 	for _, sp := range c.Sources {
-		if sp.Pin == nil {
+		if sp.Pin == nil && !knowledgecut.UnknownStands(sp.PaperPin, c.Cutoff) {
 			return false
 		}
 		have = append(have, sp.RefKey+"\x00"+sp.ArxivID)
@@ -277,6 +285,9 @@ func (s *Stage) paper(ctx context.Context, key string, l Lookup) (record.PaperPi
 		// of the snapshot that cannot be read, with no service to ask, is
 		// such too).
 		pp.Unknown = err.Error()
+		if errors.Is(err, ErrUnknownPaper) && l.Asked {
+			pp.UnknownAsOf = s.now().UTC()
+		}
 		s.log().WarnContext(ctx, "paper's version history unknown", slog.String("paper", key), slog.String("why", err.Error()))
 		return pp, nil, nil
 	default:

@@ -295,3 +295,61 @@ func TestStageArxivAPI(t *testing.T) {
 		}
 	}
 }
+
+// TestStageUnknownPaperAnsweredOnce: arXiv's answer that it has no
+// record of a paper, given well after the target's cutoff, stands for
+// that cutoff: the paper had no version then, and later runs do not ask
+// again (every nightly run asked a GetRecord for each such source, and
+// redid its target's cut). An answer given soon after the cutoff does
+// not stand (arXiv's metadata lags its announcements): asked again.
+func TestStageUnknownPaperAnsweredOnce(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		after time.Duration // the clock, after the target's cutoff
+		again string        // the second Do's outcome
+	}{
+		{"long after the cutoff", 400 * 24 * time.Hour, pipeline.Reused},
+		{"a day after the cutoff", 24 * time.Hour, pipeline.Done},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, 50)
+			key := e.classified(t, 4, "2401.49999")
+			now := e.w.Target(4).Published.Add(tt.after)
+			s := &versions.Stage{Store: e.st, API: e.apic, OAI: e.repo, Now: func() time.Time { return now }}
+			if _, err := s.Prepare(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := s.Do(ctx, key); err != nil || out != pipeline.Done {
+				t.Fatalf("%s %v", out, err)
+			}
+			if sp := sourcePin(t, e.cut(t, key), "2401.49999"); sp.Pin != nil || !strings.Contains(sp.Unknown, "no record") || !sp.UnknownAsOf.Equal(now.UTC()) {
+				t.Errorf("a paper arXiv never issued: %+v", sp)
+			}
+			api, oai := e.requests()
+			s = &versions.Stage{Store: e.st, API: e.apic, OAI: e.repo, Now: func() time.Time { return now }}
+			if _, err := s.Prepare(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			out, err := s.Do(ctx, key)
+			if err != nil || out != tt.again {
+				t.Errorf("the next run: %s %v, want %s", out, err, tt.again)
+			}
+			a2, o2 := e.requests()
+			if tt.again == pipeline.Reused && (a2 != api || o2 != oai) {
+				t.Errorf("the next run asked %d of the API and %d of OAI-PMH", a2-api, o2-oai)
+			}
+			var n float64
+			for _, svc := range []string{"arxiv-api", "oai-pmh"} {
+				c, _, err := s.Count(ctx, []string{key}, pipeline.Request{Service: svc})
+				if err != nil {
+					t.Fatal(err)
+				}
+				n += c
+			}
+			if (tt.again == pipeline.Reused) != (n == 0) {
+				t.Errorf("the estimate after: %v requests", n)
+			}
+		})
+	}
+}
